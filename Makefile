@@ -1,0 +1,126 @@
+# gq - see README.md. `make` builds ./gq, `make check` runs every test,
+# `make SANITIZE=1 check` does both under ASan and UBSan (in build-san/).
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+PKGS := ncursesw libcurl jansson readline libgit2 libmicrohttpd sqlite3
+DEB_PKGS := build-essential pkg-config libncurses-dev libcurl4-openssl-dev libjansson-dev \
+	libreadline-dev libgit2-dev libmicrohttpd-dev libsqlite3-dev \
+	tmux jq curl zsh fish bash-completion
+
+ifeq ($(SANITIZE),1)
+BUILD ?= build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT ?= -O1 -g
+else
+BUILD ?= build
+SANFLAGS :=
+OPT ?= -O2 -g
+endif
+
+WARN := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wwrite-strings -Wvla -Wpointer-arith -Wundef -Wcast-qual -Wnull-dereference \
+	-Wimplicit-fallthrough -Wno-unused-parameter -Wno-format-truncation
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN) $(SANFLAGS) \
+	-I. $(PKG_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
+LIBS := $(PKG_LIBS) -lm -lpthread
+
+DIRS := core backend server policy tui cmd
+SRC := $(foreach d,$(DIRS),$(wildcard $(d)/*.c))
+OBJ := $(SRC:%.c=$(BUILD)/%.o)
+CORE_OBJ := $(filter $(BUILD)/core/%,$(OBJ))
+# Codecs are unit-tested too; they need jansson and nothing else of ours.
+CODEC_OBJ := $(filter $(BUILD)/backend/codec%,$(OBJ))
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_BIN := $(BENCH_SRC:%.c=$(BUILD)/%)
+
+all: gq
+
+gq: $(BUILD)/gq
+	@if [ "$(BUILD)" = build ]; then cp $(BUILD)/gq gq; fi
+
+$(BUILD)/gq: $(OBJ)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJ) $(LIBS)
+
+# Rebuild everything when the flags change.
+$(BUILD)/.flags: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)' | cmp -s - $@ || \
+		echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)' > $@
+
+$(BUILD)/%.o: %.c $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"
+	@$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/unit/run: $(UNIT_OBJ) $(CORE_OBJ) $(CODEC_OBJ)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson) -lm
+
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(filter-out $(BUILD)/cmd/main.o,$(OBJ))
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+unit: $(BUILD)/tests/unit/run
+
+# core/ is pure: no I/O, clock, environment or randomness. Its objects may not
+# call any of these.
+IMPURE := time clock_gettime gettimeofday getenv secure_getenv fopen fclose fread fwrite \
+	open read write printf fprintf puts fputs putchar rand random srand sleep usleep \
+	nanosleep system popen getpid localtime localtime_r mktime stat
+purity: $(CORE_OBJ)
+	@bad=$$(nm -u $(filter-out %/fatal.o,$(CORE_OBJ)) | awk '{print $$2}' | sed 's/@.*//' | sort -u | \
+		grep -xE '$(shell echo $(IMPURE) | tr ' ' '|')' || true); \
+	if [ -n "$$bad" ]; then echo "core/ is not pure, it calls: $$bad"; exit 1; fi; \
+	echo "core/ is pure"
+
+check: gq unit purity
+	@GQ=$(CURDIR)/$(BUILD)/gq UNIT=$(CURDIR)/$(BUILD)/tests/unit/run sh tests/run.sh $(T)
+
+check-unit: unit purity
+	@UNIT=$(CURDIR)/$(BUILD)/tests/unit/run sh tests/run.sh --unit-only
+
+bench: gq $(BENCH_BIN)
+	@GQ=$(CURDIR)/$(BUILD)/gq BUILD=$(CURDIR)/$(BUILD) sh bench/run.sh $(B)
+
+deps:
+	@if [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && apt-get install -y --no-install-recommends $(DEB_PKGS); \
+	else \
+		echo "run as root: apt-get update && apt-get install -y --no-install-recommends $(DEB_PKGS)"; \
+	fi
+
+MAN1 := $(wildcard man/*.1)
+MAN5 := $(wildcard man/*.5)
+MAN7 := $(wildcard man/*.7)
+MAN8 := $(wildcard man/*.8)
+install: gq
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 \
+		$(DESTDIR)$(PREFIX)/share/man/man8 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 gq $(DESTDIR)$(PREFIX)/bin/gq
+	$(if $(MAN1),install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1)
+	$(if $(MAN5),install -m 644 $(MAN5) $(DESTDIR)$(PREFIX)/share/man/man5)
+	$(if $(MAN7),install -m 644 $(MAN7) $(DESTDIR)$(PREFIX)/share/man/man7)
+	$(if $(MAN8),install -m 644 $(MAN8) $(DESTDIR)$(PREFIX)/share/man/man8)
+	$(if $(wildcard completions/gq.bash),install -m 644 completions/gq.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gq)
+	$(if $(wildcard completions/_gq),install -m 644 completions/_gq $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gq)
+	$(if $(wildcard completions/gq.fish),install -m 644 completions/gq.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/gq.fish)
+
+format:
+	clang-format -i $(SRC) $(UNIT_SRC) $(BENCH_SRC) $(wildcard */*.h tests/unit/*.h)
+
+clean:
+	rm -rf build build-san gq
+
+FORCE:
+.PHONY: all gq unit purity check check-unit bench deps install format clean FORCE
+.PRECIOUS: $(BUILD)/bench/%.o
+
+-include $(OBJ:.o=.d) $(UNIT_OBJ:.o=.d)

@@ -1,0 +1,88 @@
+/*
+ * backend.h - how gq reaches a scheduler: one interface, two implementations
+ * (native: gq serve over HTTP; slurm: slurmrestd).
+ *
+ * cmd/ and tui/ only ever talk to a struct backend. Explanations and
+ * predictions are not asked of the backend: the client fetches a snapshot
+ * and runs core on it.
+ *
+ * Every call returns 0 or -1 with e filled; e->code says what kind of
+ * failure (GQ_ENOENT no such job, GQ_EPERM not yours, GQ_EUNAVAIL cannot
+ * reach the scheduler, ...), e->msg is one line fit to print.
+ */
+#ifndef GQ_BACKEND_H
+#define GQ_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/event.h"
+#include "core/job.h"
+#include "core/util.h"
+
+/* A submission: the job's scheduling fields (name, queue, tier, req,
+ * estimate, time_limit, checkpointable, deps, held) in job, and what to run. */
+struct submit_req {
+	struct job job;
+	char **argv; /* NULL-terminated; borrowed */
+	const char *cwd;
+	char **env;  /* NULL-terminated "K=V"; borrowed */
+	const char *script; /* a batch script's text instead of argv, or NULL */
+	const char *idempotency_key; /* or NULL */
+};
+
+struct event_list {
+	struct event *items;
+	size_t n, cap;
+};
+void event_list_release(struct event_list *l);
+
+struct backend;
+
+struct backend_ops {
+	const char *name; /* "native", "slurm" */
+	/* The whole picture: jobs (active and recent), nodes, policy, now. */
+	int (*snapshot)(struct backend *b, struct snapshot *out, struct gq_err *e);
+	int (*submit)(struct backend *b, const struct submit_req *r, int64_t *id, struct gq_err *e);
+	int (*cancel)(struct backend *b, int64_t id, struct gq_err *e);
+	int (*hold)(struct backend *b, int64_t id, struct gq_err *e);
+	int (*release)(struct backend *b, int64_t id, struct gq_err *e);
+	int (*requeue)(struct backend *b, int64_t id, struct gq_err *e);
+	/* Admin: treat the job as `tier`; reason is recorded. clear removes it. */
+	int (*override)(struct backend *b, int64_t id, enum tier tier, bool clear, const char *reason,
+			struct gq_err *e);
+	int (*confirm)(struct backend *b, int64_t id, struct gq_err *e);
+	int (*checkpoint)(struct backend *b, int64_t id, struct gq_err *e);
+	/* Appends the job's log (stream "stdout" or "stderr") from offset to out;
+	 * *next is the offset to ask for next time. */
+	int (*logs)(struct backend *b, int64_t id, const char *stream, int64_t offset,
+		    struct buf *out, int64_t *next, struct gq_err *e);
+	/* Events with seq > after; waits up to wait_ms for the first one. */
+	int (*events)(struct backend *b, int64_t after, int wait_ms, struct event_list *out,
+		      struct gq_err *e);
+	/* Metrics as the server computes them (JSON text; caller frees). */
+	int (*stats)(struct backend *b, const char *query, char **json, struct gq_err *e);
+	/* Manual clock: move by delta seconds; *now gets the new time. */
+	int (*clock)(struct backend *b, int64_t delta, int64_t *now, struct gq_err *e);
+	/* Ask the server to load a policy revision ("" = HEAD). */
+	int (*policy_apply)(struct backend *b, const char *rev, char **applied, struct gq_err *e);
+	/* A short description: "gq serve at unix:/run/user/1000/gq/sock". */
+	const char *(*describe)(struct backend *b);
+	void (*close)(struct backend *b);
+};
+
+struct backend {
+	const struct backend_ops *ops;
+	void *impl;
+};
+
+/*
+ * Opens the configured backend: GQ_SERVER / GQ_BACKEND from the environment,
+ * else server and backend keys of $XDG_CONFIG_HOME/gq/config, else the
+ * user's own gq serve on its default socket, started in the background when
+ * autostart is true and nothing is listening. NULL with e filled on failure.
+ */
+struct backend *backend_open(bool autostart, struct gq_err *e);
+void backend_close(struct backend *b);
+
+#endif

@@ -1,0 +1,2 @@
+/* Every command, once, in the order `gq help` lists them. */
+CMD(version)

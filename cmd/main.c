@@ -1,0 +1,36 @@
+/*
+ * main.c - gq's entry point: finds the command in the table and runs it.
+ */
+#include "cmd.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+static void list_commands(FILE *out)
+{
+	fprintf(out, "usage: gq COMMAND [ARGS...]\n\ncommands:\n");
+	for (size_t i = 0; cmd_table[i]; i++)
+		if (!(cmd_table[i]->flags & CMD_HIDDEN))
+			fprintf(out, "  %-10s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
+	fprintf(out, "\n'gq help COMMAND' or 'man gq-COMMAND' tells more.\n");
+}
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "");
+	if (argc < 2) {
+		list_commands(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		list_commands(stdout);
+		return EXIT_OK;
+	}
+	const struct cmd_entry *c = cmd_find(strcmp(argv[1], "--version") ? argv[1] : "version");
+	if (!c) {
+		fprintf(stderr, "gq: '%s' is not a gq command; see 'gq --help'\n", argv[1]);
+		return EXIT_USAGE;
+	}
+	return c->exec(argc - 1, argv + 1);
+}

@@ -1,0 +1,180 @@
+/*
+ * job.h - the scheduling model: jobs, nodes, and the snapshot that holds
+ * them with the policy and "now".
+ *
+ * These are plain structs with fixed-size strings so that a snapshot of
+ * 100k jobs is one allocation per array and copying a job is a memcpy.
+ * Both gq serve (to decide) and the client (to explain and predict) fill a
+ * struct snapshot and hand it to the core functions; the same snapshot in
+ * always gives the same answer out.
+ *
+ * Times are unix seconds (int64_t); 0 means "not set". Durations are
+ * seconds; 0 means "none given".
+ */
+#ifndef GQ_JOB_H
+#define GQ_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+#define GQ_MAX_DEPS 8       /* after-job dependencies per job */
+#define GQ_MAX_ALLOC 16     /* nodes one job may span */
+#define GQ_MAX_NODE_GPUS 64 /* GPUs per node (a uint64_t mask) */
+
+enum job_state {
+	JOB_PENDING,   /* waiting; see reason.h for why */
+	JOB_STARTING,  /* chosen, GPUs being assigned, process not yet confirmed */
+	JOB_RUNNING,   /* running on its allocation */
+	JOB_STOPPING,  /* preemption signalled, within its grace period */
+	JOB_COMPLETED, /* exited 0 */
+	JOB_FAILED,    /* exited non-zero, or killed by a signal it did not ask for */
+	JOB_CANCELLED, /* cancelled by its owner or an admin */
+	JOB_TIMEOUT,   /* killed at its time limit */
+	JOB_STATE_COUNT
+};
+
+/* Lower-case names: "pending", "running", ... */
+const char *job_state_name(enum job_state s);
+int job_state_parse(const char *s, enum job_state *out);
+/* Pending, starting, running or stopping: the job still holds or wants GPUs. */
+bool job_state_active(enum job_state s);
+/* Holds GPUs now: starting, running or stopping. */
+bool job_state_holds_gpus(enum job_state s);
+
+/* What a job asks for. gpu_type "" means any model; gpu_mem_mb 0 means any
+ * memory; same_node asks for all GPUs on one node. */
+struct job_res {
+	int gpus;
+	char gpu_type[32];
+	int64_t gpu_mem_mb;
+	bool same_node;
+	int cpus;
+	int64_t mem_mb;
+};
+
+/* The GPUs a job holds on one node: bit i of mask is GPU i of nodes[node]. */
+struct job_alloc {
+	int node;
+	uint64_t mask;
+};
+
+/* An admin's priority override: the job is treated as tier `tier`. */
+struct job_override {
+	bool set;
+	enum tier tier;
+	char actor[32];
+	char reason[128];
+	int64_t at;
+};
+
+struct job {
+	int64_t id;
+	char name[64];
+	char user[32];
+	uint32_t uid, gid;
+	char queue[32];
+	char dept[32]; /* the department charged: the queue's owner at submit */
+	enum tier tier; /* the tier as submitted or after an auto-downgrade */
+	struct job_override ovr;
+	enum job_state state;
+	int exit_status; /* for finished jobs: exit code, or 128+signal; -1 unknown */
+
+	struct job_res req;
+	int nalloc; /* allocation, while it holds GPUs */
+	struct job_alloc alloc[GQ_MAX_ALLOC];
+	bool borrowed; /* started on capacity borrowed beyond its queue's quota */
+
+	int64_t submit_time;
+	int64_t queued_time; /* entered pending last: submit, or requeue after preemption */
+	int64_t start_time;  /* this run's start */
+	int64_t end_time;
+	int64_t estimate;   /* runtime the user expects */
+	int64_t time_limit; /* runtime after which it is killed */
+	/* The runtime that this user's past jobs of this name took (P50), or 0;
+	 * filled by whoever builds the snapshot from its history. */
+	int64_t hist_runtime;
+	/* This user's typical runtime / time limit ratio from past jobs, or 0. */
+	double hist_ratio;
+
+	bool checkpointable;
+	int64_t last_checkpoint; /* last "checkpoint saved" report, 0 none */
+	int64_t not_before;      /* post-preemption cooldown: may not start earlier */
+	int64_t stop_deadline;   /* STOPPING: when the rest is SIGKILLed */
+	int restarts;
+
+	int ndeps;
+	int64_t deps[GQ_MAX_DEPS]; /* waits for these jobs to finish */
+
+	bool held;
+	char held_by[32];
+	int64_t held_at;
+
+	int64_t reminded_at;  /* P0 pending: last reminder sent, 0 none */
+	int64_t confirmed_at; /* P0 pending: last confirmation by the owner */
+};
+
+/* The tier the scheduler uses: the override's when one is set. */
+enum tier job_tier(const struct job *j);
+/* GPUs the job holds right now (0 unless job_state_holds_gpus). */
+int job_gpus_held(const struct job *j);
+
+struct node {
+	char name[64];
+	char gpu_model[32];
+	int64_t gpu_mem_mb;
+	int ngpus; /* 0..GQ_MAX_NODE_GPUS */
+	int cpus;
+	int64_t mem_mb;
+	bool up; /* a node that is down or drained takes no new work */
+};
+
+/* Accumulated per-queue state, kept by the server across snapshots. */
+struct queue_state {
+	double usage;      /* fair-share usage: decayed GPU-seconds, as of snapshot.now */
+	int preempts_hour; /* preemptions charged to the queue in the last hour */
+};
+
+/* Accumulated per-department state. */
+struct dept_state {
+	double gpu_hours_month; /* GPU-hours used this calendar month */
+	int preempts_month;     /* peak preemptions spent this month */
+};
+
+/*
+ * A snapshot owns its arrays. qstate[i] belongs to policy.queues[i] and
+ * dstate[i] to policy.depts[i]. jobs must be sorted by id (snapshot_sort)
+ * before snapshot_find or any core function is used on it.
+ */
+struct snapshot {
+	int64_t now;
+	int32_t tz_offset; /* seconds east of UTC; windows are in this local time */
+	struct policy policy;
+	struct job *jobs;
+	size_t njobs, jobs_cap;
+	struct node *nodes;
+	size_t nnodes, nodes_cap;
+	struct queue_state qstate[GQ_MAX_QUEUES];
+	struct dept_state dstate[GQ_MAX_DEPTS];
+};
+
+/* Empty snapshot with the default policy; allocates nothing. */
+void snapshot_init(struct snapshot *s);
+/* Frees the arrays; s is then as after snapshot_init (policy kept). */
+void snapshot_release(struct snapshot *s);
+/* Appends a zeroed job / node and returns it; valid until the next add. */
+struct job *snapshot_add_job(struct snapshot *s);
+struct node *snapshot_add_node(struct snapshot *s);
+/* Sorts jobs by id. */
+void snapshot_sort(struct snapshot *s);
+/* Binary search by id; NULL when absent. Borrowed, valid until s changes. */
+struct job *snapshot_find(const struct snapshot *s, int64_t id);
+/* Total GPUs on nodes that are up. */
+int snapshot_gpus_total(const struct snapshot *s);
+
+/* A zeroed job with the fields that have a non-zero "unset" set. */
+void job_init(struct job *j);
+
+#endif

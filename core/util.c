@@ -1,0 +1,359 @@
+/*
+ * util.c - errors, allocation, strings, buffers and durations shared by every
+ * layer. Pure: the only output, on fatal errors, is in fatal.c.
+ */
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int err_set(struct gq_err *e, enum gq_errcode code, const char *fmt, ...)
+{
+	if (!e)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	e->code = code;
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void err_prefix(struct gq_err *e, const char *fmt, ...)
+{
+	if (!e)
+		return;
+	char ctx[256], old[sizeof(e->msg)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ctx, sizeof(ctx), fmt, ap);
+	va_end(ap);
+	memcpy(old, e->msg, sizeof(old));
+	snprintf(e->msg, sizeof(e->msg), "%s: %s", ctx, old);
+}
+
+static const char *const err_names[] = {
+	[GQ_OK] = "ok",
+	[GQ_EINVAL] = "invalid",
+	[GQ_ENOENT] = "not_found",
+	[GQ_EPERM] = "forbidden",
+	[GQ_ECONFLICT] = "conflict",
+	[GQ_EUNAVAIL] = "unavailable",
+	[GQ_EIO] = "io",
+	[GQ_ETOOBIG] = "too_big",
+	[GQ_EINTERNAL] = "internal",
+};
+
+const char *err_code_name(enum gq_errcode code)
+{
+	if ((size_t)code >= sizeof(err_names) / sizeof(err_names[0]))
+		return "internal";
+	return err_names[code];
+}
+
+enum gq_errcode err_code_from_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(err_names) / sizeof(err_names[0]); i++)
+		if (name && !strcmp(name, err_names[i]))
+			return (enum gq_errcode)i;
+	return GQ_EINTERNAL;
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p)
+		oom(nmemb * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *p = xmalloc(len + 1);
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		BUG("vsnprintf failed for '%s'", fmt);
+	char *p = xmalloc((size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	return p;
+}
+
+void grow_array(void **items, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return;
+	size_t ncap = *cap ? *cap : 8;
+	while (ncap < need)
+		ncap *= 2;
+	*items = xrealloc(*items, ncap * elem);
+	*cap = ncap;
+}
+
+bool str_copy(char *dst, size_t size, const char *src)
+{
+	if (!size)
+		return false;
+	size_t len = strlen(src);
+	bool fits = len < size;
+	if (!fits)
+		len = size - 1;
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+	return fits;
+}
+
+void buf_init(struct buf *b, size_t max)
+{
+	b->data = NULL;
+	b->len = b->cap = 0;
+	b->max = max;
+}
+
+void buf_release(struct buf *b)
+{
+	free(b->data);
+	buf_init(b, b->max);
+}
+
+void buf_reset(struct buf *b)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = '\0';
+}
+
+int buf_add(struct buf *b, const void *data, size_t len)
+{
+	if (b->max && b->len + len > b->max)
+		return -1;
+	GROW(b->data, b->cap, b->len + len + 1);
+	if (len)
+		memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+int buf_addstr(struct buf *b, const char *s)
+{
+	return buf_add(b, s, strlen(s));
+}
+
+int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		BUG("vsnprintf failed for '%s'", fmt);
+	if (b->max && b->len + (size_t)n > b->max)
+		return -1;
+	GROW(b->data, b->cap, b->len + (size_t)n + 1);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+int buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = buf_vprintf(b, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+char *buf_detach(struct buf *b)
+{
+	char *p = b->data ? b->data : xstrdup("");
+	buf_init(b, b->max);
+	return p;
+}
+
+char *dur_format(int64_t s, char *out, size_t size)
+{
+	const char *sign = "";
+	uint64_t v;
+	if (s < 0) {
+		sign = "-";
+		v = (uint64_t)(-(s + 1)) + 1;
+	} else {
+		v = (uint64_t)s;
+	}
+	if (v < 60)
+		snprintf(out, size, "%s%llus", sign, (unsigned long long)v);
+	else if (v < 3600)
+		snprintf(out, size, "%s%llum", sign, (unsigned long long)(v / 60));
+	else if (v < 86400)
+		snprintf(out, size, "%s%lluh%02llum", sign, (unsigned long long)(v / 3600),
+			 (unsigned long long)(v % 3600 / 60));
+	else
+		snprintf(out, size, "%s%llud%02lluh", sign, (unsigned long long)(v / 86400),
+			 (unsigned long long)(v % 86400 / 3600));
+	return out;
+}
+
+int dur_parse(const char *s, int64_t *out, struct gq_err *e)
+{
+	const int64_t max = INT64_C(100) * 365 * 86400;
+	if (!s || !*s)
+		return err_set(e, GQ_EINVAL, "empty duration; use e.g. '90s', '15m', '2h30m' or '1d'");
+	if (strchr(s, ':')) {
+		unsigned h, m, sec = 0;
+		char extra;
+		int n = sscanf(s, "%u:%u:%u%c", &h, &m, &sec, &extra);
+		if ((n != 2 && n != 3) || m > 59 || sec > 59 || h > 24u * 365 * 100)
+			return err_set(e, GQ_EINVAL, "bad duration '%s'; use HH:MM[:SS] or e.g. '2h30m'", s);
+		*out = (int64_t)h * 3600 + (int64_t)m * 60 + (int64_t)sec;
+		return 0;
+	}
+	int64_t total = 0;
+	const char *p = s;
+	bool any = false;
+	while (*p) {
+		if (!isdigit((unsigned char)*p))
+			return err_set(e, GQ_EINVAL, "bad duration '%s'; use e.g. '90s', '15m', '2h30m' or '1d'", s);
+		int64_t v = 0;
+		while (isdigit((unsigned char)*p)) {
+			v = v * 10 + (*p - '0');
+			if (v > max)
+				return err_set(e, GQ_EINVAL, "duration '%s' is too long (over 100 years)", s);
+			p++;
+		}
+		int64_t unit = 1;
+		switch (*p) {
+		case 'd': unit = 86400; p++; break;
+		case 'h': unit = 3600; p++; break;
+		case 'm': unit = 60; p++; break;
+		case 's': unit = 1; p++; break;
+		case '\0': unit = any ? 0 : 1; break;
+		default:
+			return err_set(e, GQ_EINVAL, "bad duration '%s'; use e.g. '90s', '15m', '2h30m' or '1d'", s);
+		}
+		if (!unit)
+			return err_set(e, GQ_EINVAL, "bad duration '%s': a unit is missing after the last number", s);
+		total += v * unit;
+		if (total > max)
+			return err_set(e, GQ_EINVAL, "duration '%s' is too long (over 100 years)", s);
+		any = true;
+	}
+	*out = total;
+	return 0;
+}
+
+int parse_int64(const char *s, int64_t min, int64_t max, int64_t *out, struct gq_err *e)
+{
+	if (!s || !*s)
+		return err_set(e, GQ_EINVAL, "expected a whole number, got nothing");
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (*end || errno || isspace((unsigned char)*s))
+		return err_set(e, GQ_EINVAL, "not a whole number: '%s'", s);
+	if (v < min || v > max)
+		return err_set(e, GQ_EINVAL, "'%s' is out of range (%lld..%lld)", s, (long long)min,
+			       (long long)max);
+	*out = (int64_t)v;
+	return 0;
+}
+
+int parse_double(const char *s, double min, double max, double *out, struct gq_err *e)
+{
+	if (!s || !*s)
+		return err_set(e, GQ_EINVAL, "expected a number, got nothing");
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (*end || errno || isspace((unsigned char)*s) || !isfinite(v))
+		return err_set(e, GQ_EINVAL, "not a number: '%s'", s);
+	if (v < min || v > max)
+		return err_set(e, GQ_EINVAL, "'%s' is out of range (%g..%g)", s, min, max);
+	*out = v;
+	return 0;
+}
+
+int parse_size_mb(const char *s, int64_t *out, struct gq_err *e)
+{
+	if (!s || !isdigit((unsigned char)*s))
+		return err_set(e, GQ_EINVAL, "bad size '%s'; use e.g. '512M', '80G' or '1T'", s ? s : "");
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	int64_t mult = 1;
+	switch (toupper((unsigned char)*end)) {
+	case '\0': break;
+	case 'M': mult = 1; end++; break;
+	case 'G': mult = 1024; end++; break;
+	case 'T': mult = 1024 * 1024; end++; break;
+	default: return err_set(e, GQ_EINVAL, "bad size '%s'; use e.g. '512M', '80G' or '1T'", s);
+	}
+	if (toupper((unsigned char)*end) == 'B' || toupper((unsigned char)*end) == 'I')
+		end++;
+	if (*end == 'B')
+		end++;
+	if (*end || errno || v > (unsigned long long)(INT64_MAX / (1024 * 1024)))
+		return err_set(e, GQ_EINVAL, "bad size '%s'; use e.g. '512M', '80G' or '1T'", s);
+	*out = (int64_t)v * mult;
+	return 0;
+}
+
+bool name_valid(const char *s)
+{
+	size_t n = 0;
+	if (!s || !*s || *s == '-')
+		return false;
+	for (; s[n]; n++)
+		if (!isalnum((unsigned char)s[n]) && !strchr("._-", s[n]))
+			return false;
+	return n < 64;
+}
+
+bool label_valid(const char *s)
+{
+	size_t n = 0;
+	if (!s || !*s)
+		return false;
+	for (; s[n]; n++)
+		if (s[n] <= ' ' || s[n] > '~')
+			return false;
+	return n < 64;
+}

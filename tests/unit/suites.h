@@ -1,0 +1,3 @@
+/* Every unit test suite, once. Add a line per tests/unit/<name>.c. */
+SUITE(util)
+SUITE(policy)

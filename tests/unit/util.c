@@ -1,0 +1,112 @@
+/* util.c - durations, numbers, sizes, names, buffers. */
+#include "harness.h"
+
+#include "core/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void test_dur_format_two_units(void)
+{
+	char b[32];
+	CHECK_STR(dur_format(0, b, sizeof(b)), "0s");
+	CHECK_STR(dur_format(45, b, sizeof(b)), "45s");
+	CHECK_STR(dur_format(12 * 60 + 5, b, sizeof(b)), "12m");
+	CHECK_STR(dur_format(2 * 3600 + 5 * 60, b, sizeof(b)), "2h05m");
+	CHECK_STR(dur_format(3 * 86400 + 4 * 3600 + 59, b, sizeof(b)), "3d04h");
+	CHECK_STR(dur_format(-90, b, sizeof(b)), "-1m");
+}
+
+static void test_dur_parse_forms(void)
+{
+	int64_t v = -1;
+	CHECK_INT(dur_parse("90", &v, NULL), 0);
+	CHECK_INT(v, 90);
+	CHECK_INT(dur_parse("2h30m", &v, NULL), 0);
+	CHECK_INT(v, 9000);
+	CHECK_INT(dur_parse("1d2h", &v, NULL), 0);
+	CHECK_INT(v, 93600);
+	CHECK_INT(dur_parse("01:30", &v, NULL), 0);
+	CHECK_INT(v, 5400);
+	CHECK_INT(dur_parse("1:00:05", &v, NULL), 0);
+	CHECK_INT(v, 3605);
+}
+
+static void test_dur_parse_rejects(void)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	int64_t v = 7;
+	const char *bad[] = {"", "abc", "-5m", "5x", "1h30", "99999999999999999999", "1:75", "h"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_INT(dur_parse(bad[i], &v, &e), -1);
+		CHECK_INT(e.code, GQ_EINVAL);
+	}
+	CHECK_INT(v, 7);
+}
+
+static void test_parse_numbers_and_sizes(void)
+{
+	int64_t n;
+	double d;
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(parse_int64("42", 0, 100, &n, &e), 0);
+	CHECK_INT(n, 42);
+	CHECK_INT(parse_int64("101", 0, 100, &n, &e), -1);
+	CHECK(strstr(e.msg, "out of range") != NULL);
+	CHECK_INT(parse_int64("4x", 0, 100, &n, &e), -1);
+	CHECK_INT(parse_double("0.25", 0, 1, &d, &e), 0);
+	CHECK_DBL(d, 0.25, 0);
+	CHECK_INT(parse_double("nan", 0, 1, &d, &e), -1);
+	CHECK_INT(parse_size_mb("80G", &n, &e), 0);
+	CHECK_INT(n, 80 * 1024);
+	CHECK_INT(parse_size_mb("512MiB", &n, &e), 0);
+	CHECK_INT(n, 512);
+	CHECK_INT(parse_size_mb("12Q", &n, &e), -1);
+}
+
+static void test_names(void)
+{
+	CHECK(name_valid("exp"));
+	CHECK(name_valid("a100-80g.x_y"));
+	CHECK(!name_valid(""));
+	CHECK(!name_valid("-x"));
+	CHECK(!name_valid("a b"));
+	CHECK(!name_valid("0123456789012345678901234567890123456789012345678901234567890123"));
+	CHECK(label_valid("train.py"));
+	CHECK(!label_valid("a\tb"));
+}
+
+static void test_buf_max_size(void)
+{
+	struct buf b;
+	buf_init(&b, 8);
+	CHECK_INT(buf_addstr(&b, "12345"), 0);
+	CHECK_INT(buf_printf(&b, "%d", 678), 0);
+	CHECK_INT(buf_addstr(&b, "9"), -1);
+	CHECK_STR(b.data, "12345678");
+	char *s = buf_detach(&b);
+	CHECK_STR(s, "12345678");
+	CHECK(b.data == NULL);
+	free(s);
+}
+
+static void test_err_prefix_keeps_code(void)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	err_set(&e, GQ_ENOENT, "no job %d", 5);
+	err_prefix(&e, "cancel");
+	CHECK_STR(e.msg, "cancel: no job 5");
+	CHECK_INT(e.code, GQ_ENOENT);
+	CHECK_INT(err_code_from_name(err_code_name(GQ_EPERM)), GQ_EPERM);
+}
+
+void suite_util(void)
+{
+	RUN(test_dur_format_two_units);
+	RUN(test_dur_parse_forms);
+	RUN(test_dur_parse_rejects);
+	RUN(test_parse_numbers_and_sizes);
+	RUN(test_names);
+	RUN(test_buf_max_size);
+	RUN(test_err_prefix_keeps_code);
+}

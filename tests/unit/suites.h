@@ -1,3 +1,5 @@
 /* Every unit test suite, once. Add a line per tests/unit/<name>.c. */
 SUITE(util)
 SUITE(policy)
+SUITE(share)
+SUITE(downgrade)

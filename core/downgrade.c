@@ -1,0 +1,65 @@
+/*
+ * downgrade.c - the reminder / downgrade cycle of pending P0 jobs. See
+ * downgrade.h for the rules.
+ */
+#include "downgrade.h"
+
+#include <stdlib.h>
+
+const char *downgrade_kind_name(enum downgrade_kind k)
+{
+	return k == DOWNGRADE_REMIND ? "reminder" : "downgrade";
+}
+
+static bool concerned(const struct job *j)
+{
+	return j->state == JOB_PENDING && j->tier == TIER_P0 && !j->ovr.set;
+}
+
+static int64_t cycle_base(const struct job *j)
+{
+	int64_t q = j->queued_time ? j->queued_time : j->submit_time;
+	return j->confirmed_at > q ? j->confirmed_at : q;
+}
+
+int64_t downgrade_next(const struct snapshot *s, const struct job *j)
+{
+	if (!concerned(j))
+		return 0;
+	int64_t base = cycle_base(j);
+	if (j->reminded_at > base)
+		return j->reminded_at + s->policy.confirm_within;
+	return base + s->policy.remind_after;
+}
+
+bool downgrade_check(const struct snapshot *s, const struct job *j, struct downgrade_action *out)
+{
+	int64_t due = downgrade_next(s, j);
+	if (!due || due > s->now)
+		return false;
+	struct downgrade_action a = {.job = j->id, .due = due, .pending = s->now - cycle_base(j)};
+	if (j->reminded_at > cycle_base(j)) {
+		a.kind = DOWNGRADE_TO_P1;
+		a.observe = !policy_acts(s->policy.downgrade_mode, s->policy.downgrade_trial,
+					 j->queue);
+	} else {
+		a.kind = DOWNGRADE_REMIND;
+	}
+	*out = a;
+	return true;
+}
+
+size_t downgrade_plan(const struct snapshot *s, struct downgrade_action **out)
+{
+	struct downgrade_action *v = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < s->njobs; i++) {
+		struct downgrade_action a;
+		if (!downgrade_check(s, &s->jobs[i], &a))
+			continue;
+		GROW(v, cap, n + 1);
+		v[n++] = a;
+	}
+	*out = v;
+	return n;
+}

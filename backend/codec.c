@@ -1,0 +1,856 @@
+/*
+ * codec.c - JSON <-> model structs, driven by field tables so that the
+ * encoder and the decoder of a struct read the same list and cannot drift.
+ *
+ * This file and the two HTTP layers are the only jansson users. It checks
+ * shapes (types, lengths, ranges, known names) and nothing of policy.
+ */
+#include "codec.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum ftype {
+	F_I64,
+	F_INT,
+	F_U32,
+	F_BOOL,
+	F_DBL,
+	F_STR, /* char[size] */
+	F_TIER,
+	F_STATE,
+};
+
+struct field {
+	const char *name;
+	enum ftype type;
+	size_t off, size;
+};
+
+#define FLD(st, f, t) {#f, t, offsetof(struct st, f), sizeof(((struct st *)0)->f)}
+
+static const struct field res_fields[] = {
+	FLD(job_res, gpus, F_INT),	   FLD(job_res, gpu_type, F_STR), FLD(job_res, gpu_mem_mb, F_I64),
+	FLD(job_res, same_node, F_BOOL), FLD(job_res, cpus, F_INT),	  FLD(job_res, mem_mb, F_I64),
+};
+
+static const struct field ovr_fields[] = {
+	FLD(job_override, tier, F_TIER),
+	FLD(job_override, actor, F_STR),
+	FLD(job_override, reason, F_STR),
+	FLD(job_override, at, F_I64),
+};
+
+/* Scalar job fields; req, override, alloc and deps are handled by name. */
+static const struct field job_fields[] = {
+	FLD(job, id, F_I64),
+	FLD(job, name, F_STR),
+	FLD(job, user, F_STR),
+	FLD(job, uid, F_U32),
+	FLD(job, gid, F_U32),
+	FLD(job, queue, F_STR),
+	FLD(job, dept, F_STR),
+	FLD(job, tier, F_TIER),
+	FLD(job, state, F_STATE),
+	FLD(job, exit_status, F_INT),
+	FLD(job, borrowed, F_BOOL),
+	FLD(job, submit_time, F_I64),
+	FLD(job, queued_time, F_I64),
+	FLD(job, start_time, F_I64),
+	FLD(job, end_time, F_I64),
+	FLD(job, estimate, F_I64),
+	FLD(job, time_limit, F_I64),
+	FLD(job, hist_runtime, F_I64),
+	FLD(job, hist_ratio, F_DBL),
+	FLD(job, checkpointable, F_BOOL),
+	FLD(job, last_checkpoint, F_I64),
+	FLD(job, not_before, F_I64),
+	FLD(job, stop_deadline, F_I64),
+	FLD(job, restarts, F_INT),
+	FLD(job, held, F_BOOL),
+	FLD(job, held_by, F_STR),
+	FLD(job, held_at, F_I64),
+	FLD(job, reminded_at, F_I64),
+	FLD(job, confirmed_at, F_I64),
+};
+
+/* What a submission may set; everything else of a job is the server's. */
+static const char *const submit_job_fields[] = {
+	"name", "queue", "tier", "estimate", "time_limit", "checkpointable", "held",
+};
+
+static const struct field node_fields[] = {
+	FLD(node, name, F_STR),	 FLD(node, gpu_model, F_STR), FLD(node, gpu_mem_mb, F_I64),
+	FLD(node, ngpus, F_INT), FLD(node, cpus, F_INT),      FLD(node, mem_mb, F_I64),
+	FLD(node, up, F_BOOL),
+};
+
+static const struct field event_fields[] = {
+	FLD(event, seq, F_I64),	    FLD(event, time, F_I64),   FLD(event, job, F_I64),
+	FLD(event, kind, F_STR),    FLD(event, from, F_STATE), FLD(event, to, F_STATE),
+	FLD(event, reason, F_STR),  FLD(event, actor, F_STR),
+};
+
+static const struct field qstate_fields[] = {
+	FLD(queue_state, usage, F_DBL),
+	FLD(queue_state, preempts_hour, F_INT),
+};
+
+static const struct field dstate_fields[] = {
+	FLD(dept_state, gpu_hours_month, F_DBL),
+	FLD(dept_state, preempts_month, F_INT),
+};
+
+#define NF(t) (sizeof(t) / sizeof((t)[0]))
+
+/* jansson's iteration macros take a non-const json_t; decoding never
+ * changes the value it reads. */
+static json_t *mut(const json_t *v)
+{
+	return (json_t *)(uintptr_t)v;
+}
+
+static const char *json_kind(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	case JSON_NULL:
+		return "null";
+	}
+	return "something else";
+}
+
+static int type_error(struct gq_err *e, const char *path, const char *want, const json_t *v)
+{
+	return err_set(e, GQ_EINVAL, "%s: expected %s, got %s", path, want, json_kind(v));
+}
+
+/* ---- encoding ---- */
+
+static void encode_field(json_t *o, const struct field *f, const void *base)
+{
+	const char *p = (const char *)base + f->off;
+	json_t *v = NULL;
+	switch (f->type) {
+	case F_I64:
+		v = json_integer(*(const int64_t *)p);
+		break;
+	case F_INT:
+		v = json_integer(*(const int *)p);
+		break;
+	case F_U32:
+		v = json_integer(*(const uint32_t *)p);
+		break;
+	case F_BOOL:
+		v = json_boolean(*(const bool *)p);
+		break;
+	case F_DBL:
+		v = json_real(*(const double *)p);
+		break;
+	case F_STR:
+		/* Model strings are validated on the way in, but never let a
+		 * non-UTF-8 byte make the encoder drop a field. */
+		v = json_stringn(p, strnlen(p, f->size));
+		if (!v)
+			v = json_string("?");
+		break;
+	case F_TIER:
+		v = json_string(tier_name(*(const enum tier *)p));
+		break;
+	case F_STATE:
+		v = json_string(job_state_name(*(const enum job_state *)p));
+		break;
+	}
+	if (!v)
+		oom(0);
+	json_object_set_new(o, f->name, v);
+}
+
+static json_t *encode_table(const struct field *t, size_t n, const void *base)
+{
+	json_t *o = json_object();
+	if (!o)
+		oom(0);
+	for (size_t i = 0; i < n; i++)
+		encode_field(o, &t[i], base);
+	return o;
+}
+
+json_t *codec_job_encode(const struct job *j)
+{
+	json_t *o = encode_table(job_fields, NF(job_fields), j);
+	json_object_set_new(o, "req", encode_table(res_fields, NF(res_fields), &j->req));
+	json_object_set_new(o, "override",
+			    j->ovr.set ? encode_table(ovr_fields, NF(ovr_fields), &j->ovr)
+				       : json_null());
+	json_t *alloc = json_array();
+	for (int i = 0; i < j->nalloc && i < GQ_MAX_ALLOC; i++) {
+		json_t *gpus = json_array();
+		for (int g = 0; g < GQ_MAX_NODE_GPUS; g++)
+			if (j->alloc[i].mask & (UINT64_C(1) << g))
+				json_array_append_new(gpus, json_integer(g));
+		json_array_append_new(alloc, json_pack("{s:i,s:o}", "node", j->alloc[i].node,
+						       "gpus", gpus));
+	}
+	json_object_set_new(o, "alloc", alloc);
+	json_t *deps = json_array();
+	for (int i = 0; i < j->ndeps && i < GQ_MAX_DEPS; i++)
+		json_array_append_new(deps, json_integer(j->deps[i]));
+	json_object_set_new(o, "deps", deps);
+	return o;
+}
+
+json_t *codec_node_encode(const struct node *n)
+{
+	return encode_table(node_fields, NF(node_fields), n);
+}
+
+json_t *codec_event_encode(const struct event *ev)
+{
+	return encode_table(event_fields, NF(event_fields), ev);
+}
+
+static void policy_key_cb(const struct policy_key_info *ki, void *arg)
+{
+	json_object_set_new((json_t *)arg, ki->key, json_string(ki->value));
+}
+
+json_t *codec_policy_encode(const struct policy *p)
+{
+	json_t *keys = json_object();
+	policy_foreach(p, policy_key_cb, keys);
+	return json_pack("{s:s,s:o}", "revision", p->revision, "keys", keys);
+}
+
+json_t *codec_snapshot_encode(const struct snapshot *s)
+{
+	json_t *jobs = json_array(), *nodes = json_array(), *queues = json_array(),
+	       *depts = json_array();
+	for (size_t i = 0; i < s->njobs; i++)
+		json_array_append_new(jobs, codec_job_encode(&s->jobs[i]));
+	for (size_t i = 0; i < s->nnodes; i++)
+		json_array_append_new(nodes, codec_node_encode(&s->nodes[i]));
+	for (int i = 0; i < s->policy.nqueues; i++) {
+		json_t *q = encode_table(qstate_fields, NF(qstate_fields), &s->qstate[i]);
+		json_object_set_new(q, "name", json_string(s->policy.queues[i].name));
+		json_array_append_new(queues, q);
+	}
+	for (int i = 0; i < s->policy.ndepts; i++) {
+		json_t *d = encode_table(dstate_fields, NF(dstate_fields), &s->dstate[i]);
+		json_object_set_new(d, "name", json_string(s->policy.depts[i].name));
+		json_array_append_new(depts, d);
+	}
+	return json_pack("{s:I,s:i,s:o,s:o,s:o,s:o,s:o}", "now", (json_int_t)s->now, "tz_offset",
+			 (int)s->tz_offset, "policy", codec_policy_encode(&s->policy), "jobs", jobs,
+			 "nodes", nodes, "queues", queues, "depts", depts);
+}
+
+static json_t *strv_encode(char *const *v)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; v && v[i]; i++) {
+		json_t *s = json_string(v[i]);
+		/* Non-UTF-8 arguments cannot travel in JSON; the decoder on the
+		 * other side then reports the array's length mismatch. */
+		json_array_append_new(a, s ? s : json_null());
+	}
+	return a;
+}
+
+json_t *codec_submit_encode(const struct submit_req *r)
+{
+	const struct job *j = &r->job;
+	json_t *o = json_object();
+	for (size_t i = 0; i < NF(job_fields); i++)
+		for (size_t k = 0; k < NF(submit_job_fields); k++)
+			if (!strcmp(job_fields[i].name, submit_job_fields[k]))
+				encode_field(o, &job_fields[i], j);
+	json_object_set_new(o, "req", encode_table(res_fields, NF(res_fields), &j->req));
+	json_t *deps = json_array();
+	for (int i = 0; i < j->ndeps && i < GQ_MAX_DEPS; i++)
+		json_array_append_new(deps, json_integer(j->deps[i]));
+	json_object_set_new(o, "deps", deps);
+	if (r->script)
+		json_object_set_new(o, "script", json_string(r->script));
+	else
+		json_object_set_new(o, "argv", strv_encode(r->argv));
+	if (r->cwd)
+		json_object_set_new(o, "cwd", json_string(r->cwd));
+	json_object_set_new(o, "env", strv_encode(r->env));
+	return o;
+}
+
+json_t *codec_error_encode(const struct gq_err *e)
+{
+	json_t *msg = json_string(e->msg);
+	if (!msg)
+		msg = json_string("error message not valid UTF-8");
+	return json_pack("{s:{s:s,s:o}}", "error", "code", err_code_name(e->code), "message", msg);
+}
+
+char *codec_dump(const json_t *v)
+{
+	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	if (!s)
+		oom(0);
+	return s;
+}
+
+/* ---- decoding ---- */
+
+int codec_parse(const char *text, size_t len, json_t **out, struct gq_err *e)
+{
+	json_error_t je;
+	json_t *v = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+	if (!v) {
+		if (len == 0)
+			return err_set(e, GQ_EINVAL, "malformed JSON: the body is empty");
+		return err_set(e, GQ_EINVAL, "malformed JSON at line %d, column %d: %s", je.line,
+			       je.column, je.text);
+	}
+	*out = v;
+	return 0;
+}
+
+static int decode_field(const json_t *v, const struct field *f, void *base, const char *path,
+			struct gq_err *e)
+{
+	char *p = (char *)base + f->off;
+	switch (f->type) {
+	case F_I64:
+	case F_INT:
+	case F_U32: {
+		if (!json_is_integer(v))
+			return type_error(e, path, "an integer", v);
+		json_int_t x = json_integer_value(v);
+		if (f->type == F_I64) {
+			*(int64_t *)p = x;
+		} else if (f->type == F_INT) {
+			if (x < INT_MIN || x > INT_MAX)
+				return err_set(e, GQ_EINVAL, "%s: %lld is out of range", path, x);
+			*(int *)p = (int)x;
+		} else {
+			if (x < 0 || x > UINT32_MAX)
+				return err_set(e, GQ_EINVAL, "%s: %lld is out of range", path, x);
+			*(uint32_t *)p = (uint32_t)x;
+		}
+		return 0;
+	}
+	case F_BOOL:
+		if (!json_is_boolean(v))
+			return type_error(e, path, "true or false", v);
+		*(bool *)p = json_is_true(v);
+		return 0;
+	case F_DBL:
+		if (!json_is_number(v))
+			return type_error(e, path, "a number", v);
+		*(double *)p = json_number_value(v);
+		return 0;
+	case F_STR: {
+		if (!json_is_string(v))
+			return type_error(e, path, "a string", v);
+		const char *s = json_string_value(v);
+		size_t n = json_string_length(v);
+		if (n != strlen(s))
+			return err_set(e, GQ_EINVAL, "%s: contains a NUL character", path);
+		if (n >= f->size)
+			return err_set(e, GQ_EINVAL, "%s: longer than %zu characters", path,
+				       f->size - 1);
+		memcpy(p, s, n + 1);
+		return 0;
+	}
+	case F_TIER: {
+		if (!json_is_string(v))
+			return type_error(e, path, "a tier name (P0, P1, P2)", v);
+		enum tier t;
+		if (tier_parse(json_string_value(v), &t, NULL) < 0)
+			return err_set(e, GQ_EINVAL, "%s: unknown tier '%s'; use P0, P1 or P2", path,
+				       json_string_value(v));
+		*(enum tier *)p = t;
+		return 0;
+	}
+	case F_STATE: {
+		if (!json_is_string(v))
+			return type_error(e, path, "a job state", v);
+		enum job_state s;
+		if (job_state_parse(json_string_value(v), &s) < 0)
+			return err_set(e, GQ_EINVAL, "%s: unknown job state '%s'", path,
+				       json_string_value(v));
+		*(enum job_state *)p = s;
+		return 0;
+	}
+	}
+	BUG("field type %d", (int)f->type);
+}
+
+static const struct field *find_field(const struct field *t, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(t[i].name, name))
+			return &t[i];
+	return NULL;
+}
+
+/* Decodes every member of object v through table t into base; members in
+ * `extra` (a NULL-terminated list) are skipped for the caller to handle. */
+static int decode_table(const json_t *v, const struct field *t, size_t n, void *base,
+			const char *what, const char *const *extra, struct gq_err *e)
+{
+	if (!json_is_object(v))
+		return type_error(e, what, "an object", v);
+	const char *key;
+	json_t *val;
+	json_object_foreach(mut(v), key, val) {
+		bool skip = false;
+		for (size_t i = 0; extra && extra[i]; i++)
+			if (!strcmp(extra[i], key))
+				skip = true;
+		if (skip)
+			continue;
+		const struct field *f = find_field(t, n, key);
+		char path[160];
+		snprintf(path, sizeof(path), "%s.%s", what, key);
+		if (!f)
+			return err_set(e, GQ_EINVAL, "%s: unknown field '%s'", what, key);
+		if (decode_field(val, f, base, path, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int decode_deps(const json_t *v, struct job *j, const char *what, struct gq_err *e)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "%s.deps", what);
+	if (!json_is_array(v))
+		return type_error(e, path, "an array of job ids", v);
+	if (json_array_size(v) > GQ_MAX_DEPS)
+		return err_set(e, GQ_EINVAL, "%s: at most %d dependencies, got %zu", path,
+			       GQ_MAX_DEPS, json_array_size(v));
+	size_t i;
+	json_t *d;
+	json_array_foreach(v, i, d) {
+		if (!json_is_integer(d) || json_integer_value(d) <= 0)
+			return err_set(e, GQ_EINVAL, "%s[%zu]: expected a job id (a positive integer)",
+				       path, i);
+		j->deps[i] = json_integer_value(d);
+	}
+	j->ndeps = (int)json_array_size(v);
+	return 0;
+}
+
+static int decode_alloc(const json_t *v, struct job *j, struct gq_err *e)
+{
+	if (!json_is_array(v))
+		return type_error(e, "job.alloc", "an array", v);
+	if (json_array_size(v) > GQ_MAX_ALLOC)
+		return err_set(e, GQ_EINVAL, "job.alloc: at most %d nodes, got %zu", GQ_MAX_ALLOC,
+			       json_array_size(v));
+	size_t i;
+	json_t *a;
+	json_array_foreach(v, i, a) {
+		char path[64];
+		snprintf(path, sizeof(path), "job.alloc[%zu]", i);
+		if (!json_is_object(a))
+			return type_error(e, path, "an object", a);
+		json_t *node = NULL, *gpus = NULL;
+		const char *key;
+		json_t *val;
+		json_object_foreach(a, key, val) {
+			if (!strcmp(key, "node"))
+				node = val;
+			else if (!strcmp(key, "gpus"))
+				gpus = val;
+			else
+				return err_set(e, GQ_EINVAL, "%s: unknown field '%s'", path, key);
+		}
+		if (!node || !json_is_integer(node) || json_integer_value(node) < 0 ||
+		    json_integer_value(node) > INT_MAX)
+			return err_set(e, GQ_EINVAL, "%s.node: expected a node index", path);
+		if (!gpus || !json_is_array(gpus))
+			return err_set(e, GQ_EINVAL, "%s.gpus: expected an array of GPU indices",
+				       path);
+		uint64_t mask = 0;
+		size_t k;
+		json_t *g;
+		json_array_foreach(gpus, k, g) {
+			if (!json_is_integer(g) || json_integer_value(g) < 0 ||
+			    json_integer_value(g) >= GQ_MAX_NODE_GPUS)
+				return err_set(e, GQ_EINVAL, "%s.gpus[%zu]: expected 0..%d", path, k,
+					       GQ_MAX_NODE_GPUS - 1);
+			mask |= UINT64_C(1) << json_integer_value(g);
+		}
+		j->alloc[i].node = (int)json_integer_value(node);
+		j->alloc[i].mask = mask;
+	}
+	j->nalloc = (int)json_array_size(v);
+	return 0;
+}
+
+int codec_job_decode(const json_t *v, struct job *out, struct gq_err *e)
+{
+	static const char *const extra[] = {"req", "override", "alloc", "deps", NULL};
+	struct job j;
+	job_init(&j);
+	if (decode_table(v, job_fields, NF(job_fields), &j, "job", extra, e) < 0)
+		return -1;
+	json_t *x;
+	if ((x = json_object_get(v, "req")) &&
+	    decode_table(x, res_fields, NF(res_fields), &j.req, "job.req", NULL, e) < 0)
+		return -1;
+	if ((x = json_object_get(v, "override")) && !json_is_null(x)) {
+		if (decode_table(x, ovr_fields, NF(ovr_fields), &j.ovr, "job.override", NULL, e) < 0)
+			return -1;
+		j.ovr.set = true;
+	}
+	if ((x = json_object_get(v, "alloc")) && decode_alloc(x, &j, e) < 0)
+		return -1;
+	if ((x = json_object_get(v, "deps")) && decode_deps(x, &j, "job", e) < 0)
+		return -1;
+	*out = j;
+	return 0;
+}
+
+int codec_node_decode(const json_t *v, struct node *out, struct gq_err *e)
+{
+	struct node n;
+	memset(&n, 0, sizeof(n));
+	n.up = true;
+	if (decode_table(v, node_fields, NF(node_fields), &n, "node", NULL, e) < 0)
+		return -1;
+	if (n.ngpus < 0 || n.ngpus > GQ_MAX_NODE_GPUS)
+		return err_set(e, GQ_EINVAL, "node.ngpus: %d is out of range 0..%d", n.ngpus,
+			       GQ_MAX_NODE_GPUS);
+	*out = n;
+	return 0;
+}
+
+int codec_event_decode(const json_t *v, struct event *out, struct gq_err *e)
+{
+	struct event ev;
+	memset(&ev, 0, sizeof(ev));
+	if (decode_table(v, event_fields, NF(event_fields), &ev, "event", NULL, e) < 0)
+		return -1;
+	*out = ev;
+	return 0;
+}
+
+int codec_events_decode(const json_t *arr, struct event **items, size_t *n, struct gq_err *e)
+{
+	if (!json_is_array(arr))
+		return type_error(e, "events", "an array", arr);
+	size_t cnt = json_array_size(arr), i;
+	struct event *evs = xcalloc(cnt ? cnt : 1, sizeof(*evs));
+	json_t *x;
+	json_array_foreach(arr, i, x) {
+		if (codec_event_decode(x, &evs[i], e) < 0) {
+			err_prefix(e, "events[%zu]", i);
+			free(evs);
+			return -1;
+		}
+	}
+	*items = evs;
+	*n = cnt;
+	return 0;
+}
+
+int codec_policy_decode(const json_t *v, struct policy *out, struct gq_err *e)
+{
+	if (!json_is_object(v))
+		return type_error(e, "policy", "an object", v);
+	struct policy *p = xmalloc(sizeof(*p));
+	policy_defaults(p);
+	p->nqueues = 0;
+	p->ndepts = 0;
+	int rc = -1;
+	const char *key;
+	json_t *val;
+	json_object_foreach(mut(v), key, val) {
+		if (!strcmp(key, "revision")) {
+			if (!json_is_string(val)) {
+				type_error(e, "policy.revision", "a string", val);
+				goto out;
+			}
+			if (!STR_COPY(p->revision, json_string_value(val))) {
+				err_set(e, GQ_EINVAL, "policy.revision: longer than %zu characters",
+					sizeof(p->revision) - 1);
+				goto out;
+			}
+		} else if (!strcmp(key, "keys")) {
+			if (!json_is_object(val)) {
+				type_error(e, "policy.keys", "an object", val);
+				goto out;
+			}
+			const char *k;
+			json_t *kv;
+			json_object_foreach(val, k, kv) {
+				if (!json_is_string(kv)) {
+					err_set(e, GQ_EINVAL, "policy.keys.%s: expected a string, got %s",
+						k, json_kind(kv));
+					goto out;
+				}
+				if (policy_set(p, k, json_string_value(kv), e) < 0) {
+					e->code = GQ_EINVAL;
+					err_prefix(e, "policy");
+					goto out;
+				}
+			}
+		} else {
+			err_set(e, GQ_EINVAL, "policy: unknown field '%s'", key);
+			goto out;
+		}
+	}
+	if (p->nqueues == 0 || p->ndepts == 0) {
+		/* A policy without keys means the defaults. */
+		char rev[sizeof(p->revision)];
+		memcpy(rev, p->revision, sizeof(rev));
+		policy_defaults(p);
+		memcpy(p->revision, rev, sizeof(rev));
+	}
+	if (policy_validate(p, e) < 0) {
+		e->code = GQ_EINVAL;
+		err_prefix(e, "policy");
+		goto out;
+	}
+	*out = *p;
+	rc = 0;
+out:
+	free(p);
+	return rc;
+}
+
+static int decode_states(const json_t *arr, const char *what, struct snapshot *s, bool queues,
+			 struct gq_err *e)
+{
+	if (!json_is_array(arr))
+		return type_error(e, what, "an array", arr);
+	size_t i;
+	json_t *x;
+	json_array_foreach(arr, i, x) {
+		char path[64];
+		snprintf(path, sizeof(path), "%s[%zu]", what, i);
+		json_t *name = json_is_object(x) ? json_object_get(x, "name") : NULL;
+		if (!name || !json_is_string(name))
+			return err_set(e, GQ_EINVAL, "%s.name: expected a string", path);
+		const char *nm = json_string_value(name);
+		int idx = queues ? policy_queue_index(&s->policy, nm)
+				 : policy_dept_index(&s->policy, nm);
+		if (idx < 0)
+			return err_set(e, GQ_EINVAL, "%s: '%s' is not in the policy", path, nm);
+		static const char *const extra[] = {"name", NULL};
+		if (queues ? decode_table(x, qstate_fields, NF(qstate_fields), &s->qstate[idx], path,
+					  extra, e)
+			   : decode_table(x, dstate_fields, NF(dstate_fields), &s->dstate[idx], path,
+					  extra, e))
+			return -1;
+	}
+	return 0;
+}
+
+int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *e)
+{
+	if (!json_is_object(v))
+		return type_error(e, "snapshot", "an object", v);
+	snapshot_release(out);
+	snapshot_init(out);
+	json_t *x;
+	/* The policy first: queue and department states refer to it. */
+	if ((x = json_object_get(v, "policy")) && codec_policy_decode(x, &out->policy, e) < 0)
+		goto fail;
+	const char *key;
+	json_t *val;
+	json_object_foreach(mut(v), key, val) {
+		if (!strcmp(key, "now")) {
+			if (!json_is_integer(val)) {
+				type_error(e, "snapshot.now", "an integer", val);
+				goto fail;
+			}
+			out->now = json_integer_value(val);
+		} else if (!strcmp(key, "tz_offset")) {
+			if (!json_is_integer(val) || json_integer_value(val) < -86400 ||
+			    json_integer_value(val) > 86400) {
+				err_set(e, GQ_EINVAL, "snapshot.tz_offset: expected seconds east of UTC");
+				goto fail;
+			}
+			out->tz_offset = (int32_t)json_integer_value(val);
+		} else if (!strcmp(key, "policy")) {
+			continue;
+		} else if (!strcmp(key, "jobs")) {
+			if (!json_is_array(val)) {
+				type_error(e, "snapshot.jobs", "an array", val);
+				goto fail;
+			}
+			size_t i;
+			json_t *jv;
+			json_array_foreach(val, i, jv) {
+				if (codec_job_decode(jv, snapshot_add_job(out), e) < 0) {
+					err_prefix(e, "snapshot.jobs[%zu]", i);
+					goto fail;
+				}
+			}
+		} else if (!strcmp(key, "nodes")) {
+			if (!json_is_array(val)) {
+				type_error(e, "snapshot.nodes", "an array", val);
+				goto fail;
+			}
+			size_t i;
+			json_t *nv;
+			json_array_foreach(val, i, nv) {
+				if (codec_node_decode(nv, snapshot_add_node(out), e) < 0) {
+					err_prefix(e, "snapshot.nodes[%zu]", i);
+					goto fail;
+				}
+			}
+		} else if (!strcmp(key, "queues")) {
+			if (decode_states(val, "snapshot.queues", out, true, e) < 0)
+				goto fail;
+		} else if (!strcmp(key, "depts")) {
+			if (decode_states(val, "snapshot.depts", out, false, e) < 0)
+				goto fail;
+		} else {
+			err_set(e, GQ_EINVAL, "snapshot: unknown field '%s'", key);
+			goto fail;
+		}
+	}
+	snapshot_sort(out);
+	return 0;
+fail:
+	snapshot_release(out);
+	return -1;
+}
+
+static void strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+void submission_release(struct submission *s)
+{
+	strv_free(s->argv);
+	strv_free(s->env);
+	free(s->cwd);
+	free(s->script);
+	s->argv = s->env = NULL;
+	s->cwd = s->script = NULL;
+}
+
+#define MAX_STRV 4096
+
+static int strv_decode(const json_t *v, const char *path, bool env, char ***out,
+		       struct gq_err *e)
+{
+	if (!json_is_array(v))
+		return type_error(e, path, "an array of strings", v);
+	size_t n = json_array_size(v), i;
+	if (n > MAX_STRV)
+		return err_set(e, GQ_ETOOBIG, "%s: more than %d entries", path, MAX_STRV);
+	char **a = xcalloc(n + 1, sizeof(*a));
+	json_t *x;
+	json_array_foreach(v, i, x) {
+		if (!json_is_string(x) || strlen(json_string_value(x)) != json_string_length(x)) {
+			strv_free(a);
+			return err_set(e, GQ_EINVAL, "%s[%zu]: expected a string without NUL", path,
+				       i);
+		}
+		const char *s = json_string_value(x);
+		if (env && (!strchr(s, '=') || s[0] == '=')) {
+			strv_free(a);
+			return err_set(e, GQ_EINVAL, "%s[%zu]: '%s' is not of the form NAME=VALUE",
+				       path, i, s);
+		}
+		a[i] = xstrdup(s);
+	}
+	*out = a;
+	return 0;
+}
+
+static int str_decode(const json_t *v, const char *path, char **out, struct gq_err *e)
+{
+	if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
+		return type_error(e, path, "a string without NUL", v);
+	*out = xstrdup(json_string_value(v));
+	return 0;
+}
+
+int codec_submit_decode(const json_t *v, struct submission *out, struct gq_err *e)
+{
+	if (!json_is_object(v))
+		return type_error(e, "submission", "an object", v);
+	struct submission s;
+	memset(&s, 0, sizeof(s));
+	job_init(&s.job);
+	const char *key;
+	json_t *val;
+	json_object_foreach(mut(v), key, val) {
+		char path[96];
+		snprintf(path, sizeof(path), "submission.%s", key);
+		const struct field *f = NULL;
+		for (size_t k = 0; k < NF(submit_job_fields); k++)
+			if (!strcmp(key, submit_job_fields[k]))
+				f = find_field(job_fields, NF(job_fields), key);
+		int rc;
+		if (f)
+			rc = decode_field(val, f, &s.job, path, e);
+		else if (!strcmp(key, "req"))
+			rc = decode_table(val, res_fields, NF(res_fields), &s.job.req, path, NULL, e);
+		else if (!strcmp(key, "deps"))
+			rc = decode_deps(val, &s.job, "submission", e);
+		else if (!strcmp(key, "argv"))
+			rc = strv_decode(val, path, false, &s.argv, e);
+		else if (!strcmp(key, "env"))
+			rc = strv_decode(val, path, true, &s.env, e);
+		else if (!strcmp(key, "cwd"))
+			rc = str_decode(val, path, &s.cwd, e);
+		else if (!strcmp(key, "script"))
+			rc = str_decode(val, path, &s.script, e);
+		else
+			rc = err_set(e, GQ_EINVAL, "submission: unknown field '%s'", key);
+		if (rc < 0)
+			goto fail;
+	}
+	if (s.argv && s.script) {
+		err_set(e, GQ_EINVAL, "submission: give either 'argv' or 'script', not both");
+		goto fail;
+	}
+	if (!s.argv && !s.script) {
+		err_set(e, GQ_EINVAL, "submission: nothing to run; give 'argv' or 'script'");
+		goto fail;
+	}
+	if (s.argv && !s.argv[0]) {
+		err_set(e, GQ_EINVAL, "submission.argv: empty; give the command to run");
+		goto fail;
+	}
+	if (!s.env)
+		s.env = xcalloc(1, sizeof(*s.env));
+	*out = s;
+	return 0;
+fail:
+	submission_release(&s);
+	return -1;
+}
+
+int codec_error_decode(const json_t *v, struct gq_err *out)
+{
+	json_t *err = json_is_object(v) ? json_object_get(v, "error") : NULL;
+	json_t *code = err ? json_object_get(err, "code") : NULL;
+	json_t *msg = err ? json_object_get(err, "message") : NULL;
+	if (!json_is_string(code) || !json_is_string(msg))
+		return err_set(out, GQ_EINTERNAL, "unexpected answer from the server");
+	err_set(out, err_code_from_name(json_string_value(code)), "%s", json_string_value(msg));
+	return 0;
+}

@@ -1,0 +1,108 @@
+/*
+ * codec.h - the JSON shapes of gq's HTTP API (man/gq-api.7): jobs, nodes,
+ * events, snapshots, submissions and errors, both ways.
+ *
+ * Both ends use it: gq serve's request layer encodes what it answers and
+ * decodes what it is sent; the native backend does the reverse. It is the
+ * one place that knows field names, so the two can never disagree. It is
+ * not the place for policy or scheduling checks (a submission with 0 GPUs
+ * decodes fine; the server refuses it): decoders check JSON types, ranges
+ * of the C fields, enums and names of fields, nothing more.
+ *
+ * Decoders are strict: an unknown field, a wrong type, a string too long
+ * for its field or an out-of-range number is an error (GQ_EINVAL) whose
+ * message names the field by its path ("job.req.gpus: expected an integer,
+ * got a string"). A field that is absent keeps the value it had before the
+ * call (the decoders start from job_init() / zero / defaults as said).
+ *
+ * Encoders return a new jansson reference (json_decref() it); they never
+ * fail (out of memory is fatal).
+ */
+#ifndef GQ_CODEC_H
+#define GQ_CODEC_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "backend/backend.h"
+#include "core/event.h"
+#include "core/job.h"
+#include "core/util.h"
+
+/* Maximum request body the server accepts and the size a client should
+ * keep a submission under: argv, env and script included. */
+#define CODEC_MAX_BODY (4u << 20)
+
+/* Parses text[len] as one JSON value. On error (GQ_EINVAL) the message says
+ * where: "malformed JSON at line 1, column 7: ...". Duplicate keys in an
+ * object are rejected. *out is a new reference. */
+int codec_parse(const char *text, size_t len, json_t **out, struct gq_err *e);
+/* Compact one-line text of v followed by nothing (no newline); caller frees. */
+char *codec_dump(const json_t *v);
+
+/*
+ * Job: every field of struct job. Encoding always writes every field;
+ * "override" is null when unset, "alloc" lists {"node": N, "gpus": [i...]}
+ * objects. codec_job_decode starts from job_init().
+ */
+json_t *codec_job_encode(const struct job *j);
+int codec_job_decode(const json_t *v, struct job *out, struct gq_err *e);
+
+/* Node: name, gpu_model, gpu_mem_mb, ngpus, cpus, mem_mb, up. Starts from
+ * zero with up = true. */
+json_t *codec_node_encode(const struct node *n);
+int codec_node_decode(const json_t *v, struct node *out, struct gq_err *e);
+
+/* Event: seq, time, job, kind, from, to, reason, actor. Starts from zero. */
+json_t *codec_event_encode(const struct event *ev);
+int codec_event_decode(const json_t *v, struct event *out, struct gq_err *e);
+/* An array of events; *items (caller frees) and *n written on success. */
+int codec_events_decode(const json_t *arr, struct event **items, size_t *n, struct gq_err *e);
+
+/*
+ * Policy: {"revision": "...", "keys": {"tier.P0.base": "100", ...}} with
+ * every concrete key (policy_foreach). Decoding starts from the defaults
+ * without queues or departments, sets every key with policy_set() and runs
+ * policy_validate(); unknown keys and bad values are errors.
+ */
+json_t *codec_policy_encode(const struct policy *p);
+int codec_policy_decode(const json_t *v, struct policy *out, struct gq_err *e);
+
+/*
+ * Snapshot: {"now", "tz_offset", "policy", "jobs": [...], "nodes": [...],
+ * "queues": [{"name", "usage", "preempts_hour"}], "depts": [{"name",
+ * "gpu_hours_month", "preempts_month"}]}. "queues"/"depts" name entries of
+ * the policy; a name the policy lacks is an error. Decoding fills *out
+ * (which must be snapshot_init()ed; its arrays are replaced) and sorts
+ * jobs by id. On error *out is released.
+ */
+json_t *codec_snapshot_encode(const struct snapshot *s);
+int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *e);
+
+/*
+ * A submission as POST /v1/jobs takes it: the submittable job fields at the
+ * top level (name, queue, tier, req, estimate, time_limit, checkpointable,
+ * deps, held) and what to run: "argv" (array of strings) or "script"
+ * (text), "cwd" (absolute path), "env" (array of "K=V"). Server-owned
+ * fields (id, user, state, ...) are rejected as unknown. The decoded form
+ * owns its strings; submission_release() frees them.
+ */
+struct submission {
+	struct job job; /* job_init() plus the fields given */
+	char **argv;    /* NULL-terminated, or NULL when a script is given */
+	char **env;     /* NULL-terminated, never NULL after a successful decode */
+	char *cwd;      /* NULL when not given */
+	char *script;   /* NULL when not given */
+};
+void submission_release(struct submission *s);
+json_t *codec_submit_encode(const struct submit_req *r);
+int codec_submit_decode(const json_t *v, struct submission *out, struct gq_err *e);
+
+/* Error: {"error": {"code": "not_found", "message": "..."}}; the code is
+ * err_code_name(). Decoding a body that is not such an object fills *out
+ * with GQ_EINTERNAL "unexpected answer from the server" and returns -1;
+ * otherwise 0. */
+json_t *codec_error_encode(const struct gq_err *e);
+int codec_error_decode(const json_t *v, struct gq_err *out);
+
+#endif

@@ -1,0 +1,326 @@
+/* codec.c - the API's JSON shapes: round trips and strict rejection. */
+#include "harness.h"
+
+#include "backend/codec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void sample_job(struct job *j)
+{
+	job_init(j);
+	j->id = 42;
+	STR_COPY(j->name, "train");
+	STR_COPY(j->user, "alice");
+	j->uid = 1000;
+	j->gid = 100;
+	STR_COPY(j->queue, "default");
+	STR_COPY(j->dept, "default");
+	j->tier = TIER_P2;
+	j->ovr.set = true;
+	j->ovr.tier = TIER_P0;
+	STR_COPY(j->ovr.actor, "admin:root");
+	STR_COPY(j->ovr.reason, "incident 7");
+	j->ovr.at = 1700000100;
+	j->state = JOB_RUNNING;
+	j->req.gpus = 3;
+	STR_COPY(j->req.gpu_type, "a100");
+	j->req.gpu_mem_mb = 81920;
+	j->req.same_node = true;
+	j->nalloc = 2;
+	j->alloc[0].node = 0;
+	j->alloc[0].mask = 0x5;
+	j->alloc[1].node = 1;
+	j->alloc[1].mask = UINT64_C(1) << 63;
+	j->submit_time = 1700000000;
+	j->start_time = 1700000200;
+	j->hist_ratio = 0.25;
+	j->checkpointable = true;
+	j->restarts = 2;
+	j->ndeps = 2;
+	j->deps[0] = 7;
+	j->deps[1] = 9;
+}
+
+static json_t *parse(const char *text)
+{
+	json_t *v = NULL;
+	struct gq_err e = GQ_ERR_INIT;
+	if (codec_parse(text, strlen(text), &v, &e) < 0)
+		printf("# parse failed: %s\n", e.msg);
+	return v;
+}
+
+static void test_job_round_trip(void)
+{
+	struct job j, k;
+	sample_job(&j);
+	json_t *v = codec_job_encode(&j);
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(codec_job_decode(v, &k, &e), 0);
+	CHECK(!memcmp(&j, &k, sizeof(j)));
+	CHECK_STR(json_string_value(json_object_get(v, "state")), "running");
+	CHECK_STR(json_string_value(json_object_get(v, "tier")), "P2");
+	json_decref(v);
+}
+
+static void test_job_without_override_encodes_null(void)
+{
+	struct job j, k;
+	job_init(&j);
+	json_t *v = codec_job_encode(&j);
+	CHECK(json_is_null(json_object_get(v, "override")));
+	CHECK_INT(json_array_size(json_object_get(v, "alloc")), 0);
+	CHECK_INT(codec_job_decode(v, &k, NULL), 0);
+	CHECK(!k.ovr.set);
+	CHECK_INT(k.exit_status, -1);
+	json_decref(v);
+}
+
+static void test_job_rejects_bad_fields(void)
+{
+	static const struct {
+		const char *json, *msg;
+	} cases[] = {
+		{"{\"colour\":1}", "job: unknown field 'colour'"},
+		{"{\"id\":\"7\"}", "job.id: expected an integer, got a string"},
+		{"{\"req\":{\"gpus\":true}}", "job.req.gpus: expected an integer, got a boolean"},
+		{"{\"req\":{\"gpus\":1,\"tpus\":2}}", "job.req: unknown field 'tpus'"},
+		{"{\"tier\":\"P7\"}", "job.tier: unknown tier 'P7'; use P0, P1 or P2"},
+		{"{\"state\":\"sleeping\"}", "job.state: unknown job state 'sleeping'"},
+		{"{\"uid\":-1}", "job.uid: -1 is out of range"},
+		{"{\"restarts\":9999999999}", "job.restarts: 9999999999 is out of range"},
+		{"{\"user\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}",
+		 "job.user: longer than 31 characters"},
+		{"{\"alloc\":[{\"node\":0,\"gpus\":[64]}]}", "job.alloc[0].gpus[0]: expected 0..63"},
+		{"{\"deps\":[0]}", "job.deps[0]: expected a job id (a positive integer)"},
+		{"[1]", "job: expected an object, got an array"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *v = parse(cases[i].json);
+		struct job j;
+		struct gq_err e = GQ_ERR_INIT;
+		CHECK_INT(codec_job_decode(v, &j, &e), -1);
+		CHECK_INT(e.code, GQ_EINVAL);
+		CHECK_STR(e.msg, cases[i].msg);
+		json_decref(v);
+	}
+}
+
+static void test_parse_reports_position(void)
+{
+	json_t *v = NULL;
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(codec_parse("{\"a\": }", 7, &v, &e), -1);
+	CHECK_INT(e.code, GQ_EINVAL);
+	CHECK(!strncmp(e.msg, "malformed JSON at line 1, column 7: ", 36));
+	CHECK_INT(codec_parse("", 0, &v, &e), -1);
+	CHECK_STR(e.msg, "malformed JSON: the body is empty");
+	CHECK_INT(codec_parse("{\"a\":1,\"a\":2}", 13, &v, &e), -1);
+	CHECK(strstr(e.msg, "duplicate") != NULL);
+}
+
+static void test_node_and_event_round_trip(void)
+{
+	struct node n = {.ngpus = 8, .gpu_mem_mb = 81920, .cpus = 64, .up = true}, m;
+	STR_COPY(n.name, "local");
+	STR_COPY(n.gpu_model, "a100");
+	json_t *v = codec_node_encode(&n);
+	CHECK_INT(codec_node_decode(v, &m, NULL), 0);
+	CHECK(!memcmp(&n, &m, sizeof(n)));
+	json_decref(v);
+
+	struct event ev, f;
+	memset(&ev, 0, sizeof(ev));
+	ev.seq = 5;
+	ev.time = 1700000000;
+	ev.job = 42;
+	STR_COPY(ev.kind, "state");
+	ev.from = JOB_PENDING;
+	ev.to = JOB_RUNNING;
+	STR_COPY(ev.reason, "started");
+	STR_COPY(ev.actor, "scheduler");
+	v = codec_event_encode(&ev);
+	CHECK_INT(codec_event_decode(v, &f, NULL), 0);
+	CHECK(!memcmp(&ev, &f, sizeof(ev)));
+	json_t *arr = json_array();
+	json_array_append(arr, v);
+	json_array_append(arr, v);
+	struct event *items = NULL;
+	size_t cnt = 0;
+	CHECK_INT(codec_events_decode(arr, &items, &cnt, NULL), 0);
+	CHECK_INT(cnt, 2);
+	CHECK_INT(items[1].seq, 5);
+	free(items);
+	json_decref(arr);
+	json_decref(v);
+}
+
+static void test_snapshot_round_trip(void)
+{
+	struct snapshot s, t;
+	snapshot_init(&s);
+	snapshot_init(&t);
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(policy_set(&s.policy, "queue.exp.quota", "4", &e), 0);
+	CHECK_INT(policy_set(&s.policy, "queue.exp.department", "research", &e), 0);
+	CHECK_INT(policy_set(&s.policy, "department.research.gpuHours", "1000", &e), 0);
+	STR_COPY(s.policy.revision, "abc123");
+	s.now = 1700000500;
+	s.tz_offset = 3600;
+	sample_job(snapshot_add_job(&s));
+	struct job *j2 = snapshot_add_job(&s);
+	job_init(j2);
+	j2->id = 3;
+	struct node *n = snapshot_add_node(&s);
+	STR_COPY(n->name, "local");
+	n->ngpus = 8;
+	n->up = true;
+	s.qstate[1].usage = 12.5;
+	s.qstate[1].preempts_hour = 2;
+	s.dstate[1].preempts_month = 4;
+	json_t *v = codec_snapshot_encode(&s);
+	CHECK_INT(codec_snapshot_decode(v, &t, &e), 0);
+	CHECK_INT(t.now, 1700000500);
+	CHECK_INT(t.tz_offset, 3600);
+	CHECK_INT(t.njobs, 2);
+	CHECK_INT(t.jobs[0].id, 3); /* sorted */
+	CHECK_INT(t.jobs[1].id, 42);
+	CHECK_INT(t.nnodes, 1);
+	CHECK_STR(t.policy.revision, "abc123");
+	CHECK_INT(t.policy.nqueues, 2);
+	CHECK_STR(t.policy.queues[1].name, "exp");
+	CHECK_INT(t.policy.queues[1].quota, 4);
+	CHECK_DBL(t.qstate[1].usage, 12.5, 1e-9);
+	CHECK_INT(t.qstate[1].preempts_hour, 2);
+	CHECK_INT(t.dstate[1].preempts_month, 4);
+	/* The policy survives whole: encoding it again gives the same text. */
+	json_t *p1 = codec_policy_encode(&s.policy), *p2 = codec_policy_encode(&t.policy);
+	char *a = codec_dump(p1), *b = codec_dump(p2);
+	CHECK_STR(a, b);
+	free(a);
+	free(b);
+	json_decref(p1);
+	json_decref(p2);
+	json_decref(v);
+	snapshot_release(&s);
+	snapshot_release(&t);
+}
+
+static void test_snapshot_rejects_unknown_queue_and_field(void)
+{
+	struct snapshot t;
+	snapshot_init(&t);
+	struct gq_err e = GQ_ERR_INIT;
+	json_t *v = parse("{\"now\":1,\"queues\":[{\"name\":\"nope\",\"usage\":1}]}");
+	CHECK_INT(codec_snapshot_decode(v, &t, &e), -1);
+	CHECK_STR(e.msg, "snapshot.queues[0]: 'nope' is not in the policy");
+	json_decref(v);
+	v = parse("{\"now\":1,\"extra\":true}");
+	CHECK_INT(codec_snapshot_decode(v, &t, &e), -1);
+	CHECK_STR(e.msg, "snapshot: unknown field 'extra'");
+	json_decref(v);
+	v = parse("{\"policy\":{\"keys\":{\"aging.cap\":\"abc\"}}}");
+	CHECK_INT(codec_snapshot_decode(v, &t, &e), -1);
+	CHECK(!strncmp(e.msg, "policy: aging.cap: ", 19));
+	json_decref(v);
+	snapshot_release(&t);
+}
+
+static void test_submission_round_trip(void)
+{
+	struct submit_req r;
+	memset(&r, 0, sizeof(r));
+	job_init(&r.job);
+	STR_COPY(r.job.name, "train");
+	r.job.tier = TIER_P0;
+	r.job.req.gpus = 4;
+	r.job.estimate = 3600;
+	r.job.ndeps = 1;
+	r.job.deps[0] = 12;
+	char a0[] = "python", a1[] = "train.py", e0[] = "A=1", e1[] = "B=x=y";
+	char *argv[] = {a0, a1, NULL};
+	char *env[] = {e0, e1, NULL};
+	r.argv = argv;
+	r.env = env;
+	r.cwd = "/tmp";
+	json_t *v = codec_submit_encode(&r);
+	struct submission s;
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(codec_submit_decode(v, &s, &e), 0);
+	CHECK_STR(s.job.name, "train");
+	CHECK_INT(s.job.tier, TIER_P0);
+	CHECK_INT(s.job.req.gpus, 4);
+	CHECK_INT(s.job.estimate, 3600);
+	CHECK_INT(s.job.ndeps, 1);
+	CHECK_INT(s.job.deps[0], 12);
+	CHECK_STR(s.argv[0], "python");
+	CHECK_STR(s.argv[1], "train.py");
+	CHECK(s.argv[2] == NULL);
+	CHECK_STR(s.env[1], "B=x=y");
+	CHECK_STR(s.cwd, "/tmp");
+	CHECK(s.script == NULL);
+	submission_release(&s);
+	json_decref(v);
+}
+
+static void test_submission_rejects(void)
+{
+	static const struct {
+		const char *json, *msg;
+	} cases[] = {
+		{"{\"argv\":[\"x\"],\"id\":5}", "submission: unknown field 'id'"},
+		{"{\"argv\":[\"x\"],\"state\":\"running\"}", "submission: unknown field 'state'"},
+		{"{}", "submission: nothing to run; give 'argv' or 'script'"},
+		{"{\"argv\":[]}", "submission.argv: empty; give the command to run"},
+		{"{\"argv\":[\"x\"],\"script\":\"y\"}",
+		 "submission: give either 'argv' or 'script', not both"},
+		{"{\"argv\":[1]}", "submission.argv[0]: expected a string without NUL"},
+		{"{\"argv\":[\"x\"],\"env\":[\"NOVALUE\"]}",
+		 "submission.env[0]: 'NOVALUE' is not of the form NAME=VALUE"},
+		{"{\"argv\":[\"x\"],\"req\":{\"gpus\":\"2\"}}",
+		 "submission.req.gpus: expected an integer, got a string"},
+		{"{\"argv\":\"x\"}", "submission.argv: expected an array of strings, got a string"},
+		{"[]", "submission: expected an object, got an array"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *v = parse(cases[i].json);
+		struct submission s;
+		struct gq_err e = GQ_ERR_INIT;
+		CHECK_INT(codec_submit_decode(v, &s, &e), -1);
+		CHECK_STR(e.msg, cases[i].msg);
+		json_decref(v);
+	}
+}
+
+static void test_error_round_trip(void)
+{
+	struct gq_err e = GQ_ERR_INIT, f = GQ_ERR_INIT;
+	err_set(&e, GQ_ENOENT, "no job '7'");
+	json_t *v = codec_error_encode(&e);
+	char *s = codec_dump(v);
+	CHECK_STR(s, "{\"error\":{\"code\":\"not_found\",\"message\":\"no job '7'\"}}");
+	free(s);
+	CHECK_INT(codec_error_decode(v, &f), 0);
+	CHECK_INT(f.code, GQ_ENOENT);
+	CHECK_STR(f.msg, "no job '7'");
+	json_decref(v);
+	v = parse("{\"hello\":1}");
+	CHECK_INT(codec_error_decode(v, &f), -1);
+	CHECK_INT(f.code, GQ_EINTERNAL);
+	json_decref(v);
+}
+
+void suite_codec(void)
+{
+	RUN(test_job_round_trip);
+	RUN(test_job_without_override_encodes_null);
+	RUN(test_job_rejects_bad_fields);
+	RUN(test_parse_reports_position);
+	RUN(test_node_and_event_round_trip);
+	RUN(test_snapshot_round_trip);
+	RUN(test_snapshot_rejects_unknown_queue_and_field);
+	RUN(test_submission_round_trip);
+	RUN(test_submission_rejects);
+	RUN(test_error_round_trip);
+}

@@ -1,0 +1,103 @@
+/*
+ * stats.h - the metrics of DESIGN §6, computed from the event stream and
+ * the jobs it is about.
+ *
+ * Input: the events (struct event, in seq order) and a snapshot whose jobs
+ * (sorted by id) give each job's queue, tier (job_tier: after downgrades and
+ * overrides), department, submit time and GPU count (req.gpus), and whose
+ * nodes give the capacity. Events about jobs absent from the snapshot are
+ * ignored. The events of a job should begin with its submission (an event
+ * whose `to` is pending); when they begin later, the job's state before its
+ * first event is that event's `from`, since the job's queued_time (pending)
+ * or start_time (holding GPUs).
+ *
+ * How events are read:
+ *   - a job's state is the `to` of its latest event; an event whose `to`
+ *     equals the current state changes nothing;
+ *   - a wait is one continuous pending stretch: from entering pending
+ *     (submission or requeue) to leaving it;
+ *   - a start is leaving pending for starting or running;
+ *   - a preemption is entering stopping (the victim was signalled), at the
+ *     signal time; its work lost is GPUs x max(0, signal - max(run start,
+ *     last checkpoint)), with the checkpoints (events of kind "checkpoint")
+ *     reported until the job left stopping, so a job that saves during its
+ *     grace period lost nothing;
+ *   - events of kind "would-preempt" are preemptions observe mode only
+ *     recorded;
+ *   - a cancellation is entering cancelled.
+ *
+ * The window [from, to): a metric counts what happened in it. Waits that
+ * ended with a start in the window make the percentiles; the longest wait
+ * and the jobs over their tier's limit also look at waits that ended
+ * otherwise (cancelled while pending) and at those still open at `to`
+ * (measured until `to`); GPU time is clipped to the window. Events at or
+ * after `to` are not read.
+ *
+ * Percentiles are nearest-rank: Pp of n sorted waits is the
+ * ceil(p / 100 x n)-th smallest (P50 of {1,2,3,4} is 2, P95 is 4); 0 when n
+ * is 0.
+ *
+ * An overtake: job B, submitted after job A (later submit time; equal times:
+ * higher id), starts while A is pending, and B's tier is not above A's (a
+ * higher tier passing is the policy at work, not an overtake). Each such
+ * (A, B) counts once per start of B, for A's group.
+ *
+ * Pure and deterministic: groups are sorted by queue name then tier, the
+ * totals (queue "*") last; departments by name.
+ */
+#ifndef GQ_STATS_H
+#define GQ_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "job.h"
+
+struct stats_group {
+	char queue[GQ_NAME_MAX]; /* "*": every queue */
+	enum tier tier;
+	int starts;              /* waits that ended with a start in the window */
+	int64_t p50_wait, p95_wait;
+	int64_t longest_wait;    /* longest continuous pending stretch, seconds */
+	int64_t longest_job;     /* whose it was (0 when none) */
+	int over_limit;          /* jobs that waited longer than their tier's wait limit */
+	int overtaken;           /* overtakes suffered by the group's jobs */
+	int preemptions;
+	int would_preempt;       /* observed only */
+	double work_lost;        /* GPU-seconds */
+	int cancelled;
+};
+
+struct stats_dept {
+	char dept[GQ_NAME_MAX];
+	double gpu_hours;        /* GPU-hours held in the window */
+	double charged;          /* sum of GPU-hours x the job's tier price */
+};
+
+struct stats {
+	int64_t from, to;
+	size_t ngroups;
+	struct stats_group *groups; /* owned */
+	size_t ndepts;
+	struct stats_dept *depts; /* owned */
+	int gpus;                 /* capacity: GPUs on nodes that are up */
+	double gpu_seconds;       /* held by jobs in the window */
+	double utilisation;       /* gpu_seconds / (gpus x (to - from)), 0..1 */
+};
+
+/* Computes the metrics of window [from, to) into *out (which the caller
+ * releases with stats_release). ev must be in strictly increasing seq
+ * order. Fails with GQ_EINVAL when to <= from or the events are out of
+ * order; *out is then untouched. */
+int stats_compute(const struct snapshot *s, const struct event *ev, size_t nev, int64_t from,
+		  int64_t to, struct stats *out, struct gq_err *e);
+
+/* Frees the arrays; accepts a zeroed struct. */
+void stats_release(struct stats *st);
+
+/* Nearest-rank percentile (0 < p <= 100) of v[0..n), which it sorts in
+ * place; 0 when n is 0. */
+int64_t stats_percentile(int64_t *v, size_t n, double p);
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * git.c - libgit2 set-up and its errors as ours (see git.h). Nothing else
+ * here: the repository logic is in repo.c and history.c.
+ */
+#include "git.h"
+
+#include <git2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool git_ready;
+
+void gitx_init(void)
+{
+	if (git_ready)
+		return;
+	if (git_libgit2_init() < 0)
+		BUG("libgit2 failed to initialise");
+	git_ready = true;
+}
+
+static enum gq_errcode code_for(int rc, const git_error *ge)
+{
+	switch (rc) {
+	case GIT_ENOTFOUND:
+	case GIT_EAMBIGUOUS:
+	case GIT_EINVALIDSPEC:
+	case GIT_EUNBORNBRANCH:
+		return GQ_ENOENT;
+	case GIT_EEXISTS:
+		return GQ_ECONFLICT;
+	case GIT_EAUTH:
+	case GIT_ECERTIFICATE:
+		return GQ_EUNAVAIL;
+	default:
+		break;
+	}
+	if (ge && (ge->klass == GIT_ERROR_NET || ge->klass == GIT_ERROR_SSH ||
+		   ge->klass == GIT_ERROR_HTTP || ge->klass == GIT_ERROR_SSL))
+		return GQ_EUNAVAIL;
+	if (ge && ge->klass == GIT_ERROR_CONFIG)
+		return GQ_EINVAL;
+	return GQ_EIO;
+}
+
+int gitx_err(struct gq_err *e, int rc, const char *fmt, ...)
+{
+	const git_error *ge = git_error_last();
+	char ctx[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ctx, sizeof(ctx), fmt, ap);
+	va_end(ap);
+	const char *why =
+	    ge && ge->message && ge->message[0] ? ge->message : "unknown libgit2 error";
+	err_set(e, code_for(rc, ge), "%s: %s", ctx, why);
+	/* libgit2 messages sometimes end in a newline or full stop; ours do not. */
+	if (e) {
+		size_t n = strlen(e->msg);
+		while (n && (e->msg[n - 1] == '\n' || e->msg[n - 1] == '.'))
+			e->msg[--n] = '\0';
+	}
+	return -1;
+}

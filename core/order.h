@@ -1,0 +1,75 @@
+/*
+ * order.h - priority and the total order of pending jobs (DESIGN §3).
+ *
+ * A job's weight is base × (1 + c): base is its tier's (the override's tier
+ * when one is set), c grows by aging.step for every full aging.interval
+ * waited since queued_time, up to aging.cap. Pending jobs are ordered by
+ *
+ *   1. tier, P0 first (aging never crosses tiers),
+ *   2. weight, highest first,
+ *   3. fair share: the queue's decayed usage (snapshot qstate[].usage) divided
+ *      by its policy share weight, lowest first,
+ *   4. submit time, earliest first,
+ *   5. job id, lowest first,
+ *
+ * a total order: the same snapshot always gives the same sequence. `gq ls`,
+ * `gq why`, the prediction and gq serve all use order_pending().
+ *
+ * This file does not decide whether a job fits (place.h) or explain why it
+ * waits (reason.h); it only ranks.
+ */
+#ifndef GQ_ORDER_H
+#define GQ_ORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job.h"
+
+/* Number of aging steps after which c is capped: the smallest k with
+ * k × aging.step >= aging.cap (0 when either is 0). */
+int order_aging_steps(const struct policy *p);
+
+/* c after k full intervals: min(cap, k × step). */
+double order_aging_c(const struct policy *p, int64_t k);
+
+/* Full aging intervals in `waited` seconds (0 for waited <= 0). */
+int64_t order_aging_k(const struct policy *p, int64_t waited);
+
+/* The weight of job j at time `now`: tier base × (1 + c), with
+ * waited = now - queued_time (0 when queued_time is unset or later). */
+double order_weight(const struct policy *p, const struct job *j, int64_t now);
+
+/* When the weight of j next rises, and to what. Returns true and writes
+ * *at and *weight when it still rises (c below the cap); false when c is
+ * capped or aging is off (outputs then untouched). For "rises to 34.5 at
+ * 14:30". */
+bool order_next_rise(const struct policy *p, const struct job *j, int64_t now, int64_t *at,
+		     double *weight);
+
+/* Fair-share key of j's queue: qstate[qi].usage / queues[qi].share; 0 for a
+ * queue the policy does not know. Lower goes first. */
+double order_fair_share(const struct snapshot *s, const struct job *j);
+
+/* Compares two jobs at time now in the total order above: <0 when a goes
+ * first, >0 when b does, 0 only when a and b are the same job id. */
+int order_cmp(const struct snapshot *s, const struct job *a, const struct job *b, int64_t now);
+
+/*
+ * The pending jobs of s (state JOB_PENDING) in the total order at time s->now.
+ * Writes their indices into s->jobs to out[0..n) and returns n; out must
+ * have room for s->njobs entries. O(n log n); allocates a scratch array
+ * that it frees before returning. s must be sorted (snapshot_sort).
+ */
+size_t order_pending(const struct snapshot *s, size_t *out);
+
+/*
+ * The static part of the order: fair share, submit time, id. Writes to
+ * rank[i] (for every i in idx[0..n)) the position of s->jobs[idx[i]] among
+ * those n jobs in that order, 0 first. The prediction uses it to compare
+ * jobs of one tier and one aging step by a single integer.
+ */
+void order_rank_static(const struct snapshot *s, const size_t *idx, size_t n, uint32_t *rank);
+
+#endif

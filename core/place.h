@@ -1,0 +1,129 @@
+/*
+ * place.h - placement: does a job's request fit on the free GPUs now, and
+ * if not, which constraints block it, with their numbers.
+ *
+ * A struct place_map is the free-GPU map of one snapshot: every GPU of a node
+ * that is up, minus those held by jobs in a state that holds GPUs
+ * (job_state_holds_gpus), plus the GPUs each queue holds. place_check()
+ * evaluates one job against it and against the policy's limits:
+ *
+ *   unsatisfiable  no set of nodes could ever fit the request, even empty
+ *                  (place_satisfiable() says why in words)
+ *   window         the job's queue is paused now (queue.NAME.window, in the
+ *                  snapshot's local time: now + tz_offset)
+ *   quota          the queue would exceed quota + borrowing limit, or the
+ *                  department has used its monthly GPU-hours
+ *   mismatch       enough GPUs are free, but not of the right type / memory /
+ *                  on one node (or not within GQ_MAX_ALLOC nodes)
+ *   headroom       enough GPUs are free, but taking them would leave fewer than
+ *                  the headroom reserve, which only P0 may use
+ *   resources      fewer GPUs are free than the job needs
+ *
+ * Allocation is deterministic best fit: a single node when one can hold the
+ * whole request (the matching up node with the fewest free GPUs that still
+ * suffice, lowest index on ties, lowest GPU numbers on the node); otherwise,
+ * unless same_node was asked, a spread over the matching nodes with the most
+ * free GPUs first (lowest index on ties), at most GQ_MAX_ALLOC nodes.
+ *
+ * The headroom reserve is floor(headroom.share × GPUs on up nodes); a P1 or
+ * P2 job may start only if at least that many GPUs stay free afterwards.
+ *
+ * Not here: which job goes first (order.h), wait reasons (reason.h), time
+ * (predict.h). The map is not shared between threads.
+ */
+#ifndef GQ_PLACE_H
+#define GQ_PLACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job.h"
+
+/* The constraints, in the order place_check() reports them. */
+enum place_block {
+	PLACE_UNSATISFIABLE,
+	PLACE_WINDOW,
+	PLACE_QUOTA,
+	PLACE_MISMATCH,
+	PLACE_HEADROOM,
+	PLACE_RESOURCES,
+	PLACE_BLOCK_COUNT
+};
+#define PLACE_BIT(b) (1u << (b))
+
+/* Stable token of a constraint: "unsatisfiable", "window", ... */
+const char *place_block_name(enum place_block b);
+
+struct place_map {
+	size_t nnodes;
+	uint64_t *free; /* owned; per node, bit i set = GPU i free; 0 on nodes that are down */
+	int total;      /* GPUs on nodes that are up */
+	int nfree;      /* free GPUs on nodes that are up */
+	int reserve;    /* headroom: floor(headroom × total), only P0 may take these */
+	int queue_used[GQ_MAX_QUEUES]; /* GPUs held by each policy queue's jobs */
+};
+
+/* Builds the map of s (allocates m->free; nnodes may be 0). Allocations on
+ * unknown nodes or GPUs beyond a node's ngpus are ignored. */
+void place_map_init(struct place_map *m, const struct snapshot *s);
+/* Frees m->free; m must then be re-initialised before use. */
+void place_map_release(struct place_map *m);
+
+struct place_result {
+	unsigned blocks; /* PLACE_BIT() of every blocking constraint; 0 = fits now */
+	int need;        /* GPUs asked for */
+	int free;        /* free GPUs on up nodes */
+	int usable;      /* free GPUs of the right type and memory (same_node: most on one node) */
+	int reserve;     /* headroom GPUs held back from this job (0 for P0) */
+	int queue;       /* policy queue index, -1 if the queue is unknown */
+	int queue_used;  /* GPUs the queue holds now */
+	int queue_quota; /* nominal quota, -1 none */
+	int queue_limit; /* quota + borrowing limit, -1 unlimited */
+	bool quota_queue; /* the queue limit blocks */
+	int dept;         /* policy department index, -1 if unknown */
+	double dept_used; /* GPU-hours this month */
+	double dept_limit; /* monthly GPU-hour quota, -1 unlimited */
+	bool quota_dept;   /* the department quota blocks */
+	int64_t window_end; /* window blocks: when the pause ends (unix time) */
+	/* When blocks == 0: the allocation, and whether it borrows beyond quota. */
+	bool borrowed;
+	int nalloc;
+	struct job_alloc alloc[GQ_MAX_ALLOC];
+};
+
+/*
+ * Evaluates job j of snapshot s at time `now` against map m. Always fills
+ * *out (every constraint is evaluated, not only the first). Returns true
+ * when the job can start now (out->blocks == 0, allocation in out->alloc).
+ * A job asking for 0 GPUs fits with an empty allocation unless a window or
+ * quota blocks it.
+ */
+bool place_check(const struct place_map *m, const struct snapshot *s, const struct job *j,
+		 int64_t now, struct place_result *out);
+
+/* Marks an allocation taken / given back by a job of policy queue index qi
+ * (-1 for none). place_take BUG()s when a GPU is not free. */
+void place_take(struct place_map *m, int qi, int nalloc, const struct job_alloc *alloc);
+void place_give(struct place_map *m, int qi, int nalloc, const struct job_alloc *alloc);
+
+/*
+ * Could j ever fit: on all of s's nodes (up or not) entirely free, under its
+ * queue's quota + borrowing limit and, for P1/P2, outside the headroom
+ * reserve? Returns 0 when it could; -1 with GQ_EINVAL and a one-line
+ * explanation otherwise, e.g. "needs 16 GPUs on one node, the largest
+ * matching node has 8: ask for fewer GPUs or drop same-node". The server
+ * rejects such submits with this text.
+ */
+int place_satisfiable(const struct snapshot *s, const struct job *j, struct gq_err *e);
+
+/* Is policy queue index qi paused at `now` (local time now + tz)? */
+bool place_window_paused(const struct snapshot *s, int qi, int64_t now);
+/* The next time > now at which queue qi's window starts or ends (pause
+ * state may change); 0 when the queue has no window. */
+int64_t place_window_next_edge(const struct snapshot *s, int qi, int64_t now);
+
+/* Does node n have the type and memory req asks for (ignoring counts)? */
+bool place_node_matches(const struct node *n, const struct job_res *req);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * sched.h - what gq serve does now: the scheduling plan for one snapshot.
+ *
+ * sched_plan() turns a snapshot into a list of actions for the server to
+ * carry out. Today the actions are job starts with their allocations; other
+ * kinds (preemptions, permits, downgrades, reminders) are added by the
+ * preemption logic through plan_add(). The plan is consistent with the
+ * prediction by construction: both run the same simulation (predict.h), and
+ * the jobs the plan starts are exactly the jobs predicted to start at
+ * snapshot.now.
+ *
+ * This file decides; it does not act (no processes, no journal) and does
+ * not explain (reason.h).
+ */
+#ifndef GQ_SCHED_H
+#define GQ_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job.h"
+
+enum plan_kind {
+	PLAN_START, /* start `job` on `alloc` (borrowed: beyond its queue's quota) */
+	/* core-preempt appends its kinds here (preempt, permit, downgrade, ...) */
+	PLAN_KIND_COUNT
+};
+
+/* Stable token of a kind: "start", ... */
+const char *plan_kind_name(enum plan_kind k);
+
+struct plan_action {
+	enum plan_kind kind;
+	int64_t job;   /* the job acted on */
+	int64_t other; /* a second job the action names (trigger, victim), 0 none */
+	bool borrowed; /* START: the allocation borrows beyond the queue's quota */
+	int nalloc;    /* START: the GPUs to give the job */
+	struct job_alloc alloc[GQ_MAX_ALLOC];
+	char reason[64]; /* a stable token saying why, "" when the kind says it all */
+};
+
+/*
+ * A plan owns its action array. Actions are in the order the server should
+ * carry them out (starts in scheduling order).
+ */
+struct plan {
+	int64_t now;
+	/* The earliest later time at which the plan may change without any
+	 * event (a cooldown ends, a window opens or closes); 0 when none. The
+	 * server should plan again at this time at the latest. */
+	int64_t wake;
+	size_t n, cap;
+	struct plan_action *actions;
+};
+
+/* Empty plan; allocates nothing. */
+void plan_init(struct plan *p);
+/* Frees the actions; p is then as after plan_init. */
+void plan_release(struct plan *p);
+/* Appends a zeroed action of kind k for job; the pointer is valid until the
+ * next plan_add or plan_release. */
+struct plan_action *plan_add(struct plan *p, enum plan_kind k, int64_t job);
+/* The first action of kind k for job, NULL if none. Borrowed from p. */
+const struct plan_action *plan_find(const struct plan *p, enum plan_kind k, int64_t job);
+
+/*
+ * The plan for snapshot s at s->now: appends to *out (which must be
+ * initialised) one PLAN_START per job to start now, in scheduling order,
+ * and sets out->now and out->wake. s must be sorted (snapshot_sort).
+ * Never fails; a snapshot with nothing to do gives an empty plan.
+ */
+void sched_plan(const struct snapshot *s, struct plan *out);
+
+#endif

@@ -1,0 +1,260 @@
+/* place.c - the free-GPU map, best fit, and each constraint deciding alone. */
+#include "harness.h"
+
+#include <string.h>
+
+#include "core/place.h"
+#include "fixture.h"
+
+static struct place_result check_job(struct snapshot *s, int64_t id)
+{
+	snapshot_sort(s);
+	struct place_map m;
+	place_map_init(&m, s);
+	struct place_result r;
+	place_check(&m, s, snapshot_find(s, id), s->now, &r);
+	place_map_release(&m);
+	return r;
+}
+
+static void set(struct snapshot *s, const char *k, const char *v)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(policy_set(&s->policy, k, v, &e), 0);
+}
+
+static void test_map_counts_held_gpus_and_down_nodes(void)
+{
+	struct snapshot s;
+	fx_init(&s, 3, 8);
+	s.nodes[2].up = false;
+	fx_running(&s, 1, TIER_P1, 0, 3, MIN(-10), 3600);
+	fx_running(&s, 2, TIER_P1, 1, 8, MIN(-10), 3600);
+	struct job *done = fx_running(&s, 3, TIER_P1, 0, 2, MIN(-10), 3600);
+	done->state = JOB_COMPLETED;
+	snapshot_sort(&s);
+	struct place_map m;
+	place_map_init(&m, &s);
+	CHECK_INT(m.total, 16);
+	CHECK_INT(m.nfree, 5);
+	CHECK_INT(m.free[0], 0xf8);
+	CHECK_INT(m.free[1], 0);
+	CHECK_INT(m.free[2], 0);
+	CHECK_INT(m.reserve, 2); /* floor(0.15 * 16) */
+	CHECK_INT(m.queue_used[0], 11);
+	place_map_release(&m);
+	snapshot_release(&s);
+}
+
+static void test_best_fit_picks_tightest_node(void)
+{
+	struct snapshot s;
+	fx_init(&s, 3, 8);
+	set(&s, "headroom.share", "0");
+	fx_running(&s, 1, TIER_P1, 0, 2, MIN(-10), 3600); /* node0: 6 free */
+	fx_running(&s, 2, TIER_P1, 1, 5, MIN(-10), 3600); /* node1: 3 free */
+	fx_pending(&s, 3, TIER_P1, 3, MIN(0));
+	struct place_result r = check_job(&s, 3);
+	CHECK_INT(r.blocks, 0);
+	CHECK_INT(r.nalloc, 1);
+	CHECK_INT(r.alloc[0].node, 1);
+	CHECK_INT(r.alloc[0].mask, 0xe0);
+	snapshot_release(&s);
+}
+
+static void test_spread_takes_fullest_nodes_first(void)
+{
+	struct snapshot s;
+	fx_init(&s, 3, 4);
+	set(&s, "headroom.share", "0");
+	fx_running(&s, 1, TIER_P1, 0, 3, MIN(-10), 3600); /* node0: 1 free */
+	fx_running(&s, 2, TIER_P1, 1, 1, MIN(-10), 3600); /* node1: 3 free */
+	fx_pending(&s, 3, TIER_P1, 7, MIN(0));
+	/* node2: 4 free */
+	struct place_result r = check_job(&s, 3);
+	CHECK_INT(r.blocks, 0);
+	CHECK_INT(r.nalloc, 2);
+	CHECK_INT(r.alloc[0].node, 2);
+	CHECK_INT(r.alloc[0].mask, 0xf);
+	CHECK_INT(r.alloc[1].node, 1);
+	CHECK_INT(r.alloc[1].mask, 0xe);
+	snapshot_release(&s);
+}
+
+static void test_resources_alone(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	set(&s, "headroom.share", "0");
+	fx_running(&s, 1, TIER_P1, 0, 6, MIN(-10), 3600);
+	fx_pending(&s, 2, TIER_P1, 4, MIN(0));
+	struct place_result r = check_job(&s, 2);
+	CHECK_INT(r.blocks, PLACE_BIT(PLACE_RESOURCES));
+	CHECK_INT(r.need, 4);
+	CHECK_INT(r.free, 2);
+	CHECK_INT(r.nalloc, 0);
+	snapshot_release(&s);
+}
+
+static void test_mismatch_alone_type(void)
+{
+	struct snapshot s;
+	fx_init(&s, 2, 8);
+	set(&s, "headroom.share", "0");
+	STR_COPY(s.nodes[1].gpu_model, "h100");
+	fx_running(&s, 1, TIER_P1, 1, 6, MIN(-10), 3600); /* h100 node: 2 free */
+	fx_running(&s, 2, TIER_P1, 0, 6, MIN(-10), 3600); /* a100 node: 2 free */
+	struct job *j = fx_pending(&s, 3, TIER_P1, 3, MIN(0));
+	STR_COPY(j->req.gpu_type, "h100");
+	struct place_result r = check_job(&s, 3);
+	CHECK_INT(r.blocks, PLACE_BIT(PLACE_MISMATCH));
+	CHECK_INT(r.free, 4);
+	CHECK_INT(r.usable, 2);
+	snapshot_release(&s);
+}
+
+static void test_mismatch_alone_same_node(void)
+{
+	struct snapshot s;
+	fx_init(&s, 2, 8);
+	set(&s, "headroom.share", "0");
+	fx_running(&s, 1, TIER_P1, 0, 4, MIN(-10), 3600);
+	fx_running(&s, 2, TIER_P1, 1, 4, MIN(-10), 3600);
+	struct job *j = fx_pending(&s, 3, TIER_P1, 6, MIN(0));
+	j->req.same_node = true;
+	struct place_result r = check_job(&s, 3);
+	CHECK_INT(r.blocks, PLACE_BIT(PLACE_MISMATCH));
+	CHECK_INT(r.free, 8);
+	CHECK_INT(r.usable, 4);
+	j = snapshot_find(&s, 3);
+	j->req.same_node = false; /* spread over both nodes fits */
+	r = check_job(&s, 3);
+	CHECK_INT(r.blocks, 0);
+	CHECK_INT(r.nalloc, 2);
+	snapshot_release(&s);
+}
+
+static void test_window_alone(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	set(&s, "headroom.share", "0");
+	set(&s, "queue.default.window", "20:00-08:00");
+	s.tz_offset = 3600;                  /* local = UTC + 1h */
+	s.now = 1700000000LL - 1700000000LL % 86400 + 21 * 3600; /* 21:00 UTC, 22:00 local */
+	fx_pending(&s, 1, TIER_P1, 1, s.now);
+	struct place_result r = check_job(&s, 1);
+	CHECK_INT(r.blocks, PLACE_BIT(PLACE_WINDOW));
+	CHECK_INT(r.window_end, s.now + 10 * 3600); /* 08:00 local */
+	CHECK_INT(place_window_next_edge(&s, 0, s.now), s.now + 10 * 3600);
+	s.now += 10 * 3600;
+	r = check_job(&s, 1);
+	CHECK_INT(r.blocks, 0);
+	CHECK_INT(place_window_next_edge(&s, 0, s.now), s.now + 12 * 3600);
+	snapshot_release(&s);
+}
+
+static void test_queue_quota_alone_and_borrowing(void)
+{
+	struct snapshot s;
+	fx_init(&s, 2, 8);
+	set(&s, "headroom.share", "0");
+	set(&s, "queue.default.quota", "4");
+	set(&s, "queue.default.borrow", "4");
+	fx_running(&s, 1, TIER_P1, 0, 6, MIN(-10), 3600);
+	fx_pending(&s, 2, TIER_P1, 2, MIN(0));
+	fx_pending(&s, 3, TIER_P1, 3, MIN(0));
+	struct place_result r = check_job(&s, 2);
+	CHECK_INT(r.blocks, 0);
+	CHECK(r.borrowed);
+	r = check_job(&s, 3);
+	CHECK_INT(r.blocks, PLACE_BIT(PLACE_QUOTA));
+	CHECK(r.quota_queue);
+	CHECK(!r.quota_dept);
+	CHECK_INT(r.queue_used, 6);
+	CHECK_INT(r.queue_quota, 4);
+	CHECK_INT(r.queue_limit, 8);
+	snapshot_release(&s);
+}
+
+static void test_dept_quota_alone(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	set(&s, "headroom.share", "0");
+	set(&s, "department.default.gpuHours", "100");
+	s.dstate[0].gpu_hours_month = 100;
+	fx_pending(&s, 1, TIER_P1, 1, MIN(0));
+	struct place_result r = check_job(&s, 1);
+	CHECK_INT(r.blocks, PLACE_BIT(PLACE_QUOTA));
+	CHECK(r.quota_dept);
+	CHECK_DBL(r.dept_used, 100, 0);
+	CHECK_DBL(r.dept_limit, 100, 0);
+	s.dstate[0].gpu_hours_month = 99.5;
+	r = check_job(&s, 1);
+	CHECK_INT(r.blocks, 0);
+	snapshot_release(&s);
+}
+
+static void test_headroom_alone_p0_exempt(void)
+{
+	struct snapshot s;
+	fx_init(&s, 2, 8); /* reserve floor(0.15 * 16) = 2 */
+	fx_running(&s, 1, TIER_P1, 0, 8, MIN(-10), 3600);
+	fx_running(&s, 2, TIER_P1, 1, 4, MIN(-10), 3600);
+	fx_pending(&s, 3, TIER_P1, 3, MIN(0));
+	fx_pending(&s, 4, TIER_P0, 3, MIN(0));
+	fx_pending(&s, 5, TIER_P2, 2, MIN(0));
+	struct place_result r = check_job(&s, 3);
+	CHECK_INT(r.blocks, PLACE_BIT(PLACE_HEADROOM));
+	CHECK_INT(r.reserve, 2);
+	CHECK_INT(r.free, 4);
+	r = check_job(&s, 4);
+	CHECK_INT(r.blocks, 0);
+	CHECK_INT(r.reserve, 0);
+	r = check_job(&s, 5);
+	CHECK_INT(r.blocks, 0);
+	snapshot_release(&s);
+}
+
+static void test_unsatisfiable_alone_with_text(void)
+{
+	struct snapshot s;
+	fx_init(&s, 2, 8);
+	set(&s, "headroom.share", "0");
+	struct job *j = fx_pending(&s, 1, TIER_P1, 12, MIN(0));
+	j->req.same_node = true;
+	struct gq_err e = GQ_ERR_INIT;
+	snapshot_sort(&s);
+	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), -1);
+	CHECK_STR(e.msg, "needs 12 GPUs on one node, the largest matching node has 8: ask for fewer GPUs or drop same-node");
+	struct place_result r = check_job(&s, 1);
+	CHECK(r.blocks & PLACE_BIT(PLACE_UNSATISFIABLE));
+	s.jobs[0].req.same_node = false;
+	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), 0);
+	STR_COPY(s.jobs[0].req.gpu_type, "h100");
+	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), -1);
+	CHECK_STR(e.msg, "needs 12 GPUs of type 'h100', the cluster has 0 such GPUs: ask for fewer or other GPUs");
+	s.jobs[0].req.gpu_type[0] = 0;
+	set(&s, "headroom.share", "0.25");
+	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), 0); /* 12 of 16 usable */
+	s.jobs[0].req.gpus = 13;
+	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), -1);
+	CHECK_STR(e.msg, "needs 13 GPUs, P1 jobs may use at most 12 of 16 (headroom.share keeps 4 for P0): ask for fewer GPUs");
+	snapshot_release(&s);
+}
+
+void suite_place(void)
+{
+	RUN(test_map_counts_held_gpus_and_down_nodes);
+	RUN(test_best_fit_picks_tightest_node);
+	RUN(test_spread_takes_fullest_nodes_first);
+	RUN(test_resources_alone);
+	RUN(test_mismatch_alone_type);
+	RUN(test_mismatch_alone_same_node);
+	RUN(test_window_alone);
+	RUN(test_queue_quota_alone_and_borrowing);
+	RUN(test_dept_quota_alone);
+	RUN(test_headroom_alone_p0_exempt);
+	RUN(test_unsatisfiable_alone_with_text);
+}

@@ -1,0 +1,369 @@
+/*
+ * preempt.c - victim choice and the starvation permit. The rules, their
+ * order and the meaning of every outcome are in preempt.h; placement
+ * itself (does the trigger fit once some GPUs are given back) is
+ * place_check()'s, on a map where victims' allocations are given back one
+ * by one.
+ */
+#include "preempt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "place.h"
+
+static const char *const rule_names[PREEMPT_RULE_COUNT] = {
+	[PREEMPT_RULE_TIER] = "tier",         [PREEMPT_RULE_CHECKPOINT] = "checkpoint",
+	[PREEMPT_RULE_PROTECTED] = "protected", [PREEMPT_RULE_COOLDOWN] = "cooldown",
+	[PREEMPT_RULE_BUDGET] = "budget",     [PREEMPT_RULE_TRIAL] = "trial",
+	[PREEMPT_RULE_DEPARTMENT] = "department", [PREEMPT_RULE_MISMATCH] = "mismatch",
+	[PREEMPT_RULE_ENDS_SOON] = "ends-soon",
+};
+
+static const char *const outcome_names[] = {
+	[PREEMPT_FOUND] = "found",         [PREEMPT_NOT_NEEDED] = "not-needed",
+	[PREEMPT_CANNOT_HELP] = "cannot-help", [PREEMPT_NO_RIGHTS] = "no-rights",
+	[PREEMPT_NONE] = "none",           [PREEMPT_WAIT] = "wait",
+	[PREEMPT_NO_PERMIT] = "no-permit",
+};
+
+const char *preempt_rule_name(enum preempt_rule r)
+{
+	return (unsigned)r < PREEMPT_RULE_COUNT ? rule_names[r] : "unknown";
+}
+
+const char *preempt_outcome_name(enum preempt_outcome o)
+{
+	return (unsigned)o <= PREEMPT_NO_PERMIT ? outcome_names[o] : "unknown";
+}
+
+void preempt_plan_release(struct preempt_plan *plan)
+{
+	free(plan->victims);
+	plan->victims = NULL;
+	plan->nvictims = 0;
+}
+
+/* Expected end of a running job: start + estimate, else its history, else
+ * its time limit, else the policy default. */
+static int64_t predict_expected_end(const struct policy *p, const struct job *j)
+{
+	int64_t rt = j->estimate ? j->estimate
+		     : j->hist_runtime ? j->hist_runtime
+		     : j->time_limit  ? j->time_limit
+				      : p->default_runtime;
+	return j->start_time + rt;
+}
+
+/* A candidate that passed the static rules. */
+struct cand {
+	const struct job *j;
+	int qi;   /* policy queue index, -1 unknown */
+	int slot; /* budget counter: qi, or GQ_MAX_QUEUES for unknown queues */
+	int64_t end; /* expected end (ends-soon candidates) */
+	struct preempt_victim v;
+	bool taken;
+};
+
+static int cmp_cand(const void *pa, const void *pb)
+{
+	const struct preempt_victim *a = &((const struct cand *)pa)->v;
+	const struct preempt_victim *b = &((const struct cand *)pb)->v;
+	if (a->borrowed != b->borrowed)
+		return a->borrowed ? -1 : 1;
+	if (a->tier != b->tier)
+		return a->tier > b->tier ? -1 : 1;
+	if (a->work_lost != b->work_lost)
+		return a->work_lost < b->work_lost ? -1 : 1;
+	if (a->ran != b->ran)
+		return a->ran < b->ran ? -1 : 1;
+	return (a->job > b->job) - (a->job < b->job);
+}
+
+static int cmp_end(const void *pa, const void *pb)
+{
+	const struct cand *a = pa, *b = pb;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return (a->v.job > b->v.job) - (a->v.job < b->v.job);
+}
+
+struct chooser {
+	const struct snapshot *s;
+	const struct job *t;
+	bool permit;
+	struct place_map m;
+	struct cand *elig, *soon;
+	size_t nelig, nsoon;
+	int budget_left[GQ_MAX_QUEUES + 1];
+};
+
+static bool fits(struct chooser *c, struct place_result *r)
+{
+	return place_check(&c->m, c->s, c->t, c->s->now, r);
+}
+
+static void give(struct chooser *c, const struct cand *k)
+{
+	place_give(&c->m, k->qi, k->j->nalloc, k->j->alloc);
+}
+
+static void take(struct chooser *c, const struct cand *k)
+{
+	place_take(&c->m, k->qi, k->j->nalloc, k->j->alloc);
+}
+
+/* Peak preemptions left to the department of t; -1 unlimited. */
+static int dept_left(const struct snapshot *s, const struct job *t)
+{
+	int di = policy_dept_index(&s->policy, t->dept);
+	if (di < 0 || s->policy.depts[di].preempt_quota < 0)
+		return -1;
+	int left = s->policy.depts[di].preempt_quota - s->dstate[di].preempts_month;
+	return left > 0 ? left : 0;
+}
+
+static bool holds_matching(const struct snapshot *s, const struct job *v, const struct job_res *req)
+{
+	for (int a = 0; a < v->nalloc; a++) {
+		int nd = v->alloc[a].node;
+		if (nd >= 0 && (size_t)nd < s->nnodes && v->alloc[a].mask &&
+		    place_node_matches(&s->nodes[nd], req))
+			return true;
+	}
+	return false;
+}
+
+/* The first static rule that excludes running job v, or PREEMPT_RULE_COUNT
+ * when v is eligible. */
+static enum preempt_rule judge(struct chooser *c, const struct job *v, int slot)
+{
+	const struct snapshot *s = c->s;
+	const struct policy *p = &s->policy;
+	int64_t ran = s->now - v->start_time;
+	if (!c->permit && job_tier(v) <= job_tier(c->t))
+		return PREEMPT_RULE_TIER;
+	if (!v->checkpointable || !v->last_checkpoint)
+		return PREEMPT_RULE_CHECKPOINT;
+	if (ran >= p->protect)
+		return PREEMPT_RULE_PROTECTED;
+	if (v->restarts > 0 && ran < p->cooldown)
+		return PREEMPT_RULE_COOLDOWN;
+	if (c->budget_left[slot] <= 0)
+		return PREEMPT_RULE_BUDGET;
+	if (p->preempt_mode == ROLLOUT_TRIAL && !policy_acts(p->preempt_mode, p->preempt_trial, v->queue))
+		return PREEMPT_RULE_TRIAL;
+	if (!holds_matching(s, v, &c->t->req))
+		return PREEMPT_RULE_MISMATCH;
+	if (c->permit && job_tier(v) == TIER_P0 &&
+	    predict_expected_end(p, v) <= s->now + p->permit_wait_for)
+		return PREEMPT_RULE_ENDS_SOON;
+	return PREEMPT_RULE_COUNT;
+}
+
+static void collect(struct chooser *c, struct preempt_plan *out)
+{
+	const struct snapshot *s = c->s;
+	for (int q = 0; q <= GQ_MAX_QUEUES; q++) {
+		int qi = q < s->policy.nqueues ? q : -1;
+		c->budget_left[q] = policy_queue_budget(&s->policy, qi) -
+				    (qi >= 0 ? s->qstate[qi].preempts_hour : 0);
+	}
+	c->elig = xcalloc(s->njobs ? s->njobs : 1, sizeof(*c->elig));
+	c->soon = xcalloc(s->njobs ? s->njobs : 1, sizeof(*c->soon));
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *v = &s->jobs[i];
+		if (v->state != JOB_RUNNING || v->id == c->t->id)
+			continue;
+		out->candidates++;
+		int qi = policy_queue_index(&s->policy, v->queue);
+		int slot = qi >= 0 ? qi : GQ_MAX_QUEUES;
+		enum preempt_rule r = judge(c, v, slot);
+		if (r != PREEMPT_RULE_COUNT)
+			out->excluded[r]++;
+		if (r != PREEMPT_RULE_COUNT && r != PREEMPT_RULE_ENDS_SOON)
+			continue;
+		struct cand k = {.j = v, .qi = qi, .slot = slot};
+		int64_t since = v->last_checkpoint > v->start_time ? v->last_checkpoint : v->start_time;
+		k.v = (struct preempt_victim){
+			.job = v->id,
+			.gpus = job_gpus_held(v),
+			.tier = job_tier(v),
+			.borrowed = v->borrowed,
+			.cross_dept = strcmp(v->dept, c->t->dept) != 0,
+			.ran = s->now - v->start_time,
+			.since = since,
+		};
+		k.v.work_lost = (double)k.v.gpus * (double)(s->now - since);
+		if (r == PREEMPT_RULE_ENDS_SOON) {
+			k.end = predict_expected_end(&s->policy, v);
+			c->soon[c->nsoon++] = k;
+		} else {
+			c->elig[c->nelig++] = k;
+		}
+	}
+	out->eligible = (int)c->nelig;
+	qsort(c->elig, c->nelig, sizeof(*c->elig), cmp_cand);
+	qsort(c->soon, c->nsoon, sizeof(*c->soon), cmp_end);
+}
+
+/* Adds eligible victims in order until t fits; false when they run out. */
+static bool greedy(struct chooser *c, struct preempt_plan *out)
+{
+	struct place_result r;
+	int spent = 0;
+	for (size_t i = 0; i < c->nelig; i++) {
+		struct cand *k = &c->elig[i];
+		if (c->budget_left[k->slot] <= 0) {
+			out->excluded[PREEMPT_RULE_BUDGET]++;
+			continue;
+		}
+		if (k->v.cross_dept && out->dept_left >= 0 && spent >= out->dept_left) {
+			out->excluded[PREEMPT_RULE_DEPARTMENT]++;
+			continue;
+		}
+		give(c, k);
+		k->taken = true;
+		c->budget_left[k->slot]--;
+		spent += k->v.cross_dept;
+		if (fits(c, &r))
+			return true;
+	}
+	return false;
+}
+
+/* Drops every victim the others can do without, last added first. */
+static void minimise(struct chooser *c)
+{
+	struct place_result r;
+	for (size_t i = c->nelig; i-- > 0;) {
+		struct cand *k = &c->elig[i];
+		if (!k->taken)
+			continue;
+		take(c, k);
+		if (fits(c, &r))
+			k->taken = false;
+		else
+			give(c, k);
+	}
+}
+
+static void emit(struct chooser *c, struct preempt_plan *out)
+{
+	out->victims = xcalloc(c->nelig ? c->nelig : 1, sizeof(*out->victims));
+	for (size_t i = 0; i < c->nelig; i++) {
+		if (!c->elig[i].taken)
+			continue;
+		out->victims[out->nvictims++] = c->elig[i].v;
+		out->work_lost += c->elig[i].v.work_lost;
+		out->dept_spend += c->elig[i].v.cross_dept;
+	}
+	out->outcome = PREEMPT_FOUND;
+}
+
+/* Permit, no set: would the P0 jobs about to end (in end order, on top of
+ * every eligible victim) let t start? */
+static bool wait_for_soon(struct chooser *c, struct preempt_plan *out)
+{
+	struct place_result r;
+	for (size_t i = 0; i < c->nsoon; i++) {
+		give(c, &c->soon[i]);
+		if (fits(c, &r)) {
+			out->outcome = PREEMPT_WAIT;
+			out->wait_until = c->soon[i].end;
+			out->wait_for = c->soon[i].v.job;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool choose(const struct snapshot *s, const struct job *t, bool permit,
+		   struct preempt_plan *out)
+{
+	struct chooser c = {.s = s, .t = t, .permit = permit};
+	struct place_result r;
+	memset(out, 0, sizeof(*out));
+	out->trigger = t->id;
+	out->mode = s->policy.preempt_mode;
+	out->observe = out->mode == ROLLOUT_OBSERVE;
+	out->permit = permit;
+	out->dept_left = dept_left(s, t);
+	out->outcome = PREEMPT_NONE;
+
+	place_map_init(&c.m, s);
+	if (fits(&c, &r)) {
+		out->outcome = PREEMPT_NOT_NEEDED;
+		goto done;
+	}
+	bool any_stopping = false;
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (j->state != JOB_STOPPING)
+			continue;
+		place_give(&c.m, policy_queue_index(&s->policy, j->queue), j->nalloc, j->alloc);
+		any_stopping = true;
+	}
+	if (any_stopping && fits(&c, &r)) {
+		out->outcome = PREEMPT_NOT_NEEDED;
+		out->stopping = true;
+		goto done;
+	}
+	if ((r.blocks & (PLACE_BIT(PLACE_UNSATISFIABLE) | PLACE_BIT(PLACE_WINDOW))) || r.quota_dept) {
+		out->outcome = PREEMPT_CANNOT_HELP;
+		out->blocks = r.blocks;
+		goto done;
+	}
+	if (out->dept_left == 0) {
+		out->outcome = PREEMPT_NO_RIGHTS;
+		goto done;
+	}
+	collect(&c, out);
+	if (greedy(&c, out)) {
+		minimise(&c);
+		emit(&c, out);
+	} else if (permit) {
+		wait_for_soon(&c, out);
+	}
+done:
+	free(c.elig);
+	free(c.soon);
+	place_map_release(&c.m);
+	return out->outcome == PREEMPT_FOUND;
+}
+
+bool preempt_choose(const struct snapshot *s, const struct job *t, struct preempt_plan *out)
+{
+	return choose(s, t, false, out);
+}
+
+bool permit_has(const struct snapshot *s, const struct job *j, int64_t *since)
+{
+	int64_t q = j->queued_time ? j->queued_time : j->submit_time;
+	int64_t at = q + s->policy.tier[job_tier(j)].wait_limit;
+	if (since)
+		*since = at;
+	if (j->state != JOB_PENDING || j->held || j->not_before > s->now)
+		return false;
+	for (int d = 0; d < j->ndeps; d++) {
+		const struct job *dep = snapshot_find(s, j->deps[d]);
+		if (dep && job_state_active(dep->state))
+			return false;
+	}
+	return s->now >= at;
+}
+
+bool permit_decide(const struct snapshot *s, const struct job *j, struct preempt_plan *out)
+{
+	if (!permit_has(s, j, NULL)) {
+		memset(out, 0, sizeof(*out));
+		out->trigger = j->id;
+		out->mode = s->policy.preempt_mode;
+		out->observe = out->mode == ROLLOUT_OBSERVE;
+		out->outcome = PREEMPT_NO_PERMIT;
+		out->dept_left = dept_left(s, j);
+		return false;
+	}
+	choose(s, j, true, out);
+	return true;
+}

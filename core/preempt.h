@@ -1,0 +1,161 @@
+/*
+ * preempt.h - which running jobs to suspend so that a blocked job can
+ * start (DESIGN §3, "Preemption"), and the starvation permit.
+ *
+ * The victims of a trigger job T are chosen among running jobs V that pass
+ * every rule below; a candidate failing several is counted once, under the
+ * first that excludes it, in this order:
+ *
+ *   tier        V's tier (job_tier) is lower than T's: P0 > P1 > P2.
+ *               A starvation permit lifts this rule (below).
+ *   checkpoint  V declared it can checkpoint (checkpointable) and has
+ *               evidence that it can: a "checkpoint saved" report, at any
+ *               time in its life (last_checkpoint != 0). A report from an
+ *               earlier run counts: the job has proved it resumes.
+ *   protected   V's current run is shorter than policy.protect:
+ *               now - start_time < protect (the longer it ran, the more
+ *               it would lose).
+ *   cooldown    V is not in post-preemption cooldown: a job that was
+ *               preempted before (restarts > 0) may not be preempted again
+ *               until its run is policy.cooldown old.
+ *   budget      V's queue still has preemption budget this hour:
+ *               qstate[q].preempts_hour plus the victims already taken from
+ *               it in this set stay below policy_queue_budget(). A queue the
+ *               policy does not know has the default budget.
+ *   trial       in rollout mode trial, V's queue is in preempt.trialQueues.
+ *   department  V belongs to another department than T: T's department
+ *               spends one peak preemption (department.D.preemptQuota,
+ *               against dstate[d].preempts_month) per such victim, and may
+ *               take no more than it has left. When it has none left at all
+ *               T has no preemption rights (PREEMPT_NO_RIGHTS).
+ *   mismatch    V holds at least one GPU on a node of the type and memory
+ *               T asks for (place_node_matches).
+ *   ends-soon   with a permit only: V is P0 and expected to end within
+ *               policy.permit_wait_for; it is waited for, not preempted.
+ *
+ * Order of the eligible: borrowed capacity first (job.borrowed), then the
+ * lowest tier, then least work lost, then shortest run, then lowest id.
+ * Work lost = GPUs held × (now - max(start_time, last_checkpoint)), in
+ * GPU-seconds. Victims are added in that order until T fits (place_check:
+ * type, memory, same node, queue quota and borrowing, headroom), then any
+ * victim that the rest can do without is dropped, last added first: the set
+ * is minimal (no victim can be removed) and prefers the order above.
+ *
+ * GPUs of jobs already stopping (signalled, in their grace period) count
+ * as free: when they are enough, nothing more is preempted
+ * (PREEMPT_NOT_NEEDED with stopping set), so a trigger never takes a second
+ * set of victims while the first is still leaving.
+ *
+ * Rollout (policy.preempt_mode): observe returns the set that enforce would
+ * take, flagged observe (the caller records "would preempt #12 for #40" and
+ * acts on nothing); trial only chooses victims in preempt.trialQueues
+ * (rule trial above); enforce acts.
+ *
+ * Starvation permit: a pending job that has waited longer than its tier's
+ * wait limit (now - queued_time > tier.waitLimit) holds a permit. It may
+ * start on free GPUs ahead of its turn, and it may preempt running jobs of
+ * any tier, P0 included, under every other rule; a P0 it would need that is
+ * expected to end within policy.permit_wait_for (predict_expected_end) is
+ * waited for instead: PREEMPT_WAIT until the latest such end it needs. A
+ * permit does not lift quotas, windows or headroom.
+ *
+ * Pure: reads the snapshot (s->now is the time), writes only *out.
+ */
+#ifndef GQ_PREEMPT_H
+#define GQ_PREEMPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job.h"
+
+enum preempt_rule {
+	PREEMPT_RULE_TIER,
+	PREEMPT_RULE_CHECKPOINT,
+	PREEMPT_RULE_PROTECTED,
+	PREEMPT_RULE_COOLDOWN,
+	PREEMPT_RULE_BUDGET,
+	PREEMPT_RULE_TRIAL,
+	PREEMPT_RULE_DEPARTMENT,
+	PREEMPT_RULE_MISMATCH,
+	PREEMPT_RULE_ENDS_SOON,
+	PREEMPT_RULE_COUNT
+};
+
+/* Stable tokens: "tier", "checkpoint", "protected", "cooldown", "budget",
+ * "trial", "department", "mismatch", "ends-soon". */
+const char *preempt_rule_name(enum preempt_rule r);
+
+enum preempt_outcome {
+	PREEMPT_FOUND,       /* victims[] frees enough (observe: would) */
+	PREEMPT_NOT_NEEDED,  /* fits on free GPUs (and, if stopping, those being freed) */
+	PREEMPT_CANNOT_HELP, /* blocked by something GPUs do not fix: window, department
+				GPU-hours, a request no node fits; see blocks */
+	PREEMPT_NO_RIGHTS,   /* the department's peak-preemption quota is spent */
+	PREEMPT_NONE,        /* no eligible set frees enough: see excluded[] */
+	PREEMPT_WAIT,        /* permit: wait until wait_until for a P0 about to end */
+	PREEMPT_NO_PERMIT,   /* permit_decide only: the job holds no permit */
+};
+
+/* Stable tokens: "found", "not-needed", "cannot-help", "no-rights", "none",
+ * "wait", "no-permit". */
+const char *preempt_outcome_name(enum preempt_outcome o);
+
+struct preempt_victim {
+	int64_t job;
+	int gpus;
+	enum tier tier;
+	bool borrowed;
+	bool cross_dept;  /* of another department: spends peak-preemption quota */
+	int64_t ran;      /* seconds this run */
+	int64_t since;    /* max(start_time, last_checkpoint) */
+	double work_lost; /* GPU-seconds: gpus × (now - since) */
+};
+
+struct preempt_plan {
+	int64_t trigger;
+	enum preempt_outcome outcome;
+	enum rollout mode;
+	bool observe;  /* mode observe: record what would happen, act on nothing */
+	bool permit;   /* chosen under a starvation permit */
+	bool stopping; /* NOT_NEEDED thanks to GPUs of jobs already stopping */
+	unsigned blocks; /* CANNOT_HELP: PLACE_BIT()s of place.h that block */
+	size_t nvictims;
+	struct preempt_victim *victims; /* owned; in choice order */
+	double work_lost;   /* sum over victims */
+	int dept_spend;     /* cross-department victims */
+	int dept_left;      /* peak preemptions T's department has left; -1 unlimited */
+	int candidates;     /* running jobs considered (the trigger excluded) */
+	int eligible;       /* of those, passing every static rule */
+	int excluded[PREEMPT_RULE_COUNT];
+	int64_t wait_until; /* WAIT: when the last needed P0 is expected to end */
+	int64_t wait_for;   /* WAIT: that job */
+};
+
+/* Frees victims; plan is then empty. Accepts a zeroed plan. */
+void preempt_plan_release(struct preempt_plan *plan);
+
+/*
+ * Chooses the victims for trigger job t (a pending job of s) at s->now,
+ * under the rules above, without a permit. Always fills *out (release it
+ * with preempt_plan_release); returns true when out->outcome is
+ * PREEMPT_FOUND. s must be sorted (snapshot_sort).
+ */
+bool preempt_choose(const struct snapshot *s, const struct job *t, struct preempt_plan *out);
+
+/* Does pending job j hold a starvation permit at s->now? When `since` is
+ * not NULL it receives the time the permit was (or will be) earned:
+ * queued_time + tier.waitLimit. */
+bool permit_has(const struct snapshot *s, const struct job *j, int64_t *since);
+
+/*
+ * What job j's permit lets it do at s->now. Always fills *out: outcome
+ * NO_PERMIT (no permit), NOT_NEEDED (fits on free GPUs: start it ahead of
+ * its turn), FOUND (victims, P0 possibly among them), WAIT (until
+ * out->wait_until, for out->wait_for), NO_RIGHTS, CANNOT_HELP or NONE.
+ * Returns true when j holds a permit.
+ */
+bool permit_decide(const struct snapshot *s, const struct job *j, struct preempt_plan *out);
+
+#endif

@@ -1,0 +1,500 @@
+/* preempt.c - victim choice: each rule where it alone decides, the order,
+ * minimal sets, rollout, departments, and the starvation permit. */
+#include "harness.h"
+
+#include "core/preempt.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define NOW 1000000
+#define MIN 60
+#define H 3600
+
+static void machine(struct snapshot *s, int nnodes, int gpus)
+{
+	snapshot_init(s);
+	s->now = NOW;
+	for (int i = 0; i < nnodes; i++) {
+		struct node *n = snapshot_add_node(s);
+		snprintf(n->name, sizeof(n->name), "n%d", i);
+		STR_COPY(n->gpu_model, "a100");
+		n->gpu_mem_mb = 81920;
+		n->ngpus = gpus;
+	}
+}
+
+/* A checkpointable job running on `mask` of node `node` for `ran` seconds,
+ * its last checkpoint `ckpt_ago` seconds ago. */
+static void running(struct snapshot *s, int64_t id, enum tier t, int node, uint64_t mask,
+		    int64_t ran, int64_t ckpt_ago)
+{
+	struct job *j = snapshot_add_job(s);
+	j->id = id;
+	STR_COPY(j->queue, "default");
+	STR_COPY(j->dept, "default");
+	j->tier = t;
+	j->state = JOB_RUNNING;
+	j->req.gpus = __builtin_popcountll(mask);
+	j->nalloc = 1;
+	j->alloc[0].node = node;
+	j->alloc[0].mask = mask;
+	j->submit_time = j->queued_time = NOW - ran - 10;
+	j->start_time = NOW - ran;
+	j->checkpointable = true;
+	j->last_checkpoint = NOW - ckpt_ago;
+}
+
+static void pending(struct snapshot *s, int64_t id, enum tier t, int gpus, int64_t waited)
+{
+	struct job *j = snapshot_add_job(s);
+	j->id = id;
+	STR_COPY(j->queue, "default");
+	STR_COPY(j->dept, "default");
+	j->tier = t;
+	j->state = JOB_PENDING;
+	j->req.gpus = gpus;
+	j->submit_time = j->queued_time = NOW - waited;
+}
+
+#define J(s, id) snapshot_find(&(s), (id))
+
+/* Chooses for trigger 100; returns the plan (release it). */
+static struct preempt_plan choose(struct snapshot *s)
+{
+	struct preempt_plan p;
+	snapshot_sort(s);
+	preempt_choose(s, snapshot_find(s, 100), &p);
+	return p;
+}
+
+static void check_victims(const struct preempt_plan *p, int n, const int64_t *ids)
+{
+	CHECK_STR(preempt_outcome_name(p->outcome), n ? "found" : "none");
+	CHECK_INT(p->nvictims, n);
+	for (int i = 0; i < n && (size_t)i < p->nvictims; i++)
+		CHECK_INT(p->victims[i].job, ids[i]);
+}
+
+static void test_non_checkpointable_never_chosen(void)
+{
+	struct snapshot s;
+	machine(&s, 1, 2);
+	running(&s, 1, TIER_P2, 0, 0x1, 5 * MIN, 1 * MIN); /* would be the cheapest */
+	running(&s, 2, TIER_P2, 0, 0x2, 20 * MIN, 10 * MIN);
+	pending(&s, 100, TIER_P0, 1, 0);
+	snapshot_sort(&s);
+	J(s, 1)->checkpointable = false;
+	struct preempt_plan p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){2});
+	CHECK_INT(p.excluded[PREEMPT_RULE_CHECKPOINT], 1);
+	CHECK_INT(p.candidates, 2);
+	CHECK_INT(p.eligible, 1);
+	preempt_plan_release(&p);
+	/* Declared checkpointable but never reported a checkpoint: no evidence. */
+	J(s, 1)->checkpointable = true;
+	J(s, 1)->last_checkpoint = 0;
+	p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){2});
+	CHECK_INT(p.excluded[PREEMPT_RULE_CHECKPOINT], 1);
+	preempt_plan_release(&p);
+	/* Alone: nothing to take. */
+	J(s, 2)->checkpointable = false;
+	p = choose(&s);
+	check_victims(&p, 0, NULL);
+	CHECK_INT(p.excluded[PREEMPT_RULE_CHECKPOINT], 2);
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
+static void test_protected_after_30_min(void)
+{
+	struct snapshot s;
+	machine(&s, 1, 2);
+	running(&s, 1, TIER_P2, 0, 0x1, 40 * MIN, 1 * MIN); /* least work lost, but protected */
+	running(&s, 2, TIER_P2, 0, 0x2, 5 * MIN, 3 * MIN);
+	pending(&s, 100, TIER_P0, 1, 0);
+	struct preempt_plan p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){2});
+	CHECK_INT(p.excluded[PREEMPT_RULE_PROTECTED], 1);
+	CHECK_INT(p.victims[0].ran, 5 * MIN);
+	CHECK_DBL(p.victims[0].work_lost, 3 * MIN, 0);
+	preempt_plan_release(&p);
+	/* 30 min exactly is protected too. */
+	snapshot_find(&s, 2)->start_time = NOW - 30 * MIN;
+	p = choose(&s);
+	check_victims(&p, 0, NULL);
+	CHECK_INT(p.excluded[PREEMPT_RULE_PROTECTED], 2);
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
+static void test_cooldown_after_a_resume(void)
+{
+	struct snapshot s;
+	machine(&s, 1, 2);
+	running(&s, 1, TIER_P2, 0, 0x1, 5 * MIN, 1 * MIN); /* resumed 5 min ago */
+	running(&s, 2, TIER_P2, 0, 0x2, 12 * MIN, 6 * MIN);
+	pending(&s, 100, TIER_P0, 1, 0);
+	snapshot_sort(&s);
+	J(s, 1)->restarts = 1;
+	struct preempt_plan p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){2});
+	CHECK_INT(p.excluded[PREEMPT_RULE_COOLDOWN], 1);
+	preempt_plan_release(&p);
+	/* Cooldown (10 min) over: the cheaper one again. */
+	J(s, 1)->start_time = NOW - 11 * MIN;
+	p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){1});
+	CHECK_INT(p.excluded[PREEMPT_RULE_COOLDOWN], 0);
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
+static void test_budget_spent(void)
+{
+	struct snapshot s;
+	struct gq_err e = GQ_ERR_INIT;
+	machine(&s, 1, 2);
+	policy_set(&s.policy, "queue.exp.share", "1", &e);
+	running(&s, 1, TIER_P2, 0, 0x1, 5 * MIN, 1 * MIN);
+	running(&s, 2, TIER_P2, 0, 0x2, 20 * MIN, 10 * MIN);
+	pending(&s, 100, TIER_P0, 1, 0);
+	snapshot_sort(&s);
+	STR_COPY(J(s, 1)->queue, "exp");
+	int qi = policy_queue_index(&s.policy, "exp");
+	s.qstate[qi].preempts_hour = 4; /* preempt.maxPerQueueHour = 4 */
+	struct preempt_plan p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){2});
+	CHECK_INT(p.excluded[PREEMPT_RULE_BUDGET], 1);
+	preempt_plan_release(&p);
+	s.qstate[qi].preempts_hour = 3;
+	p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){1});
+	preempt_plan_release(&p);
+	/* A budget of one left cannot pay for two victims from that queue. */
+	STR_COPY(J(s, 2)->queue, "exp");
+	snapshot_find(&s, 100)->req.gpus = 2;
+	p = choose(&s);
+	check_victims(&p, 0, NULL);
+	CHECK_INT(p.excluded[PREEMPT_RULE_BUDGET], 1);
+	CHECK_INT(p.eligible, 2);
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
+static void test_borrowed_first(void)
+{
+	struct snapshot s;
+	machine(&s, 1, 2);
+	running(&s, 1, TIER_P2, 0, 0x1, 5 * MIN, 1 * MIN);
+	running(&s, 2, TIER_P2, 0, 0x2, 20 * MIN, 15 * MIN);
+	pending(&s, 100, TIER_P0, 1, 0);
+	snapshot_sort(&s);
+	J(s, 2)->borrowed = true;
+	struct preempt_plan p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){2});
+	CHECK(p.victims[0].borrowed);
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
+static void test_lowest_tier_first(void)
+{
+	struct snapshot s;
+	machine(&s, 1, 2);
+	running(&s, 1, TIER_P1, 0, 0x1, 5 * MIN, 1 * MIN);
+	running(&s, 2, TIER_P2, 0, 0x2, 20 * MIN, 15 * MIN);
+	pending(&s, 100, TIER_P0, 1, 0);
+	struct preempt_plan p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){2});
+	CHECK_INT(p.victims[0].tier, TIER_P2);
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
+static void test_least_work_lost_then_shortest_run(void)
+{
+	struct snapshot s;
+	machine(&s, 1, 6);
+	/* #1: 2 GPUs x 5 min since its checkpoint = 600 GPU-s.
+	 * #2: 1 GPU x 8 min = 480 GPU-s (checkpoint before this run: since start).
+	 * #3: 1 GPU x 8 min = 480, ran 25 min.
+	 * #4: 2 GPUs x 4 min = 480, ran 6 min: the shortest run of the cheapest. */
+	running(&s, 1, TIER_P2, 0, 0x3, 10 * MIN, 5 * MIN);
+	running(&s, 2, TIER_P2, 0, 0x4, 8 * MIN, 20 * H);
+	running(&s, 3, TIER_P2, 0, 0x8, 25 * MIN, 8 * MIN);
+	running(&s, 4, TIER_P2, 0, 0x30, 6 * MIN, 4 * MIN);
+	pending(&s, 100, TIER_P0, 1, 0);
+	struct preempt_plan p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){4});
+	CHECK_DBL(p.victims[0].work_lost, 480, 0);
+	CHECK_INT(p.victims[0].since, NOW - 4 * MIN);
+	CHECK_INT(p.victims[0].gpus, 2);
+	preempt_plan_release(&p);
+	/* Without #4: #2 (8 min) before #3 (25 min), same work lost. */
+	snapshot_find(&s, 4)->checkpointable = false;
+	p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){2});
+	CHECK_INT(p.victims[0].since, NOW - 8 * MIN);
+	preempt_plan_release(&p);
+	/* Two GPUs: the cheapest first until it fits, #2 then #3 (960 GPU-s),
+	 * not #1 (600) which comes later in the order. */
+	snapshot_find(&s, 100)->req.gpus = 2;
+	p = choose(&s);
+	check_victims(&p, 2, (int64_t[]){2, 3});
+	CHECK_DBL(p.work_lost, 960, 0);
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
+static void test_set_is_minimal(void)
+{
+	struct snapshot s;
+	machine(&s, 2, 2);
+	/* Node 0: borrowed #1 (first in order) beside a non-checkpointable #2;
+	 * node 1: #3 on both GPUs. A same-node request for 2 GPUs is only met by
+	 * #3, so #1, taken first, is dropped again. */
+	running(&s, 1, TIER_P2, 0, 0x1, 5 * MIN, 1 * MIN);
+	running(&s, 2, TIER_P2, 0, 0x2, 5 * MIN, 1 * MIN);
+	running(&s, 3, TIER_P2, 1, 0x3, 20 * MIN, 10 * MIN);
+	pending(&s, 100, TIER_P0, 2, 0);
+	snapshot_sort(&s);
+	J(s, 1)->borrowed = true;
+	J(s, 2)->checkpointable = false;
+	J(s, 100)->req.same_node = true;
+	struct preempt_plan p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){3});
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
+static void test_mismatch_not_taken(void)
+{
+	struct snapshot s;
+	machine(&s, 2, 1);
+	STR_COPY(s.nodes[1].gpu_model, "h100");
+	running(&s, 1, TIER_P2, 0, 0x1, 5 * MIN, 1 * MIN);
+	running(&s, 2, TIER_P2, 1, 0x1, 20 * MIN, 10 * MIN);
+	pending(&s, 100, TIER_P0, 1, 0);
+	snapshot_sort(&s);
+	STR_COPY(J(s, 100)->req.gpu_type, "h100");
+	struct preempt_plan p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){2});
+	CHECK_INT(p.excluded[PREEMPT_RULE_MISMATCH], 1);
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
+static void test_department_quota(void)
+{
+	struct snapshot s;
+	struct gq_err e = GQ_ERR_INIT;
+	machine(&s, 1, 2);
+	policy_set(&s.policy, "department.prod.preemptQuota", "2", &e);
+	policy_set(&s.policy, "queue.prod.department", "prod", &e);
+	running(&s, 1, TIER_P2, 0, 0x1, 5 * MIN, 1 * MIN);
+	running(&s, 2, TIER_P2, 0, 0x2, 20 * MIN, 10 * MIN);
+	pending(&s, 100, TIER_P0, 1, 0);
+	snapshot_sort(&s);
+	STR_COPY(J(s, 100)->queue, "prod");
+	STR_COPY(J(s, 100)->dept, "prod");
+	int di = policy_dept_index(&s.policy, "prod");
+	/* Quota left: the cross-department victim spends one. */
+	struct preempt_plan p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){1});
+	CHECK(p.victims[0].cross_dept);
+	CHECK_INT(p.dept_spend, 1);
+	CHECK_INT(p.dept_left, 2);
+	preempt_plan_release(&p);
+	/* One left cannot pay for two cross-department victims. */
+	s.dstate[di].preempts_month = 1;
+	J(s, 100)->req.gpus = 2;
+	p = choose(&s);
+	check_victims(&p, 0, NULL);
+	CHECK_INT(p.excluded[PREEMPT_RULE_DEPARTMENT], 1);
+	preempt_plan_release(&p);
+	/* None left: no preemption rights at all, even over its own department. */
+	s.dstate[di].preempts_month = 2;
+	J(s, 100)->req.gpus = 1;
+	STR_COPY(J(s, 1)->dept, "prod");
+	p = choose(&s);
+	CHECK_STR(preempt_outcome_name(p.outcome), "no-rights");
+	CHECK_INT(p.nvictims, 0);
+	CHECK_INT(p.dept_left, 0);
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
+static void test_tier_rule_and_counts(void)
+{
+	struct snapshot s;
+	machine(&s, 1, 4);
+	running(&s, 1, TIER_P1, 0, 0x1, 5 * MIN, 1 * MIN);
+	running(&s, 2, TIER_P0, 0, 0x2, 5 * MIN, 1 * MIN);
+	running(&s, 3, TIER_P2, 0, 0x4, 40 * MIN, 1 * MIN);
+	running(&s, 4, TIER_P2, 0, 0x8, 5 * MIN, 1 * MIN);
+	pending(&s, 100, TIER_P1, 1, 0);
+	snapshot_sort(&s);
+	J(s, 4)->checkpointable = false;
+	struct preempt_plan p = choose(&s);
+	check_victims(&p, 0, NULL);
+	CHECK_INT(p.candidates, 4);
+	CHECK_INT(p.eligible, 0);
+	CHECK_INT(p.excluded[PREEMPT_RULE_TIER], 2);
+	CHECK_INT(p.excluded[PREEMPT_RULE_PROTECTED], 1);
+	CHECK_INT(p.excluded[PREEMPT_RULE_CHECKPOINT], 1);
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
+static void test_rollout_observe_and_trial(void)
+{
+	struct snapshot s;
+	struct gq_err e = GQ_ERR_INIT;
+	machine(&s, 1, 2);
+	policy_set(&s.policy, "queue.exp.share", "1", &e);
+	policy_set(&s.policy, "preempt.mode", "observe", &e);
+	running(&s, 1, TIER_P2, 0, 0x1, 5 * MIN, 1 * MIN);
+	running(&s, 2, TIER_P2, 0, 0x2, 20 * MIN, 10 * MIN);
+	pending(&s, 100, TIER_P0, 1, 0);
+	snapshot_sort(&s);
+	STR_COPY(J(s, 2)->queue, "exp");
+	struct preempt_plan p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){1});
+	CHECK(p.observe);
+	CHECK_INT(p.mode, ROLLOUT_OBSERVE);
+	preempt_plan_release(&p);
+	policy_set(&s.policy, "preempt.mode", "trial", &e);
+	policy_set(&s.policy, "preempt.trialQueues", "exp", &e);
+	p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){2});
+	CHECK(!p.observe);
+	CHECK_INT(p.excluded[PREEMPT_RULE_TRIAL], 1);
+	preempt_plan_release(&p);
+	policy_set(&s.policy, "preempt.mode", "enforce", &e);
+	p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){1});
+	CHECK(!p.observe);
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
+static void test_stopping_gpus_are_waited_for(void)
+{
+	struct snapshot s;
+	machine(&s, 1, 2);
+	running(&s, 1, TIER_P2, 0, 0x1, 5 * MIN, 1 * MIN);
+	running(&s, 2, TIER_P2, 0, 0x2, 5 * MIN, 1 * MIN);
+	pending(&s, 100, TIER_P0, 1, 0);
+	snapshot_sort(&s);
+	J(s, 2)->state = JOB_STOPPING;
+	struct preempt_plan p = choose(&s);
+	CHECK_STR(preempt_outcome_name(p.outcome), "not-needed");
+	CHECK(p.stopping);
+	CHECK_INT(p.nvictims, 0);
+	preempt_plan_release(&p);
+	J(s, 2)->state = JOB_COMPLETED;
+	J(s, 2)->nalloc = 0;
+	p = choose(&s);
+	CHECK_STR(preempt_outcome_name(p.outcome), "not-needed");
+	CHECK(!p.stopping);
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
+/* The permit: a P2 that waited 13 h (limit 12 h) on a 4-GPU node held by a
+ * checkpointable P0 that started 5 min ago. */
+static void permit_setup(struct snapshot *s, int64_t p0_left)
+{
+	machine(s, 1, 4);
+	running(s, 1, TIER_P0, 0, 0xf, 5 * MIN, 2 * MIN);
+	pending(s, 100, TIER_P2, 2, 13 * H);
+	snapshot_sort(s);
+	snapshot_find(s, 1)->estimate = 5 * MIN + p0_left;
+}
+
+static void test_permit_waits_for_p0_ending_in_9_min(void)
+{
+	struct snapshot s;
+	struct preempt_plan p;
+	permit_setup(&s, 9 * MIN);
+	CHECK(permit_decide(&s, J(s, 100), &p));
+	CHECK_STR(preempt_outcome_name(p.outcome), "wait");
+	CHECK_INT(p.wait_until, NOW + 9 * MIN);
+	CHECK_INT(p.wait_for, 1);
+	CHECK_INT(p.nvictims, 0);
+	CHECK_INT(p.excluded[PREEMPT_RULE_ENDS_SOON], 1);
+	CHECK(p.permit);
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
+static void test_permit_preempts_p0_ending_in_40_min(void)
+{
+	struct snapshot s;
+	struct preempt_plan p;
+	permit_setup(&s, 40 * MIN);
+	CHECK(permit_decide(&s, J(s, 100), &p));
+	CHECK_STR(preempt_outcome_name(p.outcome), "found");
+	CHECK_INT(p.nvictims, 1);
+	if (p.nvictims)
+		CHECK_INT(p.victims[0].tier, TIER_P0);
+	CHECK_DBL(p.work_lost, 4 * 2 * MIN, 0);
+	preempt_plan_release(&p);
+	/* Without the permit the P2 may not touch the P0. */
+	preempt_choose(&s, J(s, 100), &p);
+	CHECK_STR(preempt_outcome_name(p.outcome), "none");
+	CHECK_INT(p.excluded[PREEMPT_RULE_TIER], 1);
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
+static void test_permit_earned_at_the_limit(void)
+{
+	struct snapshot s;
+	struct preempt_plan p;
+	int64_t since;
+	permit_setup(&s, 40 * MIN);
+	struct job *j = J(s, 100);
+	j->queued_time = NOW - 12 * H + 1;
+	CHECK(!permit_has(&s, j, &since));
+	CHECK_INT(since, NOW + 1);
+	CHECK(!permit_decide(&s, j, &p));
+	CHECK_STR(preempt_outcome_name(p.outcome), "no-permit");
+	preempt_plan_release(&p);
+	j->queued_time = NOW - 12 * H;
+	CHECK(permit_has(&s, j, NULL));
+	j->held = true;
+	CHECK(!permit_has(&s, j, NULL));
+	j->held = false;
+	j->not_before = NOW + 1;
+	CHECK(!permit_has(&s, j, NULL));
+	/* A free GPU: the permit starts it ahead of its turn, no victim. */
+	j->not_before = 0;
+	J(s, 1)->alloc[0].mask = 0x3;
+	CHECK(permit_decide(&s, j, &p));
+	CHECK_STR(preempt_outcome_name(p.outcome), "not-needed");
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
+void suite_preempt(void)
+{
+	RUN(test_non_checkpointable_never_chosen);
+	RUN(test_protected_after_30_min);
+	RUN(test_cooldown_after_a_resume);
+	RUN(test_budget_spent);
+	RUN(test_borrowed_first);
+	RUN(test_lowest_tier_first);
+	RUN(test_least_work_lost_then_shortest_run);
+	RUN(test_set_is_minimal);
+	RUN(test_mismatch_not_taken);
+	RUN(test_department_quota);
+	RUN(test_tier_rule_and_counts);
+	RUN(test_rollout_observe_and_trial);
+	RUN(test_stopping_gpus_are_waited_for);
+	RUN(test_permit_waits_for_p0_ending_in_9_min);
+	RUN(test_permit_preempts_p0_ending_in_40_min);
+	RUN(test_permit_earned_at_the_limit);
+}

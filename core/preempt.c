@@ -46,7 +46,7 @@ void preempt_plan_release(struct preempt_plan *plan)
 
 /* Expected end of a running job: start + estimate, else its history, else
  * its time limit, else the policy default. */
-static int64_t predict_expected_end(const struct policy *p, const struct job *j)
+static int64_t expected_end(const struct policy *p, const struct job *j)
 {
 	int64_t rt = j->estimate ? j->estimate
 		     : j->hist_runtime ? j->hist_runtime
@@ -156,7 +156,7 @@ static enum preempt_rule judge(struct chooser *c, const struct job *v, int slot)
 	if (!holds_matching(s, v, &c->t->req))
 		return PREEMPT_RULE_MISMATCH;
 	if (c->permit && job_tier(v) == TIER_P0 &&
-	    predict_expected_end(p, v) <= s->now + p->permit_wait_for)
+	    expected_end(p, v) <= s->now + p->permit_wait_for)
 		return PREEMPT_RULE_ENDS_SOON;
 	return PREEMPT_RULE_COUNT;
 }
@@ -196,7 +196,7 @@ static void collect(struct chooser *c, struct preempt_plan *out)
 		};
 		k.v.work_lost = (double)k.v.gpus * (double)(s->now - since);
 		if (r == PREEMPT_RULE_ENDS_SOON) {
-			k.end = predict_expected_end(&s->policy, v);
+			k.end = expected_end(&s->policy, v);
 			c->soon[c->nsoon++] = k;
 		} else {
 			c->elig[c->nelig++] = k;

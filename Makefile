@@ -31,6 +31,9 @@ LIBS := $(PKG_LIBS) -lm -lpthread
 DIRS := core backend server policy tui cmd
 SRC := $(foreach d,$(DIRS),$(wildcard $(d)/*.c))
 OBJ := $(SRC:%.c=$(BUILD)/%.o)
+# The man pages of gq and its commands, built in as text for `gq help`.
+MAN_PAGES := $(wildcard man/gq.1 man/gq-*.1)
+OBJ += $(BUILD)/gen/manpages.o
 CORE_OBJ := $(filter $(BUILD)/core/%,$(OBJ))
 # Codecs are unit-tested too; they need jansson and nothing else of ours.
 CODEC_OBJ := $(filter $(BUILD)/backend/codec%,$(OBJ))
@@ -57,6 +60,15 @@ $(BUILD)/%.o: %.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"
 	@$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/gen/manpages.c: $(MAN_PAGES) man/totext.awk man/embed.sh
+	@mkdir -p $(dir $@)
+	@echo "  GEN $@"
+	@sh man/embed.sh $(MAN_PAGES) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/manpages.o: $(BUILD)/gen/manpages.c $(BUILD)/.flags
+	@echo "  CC $<"
+	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/unit/run: $(UNIT_OBJ) $(CORE_OBJ) $(CODEC_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson) -lm

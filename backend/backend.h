@@ -4,11 +4,14 @@
  *
  * cmd/ and tui/ only ever talk to a struct backend. Explanations and
  * predictions are not asked of the backend: the client fetches a snapshot
- * and runs core on it.
+ * and runs core on it. A new implementation (slurm) adds one file with its
+ * ops and one line in backend.c's list; nothing in cmd/ changes.
  *
  * Every call returns 0 or -1 with e filled; e->code says what kind of
  * failure (GQ_ENOENT no such job, GQ_EPERM not yours, GQ_EUNAVAIL cannot
- * reach the scheduler, ...), e->msg is one line fit to print.
+ * reach the scheduler, GQ_ECONFLICT wrong state, GQ_EINVAL refused input),
+ * e->msg is one line fit to print. Out-parameters are written only on
+ * success. A struct backend is used by one thread at a time.
  */
 #ifndef GQ_BACKEND_H
 #define GQ_BACKEND_H
@@ -21,15 +24,26 @@
 #include "core/util.h"
 
 /* A submission: the job's scheduling fields (name, queue, tier, req,
- * estimate, time_limit, checkpointable, deps, held) in job, and what to run. */
+ * estimate, time_limit, checkpointable, deps, held) in job, and what to run.
+ * Fields left empty ("" queue, 0 time_limit) take the server's defaults. */
 struct submit_req {
 	struct job job;
-	char **argv; /* NULL-terminated; borrowed */
+	char **argv;    /* NULL-terminated; borrowed */
 	const char *cwd;
-	char **env;  /* NULL-terminated "K=V"; borrowed */
+	char **env;     /* NULL-terminated "K=V"; borrowed */
 	const char *script; /* a batch script's text instead of argv, or NULL */
 	const char *idempotency_key; /* or NULL */
 };
+
+/* One job with what the snapshot leaves out: what it runs and where. */
+struct job_info {
+	struct job job;
+	char **argv;       /* NULL-terminated, owned; NULL when unknown */
+	char *cwd;         /* owned, or NULL */
+	char *stdout_path; /* owned, or NULL */
+	char *stderr_path; /* owned, or NULL */
+};
+void job_info_release(struct job_info *ji);
 
 struct event_list {
 	struct event *items;
@@ -41,8 +55,16 @@ struct backend;
 
 struct backend_ops {
 	const char *name; /* "native", "slurm" */
-	/* The whole picture: jobs (active and recent), nodes, policy, now. */
+	/* Cheap round trip: 0 when the scheduler answers. */
+	int (*ping)(struct backend *b, struct gq_err *e);
+	/* The whole picture: jobs (active and recent), nodes, policy, now.
+	 * out must be snapshot_init'ed; on success it holds the fetched state
+	 * with jobs sorted by id. */
 	int (*snapshot)(struct backend *b, struct snapshot *out, struct gq_err *e);
+	/* One job, including finished ones the snapshot no longer carries. */
+	int (*job)(struct backend *b, int64_t id, struct job_info *out, struct gq_err *e);
+	/* On success *id is the new job's id. A request no node could ever fit
+	 * fails with GQ_EINVAL and the reason in e->msg. */
 	int (*submit)(struct backend *b, const struct submit_req *r, int64_t *id, struct gq_err *e);
 	int (*cancel)(struct backend *b, int64_t id, struct gq_err *e);
 	int (*hold)(struct backend *b, int64_t id, struct gq_err *e);
@@ -57,16 +79,22 @@ struct backend_ops {
 	 * *next is the offset to ask for next time. */
 	int (*logs)(struct backend *b, int64_t id, const char *stream, int64_t offset,
 		    struct buf *out, int64_t *next, struct gq_err *e);
-	/* Events with seq > after; waits up to wait_ms for the first one. */
-	int (*events)(struct backend *b, int64_t after, int wait_ms, struct event_list *out,
-		      struct gq_err *e);
-	/* Metrics as the server computes them (JSON text; caller frees). */
+	/* Events with seq > after (of job `job` only, when job > 0), at most
+	 * limit of them (0 = the server's default); waits up to wait_ms for the
+	 * first one. Appends to out. */
+	int (*events)(struct backend *b, int64_t after, int64_t job, int limit, int wait_ms,
+		      struct event_list *out, struct gq_err *e);
+	/* Metrics as the server computes them (JSON text; caller frees).
+	 * query is a URL query string ("" for the defaults). */
 	int (*stats)(struct backend *b, const char *query, char **json, struct gq_err *e);
-	/* Manual clock: move by delta seconds; *now gets the new time. */
+	/* Manual clock: move by delta seconds (0 = just read it); *now gets the
+	 * time. GQ_ECONFLICT when the server's clock is not manual. */
 	int (*clock)(struct backend *b, int64_t delta, int64_t *now, struct gq_err *e);
-	/* Ask the server to load a policy revision ("" = HEAD). */
+	/* Ask the server to load a policy revision ("" = HEAD); *applied (caller
+	 * frees) is the revision now in force. */
 	int (*policy_apply)(struct backend *b, const char *rev, char **applied, struct gq_err *e);
-	/* A short description: "gq serve at unix:/run/user/1000/gq/sock". */
+	/* A short description: "gq serve at unix:/run/user/1000/gq/sock".
+	 * Borrowed, valid until close. */
 	const char *(*describe)(struct backend *b);
 	void (*close)(struct backend *b);
 };
@@ -76,13 +104,29 @@ struct backend {
 	void *impl;
 };
 
+/* Where a backend implementation connects: the resolved configuration. */
+struct backend_target {
+	const char *server;     /* "unix:/PATH" or "http://HOST:PORT" */
+	const char *token_file; /* or NULL */
+};
+
+/* An implementation's constructor; listed in backend.c. */
+struct backend_impl {
+	const char *name;
+	struct backend *(*open)(const struct backend_target *t, struct gq_err *e);
+};
+extern const struct backend_impl backend_native;
+
 /*
  * Opens the configured backend: GQ_SERVER / GQ_BACKEND from the environment,
  * else server and backend keys of $XDG_CONFIG_HOME/gq/config, else the
  * user's own gq serve on its default socket, started in the background when
- * autostart is true and nothing is listening. NULL with e filled on failure.
+ * autostart is true and nothing is listening (its log goes to
+ * $XDG_STATE_HOME/gq/serve.log). NULL with e filled on failure.
+ * Free with backend_close.
  */
 struct backend *backend_open(bool autostart, struct gq_err *e);
+/* Accepts NULL. */
 void backend_close(struct backend *b);
 
 #endif

@@ -1,11 +1,19 @@
 /*
- * cmd.c - the command table and the shared reporting of errors.
+ * cmd.c - the command table and what every command shares: reporting of
+ * errors, option parsing, opening the backend, colour and times. Nothing
+ * here knows about a particular command.
  */
 #include "cmd.h"
 
+#include <ctype.h>
 #include <stdarg.h>
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "manpages.h"
 
 const struct cmd_entry *const cmd_table[] = {
 #define CMD(name) &cmd_##name,
@@ -61,8 +69,150 @@ int cmd_usage_error(const struct cmd_entry *c, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+/* Prints the OPTIONS section of the man page text: from its heading to
+ * the next heading (a line starting with a capital letter). */
+static void print_options(const char *text)
+{
+	const char *p = strstr(text, "\nOPTIONS\n");
+	if (!p)
+		return;
+	p += 1;
+	const char *end = p + strlen("OPTIONS\n");
+	while (*end) {
+		if (isupper((unsigned char)*end))
+			break;
+		const char *nl = strchr(end, '\n');
+		end = nl ? nl + 1 : end + strlen(end);
+	}
+	/* Drop the blank line before the next heading. */
+	size_t n = (size_t)(end - p);
+	while (n > 1 && p[n - 1] == '\n' && p[n - 2] == '\n')
+		n--;
+	printf("\n%.*s", (int)n, p);
+}
+
 int cmd_print_usage(const struct cmd_entry *c)
 {
-	printf("usage: gq %s %s\n\n%s\n", c->name, c->usage, c->summary);
+	printf("usage: gq %s%s%s\n\n%s\n", c->name, c->usage[0] ? " " : "", c->usage, c->summary);
+	char page[64];
+	snprintf(page, sizeof(page), "gq-%s", c->name);
+	const char *text = manpage_text(page);
+	if (text)
+		print_options(text);
 	return EXIT_OK;
+}
+
+int cmd_run(const struct cmd_entry *c, int argc, char **argv)
+{
+	optind = 0; /* glibc: full re-initialisation of getopt */
+	return c->exec(argc, argv);
+}
+
+#define MAX_LONGOPTS 48
+
+int cmd_getopt(const struct cmd_entry *c, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts)
+{
+	struct option lo[MAX_LONGOPTS];
+	size_t n = 0;
+	for (; longopts && longopts[n].name; n++) {
+		if (n + 2 >= MAX_LONGOPTS)
+			BUG("command '%s' has too many options", c->name);
+		lo[n] = longopts[n];
+	}
+	lo[n++] = (struct option){"help", no_argument, NULL, 'h'};
+	lo[n] = (struct option){0, 0, 0, 0};
+	char so[64];
+	bool stop = shortopts[0] == '+';
+	snprintf(so, sizeof(so), "%s:h%s", stop ? "+" : "", shortopts + stop);
+	opterr = 0;
+	int prev = optind ? optind : 1;
+	int o = getopt_long(argc, argv, so, lo, NULL);
+	switch (o) {
+	case 'h':
+		cmd_print_usage(c);
+		return CMD_OPT_HELP;
+	case ':': {
+		const char *arg = argv[optind - 1];
+		if (optopt && arg[0] == '-' && arg[1] != '-')
+			cmd_usage_error(c, "option '-%c' needs a value", optopt);
+		else
+			cmd_usage_error(c, "option '%s' needs a value", arg);
+		return CMD_OPT_ERROR;
+	}
+	case '?': {
+		const char *arg = optind - 1 < argc && optind - 1 >= prev ? argv[optind - 1] : argv[prev];
+		if (optopt && (!arg || arg[0] != '-' || arg[1] != '-'))
+			cmd_usage_error(c, "unknown option '-%c'", optopt);
+		else if (optopt)
+			cmd_usage_error(c, "option '%s' takes no value", arg);
+		else
+			cmd_usage_error(c, "unknown option '%s'", arg);
+		return CMD_OPT_ERROR;
+	}
+	default:
+		return o;
+	}
+}
+
+int cmd_opt_exit(int opt)
+{
+	if (opt == CMD_OPT_HELP)
+		return EXIT_OK;
+	if (opt == CMD_OPT_ERROR)
+		return EXIT_USAGE;
+	BUG("unhandled option value %d", opt);
+}
+
+int cmd_job_arg(const struct cmd_entry *c, const char *s, int64_t *id)
+{
+	const char *p = s[0] == '#' ? s + 1 : s;
+	struct gq_err e = GQ_ERR_INIT;
+	int64_t v;
+	if (!isdigit((unsigned char)p[0]) || parse_int64(p, 1, INT64_MAX / 2, &v, &e) < 0)
+		return cmd_usage_error(c, "'%s' is not a job id (a positive number like 42)", s);
+	*id = v;
+	return EXIT_OK;
+}
+
+struct backend *cmd_backend(bool autostart, int *rc)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	struct backend *b = backend_open(autostart, &e);
+	if (!b)
+		*rc = cmd_fail(&e);
+	return b;
+}
+
+bool cmd_color(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+	const char *term = getenv("TERM");
+	if (nc && *nc)
+		return false;
+	if (term && !strcmp(term, "dumb"))
+		return false;
+	return isatty(fileno(f));
+}
+
+const char *cmd_sgr(bool on, const char *seq)
+{
+	return on ? seq : "";
+}
+
+char *cmd_clock(int64_t t, int64_t now, char *out, size_t size)
+{
+	if (!t) {
+		snprintf(out, size, "-");
+		return out;
+	}
+	time_t tt = (time_t)t, tn = (time_t)now;
+	struct tm a, b;
+	localtime_r(&tt, &a);
+	localtime_r(&tn, &b);
+	if (a.tm_year == b.tm_year && a.tm_yday == b.tm_yday)
+		strftime(out, size, "%H:%M", &a);
+	else
+		strftime(out, size, "%b %d %H:%M", &a);
+	return out;
 }

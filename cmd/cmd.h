@@ -9,7 +9,14 @@
 #ifndef GQ_CMD_H
 #define GQ_CMD_H
 
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
 #include "core/util.h"
+
+struct backend;
 
 /* Exit codes, documented in gq(1). */
 enum {
@@ -49,9 +56,53 @@ const struct cmd_entry *cmd_find(const char *name);
 int cmd_fail(const struct gq_err *e);
 /* Prints "gq NAME: <msg>; see 'gq NAME -h'" and returns EXIT_USAGE. */
 int cmd_usage_error(const struct cmd_entry *c, const char *fmt, ...) GQ_PRINTF(2, 3);
-/* Prints "usage: gq NAME USAGE" and the summary to stdout; returns EXIT_OK. */
+/* Prints "usage: gq NAME USAGE", the summary and the OPTIONS section of
+ * the command's man page to stdout; returns EXIT_OK. */
 int cmd_print_usage(const struct cmd_entry *c);
 /* Exit code for an error class. */
 int cmd_exit_code(enum gq_errcode code);
+
+/* Runs c with argv (argv[0] = its name), resetting option parsing first so
+ * that a command can run many times in one process (gq shell). */
+int cmd_run(const struct cmd_entry *c, int argc, char **argv);
+
+/*
+ * Option parsing: getopt_long with gq's error messages. -h and --help are
+ * added to every command. A shortopts starting with '+' stops at the first
+ * operand (gq submit); otherwise options and operands may mix.
+ * Returns the option's value, -1 after the last option (operands start at
+ * optind), CMD_OPT_HELP after printing the usage, or CMD_OPT_ERROR after
+ * printing a usage error. cmd_opt_exit() turns the last two into exit codes.
+ */
+enum { CMD_OPT_HELP = 0x1000, CMD_OPT_ERROR = 0x1001 };
+int cmd_getopt(const struct cmd_entry *c, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts);
+int cmd_opt_exit(int opt);
+
+/* Parses a job id ("42" or "#42"); EXIT_OK, or EXIT_USAGE after printing
+ * "gq NAME: 'x' is not a job id ...". */
+int cmd_job_arg(const struct cmd_entry *c, const char *s, int64_t *id);
+
+/*
+ * Opens the configured backend (auto-starting the user's own gq serve when
+ * autostart). NULL after printing the error; *rc gets the exit code.
+ */
+struct backend *cmd_backend(bool autostart, int *rc);
+
+/* Colour on f: only on a terminal, never with NO_COLOR or TERM=dumb. */
+bool cmd_color(FILE *f);
+/* seq (one of the SGR_ strings) when on, else "". */
+const char *cmd_sgr(bool on, const char *seq);
+#define SGR_RESET "\033[0m"
+#define SGR_BOLD "\033[1m"
+#define SGR_DIM "\033[2m"
+#define SGR_RED "\033[31m"
+#define SGR_GREEN "\033[32m"
+#define SGR_YELLOW "\033[33m"
+#define SGR_BLUE "\033[34m"
+
+/* Local wall-clock time of t: "14:35" when on the same day as now, else
+ * "Nov 30 14:35"; "-" for 0. Writes at most size bytes; returns out. */
+char *cmd_clock(int64_t t, int64_t now, char *out, size_t size);
 
 #endif

@@ -1,0 +1,256 @@
+/*
+ * config.c - the client's configuration (see config.h). libgit2 parses the
+ * file; this file is the only place of the client that touches libgit2.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <git2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/policy.h"
+
+static void home_based(char *out, size_t size, const char *xdg_var, const char *home_rel,
+		       const char *leaf)
+{
+	const char *x = getenv(xdg_var);
+	if (x && x[0] == '/') {
+		snprintf(out, size, "%s/%s", x, leaf);
+		return;
+	}
+	const char *home = getenv("HOME");
+	snprintf(out, size, "%s/%s/%s", home && *home ? home : ".", home_rel, leaf);
+}
+
+void config_path(char *out, size_t size)
+{
+	home_based(out, size, "XDG_CONFIG_HOME", ".config", "gq/config");
+}
+
+/* mkdir -p with mode 0700 for the directories it makes. */
+static int mkdirs(const char *path, struct gq_err *e)
+{
+	char tmp[GQ_PATH_MAX];
+	if (!str_copy(tmp, sizeof(tmp), path))
+		return err_set(e, GQ_EINVAL, "path '%s' is too long", path);
+	for (char *p = tmp + 1;; p++) {
+		if (*p != '/' && *p)
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(tmp, 0700) < 0 && errno != EEXIST)
+			return err_set(e, GQ_EIO, "cannot create directory '%s': %s", tmp, strerror(errno));
+		*p = c;
+		if (!c)
+			break;
+	}
+	return 0;
+}
+
+int state_dir(char *out, size_t size, bool create, struct gq_err *e)
+{
+	home_based(out, size, "XDG_STATE_HOME", ".local/state", "gq");
+	return create ? mkdirs(out, e) : 0;
+}
+
+int default_socket(char *out, size_t size, bool create, struct gq_err *e)
+{
+	char dir[GQ_PATH_MAX];
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	if (rt && rt[0] == '/')
+		snprintf(dir, sizeof(dir), "%s/gq", rt);
+	else
+		snprintf(dir, sizeof(dir), "/tmp/gq-%u", (unsigned)getuid());
+	if (create && mkdirs(dir, e) < 0)
+		return -1;
+	if ((size_t)snprintf(out, size, "%s/sock", dir) >= size)
+		return err_set(e, GQ_EINVAL, "socket path under '%s' is too long", dir);
+	return 0;
+}
+
+int token_read(const char *path, char *out, size_t size, struct gq_err *e)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return err_set(e, GQ_EIO, "cannot read token file '%s': %s; set GQ_TOKEN_FILE or gq.tokenFile to a readable file",
+			       path, strerror(errno));
+	struct stat st;
+	int rc = -1;
+	char line[1024];
+	if (fstat(fileno(f), &st) == 0 && (st.st_mode & 077)) {
+		err_set(e, GQ_EPERM, "token file '%s' is readable by others; run 'chmod 600 %s'", path, path);
+		goto out;
+	}
+	if (!fgets(line, sizeof(line), f)) {
+		err_set(e, GQ_EINVAL, "token file '%s' is empty; put the token on its first line", path);
+		goto out;
+	}
+	char *s = line;
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	if (!n) {
+		err_set(e, GQ_EINVAL, "token file '%s' is empty; put the token on its first line", path);
+		goto out;
+	}
+	if (!str_copy(out, size, s)) {
+		err_set(e, GQ_EINVAL, "token in '%s' is too long (over %zu bytes)", path, size - 1);
+		goto out;
+	}
+	rc = 0;
+out:
+	fclose(f);
+	return rc;
+}
+
+/* "~/x" → "$HOME/x"; anything else unchanged. */
+static void expand_home(char *out, size_t size, const char *v)
+{
+	const char *home = getenv("HOME");
+	if (v[0] == '~' && v[1] == '/' && home)
+		snprintf(out, size, "%s%s", home, v + 1);
+	else
+		snprintf(out, size, "%s", v);
+}
+
+static int check_server(const char *v, const char *origin, struct gq_err *e)
+{
+	if (!strncmp(v, "unix:", 5) && v[5] == '/')
+		return 0;
+	if (!strncmp(v, "http://", 7) && v[7])
+		return 0;
+	return err_set(e, GQ_EINVAL, "%s: bad server address '%s'; use 'unix:/PATH' or 'http://HOST:PORT'",
+		       origin, v);
+}
+
+static int check_backend(const char *v, const char *origin, struct gq_err *e)
+{
+	if (name_valid(v) && strlen(v) < sizeof(((struct gq_config *)0)->backend))
+		return 0;
+	return err_set(e, GQ_EINVAL, "%s: bad backend name '%s'; use 'native'", origin, v);
+}
+
+static int check_tier(const char *v, const char *origin, struct gq_err *e)
+{
+	enum tier t;
+	if (tier_parse(v, &t, NULL) == 0)
+		return 0;
+	return err_set(e, GQ_EINVAL, "%s: bad tier '%s'; use P0, P1 or P2", origin, v);
+}
+
+static int check_queue(const char *v, const char *origin, struct gq_err *e)
+{
+	if (name_valid(v) && strlen(v) < sizeof(((struct gq_config *)0)->queue))
+		return 0;
+	return err_set(e, GQ_EINVAL, "%s: bad queue name '%s'; use letters, digits, '.', '_' or '-'",
+		       origin, v);
+}
+
+/* Sets one setting after checking it; origin names where it came from. */
+static int config_set(struct gq_config *c, const char *key, const char *v, const char *origin,
+		      struct gq_err *e)
+{
+	if (!strcmp(key, "server")) {
+		if (check_server(v, origin, e) < 0)
+			return -1;
+		STR_COPY(c->server, v);
+	} else if (!strcmp(key, "backend")) {
+		if (check_backend(v, origin, e) < 0)
+			return -1;
+		STR_COPY(c->backend, v);
+	} else if (!strcmp(key, "tokenfile")) {
+		if (!*v)
+			return err_set(e, GQ_EINVAL, "%s: empty token file name; name a file holding the token", origin);
+		expand_home(c->token_file, sizeof(c->token_file), v);
+	} else if (!strcmp(key, "tier")) {
+		if (check_tier(v, origin, e) < 0)
+			return -1;
+		enum tier t;
+		tier_parse(v, &t, NULL);
+		STR_COPY(c->tier, tier_name(t));
+	} else if (!strcmp(key, "queue")) {
+		if (check_queue(v, origin, e) < 0)
+			return -1;
+		STR_COPY(c->queue, v);
+	} else {
+		return err_set(e, GQ_EINVAL,
+			       "%s: unknown key 'gq.%s'; known keys are server, backend, tokenFile, tier and queue",
+			       origin, key);
+	}
+	return 0;
+}
+
+static int load_file(struct gq_config *c, const char *path, struct gq_err *e)
+{
+	git_config *cfg = NULL;
+	git_config_iterator *it = NULL;
+	git_config_entry *ent;
+	int rc = -1;
+	git_libgit2_init();
+	if (git_config_open_ondisk(&cfg, path) < 0) {
+		const git_error *ge = git_error_last();
+		err_set(e, GQ_EINVAL, "config file '%s': %s; fix the line or remove the file", path,
+			ge && ge->message ? ge->message : "cannot be parsed");
+		goto out;
+	}
+	if (git_config_iterator_new(&it, cfg) < 0) {
+		err_set(e, GQ_EIO, "config file '%s': cannot be read", path);
+		goto out;
+	}
+	int r;
+	while ((r = git_config_next(&ent, it)) == 0) {
+		/* Other sections belong to other tools (or later versions). */
+		if (strncmp(ent->name, "gq.", 3) != 0)
+			continue;
+		char origin[GQ_PATH_MAX + 64];
+		snprintf(origin, sizeof(origin), "config file '%s'", path);
+		if (config_set(c, ent->name + 3, ent->value ? ent->value : "", origin, e) < 0)
+			goto out;
+	}
+	if (r != GIT_ITEROVER) {
+		const git_error *ge = git_error_last();
+		err_set(e, GQ_EINVAL, "config file '%s': %s", path,
+			ge && ge->message ? ge->message : "cannot be read");
+		goto out;
+	}
+	STR_COPY(c->file, path);
+	rc = 0;
+out:
+	git_config_iterator_free(it);
+	git_config_free(cfg);
+	git_libgit2_shutdown();
+	return rc;
+}
+
+int config_load(struct gq_config *c, struct gq_err *e)
+{
+	memset(c, 0, sizeof(*c));
+	STR_COPY(c->backend, "native");
+	char path[GQ_PATH_MAX];
+	config_path(path, sizeof(path));
+	if (access(path, F_OK) == 0 && load_file(c, path, e) < 0)
+		return -1;
+	static const struct {
+		const char *var, *key;
+	} env[] = {
+		{"GQ_SERVER", "server"}, {"GQ_BACKEND", "backend"}, {"GQ_TOKEN_FILE", "tokenfile"},
+		{"GQ_TIER", "tier"},     {"GQ_QUEUE", "queue"},
+	};
+	for (size_t i = 0; i < sizeof(env) / sizeof(env[0]); i++) {
+		const char *v = getenv(env[i].var);
+		if (!v || !*v)
+			continue;
+		char origin[64];
+		snprintf(origin, sizeof(origin), "environment variable %s", env[i].var);
+		if (config_set(c, env[i].key, v, origin, e) < 0)
+			return -1;
+	}
+	return 0;
+}

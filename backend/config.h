@@ -1,0 +1,68 @@
+/*
+ * config.h - the client's configuration: where the scheduler is and the
+ * user's defaults, from the environment and $XDG_CONFIG_HOME/gq/config.
+ *
+ * The file uses git-config syntax and is read with libgit2's parser, so a
+ * mistake is reported with its line number:
+ *
+ *     [gq]
+ *         server = unix:/run/gq/sock      # or http://HOST:PORT
+ *         backend = native
+ *         tokenFile = ~/.config/gq/token  # bearer token for TCP servers
+ *         tier = P2                       # default tier of gq submit
+ *         queue = exp                     # default queue of gq submit
+ *
+ * The environment wins over the file: GQ_SERVER, GQ_BACKEND, GQ_TOKEN_FILE,
+ * GQ_TIER, GQ_QUEUE. A token is never taken from the command line, only from
+ * a file. This module does not connect to anything; backend.c does.
+ */
+#ifndef GQ_BACKEND_CONFIG_H
+#define GQ_BACKEND_CONFIG_H
+
+#include <stdbool.h>
+
+#include "core/util.h"
+
+#define GQ_PATH_MAX 4096
+
+struct gq_config {
+	char server[GQ_PATH_MAX];     /* "" = none configured: the user's own server */
+	char backend[16];             /* "native" unless configured */
+	char token_file[GQ_PATH_MAX]; /* "" = none */
+	char tier[8];                 /* "" = none: the server's default */
+	char queue[32];               /* "" = none: the policy's default queue */
+	char file[GQ_PATH_MAX];       /* the config file read, "" when there was none */
+};
+
+/*
+ * Fills c from the config file (when it exists) and then the environment.
+ * Fails with GQ_EINVAL naming the file, line and key of a bad entry, or an
+ * environment variable with a bad value.
+ */
+int config_load(struct gq_config *c, struct gq_err *e);
+
+/* $XDG_CONFIG_HOME/gq/config (or ~/.config/gq/config) into out. */
+void config_path(char *out, size_t size);
+
+/*
+ * $XDG_STATE_HOME/gq (or ~/.local/state/gq), created with mode 0700 when
+ * create is true. Used for the shell's history and the auto-started server's
+ * log and state. -1 with e filled when it cannot be created.
+ */
+int state_dir(char *out, size_t size, bool create, struct gq_err *e);
+
+/*
+ * The user's own server socket: $XDG_RUNTIME_DIR/gq/sock, or
+ * /tmp/gq-$UID/sock when XDG_RUNTIME_DIR is unset. With create, makes the
+ * directory (mode 0700).
+ */
+int default_socket(char *out, size_t size, bool create, struct gq_err *e);
+
+/*
+ * Reads a bearer token from path (first line, surrounding white space
+ * removed) into out. Refuses a file that others may read, like ssh does with
+ * keys, with a message that says how to fix it.
+ */
+int token_read(const char *path, char *out, size_t size, struct gq_err *e);
+
+#endif

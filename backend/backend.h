@@ -79,11 +79,10 @@ struct backend_ops {
 	 * *next is the offset to ask for next time. */
 	int (*logs)(struct backend *b, int64_t id, const char *stream, int64_t offset,
 		    struct buf *out, int64_t *next, struct gq_err *e);
-	/* Events with seq > after (of job `job` only, when job > 0), at most
-	 * limit of them (0 = the server's default); waits up to wait_ms for the
-	 * first one. Appends to out. */
-	int (*events)(struct backend *b, int64_t after, int64_t job, int limit, int wait_ms,
-		      struct event_list *out, struct gq_err *e);
+	/* Events with seq > after, in order (at most the server's page, 1000);
+	 * waits up to wait_ms for the first one. Appends to out. */
+	int (*events)(struct backend *b, int64_t after, int wait_ms, struct event_list *out,
+		      struct gq_err *e);
 	/* Metrics as the server computes them (JSON text; caller frees).
 	 * query is a URL query string ("" for the defaults). */
 	int (*stats)(struct backend *b, const char *query, char **json, struct gq_err *e);

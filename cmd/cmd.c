@@ -184,6 +184,42 @@ struct backend *cmd_backend(bool autostart, int *rc)
 	return b;
 }
 
+volatile int cmd_interrupted;
+
+int cmd_job_action(const struct cmd_entry *c, int argc, char **argv,
+		   int (*act)(struct backend *b, int64_t id, struct gq_err *e), const char *done)
+{
+	int o;
+	while ((o = cmd_getopt(c, argc, argv, "", NULL)) != -1)
+		return cmd_opt_exit(o);
+	if (optind >= argc)
+		return cmd_usage_error(c, "no job given; name one or more job ids");
+	int64_t *ids = xcalloc((size_t)(argc - optind), sizeof(*ids));
+	int n = 0, rc = EXIT_OK;
+	for (int i = optind; i < argc; i++) {
+		if ((rc = cmd_job_arg(c, argv[i], &ids[n++])) != EXIT_OK) {
+			free(ids);
+			return rc;
+		}
+	}
+	struct backend *b = cmd_backend(true, &rc);
+	if (b) {
+		for (int i = 0; i < n; i++) {
+			struct gq_err e = GQ_ERR_INIT;
+			if (act(b, ids[i], &e) < 0) {
+				int r = cmd_fail(&e);
+				if (rc == EXIT_OK)
+					rc = r;
+			} else {
+				printf("%s job %lld\n", done, (long long)ids[i]);
+			}
+		}
+		backend_close(b);
+	}
+	free(ids);
+	return rc;
+}
+
 bool cmd_color(FILE *f)
 {
 	const char *nc = getenv("NO_COLOR");
@@ -200,7 +236,7 @@ const char *cmd_sgr(bool on, const char *seq)
 	return on ? seq : "";
 }
 
-char *cmd_clock(int64_t t, int64_t now, char *out, size_t size)
+char *cmd_time(int64_t t, int64_t now, char *out, size_t size)
 {
 	if (!t) {
 		snprintf(out, size, "-");

@@ -89,6 +89,19 @@ int cmd_job_arg(const struct cmd_entry *c, const char *s, int64_t *id);
  */
 struct backend *cmd_backend(bool autostart, int *rc);
 
+/*
+ * The shape of cancel, hold, release, requeue and confirm: parses options
+ * (none but -h) and one or more JOB operands, opens the backend, runs act on
+ * each and prints "<done> job N" for each success. Every job is tried; the
+ * exit code is that of the first failure.
+ */
+int cmd_job_action(const struct cmd_entry *c, int argc, char **argv,
+		   int (*act)(struct backend *b, int64_t id, struct gq_err *e), const char *done);
+
+/* Set by gq shell's SIGINT handler: following loops (logs -f, events -f)
+ * stop when it is set. */
+extern volatile int cmd_interrupted;
+
 /* Colour on f: only on a terminal, never with NO_COLOR or TERM=dumb. */
 bool cmd_color(FILE *f);
 /* seq (one of the SGR_ strings) when on, else "". */
@@ -103,6 +116,6 @@ const char *cmd_sgr(bool on, const char *seq);
 
 /* Local wall-clock time of t: "14:35" when on the same day as now, else
  * "Nov 30 14:35"; "-" for 0. Writes at most size bytes; returns out. */
-char *cmd_clock(int64_t t, int64_t now, char *out, size_t size);
+char *cmd_time(int64_t t, int64_t now, char *out, size_t size);
 
 #endif

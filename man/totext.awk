@@ -76,9 +76,9 @@ function text(s) {
 BEGIN { base = 7; indent = base; nofill = 0; para = ""; started = 0; lastblank = 1; tagnext = 0 }
 /^\.\\"/ { next }
 /^\.TH/ { next }
-/^\.SH/ { blank(); t = args(substr($0, 4), 1); print inline(t); started = 1; lastblank = 0
+/^\.SH/ { blank(); t = args(substr($0, 4), 1); print inline(t); started = 1; lastblank = 1
 	base = 7; indent = base; next }
-/^\.SS/ { blank(); t = args(substr($0, 4), 1); printf "   %s\n", inline(t); lastblank = 0; indent = base; next }
+/^\.SS/ { blank(); t = args(substr($0, 4), 1); printf "   %s\n", inline(t); lastblank = 1; indent = base; next }
 /^\.(PP|LP|P)[ \t]*$/ { blank(); indent = base; next }
 /^\.TP/ { blank(); indent = base; tagnext = 1; next }
 /^\.IP/ { blank(); indent = base; t = args(substr($0, 4), 1)

@@ -1,0 +1,25 @@
+/*
+ * cancel.c - `gq cancel JOB...`: cancel pending or running jobs.
+ * The work is the backend's; this file only names the action.
+ */
+#include "cmd.h"
+
+#include "backend/backend.h"
+
+static int act(struct backend *b, int64_t id, struct gq_err *e)
+{
+	return b->ops->cancel(b, id, e);
+}
+
+static int cancel_exec(int argc, char **argv)
+{
+	return cmd_job_action(&cmd_cancel, argc, argv, act, "cancelled");
+}
+
+const struct cmd_entry cmd_cancel = {
+	.name = "cancel",
+	.usage = "JOB...",
+	.summary = "cancel pending or running jobs",
+	.flags = CMD_NEEDS_BACKEND,
+	.exec = cancel_exec,
+};

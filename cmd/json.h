@@ -1,0 +1,38 @@
+/*
+ * json.h - what gq's commands print with --json. The one file of cmd/ that
+ * touches jansson; job fields come from the codec (backend/codec.h) so that
+ * `gq show --json` and the API never disagree. Each function writes one
+ * JSON value and a newline to stdout. The shapes are documented in the
+ * commands' man pages; scripts depend on them.
+ */
+#ifndef GQ_CMD_JSON_H
+#define GQ_CMD_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend/backend.h"
+
+struct explain;
+struct explain_set;
+
+/* Every codec field of the job, plus "gpus" (requested), "argv" and "cwd"
+ * (null when not visible to the caller). */
+void jout_job(const struct job_info *ji);
+/* {"id": N} */
+void jout_id(int64_t id);
+/* {"now": N} */
+void jout_now(int64_t now);
+/* An array of events; with lines, one compact object per line instead. */
+void jout_events(const struct event *ev, size_t n, bool lines);
+/* [{"name", "gpu_model", "gpu_mem_mb", "gpus", "busy", "free", "up",
+ *   "jobs": [ids]}] */
+void jout_nodes(const struct snapshot *s);
+
+/*
+ * Renders the server's /v1/stats answer for people. -1 with e filled when
+ * the text is not the documented shape.
+ */
+int jout_stats_text(const char *json, struct gq_err *e);
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * logs.c - `gq logs [-f] JOB`: a job's output, from the server's log files
+ * by offset; with -f, keeps following until the job has finished (or the
+ * user interrupts).
+ */
+#include "cmd.h"
+
+#include <errno.h>
+#include <time.h>
+
+#include "backend/backend.h"
+
+/* How often -f asks for more while the job runs. */
+#define FOLLOW_MS 250
+
+static void pause_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+static int logs_exec(int argc, char **argv)
+{
+	const struct cmd_entry *c = &cmd_logs;
+	static const struct option lo[] = {
+		{"follow", no_argument, NULL, 'f'},
+		{"stderr", no_argument, NULL, 'e'},
+		{0, 0, 0, 0},
+	};
+	bool follow = false;
+	const char *stream = "stdout";
+	int o;
+	while ((o = cmd_getopt(c, argc, argv, "f", lo)) != -1) {
+		if (o == 'f')
+			follow = true;
+		else if (o == 'e')
+			stream = "stderr";
+		else
+			return cmd_opt_exit(o);
+	}
+	if (optind >= argc)
+		return cmd_usage_error(c, "no job given; name a job id");
+	if (optind + 1 < argc)
+		return cmd_usage_error(c, "one job at a time; '%s' is extra", argv[optind + 1]);
+	int64_t id;
+	int rc = cmd_job_arg(c, argv[optind], &id);
+	if (rc != EXIT_OK)
+		return rc;
+	struct backend *b = cmd_backend(true, &rc);
+	if (!b)
+		return rc;
+	struct gq_err e = GQ_ERR_INIT;
+	struct buf out;
+	buf_init(&out, 0);
+	int64_t off = 0, next;
+	cmd_interrupted = 0;
+	for (;;) {
+		buf_reset(&out);
+		if (b->ops->logs(b, id, stream, off, &out, &next, &e) < 0) {
+			rc = cmd_fail(&e);
+			break;
+		}
+		if (out.len) {
+			fwrite(out.data, 1, out.len, stdout);
+			fflush(stdout);
+		}
+		bool more = next > off;
+		off = next;
+		if (more)
+			continue; /* drain before deciding anything */
+		if (!follow || cmd_interrupted)
+			break;
+		struct job_info ji;
+		if (b->ops->job(b, id, &ji, &e) < 0) {
+			rc = cmd_fail(&e);
+			break;
+		}
+		bool active = job_state_active(ji.job.state);
+		job_info_release(&ji);
+		if (!active) {
+			/* Drain once more: output written just before the exit. */
+			follow = false;
+			continue;
+		}
+		pause_ms(FOLLOW_MS);
+		if (cmd_interrupted)
+			break;
+	}
+	buf_release(&out);
+	backend_close(b);
+	return rc;
+}
+
+const struct cmd_entry cmd_logs = {
+	.name = "logs",
+	.usage = "[-f] [--stderr] JOB",
+	.summary = "print a job's output",
+	.flags = CMD_NEEDS_BACKEND,
+	.exec = logs_exec,
+};

@@ -1,0 +1,82 @@
+/*
+ * nodes.c - `gq nodes`: the machines and their GPUs — model, memory, how
+ * many are busy and by which jobs — from the snapshot.
+ */
+#include "cmd.h"
+
+#include "backend/backend.h"
+#include "json.h"
+
+static void nodes_text(const struct snapshot *s)
+{
+	printf("%-16s %-10s %8s %5s %5s %5s  %s\n", "NODE", "MODEL", "MEM", "GPUS", "BUSY", "FREE",
+	       "JOBS");
+	for (size_t i = 0; i < s->nnodes; i++) {
+		const struct node *nd = &s->nodes[i];
+		uint64_t busy = 0;
+		struct buf jobs;
+		buf_init(&jobs, 0);
+		for (size_t k = 0; k < s->njobs; k++) {
+			const struct job *j = &s->jobs[k];
+			if (!job_state_holds_gpus(j->state))
+				continue;
+			bool on = false;
+			for (int x = 0; x < j->nalloc; x++)
+				if (j->alloc[x].node == (int)i) {
+					busy |= j->alloc[x].mask;
+					on = true;
+				}
+			if (on)
+				buf_printf(&jobs, "%s#%lld", jobs.len ? " " : "", (long long)j->id);
+		}
+		int nbusy = __builtin_popcountll(busy);
+		char mem[24];
+		if (nd->gpu_mem_mb)
+			snprintf(mem, sizeof(mem), "%lldG", (long long)(nd->gpu_mem_mb / 1024));
+		else
+			snprintf(mem, sizeof(mem), "-");
+		printf("%-16s %-10s %8s %5d %5d %5d  %s%s\n", nd->name, nd->gpu_model[0] ? nd->gpu_model : "-",
+		       mem, nd->ngpus, nbusy, nd->up ? nd->ngpus - nbusy : 0, nd->up ? "" : "(down) ",
+		       jobs.len ? jobs.data : "-");
+		buf_release(&jobs);
+	}
+}
+
+static int nodes_exec(int argc, char **argv)
+{
+	const struct cmd_entry *c = &cmd_nodes;
+	static const struct option lo[] = {{"json", no_argument, NULL, 'j'}, {0, 0, 0, 0}};
+	bool json = false;
+	int o, rc = EXIT_OK;
+	while ((o = cmd_getopt(c, argc, argv, "", lo)) != -1) {
+		if (o == 'j')
+			json = true;
+		else
+			return cmd_opt_exit(o);
+	}
+	if (optind < argc)
+		return cmd_usage_error(c, "unexpected '%s'", argv[optind]);
+	struct backend *b = cmd_backend(true, &rc);
+	if (!b)
+		return rc;
+	struct gq_err e = GQ_ERR_INIT;
+	struct snapshot s;
+	snapshot_init(&s);
+	if (b->ops->snapshot(b, &s, &e) < 0)
+		rc = cmd_fail(&e);
+	else if (json)
+		jout_nodes(&s);
+	else
+		nodes_text(&s);
+	snapshot_release(&s);
+	backend_close(b);
+	return rc;
+}
+
+const struct cmd_entry cmd_nodes = {
+	.name = "nodes",
+	.usage = "[--json]",
+	.summary = "list nodes and their GPUs: model, memory, busy, free",
+	.flags = CMD_NEEDS_BACKEND,
+	.exec = nodes_exec,
+};

@@ -1,0 +1,185 @@
+/*
+ * show.c - `gq show JOB`: every fact about one job, for people (one
+ * "field  value" line each, empty facts left out) or as JSON. Why a job
+ * waits is `gq why`'s; this file only reports what the server holds.
+ */
+#include "cmd.h"
+
+#include <string.h>
+
+#include "backend/backend.h"
+#include "json.h"
+
+static void row(const char *k, const char *fmt, ...) GQ_PRINTF(2, 3);
+static void row(const char *k, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	printf("%-12s ", k);
+	vprintf(fmt, ap);
+	putchar('\n');
+	va_end(ap);
+}
+
+/* "node0 GPUs 0,1,2" for each node of the allocation. */
+static void alloc_text(const struct job *j, const struct snapshot *s, struct buf *out)
+{
+	for (int i = 0; i < j->nalloc; i++) {
+		const struct job_alloc *a = &j->alloc[i];
+		if (i)
+			buf_addstr(out, "; ");
+		if (a->node >= 0 && (size_t)a->node < s->nnodes)
+			buf_printf(out, "%s GPUs ", s->nodes[a->node].name);
+		else
+			buf_printf(out, "node %d GPUs ", a->node);
+		bool first = true;
+		for (int g = 0; g < GQ_MAX_NODE_GPUS; g++)
+			if (a->mask & (UINT64_C(1) << g)) {
+				buf_printf(out, "%s%d", first ? "" : ",", g);
+				first = false;
+			}
+	}
+}
+
+static void req_text(const struct job_res *r, struct buf *out)
+{
+	buf_printf(out, "%d GPU%s", r->gpus, r->gpus == 1 ? "" : "s");
+	if (r->gpu_type[0])
+		buf_printf(out, " of %s", r->gpu_type);
+	if (r->gpu_mem_mb)
+		buf_printf(out, ", %lld MiB each", (long long)r->gpu_mem_mb);
+	if (r->same_node)
+		buf_addstr(out, ", on one node");
+	if (r->cpus)
+		buf_printf(out, "; %d CPUs", r->cpus);
+	if (r->mem_mb)
+		buf_printf(out, "; %lld MiB memory", (long long)r->mem_mb);
+}
+
+static void show_text(const struct job_info *ji, const struct snapshot *s)
+{
+	const struct job *j = &ji->job;
+	int64_t now = s->now;
+	char t1[32], t2[32], d[32];
+	struct buf b;
+	buf_init(&b, 0);
+	row("job", "%lld", (long long)j->id);
+	row("name", "%s", j->name);
+	row("user", "%s", j->user);
+	if (j->state == JOB_PENDING && j->queued_time)
+		row("state", "pending for %s", dur_format(now - j->queued_time, d, sizeof(d)));
+	else if (job_state_holds_gpus(j->state) && j->start_time)
+		row("state", "%s for %s", job_state_name(j->state),
+		    dur_format(now - j->start_time, d, sizeof(d)));
+	else if (!job_state_active(j->state) && j->exit_status >= 0)
+		row("state", "%s (exit status %d)", job_state_name(j->state), j->exit_status);
+	else
+		row("state", "%s", job_state_name(j->state));
+	row("queue", "%s (department %s)", j->queue, j->dept[0] ? j->dept : "-");
+	if (j->ovr.set)
+		row("tier", "%s, overridden to %s by %s: %s", tier_name(j->tier), tier_name(j->ovr.tier),
+		    j->ovr.actor, j->ovr.reason);
+	else
+		row("tier", "%s", tier_name(j->tier));
+	req_text(&j->req, &b);
+	row("request", "%s", b.data);
+	if (j->nalloc && job_state_holds_gpus(j->state)) {
+		buf_reset(&b);
+		alloc_text(j, s, &b);
+		row("gpus", "%s%s", b.data, j->borrowed ? " (borrowed)" : "");
+	}
+	row("submitted", "%s", cmd_time(j->submit_time, now, t1, sizeof(t1)));
+	if (j->start_time)
+		row("started", "%s", cmd_time(j->start_time, now, t1, sizeof(t1)));
+	if (j->end_time && !job_state_active(j->state))
+		row("ended", "%s (ran %s)", cmd_time(j->end_time, now, t1, sizeof(t1)),
+		    dur_format(j->end_time - (j->start_time ? j->start_time : j->end_time), d, sizeof(d)));
+	if (j->estimate)
+		row("estimate", "%s", dur_format(j->estimate, d, sizeof(d)));
+	if (j->time_limit)
+		row("time limit", "%s", dur_format(j->time_limit, d, sizeof(d)));
+	if (j->checkpointable || j->last_checkpoint || j->restarts) {
+		buf_reset(&b);
+		buf_addstr(&b, j->checkpointable ? "yes" : "no");
+		if (j->last_checkpoint)
+			buf_printf(&b, ", last saved %s", cmd_time(j->last_checkpoint, now, t1, sizeof(t1)));
+		if (j->restarts)
+			buf_printf(&b, ", restarted %d time%s", j->restarts, j->restarts == 1 ? "" : "s");
+		row("checkpoint", "%s", b.data);
+	}
+	if (j->not_before > now)
+		row("cooldown", "until %s", cmd_time(j->not_before, now, t1, sizeof(t1)));
+	if (j->ndeps) {
+		buf_reset(&b);
+		for (int i = 0; i < j->ndeps; i++)
+			buf_printf(&b, "%s#%lld", i ? ", " : "", (long long)j->deps[i]);
+		row("after", "%s", b.data);
+	}
+	if (j->held)
+		row("held", "by %s at %s", j->held_by[0] ? j->held_by : "?",
+		    cmd_time(j->held_at, now, t2, sizeof(t2)));
+	if (ji->argv) {
+		buf_reset(&b);
+		for (char **a = ji->argv; *a; a++) {
+			bool quote = !**a || strpbrk(*a, " \t\n'\"\\$`;&|<>()*?[]{}~") != NULL;
+			buf_printf(&b, "%s%s%s%s", a == ji->argv ? "" : " ", quote ? "'" : "", *a,
+				   quote ? "'" : "");
+		}
+		row("command", "%s", b.data);
+	}
+	if (ji->cwd)
+		row("directory", "%s", ji->cwd);
+	buf_release(&b);
+}
+
+static int show_exec(int argc, char **argv)
+{
+	const struct cmd_entry *c = &cmd_show;
+	static const struct option lo[] = {{"json", no_argument, NULL, 'j'}, {0, 0, 0, 0}};
+	bool json = false;
+	int o;
+	while ((o = cmd_getopt(c, argc, argv, "", lo)) != -1) {
+		if (o == 'j')
+			json = true;
+		else
+			return cmd_opt_exit(o);
+	}
+	if (optind >= argc)
+		return cmd_usage_error(c, "no job given; name a job id");
+	if (optind + 1 < argc)
+		return cmd_usage_error(c, "one job at a time; '%s' is extra", argv[optind + 1]);
+	int64_t id;
+	int rc = cmd_job_arg(c, argv[optind], &id);
+	if (rc != EXIT_OK)
+		return rc;
+	struct backend *b = cmd_backend(true, &rc);
+	if (!b)
+		return rc;
+	struct gq_err e = GQ_ERR_INIT;
+	struct job_info ji;
+	struct snapshot s;
+	snapshot_init(&s);
+	if (b->ops->job(b, id, &ji, &e) < 0) {
+		rc = cmd_fail(&e);
+	} else {
+		if (json) {
+			jout_job(&ji);
+		} else if (b->ops->snapshot(b, &s, &e) < 0) {
+			rc = cmd_fail(&e);
+		} else {
+			show_text(&ji, &s);
+		}
+		job_info_release(&ji);
+	}
+	snapshot_release(&s);
+	backend_close(b);
+	return rc;
+}
+
+const struct cmd_entry cmd_show = {
+	.name = "show",
+	.usage = "[--json] JOB",
+	.summary = "show everything about one job",
+	.flags = CMD_NEEDS_BACKEND,
+	.exec = show_exec,
+};

@@ -1,0 +1,383 @@
+/*
+ * submit.c - `gq submit`: queue a command or a batch script.
+ *
+ * Flags come from the command line and, for a script, from its leading
+ * "#GQ" lines (like sbatch's "#SBATCH"): the same flags, the command line
+ * winning. What the server refuses (an unknown queue, a tier the user may
+ * not use, a request no node could ever fit) comes back as its one-line
+ * reason. This file does not decide policy.
+ */
+#include "cmd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "backend/config.h"
+#include "json.h"
+
+/* A script's #GQ lines are read from its first part only. */
+#define MAX_SCRIPT ((size_t)1 << 20)
+#define MAX_GQ_WORDS 64
+
+enum {
+	O_GPUS = 0x100,
+	O_GPU_TYPE,
+	O_GPU_MEM,
+	O_SAME_NODE,
+	O_CPUS,
+	O_MEM,
+	O_TIER,
+	O_QUEUE,
+	O_NAME,
+	O_TIME_LIMIT,
+	O_ESTIMATE,
+	O_CHECKPOINTABLE,
+	O_AFTER,
+	O_HOLD,
+	O_JSON,
+};
+
+static const struct option longopts[] = {
+	{"gpus", required_argument, NULL, O_GPUS},
+	{"gpu-type", required_argument, NULL, O_GPU_TYPE},
+	{"gpu-mem", required_argument, NULL, O_GPU_MEM},
+	{"same-node", no_argument, NULL, O_SAME_NODE},
+	{"cpus", required_argument, NULL, O_CPUS},
+	{"mem", required_argument, NULL, O_MEM},
+	{"tier", required_argument, NULL, O_TIER},
+	{"queue", required_argument, NULL, O_QUEUE},
+	{"name", required_argument, NULL, O_NAME},
+	{"time-limit", required_argument, NULL, O_TIME_LIMIT},
+	{"estimate", required_argument, NULL, O_ESTIMATE},
+	{"checkpointable", no_argument, NULL, O_CHECKPOINTABLE},
+	{"after", required_argument, NULL, O_AFTER},
+	{"hold", no_argument, NULL, O_HOLD},
+	{"json", no_argument, NULL, O_JSON},
+	{0, 0, 0, 0},
+};
+
+struct opts {
+	struct job job;
+	bool json;
+	bool name_set;
+};
+
+/* Applies one option; where names the source for messages ("" for the
+ * command line, "script 'x' line 3: " for #GQ lines). */
+static int apply(struct opts *o, int opt, const char *arg, const char *where)
+{
+	const struct cmd_entry *c = &cmd_submit;
+	struct gq_err e = GQ_ERR_INIT;
+	int64_t v;
+	struct job *j = &o->job;
+	switch (opt) {
+	case O_GPUS:
+		if (parse_int64(arg, 0, 1024, &v, &e) < 0)
+			return cmd_usage_error(c, "%s--gpus: %s", where, e.msg);
+		j->req.gpus = (int)v;
+		break;
+	case O_GPU_TYPE:
+		if (!name_valid(arg) || !STR_COPY(j->req.gpu_type, arg))
+			return cmd_usage_error(c, "%s--gpu-type: bad GPU model '%s'; use a model name like 'a100'",
+					       where, arg);
+		break;
+	case O_GPU_MEM:
+		if (parse_size_mb(arg, &v, &e) < 0)
+			return cmd_usage_error(c, "%s--gpu-mem: %s", where, e.msg);
+		j->req.gpu_mem_mb = v;
+		break;
+	case O_SAME_NODE:
+		j->req.same_node = true;
+		break;
+	case O_CPUS:
+		if (parse_int64(arg, 0, 100000, &v, &e) < 0)
+			return cmd_usage_error(c, "%s--cpus: %s", where, e.msg);
+		j->req.cpus = (int)v;
+		break;
+	case O_MEM:
+		if (parse_size_mb(arg, &v, &e) < 0)
+			return cmd_usage_error(c, "%s--mem: %s", where, e.msg);
+		j->req.mem_mb = v;
+		break;
+	case O_TIER:
+		if (tier_parse(arg, &j->tier, &e) < 0)
+			return cmd_usage_error(c, "%s--tier: bad tier '%s'; use P0, P1 or P2", where, arg);
+		break;
+	case O_QUEUE:
+		if (!name_valid(arg) || !STR_COPY(j->queue, arg))
+			return cmd_usage_error(c, "%s--queue: bad queue name '%s'; see 'gq ls' for queues",
+					       where, arg);
+		break;
+	case O_NAME:
+		if (!label_valid(arg) || !STR_COPY(j->name, arg))
+			return cmd_usage_error(c, "%s--name: bad job name '%s'; use 1-63 printable characters without spaces",
+					       where, arg);
+		o->name_set = true;
+		break;
+	case O_TIME_LIMIT:
+	case O_ESTIMATE:
+		if (dur_parse(arg, &v, &e) < 0)
+			return cmd_usage_error(c, "%s--%s: %s", where,
+					       opt == O_ESTIMATE ? "estimate" : "time-limit", e.msg);
+		if (v <= 0)
+			return cmd_usage_error(c, "%s--%s: must be more than 0 seconds", where,
+					       opt == O_ESTIMATE ? "estimate" : "time-limit");
+		*(opt == O_ESTIMATE ? &j->estimate : &j->time_limit) = v;
+		break;
+	case O_CHECKPOINTABLE:
+		j->checkpointable = true;
+		break;
+	case O_AFTER: {
+		char tmp[256];
+		if (!STR_COPY(tmp, arg))
+			return cmd_usage_error(c, "%s--after: list too long", where);
+		for (char *save = NULL, *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			const char *p = t[0] == '#' ? t + 1 : t;
+			if (parse_int64(p, 1, INT64_MAX / 2, &v, &e) < 0)
+				return cmd_usage_error(c, "%s--after: '%s' is not a job id (a positive number like 42)",
+						       where, t);
+			if (j->ndeps >= GQ_MAX_DEPS)
+				return cmd_usage_error(c, "%s--after: at most %d jobs", where, GQ_MAX_DEPS);
+			j->deps[j->ndeps++] = v;
+		}
+		if (!j->ndeps)
+			return cmd_usage_error(c, "%s--after: no job id given", where);
+		break;
+	}
+	case O_HOLD:
+		j->held = true;
+		break;
+	case O_JSON:
+		o->json = true;
+		break;
+	default:
+		BUG("submit option %d", opt);
+	}
+	return EXIT_OK;
+}
+
+/* Splits a #GQ line into words: white space separates, single and double
+ * quotes group. Returns the count, or -1 on an unterminated quote. */
+static int split_words(char *s, char **words, int max)
+{
+	int n = 0;
+	while (*s) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		if (n >= max)
+			return -1;
+		char *w = s, *out = s;
+		while (*s && *s != ' ' && *s != '\t') {
+			if (*s == '\'' || *s == '"') {
+				char q = *s++;
+				while (*s && *s != q)
+					*out++ = *s++;
+				if (*s != q)
+					return -1;
+				s++;
+			} else {
+				*out++ = *s++;
+			}
+		}
+		if (*s)
+			s++;
+		*out = '\0';
+		words[n++] = w;
+	}
+	return n;
+}
+
+/*
+ * Applies the #GQ lines at the top of the script: after the shebang,
+ * comments and blank lines, up to the first line of code.
+ */
+static int apply_script(struct opts *o, const char *path, const char *text)
+{
+	const struct cmd_entry *c = &cmd_submit;
+	char *copy = xstrdup(text);
+	int rc = EXIT_OK, lineno = 0;
+	for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line && rc == EXIT_OK;
+	     line = strtok_r(NULL, "\n", &save)) {
+		lineno++;
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p && *p != '#')
+			break;
+		if (strncmp(p, "#GQ", 3) != 0 || (p[3] != ' ' && p[3] != '\t' && p[3]))
+			continue;
+		char where[GQ_PATH_MAX + 64];
+		snprintf(where, sizeof(where), "script '%s' line %d: ", path, lineno);
+		char *words[MAX_GQ_WORDS + 2];
+		char argv0[] = "submit";
+		words[0] = argv0;
+		int n = split_words(p + 3, words + 1, MAX_GQ_WORDS);
+		if (n < 0) {
+			rc = cmd_usage_error(c, "%sunterminated quote or too many words", where);
+			break;
+		}
+		words[n + 1] = NULL;
+		optind = 0;
+		int opt;
+		while ((opt = cmd_getopt(c, n + 1, words, "+", longopts)) != -1) {
+			if (opt == CMD_OPT_HELP || opt == CMD_OPT_ERROR) {
+				rc = EXIT_USAGE;
+				if (opt == CMD_OPT_ERROR)
+					fprintf(stderr, "gq submit: (in %.*s)\n", (int)strlen(where) - 2, where);
+				break;
+			}
+			if ((rc = apply(o, opt, optarg, where)) != EXIT_OK)
+				break;
+		}
+		if (rc == EXIT_OK && optind < n + 1)
+			rc = cmd_usage_error(c, "%sunexpected '%s' (only options belong on #GQ lines)", where,
+					     words[optind]);
+	}
+	free(copy);
+	return rc;
+}
+
+static int read_script(const char *path, char **out)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return cmd_usage_error(&cmd_submit, "cannot read script '%s': %s (to run a command, put it after '--')",
+				       path, strerror(errno));
+	struct buf b;
+	buf_init(&b, MAX_SCRIPT);
+	char chunk[8192];
+	size_t n;
+	int rc = EXIT_OK;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (buf_add(&b, chunk, n) < 0) {
+			rc = cmd_usage_error(&cmd_submit, "script '%s' is over 1 MiB; run it with 'gq submit -- sh %s'",
+					     path, path);
+			break;
+		}
+	}
+	if (rc == EXIT_OK && ferror(f))
+		rc = cmd_usage_error(&cmd_submit, "cannot read script '%s': %s", path, strerror(errno));
+	fclose(f);
+	if (rc == EXIT_OK && memchr(b.data ? b.data : "", '\0', b.len))
+		rc = cmd_usage_error(&cmd_submit, "'%s' is not a text script; to run a program use 'gq submit -- %s'",
+				     path, path);
+	if (rc == EXIT_OK)
+		*out = buf_detach(&b);
+	buf_release(&b);
+	return rc;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s && s[1] ? s + 1 : p;
+}
+
+extern char **environ;
+
+static int submit_exec(int argc, char **argv)
+{
+	const struct cmd_entry *c = &cmd_submit;
+	struct opts o;
+	memset(&o, 0, sizeof(o));
+	job_init(&o.job);
+	struct gq_config cfg;
+	struct gq_err e = GQ_ERR_INIT;
+	if (config_load(&cfg, &e) < 0)
+		return cmd_fail(&e);
+	if (cfg.tier[0])
+		tier_parse(cfg.tier, &o.job.tier, NULL);
+	STR_COPY(o.job.queue, cfg.queue);
+
+	/* The command line first, to find the script; its options are applied
+	 * again after the script's so that they win. */
+	struct {
+		int opt;
+		char *arg;
+	} given[128];
+	int ngiven = 0, opt;
+	bool dashdash = false;
+	while ((opt = cmd_getopt(c, argc, argv, "+", longopts)) != -1) {
+		if (opt == CMD_OPT_HELP || opt == CMD_OPT_ERROR)
+			return cmd_opt_exit(opt);
+		if (ngiven >= (int)(sizeof(given) / sizeof(given[0])))
+			return cmd_usage_error(c, "too many options");
+		given[ngiven].opt = opt;
+		given[ngiven++].arg = optarg;
+	}
+	if (optind > 1 && !strcmp(argv[optind - 1], "--"))
+		dashdash = true;
+	int nargs = argc - optind;
+	char **args = argv + optind;
+	char *script = NULL;
+	int rc = EXIT_OK;
+	if (nargs == 0)
+		return cmd_usage_error(c, dashdash ? "no command after '--'"
+						   : "nothing to run; give '-- COMMAND [ARG...]' or a script");
+	if (!dashdash) {
+		if (nargs > 1)
+			return cmd_usage_error(c, "'%s' follows the script '%s'; to run a command with arguments put it after '--'",
+					       args[1], args[0]);
+		if ((rc = read_script(args[0], &script)) != EXIT_OK)
+			return rc;
+		if ((rc = apply_script(&o, args[0], script)) != EXIT_OK)
+			goto out;
+	}
+	for (int i = 0; i < ngiven; i++)
+		if ((rc = apply(&o, given[i].opt, given[i].arg, "")) != EXIT_OK)
+			goto out;
+	if (!o.name_set)
+		STR_COPY(o.job.name, base_name(args[0]));
+	if (!label_valid(o.job.name))
+		STR_COPY(o.job.name, script ? "script" : "job");
+	if (o.job.estimate && o.job.time_limit && o.job.estimate > o.job.time_limit) {
+		rc = cmd_usage_error(c, "--estimate is longer than --time-limit; the job would be killed first");
+		goto out;
+	}
+
+	char cwd[GQ_PATH_MAX];
+	if (!getcwd(cwd, sizeof(cwd))) {
+		fprintf(stderr, "gq: cannot read the current directory: %s; cd somewhere that exists\n",
+			strerror(errno));
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	struct submit_req r = {
+		.job = o.job,
+		.argv = dashdash ? args : NULL,
+		.cwd = cwd,
+		.env = environ,
+		.script = script,
+	};
+	char *nul_argv[] = {NULL};
+	if (!dashdash)
+		r.argv = nul_argv;
+	struct backend *b = cmd_backend(true, &rc);
+	if (!b)
+		goto out;
+	int64_t id;
+	if (b->ops->submit(b, &r, &id, &e) < 0) {
+		rc = cmd_fail(&e);
+	} else if (o.json) {
+		jout_id(id);
+	} else {
+		printf("submitted job %lld\n", (long long)id);
+	}
+	backend_close(b);
+out:
+	free(script);
+	return rc;
+}
+
+const struct cmd_entry cmd_submit = {
+	.name = "submit",
+	.usage = "[OPTIONS] -- COMMAND [ARG...] | [OPTIONS] SCRIPT",
+	.summary = "queue a command or a batch script",
+	.flags = CMD_NEEDS_BACKEND,
+	.exec = submit_exec,
+};

@@ -6,6 +6,8 @@
 
 #include <stdlib.h>
 
+#include "sched.h"
+
 const char *downgrade_kind_name(enum downgrade_kind k)
 {
 	return k == DOWNGRADE_REMIND ? "reminder" : "downgrade";
@@ -62,4 +64,21 @@ size_t downgrade_plan(const struct snapshot *s, struct downgrade_action **out)
 	}
 	*out = v;
 	return n;
+}
+
+void downgrade_add_to_plan(const struct snapshot *s, struct plan *out)
+{
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		struct downgrade_action a;
+		if (downgrade_check(s, j, &a)) {
+			struct plan_action *pa = plan_add(
+				out, a.kind == DOWNGRADE_REMIND ? PLAN_REMIND : PLAN_DOWNGRADE, j->id);
+			pa->observe = a.observe;
+			continue;
+		}
+		int64_t next = downgrade_next(s, j);
+		if (next > s->now && (!out->wake || next < out->wake))
+			out->wake = next;
+	}
 }

@@ -59,4 +59,11 @@ int64_t downgrade_next(const struct snapshot *s, const struct job *j);
  * NULL when none); returns the count. */
 size_t downgrade_plan(const struct snapshot *s, struct downgrade_action **out);
 
+struct plan;
+
+/* Adds one PLAN_REMIND or PLAN_DOWNGRADE (observe flagged) per action due
+ * at s->now, in job id order, and lowers out->wake to the next time one
+ * falls due; called by sched_plan(). */
+void downgrade_add_to_plan(const struct snapshot *s, struct plan *out);
+
 #endif

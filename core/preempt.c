@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "place.h"
+#include "sched.h"
 
 static const char *const rule_names[PREEMPT_RULE_COUNT] = {
 	[PREEMPT_RULE_TIER] = "tier",         [PREEMPT_RULE_CHECKPOINT] = "checkpoint",
@@ -92,6 +93,7 @@ struct chooser {
 	const struct snapshot *s;
 	const struct job *t;
 	bool permit;
+	const bool *taken; /* per job index: already a victim in this plan; may be NULL */
 	struct place_map m;
 	struct cand *elig, *soon;
 	size_t nelig, nsoon;
@@ -173,7 +175,7 @@ static void collect(struct chooser *c, struct preempt_plan *out)
 	c->soon = xcalloc(s->njobs ? s->njobs : 1, sizeof(*c->soon));
 	for (size_t i = 0; i < s->njobs; i++) {
 		const struct job *v = &s->jobs[i];
-		if (v->state != JOB_RUNNING || v->id == c->t->id)
+		if (v->state != JOB_RUNNING || v->id == c->t->id || (c->taken && c->taken[i]))
 			continue;
 		out->candidates++;
 		int qi = policy_queue_index(&s->policy, v->queue);
@@ -278,10 +280,20 @@ static bool wait_for_soon(struct chooser *c, struct preempt_plan *out)
 	return false;
 }
 
-static bool choose(const struct snapshot *s, const struct job *t, bool permit,
-		   struct preempt_plan *out)
+static void map_copy(struct place_map *dst, const struct place_map *src)
 {
-	struct chooser c = {.s = s, .t = t, .permit = permit};
+	*dst = *src;
+	dst->free = xcalloc(src->nnodes ? src->nnodes : 1, sizeof(*dst->free));
+	if (src->nnodes)
+		memcpy(dst->free, src->free, src->nnodes * sizeof(*dst->free));
+}
+
+/* With base == NULL the map is built from s and stopping jobs' GPUs are
+ * given back here; otherwise base is used as it is (see preempt_choose_in). */
+static bool choose(const struct snapshot *s, const struct place_map *base, const bool *taken,
+		   const struct job *t, bool permit, struct preempt_plan *out)
+{
+	struct chooser c = {.s = s, .t = t, .permit = permit, .taken = taken};
 	struct place_result r;
 	memset(out, 0, sizeof(*out));
 	out->trigger = t->id;
@@ -291,13 +303,16 @@ static bool choose(const struct snapshot *s, const struct job *t, bool permit,
 	out->dept_left = dept_left(s, t);
 	out->outcome = PREEMPT_NONE;
 
-	place_map_init(&c.m, s);
+	if (base)
+		map_copy(&c.m, base);
+	else
+		place_map_init(&c.m, s);
 	if (fits(&c, &r)) {
 		out->outcome = PREEMPT_NOT_NEEDED;
 		goto done;
 	}
 	bool any_stopping = false;
-	for (size_t i = 0; i < s->njobs; i++) {
+	for (size_t i = 0; !base && i < s->njobs; i++) {
 		const struct job *j = &s->jobs[i];
 		if (j->state != JOB_STOPPING)
 			continue;
@@ -334,7 +349,19 @@ done:
 
 bool preempt_choose(const struct snapshot *s, const struct job *t, struct preempt_plan *out)
 {
-	return choose(s, t, false, out);
+	return choose(s, NULL, NULL, t, false, out);
+}
+
+bool preempt_startable(const struct snapshot *s, const struct job *j)
+{
+	if (j->state != JOB_PENDING || j->held || j->not_before > s->now)
+		return false;
+	for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++) {
+		const struct job *dep = snapshot_find(s, j->deps[d]);
+		if (dep && dep->state != JOB_COMPLETED)
+			return false;
+	}
+	return true;
 }
 
 bool permit_has(const struct snapshot *s, const struct job *j, int64_t *since)
@@ -343,14 +370,7 @@ bool permit_has(const struct snapshot *s, const struct job *j, int64_t *since)
 	int64_t at = q + s->policy.tier[job_tier(j)].wait_limit;
 	if (since)
 		*since = at;
-	if (j->state != JOB_PENDING || j->held || j->not_before > s->now)
-		return false;
-	for (int d = 0; d < j->ndeps; d++) {
-		const struct job *dep = snapshot_find(s, j->deps[d]);
-		if (dep && job_state_active(dep->state))
-			return false;
-	}
-	return s->now >= at;
+	return preempt_startable(s, j) && s->now >= at;
 }
 
 bool permit_decide(const struct snapshot *s, const struct job *j, struct preempt_plan *out)
@@ -364,6 +384,122 @@ bool permit_decide(const struct snapshot *s, const struct job *j, struct preempt
 		out->dept_left = dept_left(s, j);
 		return false;
 	}
-	choose(s, j, true, out);
+	choose(s, NULL, NULL, j, true, out);
 	return true;
+}
+
+static void wake_at(struct plan *out, int64_t t)
+{
+	if (t > out->now && (!out->wake || t < out->wake))
+		out->wake = t;
+}
+
+/* Promises the GPUs freed for trigger t (victims given back, or stopping
+ * GPUs already free in `soon`) to t, so later triggers do not count them. */
+static void promise(const struct snapshot *s, struct place_map *soon, const struct job *t)
+{
+	struct place_result r;
+	if (place_check(soon, s, t, s->now, &r))
+		place_take(soon, policy_queue_index(&s->policy, t->queue), r.nalloc, r.alloc);
+}
+
+static void add_victims(const struct snapshot *s, struct place_map *soon, bool *taken,
+			const struct job *t, const struct preempt_plan *p, struct plan *out)
+{
+	for (size_t i = 0; i < p->nvictims; i++) {
+		const struct job *v = snapshot_find(s, p->victims[i].job);
+		if (!v)
+			BUG("victim %lld is not in the snapshot", (long long)p->victims[i].job);
+		taken[v - s->jobs] = true;
+		place_give(soon, policy_queue_index(&s->policy, v->queue), v->nalloc, v->alloc);
+		struct plan_action *a = plan_add(out, PLAN_PREEMPT, v->id);
+		a->other = t->id;
+		a->observe = p->observe;
+		STR_COPY(a->reason, p->permit ? "permit" : "priority");
+	}
+	promise(s, soon, t);
+}
+
+/* Runs one trigger against `soon` and adds what it decides to the plan. */
+static void trigger(const struct snapshot *s, struct place_map *soon, bool *taken,
+		    const struct job *t, bool permit, struct plan *out)
+{
+	struct preempt_plan p;
+	choose(s, soon, taken, t, permit, &p);
+	if (p.outcome == PREEMPT_FOUND)
+		add_victims(s, soon, taken, t, &p, out);
+	else if (p.outcome == PREEMPT_NOT_NEEDED)
+		promise(s, soon, t);
+	else if (p.outcome == PREEMPT_WAIT)
+		wake_at(out, p.wait_until);
+	preempt_plan_release(&p);
+}
+
+void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const size_t *order,
+			 size_t n, struct plan *out)
+{
+	bool *started = xcalloc(s->njobs ? s->njobs : 1, sizeof(*started));
+	bool *taken = xcalloc(s->njobs ? s->njobs : 1, sizeof(*taken));
+	for (size_t i = 0; i < out->n; i++) {
+		const struct job *j = out->actions[i].kind == PLAN_START
+					      ? snapshot_find(s, out->actions[i].job)
+					      : NULL;
+		if (j)
+			started[j - s->jobs] = true;
+	}
+	/* The GPUs that are free or being freed, for the triggers to share. */
+	struct place_map soon;
+	map_copy(&soon, m);
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (j->state == JOB_STOPPING)
+			place_give(&soon, policy_queue_index(&s->policy, j->queue), j->nalloc,
+				   j->alloc);
+	}
+	/* Permit holders first: those that fit start ahead of their turn, before
+	 * any GPU is promised (so what is free in m is free in soon too). */
+	bool *permit = xcalloc(s->njobs ? s->njobs : 1, sizeof(*permit));
+	for (size_t i = 0; i < n; i++) {
+		const struct job *j = &s->jobs[order[i]];
+		int64_t since;
+		struct place_result r;
+		if (started[order[i]])
+			continue;
+		if (!permit_has(s, j, &since)) {
+			if (preempt_startable(s, j))
+				wake_at(out, since);
+			continue;
+		}
+		permit[order[i]] = true;
+		if (!place_check(m, s, j, s->now, &r))
+			continue;
+		int qi = policy_queue_index(&s->policy, j->queue);
+		place_take(m, qi, r.nalloc, r.alloc);
+		place_take(&soon, qi, r.nalloc, r.alloc);
+		struct plan_action *a = plan_add(out, PLAN_START, j->id);
+		a->borrowed = r.borrowed;
+		a->nalloc = r.nalloc;
+		memcpy(a->alloc, r.alloc, sizeof(a->alloc));
+		STR_COPY(a->reason, "permit");
+		started[order[i]] = true;
+	}
+	int tries = 0;
+	for (size_t i = 0; i < n && tries < PREEMPT_MAX_TRIGGERS; i++) {
+		if (!permit[order[i]] || started[order[i]])
+			continue;
+		tries++;
+		started[order[i]] = true; /* handled here, not again below */
+		trigger(s, &soon, taken, &s->jobs[order[i]], true, out);
+	}
+	free(permit);
+	for (size_t i = 0; i < n && tries < PREEMPT_MAX_TRIGGERS; i++) {
+		const struct job *j = &s->jobs[order[i]];
+		if (started[order[i]] || job_tier(j) == TIER_P2 || !preempt_startable(s, j))
+			continue;
+		tries++;
+		trigger(s, &soon, taken, j, false, out);
+	}
+	place_map_release(&soon);
+	free(started);
+	free(taken);
 }

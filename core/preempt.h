@@ -150,6 +150,11 @@ bool preempt_choose(const struct snapshot *s, const struct job *t, struct preemp
  * queued_time + tier.waitLimit. */
 bool permit_has(const struct snapshot *s, const struct job *j, int64_t *since);
 
+/* May pending job j start as far as it alone is concerned: not held, every
+ * dependency completed (one absent from s counts as completed), no
+ * cooldown (not_before <= now)? */
+bool preempt_startable(const struct snapshot *s, const struct job *j);
+
 /*
  * What job j's permit lets it do at s->now. Always fills *out: outcome
  * NO_PERMIT (no permit), NOT_NEEDED (fits on free GPUs: start it ahead of
@@ -158,5 +163,37 @@ bool permit_has(const struct snapshot *s, const struct job *j, int64_t *since);
  * Returns true when j holds a permit.
  */
 bool permit_decide(const struct snapshot *s, const struct job *j, struct preempt_plan *out);
+
+/* At most this many jobs per plan try to preempt (permit holders and
+ * blocked jobs together), so that one plan stays cheap on a queue of 100k;
+ * the next plan tries the next ones. */
+#define PREEMPT_MAX_TRIGGERS 16
+
+struct plan;
+struct place_map;
+
+/*
+ * Adds to plan *out what preemption and permits do at s->now; called by
+ * sched_plan() after its starts. m is the free-GPU map after those starts
+ * and is updated with the permit starts added here. order[0..n) are the
+ * indices of the pending jobs in scheduling order (order_pending).
+ *
+ * In this order:
+ *   1. permit holders (permit_has), in order: one that fits free GPUs gets
+ *      a PLAN_START with reason "permit"; otherwise its victims (reason
+ *      "permit"), or it waits (a P0 ends within permit.waitFor: out->wake
+ *      is lowered to that end);
+ *   2. then every other pending job of tier P0 or P1 that did not start and
+ *      may start (not held, dependencies completed, no cooldown), in order:
+ *      its victims (reason "priority").
+ * GPUs of stopping jobs, and those of victims chosen for an earlier
+ * trigger, are promised to the trigger they were freed for: a later
+ * trigger neither counts them nor takes those victims again, and a trigger
+ * whose GPUs are already being freed takes nothing more. At most
+ * PREEMPT_MAX_TRIGGERS triggers are tried. out->wake is lowered to the
+ * next time a pending job earns its permit.
+ */
+void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const size_t *order,
+			 size_t n, struct plan *out);
 
 #endif

@@ -10,11 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "downgrade.h"
 #include "order.h"
 #include "place.h"
+#include "preempt.h"
 
 static const char *const kind_names[PLAN_KIND_COUNT] = {
 	[PLAN_START] = "start",
+	[PLAN_PREEMPT] = "preempt",
+	[PLAN_REMIND] = "remind",
+	[PLAN_DOWNGRADE] = "downgrade",
 };
 
 const char *plan_kind_name(enum plan_kind k)
@@ -84,6 +89,8 @@ void sched_plan(const struct snapshot *s, struct plan *out)
 		a->nalloc = r.nalloc;
 		memcpy(a->alloc, r.alloc, sizeof(a->alloc));
 	}
+	preempt_add_to_plan(s, &m, idx, n, out);
+	downgrade_add_to_plan(s, out);
 	place_map_release(&m);
 	free(idx);
 }

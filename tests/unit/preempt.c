@@ -3,6 +3,7 @@
 #include "harness.h"
 
 #include "core/preempt.h"
+#include "core/sched.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -479,6 +480,125 @@ static void test_permit_earned_at_the_limit(void)
 	snapshot_release(&s);
 }
 
+static int count_kind(const struct plan *p, enum plan_kind k)
+{
+	int n = 0;
+	for (size_t i = 0; i < p->n; i++)
+		n += p->actions[i].kind == k;
+	return n;
+}
+
+static void test_plan_gives_each_trigger_its_own_victims(void)
+{
+	struct snapshot s;
+	struct plan pl;
+	machine(&s, 1, 2);
+	running(&s, 1, TIER_P2, 0, 0x1, 5 * MIN, 1 * MIN);
+	running(&s, 2, TIER_P2, 0, 0x2, 20 * MIN, 10 * MIN);
+	pending(&s, 100, TIER_P0, 1, 2 * MIN);
+	pending(&s, 101, TIER_P0, 1, 1 * MIN);
+	pending(&s, 102, TIER_P0, 1, 0);
+	snapshot_sort(&s);
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK_INT(pl.n, 2);
+	CHECK_INT(count_kind(&pl, PLAN_START), 0);
+	if (pl.n == 2) {
+		CHECK_STR(plan_kind_name(pl.actions[0].kind), "preempt");
+		CHECK_INT(pl.actions[0].job, 1);
+		CHECK_INT(pl.actions[0].other, 100);
+		CHECK_STR(pl.actions[0].reason, "priority");
+		CHECK(!pl.actions[0].observe);
+		CHECK_INT(pl.actions[1].job, 2);
+		CHECK_INT(pl.actions[1].other, 101);
+	}
+	plan_release(&pl);
+	/* Next plan: both victims stopping; nobody takes a third victim, and #102
+	 * (no GPU coming for it) finds none either. */
+	J(s, 1)->state = JOB_STOPPING;
+	J(s, 2)->state = JOB_STOPPING;
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK_INT(count_kind(&pl, PLAN_PREEMPT), 0);
+	plan_release(&pl);
+	snapshot_release(&s);
+}
+
+static void test_plan_observe_records_only(void)
+{
+	struct snapshot s;
+	struct plan pl;
+	struct gq_err e = GQ_ERR_INIT;
+	machine(&s, 1, 2);
+	policy_set(&s.policy, "preempt.mode", "observe", &e);
+	running(&s, 1, TIER_P2, 0, 0x3, 5 * MIN, 1 * MIN);
+	pending(&s, 100, TIER_P1, 1, 0);
+	snapshot_sort(&s);
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	const struct plan_action *a = plan_find(&pl, PLAN_PREEMPT, 1);
+	CHECK(a != NULL);
+	if (a) {
+		CHECK(a->observe);
+		CHECK_INT(a->other, 100);
+	}
+	plan_release(&pl);
+	snapshot_release(&s);
+}
+
+static void test_plan_permit_waits_and_wakes(void)
+{
+	struct snapshot s;
+	struct plan pl;
+	permit_setup(&s, 9 * MIN);
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK_INT(pl.n, 0);
+	CHECK_INT(pl.wake, NOW + 9 * MIN);
+	plan_release(&pl);
+	J(s, 1)->estimate = 45 * MIN;
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	const struct plan_action *a = plan_find(&pl, PLAN_PREEMPT, 1);
+	CHECK(a != NULL);
+	if (a) {
+		CHECK_INT(a->other, 100);
+		CHECK_STR(a->reason, "permit");
+	}
+	plan_release(&pl);
+	/* Not yet a permit: the plan wakes when it is earned. */
+	J(s, 100)->queued_time = NOW - 11 * H;
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK_INT(pl.n, 0);
+	CHECK_INT(pl.wake, NOW + 1 * H);
+	plan_release(&pl);
+	snapshot_release(&s);
+}
+
+static void test_plan_reminds_and_downgrades(void)
+{
+	struct snapshot s;
+	struct plan pl;
+	machine(&s, 1, 1);
+	running(&s, 1, TIER_P0, 0, 0x1, 40 * MIN, 1 * MIN);
+	pending(&s, 100, TIER_P0, 1, 2 * H);
+	pending(&s, 101, TIER_P0, 1, 3 * H);
+	pending(&s, 102, TIER_P0, 1, 90 * MIN);
+	snapshot_sort(&s);
+	J(s, 101)->reminded_at = NOW - 31 * MIN;
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK_INT(pl.n, 2);
+	CHECK(plan_find(&pl, PLAN_REMIND, 100) != NULL);
+	const struct plan_action *a = plan_find(&pl, PLAN_DOWNGRADE, 101);
+	CHECK(a && !a->observe);
+	CHECK_STR(plan_kind_name(PLAN_DOWNGRADE), "downgrade");
+	CHECK_INT(pl.wake, NOW + 30 * MIN); /* #102's reminder */
+	plan_release(&pl);
+	snapshot_release(&s);
+}
+
 void suite_preempt(void)
 {
 	RUN(test_non_checkpointable_never_chosen);
@@ -497,4 +617,8 @@ void suite_preempt(void)
 	RUN(test_permit_waits_for_p0_ending_in_9_min);
 	RUN(test_permit_preempts_p0_ending_in_40_min);
 	RUN(test_permit_earned_at_the_limit);
+	RUN(test_plan_gives_each_trigger_its_own_victims);
+	RUN(test_plan_observe_records_only);
+	RUN(test_plan_permit_waits_and_wakes);
+	RUN(test_plan_reminds_and_downgrades);
 }

@@ -37,6 +37,8 @@ OBJ += $(BUILD)/gen/manpages.o
 CORE_OBJ := $(filter $(BUILD)/core/%,$(OBJ))
 # Codecs are unit-tested too; they need jansson and nothing else of ours.
 CODEC_OBJ := $(filter $(BUILD)/backend/codec%,$(OBJ))
+# policy/'s pure parts (semantic diff, Slurm export) are unit-tested too.
+POLICY_PURE_OBJ := $(BUILD)/policy/semdiff.o $(BUILD)/policy/slurm.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 BENCH_SRC := $(wildcard bench/*.c)
@@ -70,7 +72,7 @@ $(BUILD)/gen/manpages.o: $(BUILD)/gen/manpages.c $(BUILD)/.flags
 	@echo "  CC $<"
 	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/unit/run: $(UNIT_OBJ) $(CORE_OBJ) $(CODEC_OBJ)
+$(BUILD)/tests/unit/run: $(UNIT_OBJ) $(CORE_OBJ) $(CODEC_OBJ) $(POLICY_PURE_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson) -lm
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(filter-out $(BUILD)/cmd/main.o,$(OBJ))

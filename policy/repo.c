@@ -43,13 +43,16 @@ static int signature(git_repository *repo, const char *name, const char *email, 
 		       "user.email EMAIL'");
 }
 
-static int checkout_head(git_repository *repo, struct gq_err *e)
+/* Brings the working tree's policy.conf (and the index) from the tree
+ * `baseline` (the old HEAD's; NULL for none) to HEAD's. */
+static int checkout_head(git_repository *repo, git_tree *baseline, struct gq_err *e)
 {
 	if (git_repository_is_bare(repo))
 		return 0;
 	git_checkout_options co;
 	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
 	co.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_RECREATE_MISSING;
+	co.baseline = baseline;
 	char file[] = POLICY_FILE;
 	char *paths[] = {file};
 	co.paths.strings = paths;
@@ -147,7 +150,7 @@ int policy_repo_init(const char *path, const char *name, const char *email, stru
 			 "Start the policy from gq's defaults\n\n"
 			 "Every key is set to its default and documented; see gq-policy(5).\n",
 			 sig, &oid, e) < 0 ||
-	    checkout_head(repo, e) < 0)
+	    checkout_head(repo, NULL, e) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -566,9 +569,10 @@ int policy_repo_commit(struct policy_repo *r, const char *text, size_t len, cons
 		       char oid[POLICY_OID_HEX], struct gq_err *e)
 {
 	git_commit *head = NULL;
+	git_tree *base = NULL;
 	git_signature *sig = NULL;
 	char *head_text = NULL;
-	int rc = -1;
+	int rc = -1, grc;
 	if (!git_repository_head_unborn(r->repo)) {
 		if (lookup_commit(r, "HEAD", false, &head, e) < 0)
 			goto out;
@@ -590,13 +594,18 @@ int policy_repo_commit(struct policy_repo *r, const char *text, size_t len, cons
 	if (signature(r->repo, NULL, NULL, &sig, e) < 0)
 		goto out;
 	git_oid id;
+	if (head && (grc = git_commit_tree(&base, head)) < 0) {
+		gitx_err(e, grc, "reading the tree of HEAD");
+		goto out;
+	}
 	if (write_commit(r->repo, head, text, len, message, sig, &id, e) < 0 ||
-	    checkout_head(r->repo, e) < 0)
+	    checkout_head(r->repo, base, e) < 0)
 		goto out;
 	oid_hex(&id, oid);
 	rc = 0;
 out:
 	free(head_text);
+	git_tree_free(base);
 	git_signature_free(sig);
 	git_commit_free(head);
 	return rc;
@@ -622,18 +631,15 @@ int policy_text_diff(const char *a, size_t alen, const char *a_label, const char
 	git_diff_options o;
 	git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
 	o.context_lines = 3;
-	char *al = xasprintf("a/%s", a_label), *bl = xasprintf("b/%s", b_label);
 	git_patch *patch = NULL;
 	int rc = 0;
-	int grc = git_patch_from_buffers(&patch, a, alen, al, b, blen, bl, &o);
+	int grc = git_patch_from_buffers(&patch, a, alen, a_label, b, blen, b_label, &o);
 	if (grc < 0)
 		rc = gitx_err(e, grc, "comparing %s and %s", a_label, b_label);
 	else if (git_patch_num_hunks(patch) > 0 &&
 		 (grc = git_patch_print(patch, diff_line, out)) < 0)
 		rc = gitx_err(e, grc, "printing the diff");
 	git_patch_free(patch);
-	free(al);
-	free(bl);
 	return rc;
 }
 

@@ -1,0 +1,26 @@
+/*
+ * slurm.h - the policy rendered as Slurm configuration, for clusters that
+ * run Slurm (`gq policy export slurm`).
+ *
+ * The output is two parts: slurm.conf lines (priority/multifactor weights,
+ * PriorityMaxAge for aging, preemption, partitions for queues) and
+ * sacctmgr commands (one QOS per tier with its priority, preemption and
+ * usage factor; one QOS per queue for its GPU quota; one account per
+ * department with its GPU-hour quota). Every rule that Slurm cannot
+ * express exactly is said in a "# gq:" comment beside its nearest
+ * rendering. Pure: text in a buffer, no I/O.
+ */
+#ifndef GQ_POLICY_SLURM_H
+#define GQ_POLICY_SLURM_H
+
+#include "core/policy.h"
+#include "core/util.h"
+
+/* The scale of PriorityWeightQOS: a tier's QOS priority is its base weight,
+ * and its share of the job priority is base / max base x this. */
+#define SLURM_QOS_WEIGHT 100000
+
+/* Appends the configuration for p to out. */
+void policy_export_slurm(const struct policy *p, struct buf *out);
+
+#endif

@@ -1,0 +1,84 @@
+/* slurm.c - the Slurm rendering of a policy: numbers and the comments for
+ * what Slurm cannot express. */
+#include "harness.h"
+
+#include "policy/slurm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *render(const struct policy *p)
+{
+	struct buf b;
+	buf_init(&b, 0);
+	policy_export_slurm(p, &b);
+	return buf_detach(&b);
+}
+
+/* The value of "KEY=..." up to the next space or newline, or "". */
+static void value_of(const char *text, const char *key, char *out, size_t size)
+{
+	out[0] = '\0';
+	size_t kl = strlen(key);
+	for (const char *s = text; (s = strstr(s, key)); s += kl) {
+		if ((s == text || s[-1] == '\n' || s[-1] == ' ') && s[kl] == '=') {
+			size_t n = strcspn(s + kl + 1, " \n");
+			if (n >= size)
+				n = size - 1;
+			memcpy(out, s + kl + 1, n);
+			out[n] = '\0';
+			return;
+		}
+	}
+}
+
+static void test_defaults_render_weights_and_aging(void)
+{
+	struct policy p;
+	policy_defaults(&p);
+	char *t = render(&p);
+	char v[64];
+	value_of(t, "PriorityWeightQOS", v, sizeof(v));
+	CHECK_STR(v, "100000");
+	/* P2 fully aged gains 5 x 0.5 = 2.5 weight, x 1000 per weight unit */
+	value_of(t, "PriorityWeightAge", v, sizeof(v));
+	CHECK_STR(v, "2500");
+	/* 0.5 / 0.1 = 5 intervals of 30 min */
+	value_of(t, "PriorityMaxAge", v, sizeof(v));
+	CHECK_STR(v, "02:30:00");
+	value_of(t, "PriorityDecayHalfLife", v, sizeof(v));
+	CHECK_STR(v, "7-00:00:00");
+	CHECK(strstr(t, "modify qos P0 set Priority=1000 UsageFactor=1.5 GraceTime=300 "
+			"Preempt=P1,P2 PreemptMode=REQUEUE") != NULL);
+	CHECK(strstr(t, "modify qos P2 set Priority=50 UsageFactor=0.3") != NULL);
+	CHECK(strstr(t, "# gq: Slurm cannot express: only checkpointable jobs") != NULL);
+	free(t);
+}
+
+static void test_queue_quota_and_window_comment(void)
+{
+	struct policy p;
+	struct gq_err e = GQ_ERR_INIT;
+	policy_defaults(&p);
+	CHECK_INT(policy_set(&p, "department.research.gpuHours", "5000", &e), 0);
+	CHECK_INT(policy_set(&p, "queue.exp.department", "research", &e), 0);
+	CHECK_INT(policy_set(&p, "queue.exp.quota", "16", &e), 0);
+	CHECK_INT(policy_set(&p, "queue.exp.borrow", "8", &e), 0);
+	CHECK_INT(policy_set(&p, "queue.exp.window", "20:00-08:00", &e), 0);
+	CHECK_INT(policy_set(&p, "preempt.signal", "USR1", &e), 0);
+	char *t = render(&p);
+	CHECK(strstr(t, "PartitionName=exp Nodes=ALL Default=NO AllowQos=P0,P1,P2 QOS=q_exp\n") !=
+	      NULL);
+	CHECK(strstr(t, "sacctmgr -i modify qos q_exp set GrpTRES=gres/gpu=24\n") != NULL);
+	CHECK(strstr(t, "sacctmgr -i modify account research set GrpTRESMins=gres/gpu=300000\n") !=
+	      NULL);
+	CHECK(strstr(t, "# gq: queue exp pauses daily 20:00-08:00") != NULL);
+	CHECK(strstr(t, "add --signal=USR1@300") != NULL);
+	free(t);
+}
+
+void suite_slurm(void)
+{
+	RUN(test_defaults_render_weights_and_aging);
+	RUN(test_queue_quota_and_window_comment);
+}

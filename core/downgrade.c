@@ -42,8 +42,8 @@ bool downgrade_check(const struct snapshot *s, const struct job *j, struct downg
 	struct downgrade_action a = {.job = j->id, .due = due, .pending = s->now - cycle_base(j)};
 	if (j->reminded_at > cycle_base(j)) {
 		a.kind = DOWNGRADE_TO_P1;
-		a.observe = !policy_acts(s->policy.downgrade_mode, s->policy.downgrade_trial,
-					 j->queue);
+		a.observe =
+		    !policy_acts(s->policy.downgrade_mode, s->policy.downgrade_trial, j->queue);
 	} else {
 		a.kind = DOWNGRADE_REMIND;
 	}
@@ -73,7 +73,7 @@ void downgrade_add_to_plan(const struct snapshot *s, struct plan *out)
 		struct downgrade_action a;
 		if (downgrade_check(s, j, &a)) {
 			struct plan_action *pa = plan_add(
-				out, a.kind == DOWNGRADE_REMIND ? PLAN_REMIND : PLAN_DOWNGRADE, j->id);
+			    out, a.kind == DOWNGRADE_REMIND ? PLAN_REMIND : PLAN_DOWNGRADE, j->id);
 			pa->observe = a.observe;
 			continue;
 		}

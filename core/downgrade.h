@@ -41,9 +41,9 @@ const char *downgrade_kind_name(enum downgrade_kind k);
 struct downgrade_action {
 	int64_t job;
 	enum downgrade_kind kind;
-	bool observe;    /* DOWNGRADE_TO_P1 only: record, do not act */
+	bool observe;	 /* DOWNGRADE_TO_P1 only: record, do not act */
 	int64_t pending; /* seconds pending since the cycle's base */
-	int64_t due;     /* when the action became due (<= now) */
+	int64_t due;	 /* when the action became due (<= now) */
 };
 
 /* What the cycle asks of job j at s->now, if anything: returns true and

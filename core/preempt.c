@@ -14,18 +14,25 @@
 #include "sched.h"
 
 static const char *const rule_names[PREEMPT_RULE_COUNT] = {
-	[PREEMPT_RULE_TIER] = "tier",         [PREEMPT_RULE_CHECKPOINT] = "checkpoint",
-	[PREEMPT_RULE_PROTECTED] = "protected", [PREEMPT_RULE_COOLDOWN] = "cooldown",
-	[PREEMPT_RULE_BUDGET] = "budget",     [PREEMPT_RULE_TRIAL] = "trial",
-	[PREEMPT_RULE_DEPARTMENT] = "department", [PREEMPT_RULE_MISMATCH] = "mismatch",
-	[PREEMPT_RULE_ENDS_SOON] = "ends-soon",
+    [PREEMPT_RULE_TIER] = "tier",
+    [PREEMPT_RULE_CHECKPOINT] = "checkpoint",
+    [PREEMPT_RULE_PROTECTED] = "protected",
+    [PREEMPT_RULE_COOLDOWN] = "cooldown",
+    [PREEMPT_RULE_BUDGET] = "budget",
+    [PREEMPT_RULE_TRIAL] = "trial",
+    [PREEMPT_RULE_DEPARTMENT] = "department",
+    [PREEMPT_RULE_MISMATCH] = "mismatch",
+    [PREEMPT_RULE_ENDS_SOON] = "ends-soon",
 };
 
 static const char *const outcome_names[] = {
-	[PREEMPT_FOUND] = "found",         [PREEMPT_NOT_NEEDED] = "not-needed",
-	[PREEMPT_CANNOT_HELP] = "cannot-help", [PREEMPT_NO_RIGHTS] = "no-rights",
-	[PREEMPT_NONE] = "none",           [PREEMPT_WAIT] = "wait",
-	[PREEMPT_NO_PERMIT] = "no-permit",
+    [PREEMPT_FOUND] = "found",
+    [PREEMPT_NOT_NEEDED] = "not-needed",
+    [PREEMPT_CANNOT_HELP] = "cannot-help",
+    [PREEMPT_NO_RIGHTS] = "no-rights",
+    [PREEMPT_NONE] = "none",
+    [PREEMPT_WAIT] = "wait",
+    [PREEMPT_NO_PERMIT] = "no-permit",
 };
 
 const char *preempt_rule_name(enum preempt_rule r)
@@ -49,18 +56,18 @@ void preempt_plan_release(struct preempt_plan *plan)
  * its time limit, else the policy default. */
 static int64_t expected_end(const struct policy *p, const struct job *j)
 {
-	int64_t rt = j->estimate ? j->estimate
+	int64_t rt = j->estimate       ? j->estimate
 		     : j->hist_runtime ? j->hist_runtime
-		     : j->time_limit  ? j->time_limit
-				      : p->default_runtime;
+		     : j->time_limit   ? j->time_limit
+				       : p->default_runtime;
 	return j->start_time + rt;
 }
 
 /* A candidate that passed the static rules. */
 struct cand {
 	const struct job *j;
-	int qi;   /* policy queue index, -1 unknown */
-	int slot; /* budget counter: qi, or GQ_MAX_QUEUES for unknown queues */
+	int qi;	     /* policy queue index, -1 unknown */
+	int slot;    /* budget counter: qi, or GQ_MAX_QUEUES for unknown queues */
 	int64_t end; /* expected end (ends-soon candidates) */
 	struct preempt_victim v;
 	bool taken;
@@ -153,7 +160,8 @@ static enum preempt_rule judge(struct chooser *c, const struct job *v, int slot)
 		return PREEMPT_RULE_COOLDOWN;
 	if (c->budget_left[slot] <= 0)
 		return PREEMPT_RULE_BUDGET;
-	if (p->preempt_mode == ROLLOUT_TRIAL && !policy_acts(p->preempt_mode, p->preempt_trial, v->queue))
+	if (p->preempt_mode == ROLLOUT_TRIAL &&
+	    !policy_acts(p->preempt_mode, p->preempt_trial, v->queue))
 		return PREEMPT_RULE_TRIAL;
 	if (!holds_matching(s, v, &c->t->req))
 		return PREEMPT_RULE_MISMATCH;
@@ -186,15 +194,16 @@ static void collect(struct chooser *c, struct preempt_plan *out)
 		if (r != PREEMPT_RULE_COUNT && r != PREEMPT_RULE_ENDS_SOON)
 			continue;
 		struct cand k = {.j = v, .qi = qi, .slot = slot};
-		int64_t since = v->last_checkpoint > v->start_time ? v->last_checkpoint : v->start_time;
+		int64_t since =
+		    v->last_checkpoint > v->start_time ? v->last_checkpoint : v->start_time;
 		k.v = (struct preempt_victim){
-			.job = v->id,
-			.gpus = job_gpus_held(v),
-			.tier = job_tier(v),
-			.borrowed = v->borrowed,
-			.cross_dept = strcmp(v->dept, c->t->dept) != 0,
-			.ran = s->now - v->start_time,
-			.since = since,
+		    .job = v->id,
+		    .gpus = job_gpus_held(v),
+		    .tier = job_tier(v),
+		    .borrowed = v->borrowed,
+		    .cross_dept = strcmp(v->dept, c->t->dept) != 0,
+		    .ran = s->now - v->start_time,
+		    .since = since,
 		};
 		k.v.work_lost = (double)k.v.gpus * (double)(s->now - since);
 		if (r == PREEMPT_RULE_ENDS_SOON) {
@@ -324,7 +333,8 @@ static bool choose(const struct snapshot *s, const struct place_map *base, const
 		out->stopping = true;
 		goto done;
 	}
-	if ((r.blocks & (PLACE_BIT(PLACE_UNSATISFIABLE) | PLACE_BIT(PLACE_WINDOW))) || r.quota_dept) {
+	if ((r.blocks & (PLACE_BIT(PLACE_UNSATISFIABLE) | PLACE_BIT(PLACE_WINDOW))) ||
+	    r.quota_dept) {
 		out->outcome = PREEMPT_CANNOT_HELP;
 		out->blocks = r.blocks;
 		goto done;
@@ -442,8 +452,8 @@ void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const si
 	bool *taken = xcalloc(s->njobs ? s->njobs : 1, sizeof(*taken));
 	for (size_t i = 0; i < out->n; i++) {
 		const struct job *j = out->actions[i].kind == PLAN_START
-					      ? snapshot_find(s, out->actions[i].job)
-					      : NULL;
+					  ? snapshot_find(s, out->actions[i].job)
+					  : NULL;
 		if (j)
 			started[j - s->jobs] = true;
 	}

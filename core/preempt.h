@@ -4,7 +4,9 @@
  *
  * The victims of a trigger job T are chosen among running jobs V that pass
  * every rule below; a candidate failing several is counted once, under the
- * first that excludes it, in this order:
+ * first that excludes it, in this order (budget and department are checked
+ * again as the set grows, for candidates the choice reaches; a candidate
+ * set aside then is counted under that rule too):
  *
  *   tier        V's tier (job_tier) is lower than T's: P0 > P1 > P2.
  *               A starvation permit lifts this rule (below).
@@ -89,13 +91,13 @@ enum preempt_rule {
 const char *preempt_rule_name(enum preempt_rule r);
 
 enum preempt_outcome {
-	PREEMPT_FOUND,       /* victims[] frees enough (observe: would) */
+	PREEMPT_FOUND,	     /* victims[] frees enough (observe: would) */
 	PREEMPT_NOT_NEEDED,  /* fits on free GPUs (and, if stopping, those being freed) */
 	PREEMPT_CANNOT_HELP, /* blocked by something GPUs do not fix: window, department
 				GPU-hours, a request no node fits; see blocks */
 	PREEMPT_NO_RIGHTS,   /* the department's peak-preemption quota is spent */
-	PREEMPT_NONE,        /* no eligible set frees enough: see excluded[] */
-	PREEMPT_WAIT,        /* permit: wait until wait_until for a P0 about to end */
+	PREEMPT_NONE,	     /* no eligible set frees enough: see excluded[] */
+	PREEMPT_WAIT,	     /* permit: wait until wait_until for a P0 about to end */
 	PREEMPT_NO_PERMIT,   /* permit_decide only: the job holds no permit */
 };
 
@@ -109,8 +111,8 @@ struct preempt_victim {
 	enum tier tier;
 	bool borrowed;
 	bool cross_dept;  /* of another department: spends peak-preemption quota */
-	int64_t ran;      /* seconds this run */
-	int64_t since;    /* max(start_time, last_checkpoint) */
+	int64_t ran;	  /* seconds this run */
+	int64_t since;	  /* max(start_time, last_checkpoint) */
 	double work_lost; /* GPU-seconds: gpus × (now - since) */
 };
 
@@ -118,17 +120,17 @@ struct preempt_plan {
 	int64_t trigger;
 	enum preempt_outcome outcome;
 	enum rollout mode;
-	bool observe;  /* mode observe: record what would happen, act on nothing */
-	bool permit;   /* chosen under a starvation permit */
-	bool stopping; /* NOT_NEEDED thanks to GPUs of jobs already stopping */
+	bool observe;	 /* mode observe: record what would happen, act on nothing */
+	bool permit;	 /* chosen under a starvation permit */
+	bool stopping;	 /* NOT_NEEDED thanks to GPUs of jobs already stopping */
 	unsigned blocks; /* CANNOT_HELP: PLACE_BIT()s of place.h that block */
 	size_t nvictims;
 	struct preempt_victim *victims; /* owned; in choice order */
-	double work_lost;   /* sum over victims */
-	int dept_spend;     /* cross-department victims */
-	int dept_left;      /* peak preemptions T's department has left; -1 unlimited */
-	int candidates;     /* running jobs considered (the trigger excluded) */
-	int eligible;       /* of those, passing every static rule */
+	double work_lost;		/* sum over victims */
+	int dept_spend;			/* cross-department victims */
+	int dept_left;			/* peak preemptions T's department has left; -1 unlimited */
+	int candidates;			/* running jobs considered (the trigger excluded) */
+	int eligible;			/* of those, passing every static rule */
 	int excluded[PREEMPT_RULE_COUNT];
 	int64_t wait_until; /* WAIT: when the last needed P0 is expected to end */
 	int64_t wait_for;   /* WAIT: that job */

@@ -45,7 +45,7 @@ void share_advance(struct snapshot *s, int64_t prev)
 		return;
 	for (int i = 0; i < s->policy.nqueues; i++)
 		s->qstate[i].usage =
-			share_decay(s->qstate[i].usage, s->now - prev, s->policy.share_half_life);
+		    share_decay(s->qstate[i].usage, s->now - prev, s->policy.share_half_life);
 	for (size_t i = 0; i < s->njobs; i++) {
 		const struct job *j = &s->jobs[i];
 		int g = job_gpus_held(j);

@@ -180,8 +180,8 @@ static void end_wait(struct ctx *c, size_t ji, int64_t t, bool started)
 			gs[k]->starts++;
 			add_wait(c, gi[k], w);
 		}
-		if (w > gs[k]->longest_wait ||
-		    (w == gs[k]->longest_wait && gs[k]->longest_job && j->id < gs[k]->longest_job)) {
+		if (w > gs[k]->longest_wait || (w == gs[k]->longest_wait && gs[k]->longest_job &&
+						j->id < gs[k]->longest_job)) {
 			gs[k]->longest_wait = w;
 			gs[k]->longest_job = j->id;
 		}
@@ -350,7 +350,8 @@ int stats_compute(const struct snapshot *s, const struct event *ev, size_t nev, 
 		  int64_t to, struct stats *out, struct gq_err *e)
 {
 	if (to <= from)
-		return err_set(e, GQ_EINVAL, "empty stats window [%lld, %lld); 'to' must be after 'from'",
+		return err_set(e, GQ_EINVAL,
+			       "empty stats window [%lld, %lld); 'to' must be after 'from'",
 			       (long long)from, (long long)to);
 	for (size_t i = 1; i < nev; i++)
 		if (ev[i].seq <= ev[i - 1].seq)
@@ -375,7 +376,8 @@ int stats_compute(const struct snapshot *s, const struct event *ev, size_t nev, 
 	out->depts = c.d;
 	out->gpus = snapshot_gpus_total(s);
 	out->gpu_seconds = c.gpu_seconds;
-	out->utilisation = out->gpus ? c.gpu_seconds / ((double)out->gpus * (double)(to - from)) : 0;
+	out->utilisation =
+	    out->gpus ? c.gpu_seconds / ((double)out->gpus * (double)(to - from)) : 0;
 	for (size_t g = 0; g < c.ngroups + TIER_COUNT; g++)
 		free(c.w[g].v);
 	free(c.w);

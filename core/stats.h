@@ -57,22 +57,22 @@
 struct stats_group {
 	char queue[GQ_NAME_MAX]; /* "*": every queue */
 	enum tier tier;
-	int starts;              /* waits that ended with a start in the window */
+	int starts; /* waits that ended with a start in the window */
 	int64_t p50_wait, p95_wait;
-	int64_t longest_wait;    /* longest continuous pending stretch, seconds */
-	int64_t longest_job;     /* whose it was (0 when none) */
-	int over_limit;          /* jobs that waited longer than their tier's wait limit */
-	int overtaken;           /* overtakes suffered by the group's jobs */
+	int64_t longest_wait; /* longest continuous pending stretch, seconds */
+	int64_t longest_job;  /* whose it was (0 when none) */
+	int over_limit;	      /* jobs that waited longer than their tier's wait limit */
+	int overtaken;	      /* overtakes suffered by the group's jobs */
 	int preemptions;
-	int would_preempt;       /* observed only */
-	double work_lost;        /* GPU-seconds */
+	int would_preempt; /* observed only */
+	double work_lost;  /* GPU-seconds */
 	int cancelled;
 };
 
 struct stats_dept {
 	char dept[GQ_NAME_MAX];
-	double gpu_hours;        /* GPU-hours held in the window */
-	double charged;          /* sum of GPU-hours x the job's tier price */
+	double gpu_hours; /* GPU-hours held in the window */
+	double charged;	  /* sum of GPU-hours x the job's tier price */
 };
 
 struct stats {
@@ -81,9 +81,9 @@ struct stats {
 	struct stats_group *groups; /* owned */
 	size_t ndepts;
 	struct stats_dept *depts; /* owned */
-	int gpus;                 /* capacity: GPUs on nodes that are up */
-	double gpu_seconds;       /* held by jobs in the window */
-	double utilisation;       /* gpu_seconds / (gpus x (to - from)), 0..1 */
+	int gpus;		  /* capacity: GPUs on nodes that are up */
+	double gpu_seconds;	  /* held by jobs in the window */
+	double utilisation;	  /* gpu_seconds / (gpus x (to - from)), 0..1 */
 };
 
 /* Computes the metrics of window [from, to) into *out (which the caller

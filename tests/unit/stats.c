@@ -101,7 +101,7 @@ static void test_percentiles_nearest_rank(void)
 	int64_t a[] = {4, 1, 3, 2};
 	CHECK_INT(stats_percentile(a, 4, 50), 2);
 	CHECK_INT(stats_percentile(a, 4, 95), 4);
-	int64_t b[] = {10, 20, 30, 40, 50, 60, 70, 80, 90, 100,
+	int64_t b[] = {10,  20,	 30,  40,  50,	60,  70,  80,  90,  100,
 		       110, 120, 130, 140, 150, 160, 170, 180, 190, 200};
 	CHECK_INT(stats_percentile(b, 20, 95), 190);
 	CHECK_INT(stats_percentile(b, 20, 50), 100);

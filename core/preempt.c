@@ -96,11 +96,19 @@ static int cmp_end(const void *pa, const void *pb)
 	return (a->v.job > b->v.job) - (a->v.job < b->v.job);
 }
 
+/* What earlier triggers of one plan took: their victims (per job index),
+ * and the preemption budget and department quota those spent. */
+struct spent {
+	bool *victim;
+	int queue[GQ_MAX_QUEUES + 1]; /* per budget slot, see struct cand */
+	int dept[GQ_MAX_DEPTS];
+};
+
 struct chooser {
 	const struct snapshot *s;
 	const struct job *t;
 	bool permit;
-	const bool *taken; /* per job index: already a victim in this plan; may be NULL */
+	const struct spent *sp; /* NULL outside a plan */
 	struct place_map m;
 	struct cand *elig, *soon;
 	size_t nelig, nsoon;
@@ -123,12 +131,13 @@ static void take(struct chooser *c, const struct cand *k)
 }
 
 /* Peak preemptions left to the department of t; -1 unlimited. */
-static int dept_left(const struct snapshot *s, const struct job *t)
+static int dept_left(const struct snapshot *s, const struct spent *sp, const struct job *t)
 {
 	int di = policy_dept_index(&s->policy, t->dept);
 	if (di < 0 || s->policy.depts[di].preempt_quota < 0)
 		return -1;
-	int left = s->policy.depts[di].preempt_quota - s->dstate[di].preempts_month;
+	int left = s->policy.depts[di].preempt_quota - s->dstate[di].preempts_month -
+		   (sp ? sp->dept[di] : 0);
 	return left > 0 ? left : 0;
 }
 
@@ -177,13 +186,14 @@ static void collect(struct chooser *c, struct preempt_plan *out)
 	for (int q = 0; q <= GQ_MAX_QUEUES; q++) {
 		int qi = q < s->policy.nqueues ? q : -1;
 		c->budget_left[q] = policy_queue_budget(&s->policy, qi) -
-				    (qi >= 0 ? s->qstate[qi].preempts_hour : 0);
+				    (qi >= 0 ? s->qstate[qi].preempts_hour : 0) -
+				    (c->sp ? c->sp->queue[q] : 0);
 	}
 	c->elig = xcalloc(s->njobs ? s->njobs : 1, sizeof(*c->elig));
 	c->soon = xcalloc(s->njobs ? s->njobs : 1, sizeof(*c->soon));
 	for (size_t i = 0; i < s->njobs; i++) {
 		const struct job *v = &s->jobs[i];
-		if (v->state != JOB_RUNNING || v->id == c->t->id || (c->taken && c->taken[i]))
+		if (v->state != JOB_RUNNING || v->id == c->t->id || (c->sp && c->sp->victim[i]))
 			continue;
 		out->candidates++;
 		int qi = policy_queue_index(&s->policy, v->queue);
@@ -299,17 +309,17 @@ static void map_copy(struct place_map *dst, const struct place_map *src)
 
 /* With base == NULL the map is built from s and stopping jobs' GPUs are
  * given back here; otherwise base is used as it is (see preempt_choose_in). */
-static bool choose(const struct snapshot *s, const struct place_map *base, const bool *taken,
+static bool choose(const struct snapshot *s, const struct place_map *base, const struct spent *sp,
 		   const struct job *t, bool permit, struct preempt_plan *out)
 {
-	struct chooser c = {.s = s, .t = t, .permit = permit, .taken = taken};
+	struct chooser c = {.s = s, .t = t, .permit = permit, .sp = sp};
 	struct place_result r;
 	memset(out, 0, sizeof(*out));
 	out->trigger = t->id;
 	out->mode = s->policy.preempt_mode;
 	out->observe = out->mode == ROLLOUT_OBSERVE;
 	out->permit = permit;
-	out->dept_left = dept_left(s, t);
+	out->dept_left = dept_left(s, sp, t);
 	out->outcome = PREEMPT_NONE;
 
 	if (base)
@@ -391,7 +401,7 @@ bool permit_decide(const struct snapshot *s, const struct job *j, struct preempt
 		out->mode = s->policy.preempt_mode;
 		out->observe = out->mode == ROLLOUT_OBSERVE;
 		out->outcome = PREEMPT_NO_PERMIT;
-		out->dept_left = dept_left(s, j);
+		out->dept_left = dept_left(s, NULL, j);
 		return false;
 	}
 	choose(s, NULL, NULL, j, true, out);
@@ -413,15 +423,20 @@ static void promise(const struct snapshot *s, struct place_map *soon, const stru
 		place_take(soon, policy_queue_index(&s->policy, t->queue), r.nalloc, r.alloc);
 }
 
-static void add_victims(const struct snapshot *s, struct place_map *soon, bool *taken,
+static void add_victims(const struct snapshot *s, struct place_map *soon, struct spent *sp,
 			const struct job *t, const struct preempt_plan *p, struct plan *out)
 {
+	int di = policy_dept_index(&s->policy, t->dept);
 	for (size_t i = 0; i < p->nvictims; i++) {
 		const struct job *v = snapshot_find(s, p->victims[i].job);
 		if (!v)
 			BUG("victim %lld is not in the snapshot", (long long)p->victims[i].job);
-		taken[v - s->jobs] = true;
-		place_give(soon, policy_queue_index(&s->policy, v->queue), v->nalloc, v->alloc);
+		int qi = policy_queue_index(&s->policy, v->queue);
+		sp->victim[v - s->jobs] = true;
+		sp->queue[qi >= 0 ? qi : GQ_MAX_QUEUES]++;
+		if (di >= 0 && p->victims[i].cross_dept)
+			sp->dept[di]++;
+		place_give(soon, qi, v->nalloc, v->alloc);
 		struct plan_action *a = plan_add(out, PLAN_PREEMPT, v->id);
 		a->other = t->id;
 		a->observe = p->observe;
@@ -431,13 +446,13 @@ static void add_victims(const struct snapshot *s, struct place_map *soon, bool *
 }
 
 /* Runs one trigger against `soon` and adds what it decides to the plan. */
-static void trigger(const struct snapshot *s, struct place_map *soon, bool *taken,
+static void trigger(const struct snapshot *s, struct place_map *soon, struct spent *sp,
 		    const struct job *t, bool permit, struct plan *out)
 {
 	struct preempt_plan p;
-	choose(s, soon, taken, t, permit, &p);
+	choose(s, soon, sp, t, permit, &p);
 	if (p.outcome == PREEMPT_FOUND)
-		add_victims(s, soon, taken, t, &p, out);
+		add_victims(s, soon, sp, t, &p, out);
 	else if (p.outcome == PREEMPT_NOT_NEEDED)
 		promise(s, soon, t);
 	else if (p.outcome == PREEMPT_WAIT)
@@ -449,7 +464,7 @@ void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const si
 			 size_t n, struct plan *out)
 {
 	bool *started = xcalloc(s->njobs ? s->njobs : 1, sizeof(*started));
-	bool *taken = xcalloc(s->njobs ? s->njobs : 1, sizeof(*taken));
+	struct spent sp = {.victim = xcalloc(s->njobs ? s->njobs : 1, sizeof(bool))};
 	for (size_t i = 0; i < out->n; i++) {
 		const struct job *j = out->actions[i].kind == PLAN_START
 					  ? snapshot_find(s, out->actions[i].job)
@@ -499,7 +514,7 @@ void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const si
 			continue;
 		tries++;
 		started[order[i]] = true; /* handled here, not again below */
-		trigger(s, &soon, taken, &s->jobs[order[i]], true, out);
+		trigger(s, &soon, &sp, &s->jobs[order[i]], true, out);
 	}
 	free(permit);
 	for (size_t i = 0; i < n && tries < PREEMPT_MAX_TRIGGERS; i++) {
@@ -507,9 +522,9 @@ void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const si
 		if (started[order[i]] || job_tier(j) == TIER_P2 || !preempt_startable(s, j))
 			continue;
 		tries++;
-		trigger(s, &soon, taken, j, false, out);
+		trigger(s, &soon, &sp, j, false, out);
 	}
 	place_map_release(&soon);
 	free(started);
-	free(taken);
+	free(sp.victim);
 }

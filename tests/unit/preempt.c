@@ -524,6 +524,41 @@ static void test_plan_gives_each_trigger_its_own_victims(void)
 	snapshot_release(&s);
 }
 
+static void test_plan_shares_budget_and_quota_between_triggers(void)
+{
+	struct snapshot s;
+	struct plan pl;
+	struct gq_err e = GQ_ERR_INIT;
+	machine(&s, 1, 2);
+	policy_set(&s.policy, "queue.exp.share", "1", &e);
+	running(&s, 1, TIER_P2, 0, 0x1, 5 * MIN, 1 * MIN);
+	running(&s, 2, TIER_P2, 0, 0x2, 20 * MIN, 10 * MIN);
+	pending(&s, 100, TIER_P0, 1, 2 * MIN);
+	pending(&s, 101, TIER_P0, 1, 1 * MIN);
+	snapshot_sort(&s);
+	STR_COPY(J(s, 1)->queue, "exp");
+	STR_COPY(J(s, 2)->queue, "exp");
+	s.qstate[policy_queue_index(&s.policy, "exp")].preempts_hour = 3; /* one left */
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK_INT(count_kind(&pl, PLAN_PREEMPT), 1);
+	CHECK(plan_find(&pl, PLAN_PREEMPT, 1) != NULL);
+	plan_release(&pl);
+	/* Budget back; now the triggers' department has one peak preemption
+	 * left and both victims belong to another department. */
+	s.qstate[policy_queue_index(&s.policy, "exp")].preempts_hour = 0;
+	policy_set(&s.policy, "department.prod.preemptQuota", "1", &e);
+	STR_COPY(J(s, 100)->dept, "prod");
+	STR_COPY(J(s, 101)->dept, "prod");
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK_INT(count_kind(&pl, PLAN_PREEMPT), 1);
+	const struct plan_action *a = plan_find(&pl, PLAN_PREEMPT, 1);
+	CHECK(a && a->other == 100);
+	plan_release(&pl);
+	snapshot_release(&s);
+}
+
 static void test_plan_observe_records_only(void)
 {
 	struct snapshot s;
@@ -618,6 +653,7 @@ void suite_preempt(void)
 	RUN(test_permit_preempts_p0_ending_in_40_min);
 	RUN(test_permit_earned_at_the_limit);
 	RUN(test_plan_gives_each_trigger_its_own_victims);
+	RUN(test_plan_shares_budget_and_quota_between_triggers);
 	RUN(test_plan_observe_records_only);
 	RUN(test_plan_permit_waits_and_wakes);
 	RUN(test_plan_reminds_and_downgrades);

@@ -39,6 +39,9 @@ CORE_OBJ := $(filter $(BUILD)/core/%,$(OBJ))
 CODEC_OBJ := $(filter $(BUILD)/backend/codec%,$(OBJ))
 # policy/'s pure parts (semantic diff, Slurm export) are unit-tested too.
 POLICY_PURE_OBJ := $(BUILD)/policy/semdiff.o $(BUILD)/policy/slurm.o
+# The dashboard's grid, model and views are unit-tested headless: everything
+# of tui/ but the files that touch the terminal or the backend.
+TUI_PURE_OBJ := $(filter-out $(BUILD)/tui/term.o $(BUILD)/tui/app.o,$(filter $(BUILD)/tui/%,$(OBJ)))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 BENCH_SRC := $(wildcard bench/*.c)
@@ -72,7 +75,7 @@ $(BUILD)/gen/manpages.o: $(BUILD)/gen/manpages.c $(BUILD)/.flags
 	@echo "  CC $<"
 	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/unit/run: $(UNIT_OBJ) $(CORE_OBJ) $(CODEC_OBJ) $(POLICY_PURE_OBJ)
+$(BUILD)/tests/unit/run: $(UNIT_OBJ) $(CORE_OBJ) $(CODEC_OBJ) $(POLICY_PURE_OBJ) $(TUI_PURE_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson) -lm
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(filter-out $(BUILD)/cmd/main.o,$(OBJ))

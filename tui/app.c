@@ -1,0 +1,811 @@
+/*
+ * app.c - `gq top`'s two loops (see app.h).
+ *
+ * The fetcher thread long-polls the event stream and, whenever events come
+ * (or every `interval` seconds without any, since waits and ETAs move with
+ * time), fetches a snapshot and builds a model off the UI thread. It hands
+ * the model over under a mutex and wakes the UI through a pipe. When the
+ * scheduler cannot be reached it says so and retries with a growing pause;
+ * nothing else changes, so the last picture stays on screen.
+ *
+ * The UI loop sleeps in poll() on the terminal and that pipe: with nothing
+ * happening it uses no CPU. On any change it redraws the whole frame into
+ * the grid, and term.c sends only the cells that differ.
+ *
+ * Not here: drawing of views (view_*.c), key names (keys.c), ncurses
+ * (term.c).
+ */
+#include "app.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "term.h"
+
+#define POLL_WAIT_MS 1000   /* one long-poll; also how long quitting may wait for it */
+#define LOG_KEEP (64 * 1024) /* bytes of a job's log kept for its tail */
+#define LOG_LINES 30
+
+enum prompt {
+	P_NONE,
+	P_CONFIRM,    /* y/n for cancel, hold, release */
+	P_FILTER,     /* text for '/' */
+	P_OVR_TIER,   /* override: which tier */
+	P_OVR_REASON, /* override: why */
+};
+
+struct app {
+	struct backend *poll, *act;
+	const struct app_opts *o;
+	const char *describe;
+
+	/* Shared with the fetcher, under mu. */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct model *fresh; /* a model the UI has not taken yet */
+	bool online, status_changed, stop, refresh;
+	char offline[300];
+	int wake[2];
+
+	/* Fetcher only. */
+	struct event *evs;
+	size_t nevs;
+	int64_t last_seq;
+
+	/* UI only. */
+	struct model *m;
+	struct model empty;
+	struct view views[VIEW_COUNT];
+	enum view_id cur, prev;
+	struct grid g;
+	struct tui_state st;
+	int body_y, body_h, tab_y;
+	int tab_x[VIEW_COUNT + 1];
+	bool ui_online;
+	char ui_offline[300];
+	struct buf log;
+	int64_t log_job, log_next;
+	char *why;
+	enum prompt prompt;
+	char input[160];
+	char saved_filter[64];
+	int64_t p_job;
+	enum action p_act;
+	enum tier p_tier;
+	bool p_clear;
+	char msg[300];
+	uint16_t msg_attr;
+};
+
+/* ---- the fetcher ---- */
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void wake_ui(struct app *a)
+{
+	char c = 1;
+	ssize_t r = write(a->wake[1], &c, 1);
+	(void)r; /* a full pipe already holds a wake-up */
+}
+
+static void set_offline(struct app *a, const struct gq_err *e)
+{
+	pthread_mutex_lock(&a->mu);
+	if (a->online || strcmp(a->offline, e->msg)) {
+		a->online = false;
+		snprintf(a->offline, sizeof(a->offline), "%s", e->msg);
+		a->status_changed = true;
+		wake_ui(a);
+	}
+	pthread_mutex_unlock(&a->mu);
+}
+
+/* Waits ms or until stop / refresh; returns true when stopping. */
+static bool pause_ms(struct app *a, int ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&a->mu);
+	while (!a->stop && !a->refresh)
+		if (pthread_cond_timedwait(&a->cv, &a->mu, &ts) == ETIMEDOUT)
+			break;
+	bool stop = a->stop;
+	a->refresh = false;
+	pthread_mutex_unlock(&a->mu);
+	return stop;
+}
+
+static bool stopping(struct app *a, bool *refresh)
+{
+	pthread_mutex_lock(&a->mu);
+	bool s = a->stop;
+	if (refresh) {
+		*refresh = a->refresh;
+		a->refresh = false;
+	}
+	pthread_mutex_unlock(&a->mu);
+	return s;
+}
+
+static void add_events(struct app *a, const struct event_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->items[i].seq <= a->last_seq)
+			continue;
+		if (a->nevs == MODEL_MAX_EVENTS) {
+			memmove(a->evs, a->evs + 1, (MODEL_MAX_EVENTS - 1) * sizeof(*a->evs));
+			a->nevs--;
+		}
+		a->evs[a->nevs++] = l->items[i];
+		a->last_seq = l->items[i].seq;
+	}
+}
+
+static void *fetcher(void *arg)
+{
+	struct app *a = arg;
+	bool need = true, fresh_start = true;
+	int64_t last_snap = 0;
+	int backoff = 500;
+	for (;;) {
+		bool refresh = false;
+		if (stopping(a, &refresh))
+			break;
+		struct gq_err e = GQ_ERR_INIT;
+		if (fresh_start) {
+			/* After a (re)connect the server may be a new one: take its
+			 * history afresh rather than trust our sequence numbers. */
+			struct event_list el = {0};
+			if (a->poll->ops->events(a->poll, 0, 0, &el, &e) < 0) {
+				event_list_release(&el);
+				goto offline;
+			}
+			a->nevs = 0;
+			a->last_seq = 0;
+			add_events(a, &el);
+			event_list_release(&el);
+			fresh_start = false;
+			need = true;
+		}
+		if (need || refresh || mono_ms() - last_snap >= (int64_t)a->o->interval * 1000) {
+			struct snapshot s;
+			snapshot_init(&s);
+			if (a->poll->ops->snapshot(a->poll, &s, &e) < 0) {
+				snapshot_release(&s);
+				goto offline;
+			}
+			struct model *m = xcalloc(1, sizeof(*m));
+			model_build(m, &s, a->evs, a->nevs);
+			snapshot_release(&s);
+			pthread_mutex_lock(&a->mu);
+			if (a->fresh) {
+				model_release(a->fresh);
+				free(a->fresh);
+			}
+			a->fresh = m;
+			if (!a->online)
+				a->status_changed = true;
+			a->online = true;
+			wake_ui(a);
+			pthread_mutex_unlock(&a->mu);
+			last_snap = mono_ms();
+			need = false;
+			backoff = 500;
+		}
+		struct event_list el = {0};
+		if (a->poll->ops->events(a->poll, a->last_seq, POLL_WAIT_MS, &el, &e) < 0) {
+			event_list_release(&el);
+			goto offline;
+		}
+		if (el.n) {
+			add_events(a, &el);
+			need = true;
+		}
+		event_list_release(&el);
+		continue;
+	offline:
+		set_offline(a, &e);
+		fresh_start = true;
+		if (pause_ms(a, backoff))
+			break;
+		backoff = backoff * 2 > 5000 ? 5000 : backoff * 2;
+	}
+	return NULL;
+}
+
+/* ---- the UI ---- */
+
+static struct view *curview(struct app *a)
+{
+	return &a->views[a->cur];
+}
+
+static void refresh_views(struct app *a)
+{
+	a->st.m = a->m;
+	for (int i = 0; i < VIEW_COUNT; i++)
+		a->views[i].ops->refresh(&a->views[i], &a->st);
+}
+
+static void set_msg(struct app *a, uint16_t attr, const char *fmt, ...) GQ_PRINTF(3, 4);
+static void set_msg(struct app *a, uint16_t attr, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(a->msg, sizeof(a->msg), fmt, ap);
+	va_end(ap);
+	a->msg_attr = attr;
+}
+
+/* Fetches what is new in the open job's log and keeps the last lines. */
+static void fetch_log(struct app *a)
+{
+	if (!a->st.job)
+		return;
+	if (a->log_job != a->st.job) {
+		buf_reset(&a->log);
+		a->log_job = a->st.job;
+		a->log_next = 0;
+	}
+	struct buf chunk;
+	struct gq_err e = GQ_ERR_INIT;
+	int64_t next = a->log_next;
+	buf_init(&chunk, 0);
+	if (a->act->ops->logs(a->act, a->st.job, "stdout", a->log_next, &chunk, &next, &e) < 0) {
+		if (!a->log.len) {
+			buf_reset(&a->log);
+			buf_printf(&a->log, "(no log: %s)", e.msg);
+			a->log_next = 0;
+		}
+	} else if (chunk.len) {
+		for (size_t i = 0; i < chunk.len; i++) {
+			char c = chunk.data[i];
+			if (c == '\r')
+				continue;
+			buf_add(&a->log, c == '\t' ? " " : &c, 1);
+		}
+		a->log_next = next;
+		if (a->log.len > LOG_KEEP) {
+			size_t cut = a->log.len - LOG_KEEP / 2;
+			memmove(a->log.data, a->log.data + cut, a->log.len - cut + 1);
+			a->log.len -= cut;
+		}
+	}
+	buf_release(&chunk);
+	/* The last LOG_LINES lines. */
+	const char *end = a->log.data ? a->log.data + a->log.len : "";
+	const char *p = end;
+	int lines = 0;
+	if (p > a->log.data && p[-1] == '\n')
+		p--;
+	while (a->log.data && p > a->log.data) {
+		if (p[-1] == '\n' && ++lines == LOG_LINES)
+			break;
+		p--;
+	}
+	a->st.log_tail = a->log.data ? p : "";
+}
+
+static void open_job(struct app *a, int64_t id)
+{
+	a->st.job = id;
+	a->views[VIEW_JOB].top = 0;
+	fetch_log(a);
+	if (a->cur != VIEW_JOB) {
+		a->prev = a->cur;
+		a->cur = VIEW_JOB;
+	}
+}
+
+static void show_view(struct app *a, enum view_id v)
+{
+	if (v == a->cur)
+		return;
+	if (v == VIEW_JOB || v == VIEW_HELP || a->cur == VIEW_HELP || a->cur == VIEW_JOB)
+		a->prev = a->cur == VIEW_HELP ? a->prev : a->cur;
+	else
+		a->prev = v;
+	a->cur = v;
+	if (v == VIEW_JOB)
+		fetch_log(a);
+}
+
+static const char *act_verb(enum action act)
+{
+	switch (act) {
+	case ACT_CANCEL:
+		return "cancel";
+	case ACT_HOLD:
+		return "hold";
+	case ACT_RELEASE:
+		return "release";
+	default:
+		return "override";
+	}
+}
+
+static void start_request(struct app *a, int64_t id, enum action act)
+{
+	a->p_job = id;
+	a->p_act = act;
+	a->input[0] = 0;
+	a->msg[0] = 0;
+	a->prompt = act == ACT_OVERRIDE ? P_OVR_TIER : P_CONFIRM;
+}
+
+static void run_request(struct app *a)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	const struct backend_ops *ops = a->act->ops;
+	int rc;
+	switch (a->p_act) {
+	case ACT_CANCEL:
+		rc = ops->cancel(a->act, a->p_job, &e);
+		break;
+	case ACT_HOLD:
+		rc = ops->hold(a->act, a->p_job, &e);
+		break;
+	case ACT_RELEASE:
+		rc = ops->release(a->act, a->p_job, &e);
+		break;
+	default:
+		rc = ops->override(a->act, a->p_job, a->p_tier, a->p_clear, a->input, &e);
+		break;
+	}
+	if (rc < 0) {
+		set_msg(a, GC_BAD | GA_BOLD, "%s", e.msg);
+	} else if (a->p_act == ACT_OVERRIDE) {
+		if (a->p_clear)
+			set_msg(a, GC_GOOD, "job %lld: override cleared", (long long)a->p_job);
+		else
+			set_msg(a, GC_GOOD, "job %lld: now treated as %s", (long long)a->p_job,
+				tier_name(a->p_tier));
+	} else {
+		set_msg(a, GC_GOOD, "job %lld: %s done", (long long)a->p_job, act_verb(a->p_act));
+	}
+	pthread_mutex_lock(&a->mu);
+	a->refresh = true;
+	pthread_cond_signal(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+}
+
+static void apply_filter(struct app *a, const char *f)
+{
+	struct view *v = curview(a);
+	snprintf(v->filter, sizeof(v->filter), "%s", f);
+	v->ops->refresh(v, &a->st);
+}
+
+/* Line editing for text prompts; returns true when Enter ends it. */
+static bool edit_line(char *s, size_t size, int code)
+{
+	size_t n = strlen(s);
+	if (code == K_ENTER)
+		return true;
+	if (code == K_BACKSPACE) {
+		while (n > 0 && ((unsigned char)s[n - 1] & 0xc0) == 0x80)
+			n--;
+		if (n > 0)
+			n--;
+		s[n] = 0;
+	} else if (code == K_CTRL_U) {
+		s[0] = 0;
+	} else if (code >= 0x20 && code < K_SPECIAL && code != 0x7f) {
+		char u[8];
+		int l = utf8_encode((uint32_t)code, u);
+		if (n + (size_t)l < size) {
+			memcpy(s + n, u, (size_t)l + 1);
+		}
+	}
+	return false;
+}
+
+static void prompt_key(struct app *a, int code)
+{
+	switch (a->prompt) {
+	case P_CONFIRM:
+		if (code == 'y' || code == 'Y')
+			run_request(a);
+		else
+			set_msg(a, GC_DIM, "nothing done");
+		a->prompt = P_NONE;
+		break;
+	case P_FILTER:
+		if (code == K_ESC) {
+			apply_filter(a, a->saved_filter);
+			a->prompt = P_NONE;
+		} else if (edit_line(a->input, sizeof(curview(a)->filter), code)) {
+			a->prompt = P_NONE;
+		} else {
+			apply_filter(a, a->input);
+		}
+		break;
+	case P_OVR_TIER:
+		a->p_clear = false;
+		if (code == '0' || code == '1' || code == '2') {
+			a->p_tier = (enum tier)(code - '0');
+			a->prompt = P_OVR_REASON;
+		} else if (code == 'x' || code == 'X') {
+			a->p_clear = true;
+			a->prompt = P_OVR_REASON;
+		} else {
+			set_msg(a, GC_DIM, "nothing done");
+			a->prompt = P_NONE;
+		}
+		break;
+	case P_OVR_REASON:
+		if (code == K_ESC) {
+			set_msg(a, GC_DIM, "nothing done");
+			a->prompt = P_NONE;
+		} else if (edit_line(a->input, sizeof(a->input), code)) {
+			a->prompt = P_NONE;
+			run_request(a);
+		}
+		break;
+	case P_NONE:
+		break;
+	}
+}
+
+static void react(struct app *a, unsigned r)
+{
+	if (r & R_OPEN_JOB)
+		open_job(a, a->st.req_job);
+	if (r & R_REQUEST)
+		start_request(a, a->st.req_job, a->st.req_act);
+	if (r & R_BACK)
+		a->cur = a->prev == a->cur ? VIEW_QUEUE : a->prev;
+}
+
+/* Returns false to quit. */
+static bool handle_key(struct app *a, const struct key_event *k)
+{
+	if (k->code == K_RESIZE) {
+		term_invalidate();
+		return true;
+	}
+	if (a->prompt != P_NONE && k->code != K_MOUSE && k->code != K_WHEEL_UP &&
+	    k->code != K_WHEEL_DOWN) {
+		prompt_key(a, k->code);
+		return true;
+	}
+	struct view *v = curview(a);
+	if (k->code == K_WHEEL_UP || k->code == K_WHEEL_DOWN) {
+		for (int i = 0; i < 3; i++)
+			v->ops->key(v, &a->st, k->code == K_WHEEL_UP ? ACT_UP : ACT_DOWN);
+		return true;
+	}
+	if (k->code == K_MOUSE) {
+		if (k->y == a->tab_y) {
+			for (int i = 0; i < VIEW_JOB + 1; i++)
+				if (k->x >= a->tab_x[i] && k->x < a->tab_x[i + 1])
+					show_view(a, (enum view_id)i);
+		} else if (k->y >= a->body_y && k->y < a->body_y + a->body_h) {
+			react(a, v->ops->click(v, &a->st, k->y - a->body_y));
+		}
+		return true;
+	}
+	enum action act = keys_action(k->code);
+	if (act == ACT_NONE) {
+		a->msg[0] = 0;
+		return true;
+	}
+	a->msg[0] = 0;
+	unsigned r = v->ops->key(v, &a->st, act);
+	if (!(r & R_UNHANDLED)) {
+		react(a, r);
+		return true;
+	}
+	char sort[32];
+	switch (act) {
+	case ACT_QUIT:
+		return false;
+	case ACT_HELP:
+		show_view(a, VIEW_HELP);
+		break;
+	case ACT_NEXT_VIEW:
+	case ACT_PREV_VIEW: {
+		int n = VIEW_JOB + 1, c = a->cur == VIEW_HELP ? a->prev : a->cur;
+		show_view(a, (enum view_id)((c + (act == ACT_NEXT_VIEW ? 1 : n - 1)) % n));
+		break;
+	}
+	case ACT_VIEW_QUEUE:
+	case ACT_VIEW_RUNNING:
+	case ACT_VIEW_NODES:
+	case ACT_VIEW_EVENTS:
+	case ACT_VIEW_POLICY:
+	case ACT_VIEW_JOB:
+		show_view(a, (enum view_id)(VIEW_QUEUE + (act - ACT_VIEW_QUEUE)));
+		break;
+	case ACT_FILTER:
+		if (!v->ops->sorts[0] && a->cur != VIEW_QUEUE) {
+			set_msg(a, GC_DIM, "this view has no rows to filter");
+			break;
+		}
+		snprintf(a->saved_filter, sizeof(a->saved_filter), "%s", v->filter);
+		snprintf(a->input, sizeof(a->input), "%s", v->filter);
+		a->prompt = P_FILTER;
+		break;
+	case ACT_SORT: {
+		int n = 0;
+		for (const char *p = v->ops->sorts; *p; p++)
+			n += *p == '|';
+		if (!v->ops->sorts[0]) {
+			set_msg(a, GC_DIM, "this view has no sort order");
+			break;
+		}
+		v->sort = (v->sort + 1) % (n + 1);
+		v->ops->refresh(v, &a->st);
+		set_msg(a, 0, "sorted by %s", view_sort_name(v, sort, sizeof(sort)));
+		break;
+	}
+	case ACT_BACK:
+		if (v->filter[0])
+			apply_filter(a, "");
+		break;
+	case ACT_REDRAW:
+		term_invalidate();
+		pthread_mutex_lock(&a->mu);
+		a->refresh = true;
+		pthread_cond_signal(&a->cv);
+		pthread_mutex_unlock(&a->mu);
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+static void draw_tabs(struct app *a, int y, int w)
+{
+	struct grid *g = &a->g;
+	int x = 0;
+	grid_fill(g, 0, y, w, 1, ' ', GA_REVERSE);
+	for (int i = 0; i <= VIEW_JOB; i++) {
+		char t[48];
+		const char *name = a->views[i].ops->name;
+		if (i == VIEW_QUEUE)
+			snprintf(t, sizeof(t), " %d %s %zu ", i + 1, name, a->m->nqueue);
+		else if (i == VIEW_RUNNING)
+			snprintf(t, sizeof(t), " %d %s %zu ", i + 1, name, a->m->nrunning);
+		else if (i == VIEW_JOB && a->st.job)
+			snprintf(t, sizeof(t), " %d %s %lld ", i + 1, name, (long long)a->st.job);
+		else
+			snprintf(t, sizeof(t), " %d %s ", i + 1, name);
+		a->tab_x[i] = x;
+		bool on = (enum view_id)i == a->cur || (a->cur == VIEW_HELP && i == (int)a->prev);
+		x += grid_put(g, x, y, w - x, on ? GA_BOLD : GA_REVERSE, t);
+	}
+	a->tab_x[VIEW_JOB + 1] = x;
+}
+
+static void draw_status(struct app *a, int y, int w)
+{
+	struct grid *g = &a->g;
+	struct view *v = curview(a);
+	char line[400];
+	const char *hint = "? help  q quit";
+	int right = (int)strlen(hint);
+	if (a->prompt == P_CONFIRM) {
+		const struct job *j = snapshot_find(&a->m->snap, a->p_job);
+		snprintf(line, sizeof(line), "%s job %lld%s%s%s%s? y/n", act_verb(a->p_act),
+			 (long long)a->p_job, j ? " '" : "", j ? j->name : "", j ? "' of " : "",
+			 j ? j->user : "");
+		grid_put(g, 0, y, w, GA_BOLD | GC_WARN, line);
+		return;
+	}
+	if (a->prompt == P_OVR_TIER) {
+		snprintf(line, sizeof(line),
+			 "override job %lld: tier 0 (P0), 1 (P1), 2 (P2) or x to clear; Esc: nothing",
+			 (long long)a->p_job);
+		grid_put(g, 0, y, w, GA_BOLD | GC_WARN, line);
+		return;
+	}
+	if (a->prompt == P_OVR_REASON || a->prompt == P_FILTER) {
+		const char *label = a->prompt == P_FILTER ? "filter: " : "reason: ";
+		int c = grid_put(g, 0, y, w, GA_BOLD, label);
+		c += grid_put(g, c, y, w - c, 0, a->input);
+		grid_fill(g, c, y, 1, 1, ' ', GA_REVERSE); /* the cursor */
+		return;
+	}
+	if (!a->ui_online) {
+		snprintf(line, sizeof(line), "offline, retrying: %s", a->ui_offline);
+		grid_fill(g, 0, y, w, 1, ' ', GC_BAD | GA_REVERSE);
+		grid_put(g, 0, y, w, GC_BAD | GA_REVERSE | GA_BOLD, line);
+		return;
+	}
+	int c = 0;
+	if (a->msg[0])
+		c = grid_put(g, 0, y, w - right - 1, a->msg_attr, a->msg);
+	if (v->filter[0]) {
+		snprintf(line, sizeof(line), "%sfilter '%s' (Esc clears)", c ? "  " : "", v->filter);
+		c += grid_put(g, c, y, w - right - 1 - c, GC_WARN, line);
+	}
+	grid_put_right(g, 0, y, w, GC_DIM, hint);
+}
+
+static void render(struct app *a)
+{
+	int w, h;
+	term_size(&w, &h);
+	if (a->g.w != w || a->g.h != h)
+		grid_resize(&a->g, w, h);
+	else
+		grid_clear(&a->g);
+	a->st.m = a->m;
+	if (w < 40 || h < 10) {
+		grid_put(&a->g, 0, 0, w, GA_BOLD, "gq top: the terminal is too small");
+		grid_put(&a->g, 0, 1, w, 0, "80x24 or more is best");
+		term_draw(&a->g);
+		return;
+	}
+	int hh = header_draw(&a->st, a->describe, &a->g, w, h - 6);
+	a->tab_y = hh;
+	draw_tabs(a, hh, w);
+	a->body_y = hh + 1;
+	a->body_h = h - hh - 2;
+	struct view *v = curview(a);
+	v->ops->draw(v, &a->st, &a->g, 0, a->body_y, w, a->body_h);
+	draw_status(a, h - 1, w);
+	term_draw(&a->g);
+}
+
+/* Takes a new model or status from the fetcher; true when something changed. */
+static bool take_update(struct app *a)
+{
+	struct model *m = NULL;
+	bool changed;
+	pthread_mutex_lock(&a->mu);
+	m = a->fresh;
+	a->fresh = NULL;
+	changed = a->status_changed || m;
+	a->status_changed = false;
+	a->ui_online = a->online;
+	snprintf(a->ui_offline, sizeof(a->ui_offline), "%s", a->offline);
+	pthread_mutex_unlock(&a->mu);
+	if (m) {
+		if (a->m != &a->empty) {
+			model_release(a->m);
+			free(a->m);
+		}
+		a->m = m;
+		refresh_views(a);
+		if (a->st.job) {
+			const struct job *j = snapshot_find(&m->snap, a->st.job);
+			if (a->cur == VIEW_JOB && j && job_state_holds_gpus(j->state))
+				fetch_log(a);
+		}
+	}
+	return changed;
+}
+
+int app_run(struct backend *poll_be, struct backend *act, const struct app_opts *o,
+	    struct gq_err *e)
+{
+	static const struct view_ops *const ops[VIEW_COUNT] = {
+		[VIEW_QUEUE] = &view_queue_ops,   [VIEW_RUNNING] = &view_running_ops,
+		[VIEW_NODES] = &view_nodes_ops,   [VIEW_EVENTS] = &view_events_ops,
+		[VIEW_POLICY] = &view_policy_ops, [VIEW_JOB] = &view_job_ops,
+		[VIEW_HELP] = &view_help_ops,
+	};
+	struct app *a = xcalloc(1, sizeof(*a));
+	bool ascii = false;
+	int rc = -1;
+	struct term_opts to = {.color = o->color, .mouse = o->mouse};
+	a->poll = poll_be;
+	a->act = act;
+	a->o = o;
+	a->describe = act->ops->describe(act);
+	a->online = a->ui_online = true;
+	a->evs = xcalloc(MODEL_MAX_EVENTS, sizeof(*a->evs));
+	snapshot_init(&a->empty.snap);
+	a->m = &a->empty;
+	a->st.m = a->m;
+	a->st.log_tail = "";
+	a->st.why = "";
+	buf_init(&a->log, 0);
+	for (int i = 0; i < VIEW_COUNT; i++) {
+		a->views[i].ops = ops[i];
+		ops[i]->open(&a->views[i]);
+	}
+	a->cur = a->prev = o->view;
+	if (pipe(a->wake) < 0) {
+		err_set(e, GQ_EIO, "cannot create a pipe: %s", strerror(errno));
+		goto out_views;
+	}
+	fcntl(a->wake[0], F_SETFL, O_NONBLOCK);
+	fcntl(a->wake[1], F_SETFL, O_NONBLOCK);
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->cv, NULL);
+	if (term_open(&to, &ascii, e) < 0)
+		goto out_pipe;
+	grid_init(&a->g, ascii);
+	pthread_t th = 0;
+	if (pthread_create(&th, NULL, fetcher, a)) {
+		term_close();
+		err_set(e, GQ_EIO, "cannot start the fetcher thread");
+		goto out_pipe;
+	}
+	if (o->job)
+		open_job(a, o->job);
+	bool dirty = true;
+	for (;;) {
+		if (dirty) {
+			render(a);
+			dirty = false;
+		}
+		struct pollfd pf[2] = {{.fd = term_fd(), .events = POLLIN},
+				       {.fd = a->wake[0], .events = POLLIN}};
+		int n = poll(pf, 2, -1);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+			break; /* the terminal is gone */
+		if (pf[1].revents & POLLIN) {
+			char drain[64];
+			while (read(a->wake[0], drain, sizeof(drain)) > 0)
+				;
+			dirty |= take_update(a);
+		}
+		/* A resize interrupts poll() with SIGWINCH: read in any case. */
+		struct key_event k;
+		bool quit = false;
+		while (term_read(&k)) {
+			dirty = true;
+			if (!handle_key(a, &k)) {
+				quit = true;
+				break;
+			}
+		}
+		if (quit)
+			break;
+	}
+	rc = 0;
+	term_close();
+	pthread_mutex_lock(&a->mu);
+	a->stop = true;
+	pthread_cond_signal(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+	pthread_join(th, NULL);
+	grid_release(&a->g);
+out_pipe:
+	close(a->wake[0]);
+	close(a->wake[1]);
+	pthread_mutex_destroy(&a->mu);
+	pthread_cond_destroy(&a->cv);
+	if (a->fresh) {
+		model_release(a->fresh);
+		free(a->fresh);
+	}
+out_views:
+	for (int i = 0; i < VIEW_COUNT; i++)
+		a->views[i].ops->close(&a->views[i]);
+	if (a->m != &a->empty) {
+		model_release(a->m);
+		free(a->m);
+	}
+	snapshot_release(&a->empty.snap);
+	buf_release(&a->log);
+	free(a->why);
+	free(a->evs);
+	free(a);
+	return rc;
+}

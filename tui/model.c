@@ -1,0 +1,201 @@
+/*
+ * model.c - turns a fetched snapshot into what `gq top` shows (model.h).
+ * Scheduling order, weights, reasons and ETAs come from the core, run here
+ * on the snapshot exactly as `gq why` runs them; this file only arranges
+ * their results and counts things. No I/O, no clock: "now" is the
+ * snapshot's.
+ */
+#include "model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+
+/* Sorting job indexes by one time field, the id breaking ties. */
+struct sort_key {
+	int64_t key, id;
+	size_t idx;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct sort_key *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Sorts idx[0..n) by start time ascending (by_end false) or end time
+ * descending (by_end true). */
+static void sort_idx(size_t *idx, size_t n, const struct job *jobs, bool by_end)
+{
+	struct sort_key *k = xcalloc(n + 1, sizeof(*k));
+	for (size_t i = 0; i < n; i++) {
+		const struct job *j = &jobs[idx[i]];
+		k[i].key = by_end ? -j->end_time : j->start_time;
+		k[i].id = by_end ? -j->id : j->id;
+		k[i].idx = idx[i];
+	}
+	qsort(k, n, sizeof(*k), cmp_key);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = k[i].idx;
+	free(k);
+}
+
+static void build_pools(struct model *m)
+{
+	const struct snapshot *s = &m->snap;
+	size_t total = 0;
+	m->gpu_base = xcalloc(s->nnodes + 1, sizeof(size_t));
+	for (size_t n = 0; n < s->nnodes; n++) {
+		m->gpu_base[n] = total;
+		total += (size_t)s->nodes[n].ngpus;
+	}
+	m->gpu_base[s->nnodes] = total;
+	m->gpu_job = xcalloc(total + 1, sizeof(size_t));
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (!job_state_holds_gpus(j->state))
+			continue;
+		for (int a = 0; a < j->nalloc && a < GQ_MAX_ALLOC; a++) {
+			int n = j->alloc[a].node;
+			if (n < 0 || (size_t)n >= s->nnodes)
+				continue;
+			for (int g = 0; g < s->nodes[n].ngpus && g < GQ_MAX_NODE_GPUS; g++)
+				if (j->alloc[a].mask & ((uint64_t)1 << g))
+					m->gpu_job[m->gpu_base[n] + (size_t)g] = i + 1;
+		}
+	}
+	for (size_t n = 0; n < s->nnodes; n++) {
+		const struct node *nd = &s->nodes[n];
+		const char *name = nd->gpu_model[0] ? nd->gpu_model : "slot";
+		int p;
+		for (p = 0; p < m->npools; p++)
+			if (!strcmp(m->pools[p].name, name))
+				break;
+		if (p == m->npools) {
+			if (m->npools == MODEL_MAX_POOLS)
+				p = MODEL_MAX_POOLS - 1; /* the last pool takes the rest */
+			else
+				STR_COPY(m->pools[m->npools++].name, name);
+		}
+		int busy = 0;
+		for (int g = 0; g < nd->ngpus; g++)
+			busy += m->gpu_job[m->gpu_base[n] + (size_t)g] != 0;
+		m->pools[p].nodes++;
+		if (nd->up) {
+			m->pools[p].total += nd->ngpus;
+			m->gpus_total += nd->ngpus;
+		}
+		m->pools[p].busy += busy;
+		m->gpus_busy += busy;
+	}
+}
+
+/* The last hour, a point a minute, reconstructed from the jobs' own times:
+ * a job was pending from its (re)queue time until its start, and held its
+ * GPUs from its start until its end. */
+static void build_history(struct model *m)
+{
+	const struct snapshot *s = &m->snap;
+	int total = m->gpus_total;
+	for (int i = 0; i < MODEL_SPARK; i++) {
+		int64_t t = s->now - (int64_t)(MODEL_SPARK - 1 - i) * 60;
+		int pending = 0, busy = 0;
+		for (size_t k = 0; k < s->njobs; k++) {
+			const struct job *j = &s->jobs[k];
+			int64_t qt = j->queued_time ? j->queued_time : j->submit_time;
+			bool ended = j->end_time && j->end_time <= t;
+			bool started = j->start_time && j->start_time <= t && j->start_time >= qt;
+			if (ended)
+				continue;
+			if (j->state == JOB_PENDING) {
+				if (qt && qt <= t)
+					pending++;
+			} else if (started) {
+				if (j->state != JOB_COMPLETED || j->end_time > t)
+					busy += j->req.gpus;
+			} else if (j->submit_time && j->submit_time <= t) {
+				pending++;
+			}
+		}
+		m->spark_pending[i] = pending;
+		m->spark_util[i] = total > 0 ? (busy > total ? 1.0 : (double)busy / total) : 0;
+	}
+}
+
+void model_build(struct model *m, struct snapshot *snap, const struct event *events, size_t n)
+{
+	memset(m, 0, sizeof(*m));
+	m->snap = *snap;
+	snap->jobs = NULL;
+	snap->nodes = NULL;
+	snap->njobs = snap->jobs_cap = snap->nnodes = snap->nodes_cap = 0;
+	snapshot_sort(&m->snap);
+	const struct snapshot *s = &m->snap;
+
+	m->running = xcalloc(s->njobs + 1, sizeof(size_t));
+	m->finished = xcalloc(s->njobs + 1, sizeof(size_t));
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (job_state_holds_gpus(j->state))
+			m->running[m->nrunning++] = i;
+		else if (!job_state_active(j->state))
+			m->finished[m->nfinished++] = i;
+		else if (j->state == JOB_PENDING)
+			m->pending_by_tier[job_tier(j)]++;
+	}
+	sort_idx(m->running, m->nrunning, s->jobs, false);
+	sort_idx(m->finished, m->nfinished, s->jobs, true);
+	build_pools(m);
+	build_history(m);
+	analyze_queue(m);
+
+	if (n > MODEL_MAX_EVENTS) {
+		events += n - MODEL_MAX_EVENTS;
+		n = MODEL_MAX_EVENTS;
+	}
+	m->events = xcalloc(n + 1, sizeof(*m->events));
+	if (n)
+		memcpy(m->events, events, n * sizeof(*events));
+	m->nevents = n;
+}
+
+void model_release(struct model *m)
+{
+	snapshot_release(&m->snap);
+	free(m->queue);
+	free(m->running);
+	free(m->finished);
+	free(m->gpu_base);
+	free(m->gpu_job);
+	free(m->events);
+	memset(m, 0, sizeof(*m));
+}
+
+const struct qrow *model_qrow(const struct model *m, int64_t id)
+{
+	for (size_t i = 0; i < m->nqueue; i++)
+		if (m->snap.jobs[m->queue[i].job].id == id)
+			return &m->queue[i];
+	return NULL;
+}
+
+const struct job *model_gpu_job(const struct model *m, size_t node, int gpu)
+{
+	if (!m->gpu_job || node >= m->snap.nnodes || gpu < 0 || gpu >= m->snap.nodes[node].ngpus)
+		return NULL;
+	size_t k = m->gpu_job[m->gpu_base[node] + (size_t)gpu];
+	return k ? &m->snap.jobs[k - 1] : NULL;
+}
+
+char *model_clock(int64_t t, int32_t tz_offset, char *out, size_t size)
+{
+	int64_t l = t + tz_offset;
+	int64_t sec = ((l % 86400) + 86400) % 86400;
+	snprintf(out, size, "%02d:%02d:%02d", (int)(sec / 3600), (int)(sec / 60 % 60),
+		 (int)(sec % 60));
+	return out;
+}

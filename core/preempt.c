@@ -120,6 +120,15 @@ static bool fits(struct chooser *c, struct place_result *r)
 	return place_check(&c->m, c->s, c->t, c->s->now, r);
 }
 
+/* A necessary condition for fits(), in O(1): enough GPUs free in all, with
+ * the headroom reserve for P1 and P2. place_check() looks at every node, so
+ * the search only asks it once this holds. */
+static bool enough(const struct chooser *c)
+{
+	int reserve = job_tier(c->t) == TIER_P0 ? 0 : c->m.reserve;
+	return c->m.nfree >= c->t->req.gpus + reserve;
+}
+
 static void give(struct chooser *c, const struct cand *k)
 {
 	place_give(&c->m, k->qi, k->j->nalloc, k->j->alloc);
@@ -247,7 +256,7 @@ static bool greedy(struct chooser *c, struct preempt_plan *out)
 		k->taken = true;
 		c->budget_left[k->slot]--;
 		spent += k->v.cross_dept;
-		if (fits(c, &r))
+		if (enough(c) && fits(c, &r))
 			return true;
 	}
 	return false;
@@ -262,7 +271,7 @@ static void minimise(struct chooser *c)
 		if (!k->taken)
 			continue;
 		take(c, k);
-		if (fits(c, &r))
+		if (enough(c) && fits(c, &r))
 			k->taken = false;
 		else
 			give(c, k);
@@ -289,7 +298,7 @@ static bool wait_for_soon(struct chooser *c, struct preempt_plan *out)
 	struct place_result r;
 	for (size_t i = 0; i < c->nsoon; i++) {
 		give(c, &c->soon[i]);
-		if (fits(c, &r)) {
+		if (enough(c) && fits(c, &r)) {
 			out->outcome = PREEMPT_WAIT;
 			out->wait_until = c->soon[i].end;
 			out->wait_for = c->soon[i].v.job;
@@ -496,7 +505,8 @@ void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const si
 			continue;
 		}
 		permit[order[i]] = true;
-		if (!place_check(m, s, j, s->now, &r))
+		int reserve = job_tier(j) == TIER_P0 ? 0 : m->reserve;
+		if (m->nfree < j->req.gpus + reserve || !place_check(m, s, j, s->now, &r))
 			continue;
 		int qi = policy_queue_index(&s->policy, j->queue);
 		place_take(m, qi, r.nalloc, r.alloc);

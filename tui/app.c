@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,15 @@ struct app {
 	char msg[300];
 	uint16_t msg_attr;
 };
+
+/* Set by SIGINT, SIGTERM and SIGHUP: quit as if 'q' was pressed, giving the
+ * terminal back. The one process-wide state of gq top. */
+static volatile sig_atomic_t quit_signal;
+
+static void on_quit_signal(int sig)
+{
+	quit_signal = sig;
+}
 
 /* ---- the fetcher ---- */
 
@@ -211,6 +221,7 @@ static void *fetcher(void *arg)
 			backoff = 500;
 		}
 		struct event_list el = {0};
+		int64_t asked = mono_ms();
 		if (a->poll->ops->events(a->poll, a->last_seq, POLL_WAIT_MS, &el, &e) < 0) {
 			event_list_release(&el);
 			goto offline;
@@ -218,6 +229,11 @@ static void *fetcher(void *arg)
 		if (el.n) {
 			add_events(a, &el);
 			need = true;
+		} else if (mono_ms() - asked < POLL_WAIT_MS / 2) {
+			/* A backend that answers at once instead of waiting (one
+			 * without long-poll) must not make us spin. */
+			if (pause_ms(a, POLL_WAIT_MS))
+				break;
 		}
 		event_list_release(&el);
 		continue;
@@ -738,11 +754,30 @@ int app_run(struct backend *poll_be, struct backend *act, const struct app_opts 
 	if (term_open(&to, &ascii, e) < 0)
 		goto out_pipe;
 	grid_init(&a->g, ascii);
+	/* Signals go to the UI thread, whose poll() they interrupt: SIGWINCH
+	 * for a resize, the quit signals for a clean exit. */
+	struct sigaction sa = {.sa_handler = on_quit_signal}, old_int, old_term, old_hup, old_pipe;
+	sigemptyset(&sa.sa_mask);
+	quit_signal = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, &old_pipe);
+	sigset_t block, old_mask;
+	sigemptyset(&block);
+	sigaddset(&block, SIGWINCH);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &old_mask);
 	pthread_t th = 0;
-	if (pthread_create(&th, NULL, fetcher, a)) {
+	int th_err = pthread_create(&th, NULL, fetcher, a);
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+	if (th_err) {
 		term_close();
 		err_set(e, GQ_EIO, "cannot start the fetcher thread");
-		goto out_pipe;
+		goto out_signals;
 	}
 	if (o->job)
 		open_job(a, o->job);
@@ -755,7 +790,7 @@ int app_run(struct backend *poll_be, struct backend *act, const struct app_opts 
 		struct pollfd pf[2] = {{.fd = term_fd(), .events = POLLIN},
 				       {.fd = a->wake[0], .events = POLLIN}};
 		int n = poll(pf, 2, -1);
-		if (n < 0 && errno != EINTR)
+		if ((n < 0 && errno != EINTR) || quit_signal)
 			break;
 		if (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL))
 			break; /* the terminal is gone */
@@ -785,6 +820,11 @@ int app_run(struct backend *poll_be, struct backend *act, const struct app_opts 
 	pthread_cond_signal(&a->cv);
 	pthread_mutex_unlock(&a->mu);
 	pthread_join(th, NULL);
+out_signals:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
 	grid_release(&a->g);
 out_pipe:
 	close(a->wake[0]);

@@ -105,6 +105,8 @@ int header_draw(const struct tui_state *st, const char *backend, struct grid *g,
 	if (y >= h)
 		return y;
 
+	if (!m->snap.now)
+		return y + 1; /* nothing to count yet; keep the layout */
 	/* Pending by tier, then the sparklines. */
 	c = grid_put(g, 0, y, w, 0, "pending ");
 	for (int t = 0; t < TIER_COUNT; t++) {

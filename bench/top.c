@@ -33,8 +33,8 @@ static uint32_t rnd(uint32_t n)
  * waiting, of every tier, user and queue. */
 static void build_snapshot(struct snapshot *s, int pending)
 {
-	static const char *const users[] = {"alice", "bob", "carol", "dave", "erin", "frank",
-					    "grace", "heidi"};
+	static const char *const users[] = {"alice", "bob",   "carol", "dave",
+					    "erin",  "frank", "grace", "heidi"};
 	static const char *const queues[] = {"prod", "train", "exp"};
 	snapshot_init(s);
 	s->now = 1800000000;
@@ -109,7 +109,8 @@ static void frames(const struct model *m, int w, int h, int nframes)
 	t0 = now_ms();
 	for (int f = 0; f < nframes; f++) {
 		grid_clear(&cur);
-		int hh = header_draw(&st, "gq serve at unix:/run/user/1000/gq/sock", &cur, w, h - 6);
+		int hh =
+		    header_draw(&st, "gq serve at unix:/run/user/1000/gq/sock", &cur, w, h - 6);
 		v.ops->draw(&v, &st, &cur, 0, hh + 1, w, h - hh - 2);
 		/* Alternate moving the selection and paging, as a user would. */
 		v.ops->key(&v, &st, f % 10 == 9 ? ACT_PGDN : ACT_DOWN);

@@ -12,22 +12,22 @@
 #include "tui/app.h"
 
 static const char *const view_names[] = {
-	[VIEW_QUEUE] = "queue",   [VIEW_RUNNING] = "running", [VIEW_NODES] = "nodes",
-	[VIEW_EVENTS] = "events", [VIEW_POLICY] = "policy",
+    [VIEW_QUEUE] = "queue",   [VIEW_RUNNING] = "running", [VIEW_NODES] = "nodes",
+    [VIEW_EVENTS] = "events", [VIEW_POLICY] = "policy",
 };
 
 static int top_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_top;
 	static const struct option lo[] = {
-		{"interval", required_argument, NULL, 'i'},
-		{"view", required_argument, NULL, 'v'},
-		{"job", required_argument, NULL, 'J'},
-		{"no-mouse", no_argument, NULL, 'M'},
-		{0, 0, 0, 0},
+	    {"interval", required_argument, NULL, 'i'},
+	    {"view", required_argument, NULL, 'v'},
+	    {"job", required_argument, NULL, 'J'},
+	    {"no-mouse", no_argument, NULL, 'M'},
+	    {0, 0, 0, 0},
 	};
-	struct app_opts o = {.color = cmd_color(stdout), .mouse = true, .interval = 10,
-			     .view = VIEW_QUEUE};
+	struct app_opts o = {
+	    .color = cmd_color(stdout), .mouse = true, .interval = 10, .view = VIEW_QUEUE};
 	struct gq_err e = GQ_ERR_INIT;
 	int opt, rc;
 	while ((opt = cmd_getopt(c, argc, argv, "", lo)) != -1) {
@@ -35,8 +35,9 @@ static int top_exec(int argc, char **argv)
 		case 'i': {
 			int64_t s;
 			if (parse_int64(optarg, 1, 3600, &s, &e) < 0)
-				return cmd_usage_error(c, "--interval: '%s' is not a number of seconds from 1 to 3600",
-						       optarg);
+				return cmd_usage_error(
+				    c, "--interval: '%s' is not a number of seconds from 1 to 3600",
+				    optarg);
 			o.interval = (int)s;
 			break;
 		}
@@ -46,7 +47,9 @@ static int top_exec(int argc, char **argv)
 				if (!strcmp(optarg, view_names[i]))
 					break;
 			if (i == n)
-				return cmd_usage_error(c, "--view: '%s' is not a view; use queue, running, nodes, events or policy",
+				return cmd_usage_error(c,
+						       "--view: '%s' is not a view; use queue, "
+						       "running, nodes, events or policy",
 						       optarg);
 			o.view = (enum view_id)i;
 			break;
@@ -81,9 +84,9 @@ static int top_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_top = {
-	.name = "top",
-	.usage = "[--view VIEW] [--job JOB] [--interval SECONDS] [--no-mouse]",
-	.summary = "watch the queue, GPUs and events live, and act on jobs",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = top_exec,
+    .name = "top",
+    .usage = "[--view VIEW] [--job JOB] [--interval SECONDS] [--no-mouse]",
+    .summary = "watch the queue, GPUs and events live, and act on jobs",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = top_exec,
 };

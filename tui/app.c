@@ -30,7 +30,7 @@
 
 #include "term.h"
 
-#define POLL_WAIT_MS 1000   /* one long-poll; also how long quitting may wait for it */
+#define POLL_WAIT_MS 1000    /* one long-poll; also how long quitting may wait for it */
 #define LOG_KEEP (64 * 1024) /* bytes of a job's log kept for its tail */
 #define LOG_LINES 30
 
@@ -64,7 +64,9 @@ struct app {
 	struct model *m;
 	struct model empty;
 	struct view views[VIEW_COUNT];
-	enum view_id cur, prev;
+	enum view_id cur;
+	enum view_id prev;	/* where Back leaves the Job view for */
+	enum view_id help_prev; /* where Back leaves the help for */
 	struct grid g;
 	struct tui_state st;
 	int body_y, body_h, tab_y;
@@ -320,28 +322,27 @@ static void fetch_log(struct app *a)
 	a->st.log_tail = a->log.data ? p : "";
 }
 
-static void open_job(struct app *a, int64_t id)
-{
-	a->st.job = id;
-	a->views[VIEW_JOB].top = 0;
-	fetch_log(a);
-	if (a->cur != VIEW_JOB) {
-		a->prev = a->cur;
-		a->cur = VIEW_JOB;
-	}
-}
-
 static void show_view(struct app *a, enum view_id v)
 {
 	if (v == a->cur)
 		return;
-	if (v == VIEW_JOB || v == VIEW_HELP || a->cur == VIEW_HELP || a->cur == VIEW_JOB)
-		a->prev = a->cur == VIEW_HELP ? a->prev : a->cur;
-	else
-		a->prev = v;
+	if (v == VIEW_HELP)
+		a->help_prev = a->cur;
+	else if (a->cur != VIEW_JOB && a->cur != VIEW_HELP)
+		a->prev = a->cur;
 	a->cur = v;
 	if (v == VIEW_JOB)
 		fetch_log(a);
+}
+
+static void open_job(struct app *a, int64_t id)
+{
+	a->st.job = id;
+	a->views[VIEW_JOB].top = 0;
+	if (a->cur == VIEW_JOB)
+		fetch_log(a);
+	else
+		show_view(a, VIEW_JOB);
 }
 
 static const char *act_verb(enum action act)
@@ -488,7 +489,7 @@ static void react(struct app *a, unsigned r)
 	if (r & R_REQUEST)
 		start_request(a, a->st.req_job, a->st.req_act);
 	if (r & R_BACK)
-		a->cur = a->prev == a->cur ? VIEW_QUEUE : a->prev;
+		a->cur = a->cur == VIEW_HELP ? a->help_prev : a->prev;
 }
 
 /* Returns false to quit. */
@@ -539,7 +540,7 @@ static bool handle_key(struct app *a, const struct key_event *k)
 		break;
 	case ACT_NEXT_VIEW:
 	case ACT_PREV_VIEW: {
-		int n = VIEW_JOB + 1, c = a->cur == VIEW_HELP ? a->prev : a->cur;
+		int n = VIEW_JOB + 1, c = a->cur == VIEW_HELP ? a->help_prev : a->cur;
 		show_view(a, (enum view_id)((c + (act == ACT_NEXT_VIEW ? 1 : n - 1)) % n));
 		break;
 	}
@@ -607,7 +608,7 @@ static void draw_tabs(struct app *a, int y, int w)
 		else
 			snprintf(t, sizeof(t), " %d %s ", i + 1, name);
 		a->tab_x[i] = x;
-		bool on = (enum view_id)i == a->cur || (a->cur == VIEW_HELP && i == (int)a->prev);
+		bool on = (enum view_id)i == (a->cur == VIEW_HELP ? a->help_prev : a->cur);
 		x += grid_put(g, x, y, w - x, on ? GA_BOLD : GA_REVERSE, t);
 	}
 	a->tab_x[VIEW_JOB + 1] = x;
@@ -629,9 +630,10 @@ static void draw_status(struct app *a, int y, int w)
 		return;
 	}
 	if (a->prompt == P_OVR_TIER) {
-		snprintf(line, sizeof(line),
-			 "override job %lld: tier 0 (P0), 1 (P1), 2 (P2) or x to clear; Esc: nothing",
-			 (long long)a->p_job);
+		snprintf(
+		    line, sizeof(line),
+		    "override job %lld: tier 0 (P0), 1 (P1), 2 (P2) or x to clear; Esc: nothing",
+		    (long long)a->p_job);
 		grid_put(g, 0, y, w, GA_BOLD | GC_WARN, line);
 		return;
 	}
@@ -652,7 +654,8 @@ static void draw_status(struct app *a, int y, int w)
 	if (a->msg[0])
 		c = grid_put(g, 0, y, w - right - 1, a->msg_attr, a->msg);
 	if (v->filter[0]) {
-		snprintf(line, sizeof(line), "%sfilter '%s' (Esc clears)", c ? "  " : "", v->filter);
+		snprintf(line, sizeof(line), "%sfilter '%s' (Esc clears)", c ? "  " : "",
+			 v->filter);
 		c += grid_put(g, c, y, w - right - 1 - c, GC_WARN, line);
 	}
 	grid_put_right(g, 0, y, w, GC_DIM, hint);
@@ -717,10 +720,10 @@ int app_run(struct backend *poll_be, struct backend *act, const struct app_opts 
 	    struct gq_err *e)
 {
 	static const struct view_ops *const ops[VIEW_COUNT] = {
-		[VIEW_QUEUE] = &view_queue_ops,   [VIEW_RUNNING] = &view_running_ops,
-		[VIEW_NODES] = &view_nodes_ops,   [VIEW_EVENTS] = &view_events_ops,
-		[VIEW_POLICY] = &view_policy_ops, [VIEW_JOB] = &view_job_ops,
-		[VIEW_HELP] = &view_help_ops,
+	    [VIEW_QUEUE] = &view_queue_ops,   [VIEW_RUNNING] = &view_running_ops,
+	    [VIEW_NODES] = &view_nodes_ops,   [VIEW_EVENTS] = &view_events_ops,
+	    [VIEW_POLICY] = &view_policy_ops, [VIEW_JOB] = &view_job_ops,
+	    [VIEW_HELP] = &view_help_ops,
 	};
 	struct app *a = xcalloc(1, sizeof(*a));
 	bool ascii = false;
@@ -742,7 +745,7 @@ int app_run(struct backend *poll_be, struct backend *act, const struct app_opts 
 		a->views[i].ops = ops[i];
 		ops[i]->open(&a->views[i]);
 	}
-	a->cur = a->prev = o->view;
+	a->cur = a->prev = a->help_prev = o->view;
 	if (pipe(a->wake) < 0) {
 		err_set(e, GQ_EIO, "cannot create a pipe: %s", strerror(errno));
 		goto out_views;

@@ -13,11 +13,11 @@
 #include "tui.h"
 
 struct app_opts {
-	bool color;          /* false under NO_COLOR or --no-color */
-	bool mouse;          /* mouse clicks and wheel */
-	int interval;        /* seconds between snapshots when no event comes */
-	enum view_id view;   /* the view shown first */
-	int64_t job;         /* open this job's view first (0: none) */
+	bool color;	   /* false under NO_COLOR or --no-color */
+	bool mouse;	   /* mouse clicks and wheel */
+	int interval;	   /* seconds between snapshots when no event comes */
+	enum view_id view; /* the view shown first */
+	int64_t job;	   /* open this job's view first (0: none) */
 };
 
 /*
@@ -27,7 +27,6 @@ struct app_opts {
  * or -1 with e filled when the terminal cannot be used. The scheduler
  * going away is not an error: it is shown, and the fetcher reconnects.
  */
-int app_run(struct backend *poll, struct backend *act, const struct app_opts *o,
-	    struct gq_err *e);
+int app_run(struct backend *poll, struct backend *act, const struct app_opts *o, struct gq_err *e);
 
 #endif

@@ -25,14 +25,14 @@
  * NO_COLOR). They occupy the low 4 bits of an attribute. */
 enum grid_color {
 	GC_DEFAULT,
-	GC_P0,     /* tier P0 */
-	GC_P1,     /* tier P1 */
-	GC_P2,     /* tier P2 */
+	GC_P0,	   /* tier P0 */
+	GC_P1,	   /* tier P1 */
+	GC_P2,	   /* tier P2 */
 	GC_GOOD,   /* running, healthy, connected */
 	GC_WARN,   /* held, over a limit soon */
-	GC_BAD,    /* failed, disconnected */
+	GC_BAD,	   /* failed, disconnected */
 	GC_ACCENT, /* titles, key names */
-	GC_DIM,    /* secondary text */
+	GC_DIM,	   /* secondary text */
 	GC_COUNT
 };
 
@@ -49,7 +49,7 @@ struct cell {
 struct grid {
 	int w, h;
 	struct cell *cells; /* owned; w * h, row-major */
-	bool ascii;         /* draw bars and sparklines with ASCII only */
+	bool ascii;	    /* draw bars and sparklines with ASCII only */
 };
 
 /* An empty 0x0 grid; allocates nothing. */
@@ -69,7 +69,7 @@ struct cell *grid_at(const struct grid *g, int x, int y);
 int grid_put(struct grid *g, int x, int y, int maxw, uint16_t attr, const char *s);
 /* printf into a field of maxw columns (text longer than that is cut). */
 int grid_printf(struct grid *g, int x, int y, int maxw, uint16_t attr, const char *fmt, ...)
-	GQ_PRINTF(6, 7);
+    GQ_PRINTF(6, 7);
 /* Writes s right-aligned so that it ends just before column x + w; text
  * wider than w keeps its left part. Returns columns written. */
 int grid_put_right(struct grid *g, int x, int y, int w, uint16_t attr, const char *s);

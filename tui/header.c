@@ -63,7 +63,8 @@ int header_draw(const struct tui_state *st, const char *backend, struct grid *g,
 		 m->snap.policy.revision[0] ? m->snap.policy.revision : "default");
 	grid_put(g, 8, y, w - 8 - 10, 0, buf);
 	if (m->snap.now)
-		grid_put_right(g, 0, y, w, GA_BOLD, model_clock(m->snap.now, m->snap.tz_offset, clk, sizeof(clk)));
+		grid_put_right(g, 0, y, w, GA_BOLD,
+			       model_clock(m->snap.now, m->snap.tz_offset, clk, sizeof(clk)));
 	y++;
 
 	/* Pools: "slot   3/8  ###.....  a100 12/16 ...". */
@@ -75,7 +76,8 @@ int header_draw(const struct tui_state *st, const char *backend, struct grid *g,
 		int room = w - c - lw;
 		int cells = 0;
 		for (size_t n = 0; n < m->snap.nnodes; n++)
-			if (!strcmp(m->snap.nodes[n].gpu_model[0] ? m->snap.nodes[n].gpu_model : "slot",
+			if (!strcmp(m->snap.nodes[n].gpu_model[0] ? m->snap.nodes[n].gpu_model
+								  : "slot",
 				    pl->name))
 				cells += m->snap.nodes[n].ngpus + 1;
 		int want = cells - 1 <= room ? cells - 1 : 20;
@@ -110,7 +112,8 @@ int header_draw(const struct tui_state *st, const char *backend, struct grid *g,
 	/* Pending by tier, then the sparklines. */
 	c = grid_put(g, 0, y, w, 0, "pending ");
 	for (int t = 0; t < TIER_COUNT; t++) {
-		snprintf(buf, sizeof(buf), "%s %d ", tier_name((enum tier)t), m->pending_by_tier[t]);
+		snprintf(buf, sizeof(buf), "%s %d ", tier_name((enum tier)t),
+			 m->pending_by_tier[t]);
 		c += grid_put(g, c, y, w - c, tier_attr((enum tier)t), buf);
 	}
 	int sw = (w - c - 20) / 2;
@@ -123,7 +126,8 @@ int header_draw(const struct tui_state *st, const char *backend, struct grid *g,
 		c += grid_put(g, c + 1, y, w - c, GC_DIM, "util ") + 1;
 		grid_spark(g, c, y, sw, m->spark_util, MODEL_SPARK, 1.0, GC_GOOD);
 		c += sw;
-		snprintf(buf, sizeof(buf), " %d%% 1h", m->gpus_total ? m->gpus_busy * 100 / m->gpus_total : 0);
+		snprintf(buf, sizeof(buf), " %d%% 1h",
+			 m->gpus_total ? m->gpus_busy * 100 / m->gpus_total : 0);
 		grid_put(g, c, y, w - c, GC_DIM, buf);
 	}
 	return y + 1;

@@ -33,7 +33,7 @@ enum key_code {
 	K_END,
 	K_BTAB,
 	K_RESIZE,
-	K_MOUSE,      /* a click: see struct key_event's x, y */
+	K_MOUSE, /* a click: see struct key_event's x, y */
 	K_WHEEL_UP,
 	K_WHEEL_DOWN,
 };
@@ -79,8 +79,8 @@ enum action {
 struct key_binding {
 	enum action act;
 	int keys[KEYS_PER_ACTION]; /* 0-terminated when fewer */
-	const char *label;         /* how the help screen names the keys */
-	const char *help;          /* lower case, no full stop */
+	const char *label;	   /* how the help screen names the keys */
+	const char *help;	   /* lower case, no full stop */
 };
 
 /* The table, in the order the help screen lists it. */

@@ -88,8 +88,8 @@ void list_titles(struct grid *g, int x, int y, int w, const char *cols)
 		if (!colon)
 			break;
 		char name[32];
-		size_t len = (size_t)(colon - p) < sizeof(name) - 1 ? (size_t)(colon - p)
-								    : sizeof(name) - 1;
+		size_t len =
+		    (size_t)(colon - p) < sizeof(name) - 1 ? (size_t)(colon - p) : sizeof(name) - 1;
 		memcpy(name, p, len);
 		name[len] = 0;
 		int cw = atoi(colon + 1);
@@ -167,6 +167,19 @@ void rowset_release(struct rowset *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
+void list_open(struct view *v)
+{
+	v->priv = xcalloc(1, sizeof(struct rowset));
+}
+
+void list_close(struct view *v)
+{
+	if (v->priv)
+		rowset_release(v->priv);
+	free(v->priv);
+	v->priv = NULL;
+}
+
 void rowset_done(struct view *v, const struct rowset *rs)
 {
 	if (v->sel_id)
@@ -180,8 +193,8 @@ void rowset_done(struct view *v, const struct rowset *rs)
 	v->sel_id = rs->n > 0 ? rs->r[v->sel].id : 0;
 }
 
-void list_draw(struct view *v, const struct rowset *rs, struct grid *g, int x, int y, int w,
-	       int h, const char *titles,
+void list_draw(struct view *v, const struct rowset *rs, struct grid *g, int x, int y, int w, int h,
+	       const char *titles,
 	       void (*draw_row)(const struct tui_state *st, const struct row *r, struct grid *g,
 				int x, int y, int w),
 	       const struct tui_state *st, const char *empty)
@@ -197,7 +210,8 @@ void list_draw(struct view *v, const struct rowset *rs, struct grid *g, int x, i
 		grid_put_right(g, x, y, w, GC_DIM, pos);
 	}
 	if (rs->n == 0 && h > 1) {
-		grid_put(g, x + 2, y + 1, w - 2, GC_DIM, v->filter[0] ? "no row matches the filter" : empty);
+		grid_put(g, x + 2, y + 1, w - 2, GC_DIM,
+			 v->filter[0] ? "no row matches the filter" : empty);
 		return;
 	}
 	for (int i = 0; i < h - 1 && v->top + i < rs->n; i++) {
@@ -266,4 +280,23 @@ const char *view_sort_name(const struct view *v, char *out, size_t size)
 	memcpy(out, p, n);
 	out[n] = 0;
 	return out;
+}
+
+int list_job_cells(struct grid *g, int x, int y, const struct job *j, int gpus)
+{
+	char buf[48];
+	snprintf(buf, sizeof(buf), "%lld", (long long)j->id);
+	grid_put_right(g, x, y, 7, 0, buf);
+	x += 8;
+	grid_put(g, x, y, 10, 0, j->user);
+	x += 11;
+	grid_put(g, x, y, 8, 0, j->queue);
+	x += 9;
+	enum tier t = job_tier(j);
+	snprintf(buf, sizeof(buf), "%s%s", tier_name(t), j->ovr.set ? "*" : "");
+	grid_put(g, x, y, 4, tier_attr(t), buf);
+	x += 5;
+	snprintf(buf, sizeof(buf), "%d", gpus);
+	grid_put_right(g, x, y, 3, 0, buf);
+	return x + 4;
 }

@@ -17,7 +17,7 @@
 #include "core/event.h"
 #include "core/job.h"
 
-#define MODEL_SPARK 60        /* sparkline points: one a minute over the last hour */
+#define MODEL_SPARK 60	      /* sparkline points: one a minute over the last hour */
 #define MODEL_MAX_EVENTS 1000 /* events kept for the Events and Job views */
 #define MODEL_MAX_POOLS 16
 

@@ -20,16 +20,17 @@ static struct {
 
 /* Colours of the semantic palette; -1 is the terminal's default. */
 static const short palette[GC_COUNT] = {
-	[GC_DEFAULT] = -1,     [GC_P0] = COLOR_RED,     [GC_P1] = COLOR_YELLOW,
-	[GC_P2] = COLOR_CYAN,  [GC_GOOD] = COLOR_GREEN, [GC_WARN] = COLOR_YELLOW,
-	[GC_BAD] = COLOR_RED,  [GC_ACCENT] = COLOR_BLUE, [GC_DIM] = -1,
+    [GC_DEFAULT] = -1,	  [GC_P0] = COLOR_RED,	    [GC_P1] = COLOR_YELLOW,
+    [GC_P2] = COLOR_CYAN, [GC_GOOD] = COLOR_GREEN,  [GC_WARN] = COLOR_YELLOW,
+    [GC_BAD] = COLOR_RED, [GC_ACCENT] = COLOR_BLUE, [GC_DIM] = -1,
 };
 
 int term_open(const struct term_opts *o, bool *ascii, struct gq_err *e)
 {
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return err_set(e, GQ_EINVAL,
-			       "standard input and output are not a terminal; run 'gq top' in one, or use 'gq events --json' in scripts");
+			       "standard input and output are not a terminal; run 'gq top' in one, "
+			       "or use 'gq events --json' in scripts");
 	const char *cs = nl_langinfo(CODESET);
 	*ascii = !(cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8")));
 	if (!newterm(NULL, stdout, stdin))

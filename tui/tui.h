@@ -43,7 +43,7 @@ enum reaction {
 /* What the app lends views for one call. */
 struct tui_state {
 	const struct model *m; /* never NULL; may be empty before the first fetch */
-	int64_t job;           /* the Job view's job; 0 none */
+	int64_t job;	       /* the Job view's job; 0 none */
 	const char *log_tail;  /* the Job view's log tail ("" none), UTF-8 */
 	const char *why;       /* the Job view's explanation text ("" none) */
 	/* Filled by a view returning R_OPEN_JOB or R_REQUEST. */
@@ -54,13 +54,13 @@ struct tui_state {
 /* The selection, scroll, filter and sort every view keeps. */
 struct view {
 	const struct view_ops *ops;
-	int sel, top;     /* selected row and first visible row */
-	int rows;         /* rows the view had at its last refresh */
-	int page;         /* visible rows at the last draw */
-	int sort;         /* index into the view's sort keys */
-	char filter[64];  /* case-insensitive substring; "" none */
-	int64_t sel_id;   /* the id under the selection, kept across refreshes */
-	void *priv;       /* the view's own rows */
+	int sel, top;	 /* selected row and first visible row */
+	int rows;	 /* rows the view had at its last refresh */
+	int page;	 /* visible rows at the last draw */
+	int sort;	 /* index into the view's sort keys */
+	char filter[64]; /* case-insensitive substring; "" none */
+	int64_t sel_id;	 /* the id under the selection, kept across refreshes */
+	void *priv;	 /* the view's own rows */
 };
 
 struct view_ops {
@@ -70,8 +70,8 @@ struct view_ops {
 	/* New data: rebuild the view's rows (filter and sort applied). */
 	void (*refresh)(struct view *v, const struct tui_state *st);
 	/* Draws into the rectangle (x, y, w, h) of g. */
-	void (*draw)(struct view *v, const struct tui_state *st, struct grid *g, int x, int y, int w,
-		     int h);
+	void (*draw)(struct view *v, const struct tui_state *st, struct grid *g, int x, int y,
+		     int w, int h);
 	unsigned (*key)(struct view *v, struct tui_state *st, enum action a);
 	/* A click on row `row` of the rectangle last drawn (0 = its first line). */
 	unsigned (*click)(struct view *v, struct tui_state *st, int row);
@@ -79,7 +79,7 @@ struct view_ops {
 };
 
 extern const struct view_ops view_queue_ops, view_running_ops, view_nodes_ops, view_events_ops,
-	view_policy_ops, view_job_ops, view_help_ops;
+    view_policy_ops, view_job_ops, view_help_ops;
 
 /* The header above every view (header.c): backend, revision, clock, pools,
  * pending by tier, sparklines. Returns the number of rows it used. */
@@ -118,14 +118,17 @@ struct row *rowset_add(struct rowset *rs, size_t idx, int64_t id);
 /* Sorts by (skey, key, id); stable for equal rows since ids are unique. */
 void rowset_sort(struct rowset *rs);
 void rowset_release(struct rowset *rs);
-/* Ends a refresh: keeps the selection on the same id (list_follow). */
+/* view_ops.open and .close for list views: a struct rowset in v->priv. */
+void list_open(struct view *v);
+void list_close(struct view *v);
+/* Ends a refresh: keeps the selection on the row with id v->sel_id. */
 void rowset_done(struct view *v, const struct rowset *rs);
 
 /* Draws a list: titles on row y, rows below through draw_row(i = index into
  * rs), the selection highlighted, "(none)" or "no row matches" when empty,
  * and "sel/total" at the right of the titles. Sets v->page. */
-void list_draw(struct view *v, const struct rowset *rs, struct grid *g, int x, int y, int w,
-	       int h, const char *titles,
+void list_draw(struct view *v, const struct rowset *rs, struct grid *g, int x, int y, int w, int h,
+	       const char *titles,
 	       void (*draw_row)(const struct tui_state *st, const struct row *r, struct grid *g,
 				int x, int y, int w),
 	       const struct tui_state *st, const char *empty);
@@ -163,6 +166,11 @@ void text_release(struct text *t);
 void text_draw(struct view *v, const struct text *t, struct grid *g, int x, int y, int w, int h);
 /* Scrolls a text view for navigation actions (R_UNHANDLED for others). */
 unsigned text_nav(struct view *v, enum action a);
+
+/* Draws the columns every job list starts with, "ID:-7|USER:10|QUEUE:8|
+ * TIER:4|GPU:-3" (a '*' after the tier marks an override), from column x;
+ * returns the column after them. */
+int list_job_cells(struct grid *g, int x, int y, const struct job *j, int gpus);
 
 /* Colour of a tier. */
 uint16_t tier_attr(enum tier t);

@@ -11,25 +11,14 @@
 
 enum { SORT_NEWEST, SORT_OLDEST, SORT_JOB };
 
-static void e_open(struct view *v)
-{
-	v->priv = xcalloc(1, sizeof(struct rowset));
-}
-
-static void e_close(struct view *v)
-{
-	rowset_release(v->priv);
-	free(v->priv);
-	v->priv = NULL;
-}
-
 /* "pending->running" for a transition, "" for other kinds. */
 static char *change_text(const struct event *ev, char *out, size_t size)
 {
 	if (ev->from == ev->to || (unsigned)ev->from >= JOB_STATE_COUNT ||
 	    (unsigned)ev->to >= JOB_STATE_COUNT)
 		snprintf(out, size, "%s",
-			 (unsigned)ev->to < JOB_STATE_COUNT && ev->job ? job_state_name(ev->to) : "");
+			 (unsigned)ev->to < JOB_STATE_COUNT && ev->job ? job_state_name(ev->to)
+								       : "");
 	else
 		snprintf(out, size, "%s->%s", job_state_name(ev->from), job_state_name(ev->to));
 	return out;
@@ -44,8 +33,8 @@ static void e_refresh(struct view *v, const struct tui_state *st)
 		const struct event *ev = &m->events[i];
 		if (v->filter[0]) {
 			char text[512], ch[48];
-			snprintf(text, sizeof(text), "%lld %s %s %s %s", (long long)ev->job, ev->kind,
-				 change_text(ev, ch, sizeof(ch)), ev->reason, ev->actor);
+			snprintf(text, sizeof(text), "%lld %s %s %s %s", (long long)ev->job,
+				 ev->kind, change_text(ev, ch, sizeof(ch)), ev->reason, ev->actor);
 			if (!text_match(text, v->filter))
 				continue;
 		}
@@ -122,12 +111,12 @@ static unsigned e_key(struct view *v, struct tui_state *st, enum action a)
 }
 
 const struct view_ops view_events_ops = {
-	.name = "Events",
-	.sorts = "newest|oldest|job",
-	.open = e_open,
-	.refresh = e_refresh,
-	.draw = e_draw,
-	.key = e_key,
-	.click = list_click,
-	.close = e_close,
+    .name = "Events",
+    .sorts = "newest|oldest|job",
+    .open = list_open,
+    .refresh = e_refresh,
+    .draw = e_draw,
+    .key = e_key,
+    .click = list_click,
+    .close = list_close,
 };

@@ -37,7 +37,8 @@ static void h_draw(struct view *v, const struct tui_state *st, struct grid *g, i
 	text_line(&t, 0, "%s", "");
 	text_line(&t, GC_DIM, "  Mouse: click a row to select it, click it again to open it;");
 	text_line(&t, GC_DIM, "  click a tab to switch views; the wheel scrolls.");
-	text_line(&t, GC_DIM, "  Tiers: P0 core guarantee, P1 regular, P2 elastic; * marks an override.");
+	text_line(&t, GC_DIM,
+		  "  Tiers: P0 core guarantee, P1 regular, P2 elastic; * marks an override.");
 	text_draw(v, &t, g, x, y, w, h);
 	text_release(&t);
 }
@@ -58,12 +59,12 @@ static unsigned h_click(struct view *v, struct tui_state *st, int row)
 }
 
 const struct view_ops view_help_ops = {
-	.name = "Help",
-	.sorts = "",
-	.open = h_open,
-	.refresh = h_refresh,
-	.draw = h_draw,
-	.key = h_key,
-	.click = h_click,
-	.close = h_close,
+    .name = "Help",
+    .sorts = "",
+    .open = h_open,
+    .refresh = h_refresh,
+    .draw = h_draw,
+    .key = h_key,
+    .click = h_click,
+    .close = h_close,
 };

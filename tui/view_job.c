@@ -68,8 +68,8 @@ static void build(const struct tui_state *st, struct text *t)
 		text_line(t, GA_BOLD, "Job %lld  %s  (%s, queue %s, %s)", (long long)j->id,
 			  j->name[0] ? j->name : "-", j->user, j->queue, tier_name(tr));
 		if (j->ovr.set)
-			text_line(t, GC_WARN, "Override: treated as %s by %s: %s", tier_name(j->ovr.tier),
-				  j->ovr.actor, j->ovr.reason);
+			text_line(t, GC_WARN, "Override: treated as %s by %s: %s",
+				  tier_name(j->ovr.tier), j->ovr.actor, j->ovr.reason);
 		const struct qrow *q = model_qrow(m, j->id);
 		if (q) {
 			int64_t qt = j->queued_time ? j->queued_time : j->submit_time;
@@ -77,10 +77,14 @@ static void build(const struct tui_state *st, struct text *t)
 				dur_format(q->eta - now, b, sizeof(b));
 			else
 				snprintf(b, sizeof(b), "%s", q->eta ? "now" : "unknown");
-			text_line(t, 0, "State pending (%s)  position %d of %zu  weight %.1f  waited %s  start in %s",
-				  q->reason, q->pos, m->nqueue, q->weight, age_text(now, qt, a, sizeof(a)), b);
+			text_line(t, 0,
+				  "State pending (%s)  position %d of %zu  weight %.1f  waited %s  "
+				  "start in %s",
+				  q->reason, q->pos, m->nqueue, q->weight,
+				  age_text(now, qt, a, sizeof(a)), b);
 		} else if (job_state_holds_gpus(j->state)) {
-			text_line(t, 0, "State %s  for %s on %d GPU%s  restarts %d", job_state_name(j->state),
+			text_line(t, 0, "State %s  for %s on %d GPU%s  restarts %d",
+				  job_state_name(j->state),
 				  age_text(now, j->start_time, a, sizeof(a)), job_gpus_held(j),
 				  job_gpus_held(j) == 1 ? "" : "s", j->restarts);
 		} else {
@@ -125,7 +129,8 @@ static void build(const struct tui_state *st, struct text *t)
 	text_line(t, GA_BOLD | GC_ACCENT, "Preemptions");
 	if (j) {
 		text_line(t, 0, "  restarts %d, last checkpoint %s%s", j->restarts,
-			  j->last_checkpoint ? age_text(now, j->last_checkpoint, a, sizeof(a)) : "never",
+			  j->last_checkpoint ? age_text(now, j->last_checkpoint, a, sizeof(a))
+					     : "never",
 			  j->last_checkpoint ? " ago" : "");
 		if (j->state == JOB_STOPPING && j->stop_deadline)
 			text_line(t, GC_WARN, "  stopping: killed in %s unless it exits",
@@ -138,8 +143,9 @@ static void build(const struct tui_state *st, struct text *t)
 		const struct event *ev = &m->events[i];
 		if (ev->job != st->job || !strstr(ev->kind, "preempt"))
 			continue;
-		text_line(t, 0, "  %s  %s: %s  (%s)", model_clock(ev->time, m->snap.tz_offset, a, sizeof(a)),
-			  ev->kind, ev->reason, ev->actor);
+		text_line(t, 0, "  %s  %s: %s  (%s)",
+			  model_clock(ev->time, m->snap.tz_offset, a, sizeof(a)), ev->kind,
+			  ev->reason, ev->actor);
 	}
 
 	text_line(t, 0, "%s", "");
@@ -187,12 +193,12 @@ static unsigned j_click(struct view *v, struct tui_state *st, int row)
 }
 
 const struct view_ops view_job_ops = {
-	.name = "Job",
-	.sorts = "",
-	.open = j_open,
-	.refresh = j_refresh,
-	.draw = j_draw,
-	.key = j_key,
-	.click = j_click,
-	.close = j_close,
+    .name = "Job",
+    .sorts = "",
+    .open = j_open,
+    .refresh = j_refresh,
+    .draw = j_draw,
+    .key = j_key,
+    .click = j_click,
+    .close = j_close,
 };

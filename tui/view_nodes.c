@@ -13,18 +13,6 @@ enum { SORT_NODE, SORT_JOB, SORT_USER };
 /* Rows are GPUs: a row's idx is node index * GQ_MAX_NODE_GPUS + gpu, its id
  * that plus one (so that the selection stays on the GPU, not the job). */
 
-static void n_open(struct view *v)
-{
-	v->priv = xcalloc(1, sizeof(struct rowset));
-}
-
-static void n_close(struct view *v)
-{
-	rowset_release(v->priv);
-	free(v->priv);
-	v->priv = NULL;
-}
-
 static void n_refresh(struct view *v, const struct tui_state *st)
 {
 	struct rowset *rs = v->priv;
@@ -37,8 +25,12 @@ static void n_refresh(struct view *v, const struct tui_state *st)
 			if (v->filter[0]) {
 				char text[256];
 				snprintf(text, sizeof(text), "%s %s %s %lld %s %s", nd->name,
-					 nd->gpu_model, j ? "busy" : nd->up ? "free" : "down",
-					 j ? (long long)j->id : 0LL, j ? j->user : "", j ? j->name : "");
+					 nd->gpu_model,
+					 j	  ? "busy"
+					 : nd->up ? "free"
+						  : "down",
+					 j ? (long long)j->id : 0LL, j ? j->user : "",
+					 j ? j->name : "");
 				if (!text_match(text, v->filter))
 					continue;
 			}
@@ -118,8 +110,8 @@ static int64_t selected_job(const struct view *v, const struct tui_state *st)
 	if (v->sel < 0 || v->sel >= rs->n)
 		return 0;
 	size_t code = rs->r[v->sel].idx;
-	const struct job *j = model_gpu_job(st->m, code / GQ_MAX_NODE_GPUS,
-					    (int)(code % GQ_MAX_NODE_GPUS));
+	const struct job *j =
+	    model_gpu_job(st->m, code / GQ_MAX_NODE_GPUS, (int)(code % GQ_MAX_NODE_GPUS));
 	return j ? j->id : 0;
 }
 
@@ -129,12 +121,12 @@ static unsigned n_key(struct view *v, struct tui_state *st, enum action a)
 }
 
 const struct view_ops view_nodes_ops = {
-	.name = "Nodes",
-	.sorts = "node|job|user",
-	.open = n_open,
-	.refresh = n_refresh,
-	.draw = n_draw,
-	.key = n_key,
-	.click = list_click,
-	.close = n_close,
+    .name = "Nodes",
+    .sorts = "node|job|user",
+    .open = list_open,
+    .refresh = n_refresh,
+    .draw = n_draw,
+    .key = n_key,
+    .click = list_click,
+    .close = list_close,
 };

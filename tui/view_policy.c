@@ -57,12 +57,14 @@ static void build(const struct tui_state *st, struct text *t)
 		const struct event *ev = &m->events[i];
 		if (strncmp(ev->kind, "policy", 6))
 			continue;
-		text_line(t, 0, "  %s  %-10s %s  (%s)", model_clock(ev->time, m->snap.tz_offset, a, sizeof(a)),
-			  ev->kind, ev->reason, ev->actor);
+		text_line(t, 0, "  %s  %-10s %s  (%s)",
+			  model_clock(ev->time, m->snap.tz_offset, a, sizeof(a)), ev->kind,
+			  ev->reason, ev->actor);
 		n++;
 	}
 	if (!n)
-		text_line(t, GC_DIM, "  none since gq top started; 'gq policy log' shows the history");
+		text_line(t, GC_DIM,
+			  "  none since gq top started; 'gq policy log' shows the history");
 	text_line(t, 0, "%s", "");
 	text_line(t, GA_BOLD | GC_ACCENT, "Settings that differ from the defaults");
 	struct keys_ctx k = {t, false, 0};
@@ -95,12 +97,12 @@ static unsigned p_click(struct view *v, struct tui_state *st, int row)
 }
 
 const struct view_ops view_policy_ops = {
-	.name = "Policy",
-	.sorts = "",
-	.open = p_open,
-	.refresh = p_refresh,
-	.draw = p_draw,
-	.key = p_key,
-	.click = p_click,
-	.close = p_close,
+    .name = "Policy",
+    .sorts = "",
+    .open = p_open,
+    .refresh = p_refresh,
+    .draw = p_draw,
+    .key = p_key,
+    .click = p_click,
+    .close = p_close,
 };

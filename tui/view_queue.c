@@ -12,18 +12,6 @@
 
 enum { SORT_ORDER, SORT_ID, SORT_USER, SORT_WAITED, SORT_ETA, SORT_GPUS };
 
-static void q_open(struct view *v)
-{
-	v->priv = xcalloc(1, sizeof(struct rowset));
-}
-
-static void q_close(struct view *v)
-{
-	rowset_release(v->priv);
-	free(v->priv);
-	v->priv = NULL;
-}
-
 static void q_refresh(struct view *v, const struct tui_state *st)
 {
 	struct rowset *rs = v->priv;
@@ -34,8 +22,8 @@ static void q_refresh(struct view *v, const struct tui_state *st)
 		const struct job *j = &m->snap.jobs[q->job];
 		if (v->filter[0]) {
 			char text[256];
-			snprintf(text, sizeof(text), "%lld %s %s %s %s %s", (long long)j->id, j->user,
-				 j->queue, tier_name(job_tier(j)), q->reason, j->name);
+			snprintf(text, sizeof(text), "%lld %s %s %s %s %s", (long long)j->id,
+				 j->user, j->queue, tier_name(job_tier(j)), q->reason, j->name);
 			if (!text_match(text, v->filter))
 				continue;
 		}
@@ -67,8 +55,7 @@ static void q_refresh(struct view *v, const struct tui_state *st)
 	rowset_done(v, rs);
 }
 
-#define Q_TITLES                                                                                   \
-	"#:-4|ID:-7|USER:10|QUEUE:8|TIER:4|GPU:-3|WEIGHT:-7|WAITED:-7|ETA:-7|REASON:0"
+#define Q_TITLES "#:-4|ID:-7|USER:10|QUEUE:8|TIER:4|GPU:-3|WEIGHT:-7|WAITED:-7|ETA:-7|REASON:0"
 
 static void q_row(const struct tui_state *st, const struct row *r, struct grid *g, int x, int y,
 		  int w)
@@ -82,20 +69,7 @@ static void q_row(const struct tui_state *st, const struct row *r, struct grid *
 	snprintf(buf, sizeof(buf), "%d", q->pos);
 	grid_put_right(g, c, y, 4, GC_DIM, buf);
 	c += 5;
-	snprintf(buf, sizeof(buf), "%lld", (long long)j->id);
-	grid_put_right(g, c, y, 7, 0, buf);
-	c += 8;
-	grid_put(g, c, y, 10, 0, j->user);
-	c += 11;
-	grid_put(g, c, y, 8, 0, j->queue);
-	c += 9;
-	enum tier t = job_tier(j);
-	snprintf(buf, sizeof(buf), "%s%s", tier_name(t), j->ovr.set ? "*" : "");
-	grid_put(g, c, y, 4, tier_attr(t), buf);
-	c += 5;
-	snprintf(buf, sizeof(buf), "%d", j->req.gpus);
-	grid_put_right(g, c, y, 3, 0, buf);
-	c += 4;
+	c = list_job_cells(g, c, y, j, j->req.gpus);
 	snprintf(buf, sizeof(buf), "%.1f", q->weight);
 	grid_put_right(g, c, y, 7, 0, buf);
 	c += 8;
@@ -108,9 +82,9 @@ static void q_row(const struct tui_state *st, const struct row *r, struct grid *
 		snprintf(buf, sizeof(buf), "%s", q->eta ? "now" : "?");
 	grid_put_right(g, c, y, 7, 0, buf);
 	c += 8;
-	uint16_t ra = !strcmp(q->reason, "held") ? GC_WARN
+	uint16_t ra = !strcmp(q->reason, "held")	    ? GC_WARN
 		      : !strcmp(q->reason, "unsatisfiable") ? GC_BAD
-							   : GC_DEFAULT;
+							    : GC_DEFAULT;
 	grid_put(g, c, y, x + w - c, ra, q->reason);
 }
 
@@ -126,12 +100,12 @@ static unsigned q_key(struct view *v, struct tui_state *st, enum action a)
 }
 
 const struct view_ops view_queue_ops = {
-	.name = "Queue",
-	.sorts = "order|id|user|waited|eta|gpus",
-	.open = q_open,
-	.refresh = q_refresh,
-	.draw = q_draw,
-	.key = q_key,
-	.click = list_click,
-	.close = q_close,
+    .name = "Queue",
+    .sorts = "order|id|user|waited|eta|gpus",
+    .open = list_open,
+    .refresh = q_refresh,
+    .draw = q_draw,
+    .key = q_key,
+    .click = list_click,
+    .close = list_close,
 };

@@ -10,18 +10,6 @@
 
 enum { SORT_START, SORT_ID, SORT_USER, SORT_GPUS, SORT_LEFT };
 
-static void r_open(struct view *v)
-{
-	v->priv = xcalloc(1, sizeof(struct rowset));
-}
-
-static void r_close(struct view *v)
-{
-	rowset_release(v->priv);
-	free(v->priv);
-	v->priv = NULL;
-}
-
 static void r_refresh(struct view *v, const struct tui_state *st)
 {
 	struct rowset *rs = v->priv;
@@ -31,8 +19,9 @@ static void r_refresh(struct view *v, const struct tui_state *st)
 		const struct job *j = &m->snap.jobs[m->running[i]];
 		if (v->filter[0]) {
 			char text[256];
-			snprintf(text, sizeof(text), "%lld %s %s %s %s %s", (long long)j->id, j->user,
-				 j->queue, tier_name(job_tier(j)), job_state_name(j->state), j->name);
+			snprintf(text, sizeof(text), "%lld %s %s %s %s %s", (long long)j->id,
+				 j->user, j->queue, tier_name(job_tier(j)),
+				 job_state_name(j->state), j->name);
 			if (!text_match(text, v->filter))
 				continue;
 		}
@@ -71,20 +60,7 @@ static void r_row(const struct tui_state *st, const struct row *r, struct grid *
 	int64_t now = m->snap.now;
 	char buf[96];
 	int c = x;
-	snprintf(buf, sizeof(buf), "%lld", (long long)j->id);
-	grid_put_right(g, c, y, 7, 0, buf);
-	c += 8;
-	grid_put(g, c, y, 10, 0, j->user);
-	c += 11;
-	grid_put(g, c, y, 8, 0, j->queue);
-	c += 9;
-	enum tier t = job_tier(j);
-	snprintf(buf, sizeof(buf), "%s%s", tier_name(t), j->ovr.set ? "*" : "");
-	grid_put(g, c, y, 4, tier_attr(t), buf);
-	c += 5;
-	snprintf(buf, sizeof(buf), "%d", job_gpus_held(j));
-	grid_put_right(g, c, y, 3, 0, buf);
-	c += 4;
+	c = list_job_cells(g, c, y, j, job_gpus_held(j));
 	grid_put_right(g, c, y, 7, 0, age_text(now, j->start_time, buf, sizeof(buf)));
 	c += 8;
 	if (j->time_limit)
@@ -123,12 +99,12 @@ static unsigned r_key(struct view *v, struct tui_state *st, enum action a)
 }
 
 const struct view_ops view_running_ops = {
-	.name = "Running",
-	.sorts = "start|id|user|gpus|ends",
-	.open = r_open,
-	.refresh = r_refresh,
-	.draw = r_draw,
-	.key = r_key,
-	.click = list_click,
-	.close = r_close,
+    .name = "Running",
+    .sorts = "start|id|user|gpus|ends",
+    .open = list_open,
+    .refresh = r_refresh,
+    .draw = r_draw,
+    .key = r_key,
+    .click = list_click,
+    .close = list_close,
 };

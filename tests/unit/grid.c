@@ -71,7 +71,10 @@ static void control_and_invalid_bytes_become_question_marks(void)
 	struct grid g;
 	grid_init(&g, true);
 	grid_resize(&g, 8, 1);
-	grid_put(&g, 0, 0, -1, 0, "a\tb\x1b" "c\xff" "d");
+	grid_put(&g, 0, 0, -1, 0,
+		 "a\tb\x1b"
+		 "c\xff"
+		 "d");
 	CHECK_STR(text(&g, 0), "a?b?c?d");
 	grid_release(&g);
 }

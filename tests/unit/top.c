@@ -67,10 +67,22 @@ static void build(struct model *m)
 	j->end_time = NOW - 2000;
 	j->exit_status = 0;
 	struct event ev[2] = {
-		{.seq = 7, .time = NOW - 3600, .job = 1, .kind = "state", .from = JOB_PENDING,
-		 .to = JOB_RUNNING, .reason = "started", .actor = "scheduler"},
-		{.seq = 8, .time = NOW - 2000, .job = 5, .kind = "state", .from = JOB_RUNNING,
-		 .to = JOB_COMPLETED, .reason = "exit 0", .actor = "scheduler"},
+	    {.seq = 7,
+	     .time = NOW - 3600,
+	     .job = 1,
+	     .kind = "state",
+	     .from = JOB_PENDING,
+	     .to = JOB_RUNNING,
+	     .reason = "started",
+	     .actor = "scheduler"},
+	    {.seq = 8,
+	     .time = NOW - 2000,
+	     .job = 5,
+	     .kind = "state",
+	     .from = JOB_RUNNING,
+	     .to = JOB_COMPLETED,
+	     .reason = "exit 0",
+	     .actor = "scheduler"},
 	};
 	model_build(m, &s, ev, 2);
 	snapshot_release(&s);
@@ -130,10 +142,12 @@ static void header_shows_pools_tiers_and_clock(void)
 	grid_resize(&g, 80, 4);
 	struct tui_state st = {.m = &m, .log_tail = "", .why = ""};
 	CHECK_INT(header_draw(&st, "gq serve at unix:/t/sock", &g, 80, 4), 3);
-	CHECK_STR(text(&g, 0), "gq top  gq serve at unix:/t/sock  policy default                        08:00:00");
+	CHECK_STR(
+	    text(&g, 0),
+	    "gq top  gq serve at unix:/t/sock  policy default                        08:00:00");
 	CHECK_STR(text(&g, 1), "a100  4/8 #### ....");
 	CHECK_STR(text(&g, 2), "pending P0 1 P1 1 P2 1  queue ================^^ "
-			      "util ------------------ 50% 1h");
+			       "util ------------------ 50% 1h");
 	grid_release(&g);
 	model_release(&m);
 }
@@ -159,7 +173,7 @@ static void queue_view_lists_pending_jobs_in_order(void)
 	grid_resize(&g, 80, 6);
 	draw_view(&view_queue_ops, &v, &m, &g);
 	CHECK_STR(text(&g, 0), "   #      ID USER       QUEUE    TIER GPU  WEIGHT  WAITED     ETA "
-			      "REASON     1/3");
+			       "REASON     1/3");
 	CHECK_STR(text(&g, 1), "   1       2 bob        prod     P0     8   110.0     30m       ?");
 	CHECK_STR(text(&g, 2), "   2       4 dave       train    P1     1    30.0      1m       ?");
 	CHECK_STR(text(&g, 3), "   3       3 carol      exp      P2     2     7.5   5h00m       ?");
@@ -211,7 +225,7 @@ static void selection_follows_the_job_across_refreshes(void)
 	CHECK_INT(v.ops->key(&v, &st, ACT_END), R_REDRAW);
 	CHECK_INT(v.sel_id, 3);
 	CHECK_INT(v.ops->key(&v, &st, ACT_DOWN), R_NONE); /* already last */
-	v.sort = 1;                                        /* by id: 2, 3, 4 */
+	v.sort = 1;					  /* by id: 2, 3, 4 */
 	v.ops->refresh(&v, &st);
 	CHECK_INT(v.sel, 1);
 	CHECK_INT(v.ops->key(&v, &st, ACT_OPEN), R_OPEN_JOB);
@@ -233,7 +247,8 @@ static void running_view_shows_elapsed_limit_checkpoint(void)
 	grid_init(&g, true);
 	grid_resize(&g, 80, 3);
 	draw_view(&view_running_ops, &v, &m, &g);
-	CHECK_STR(text(&g, 1), "      1 alice      train    P1     4   1h00m   4h00m ##....     10m   1 job-1");
+	CHECK_STR(text(&g, 1),
+		  "      1 alice      train    P1     4   1h00m   4h00m ##....     10m   1 job-1");
 	v.ops->close(&v);
 	grid_release(&g);
 	model_release(&m);
@@ -248,7 +263,8 @@ static void nodes_view_shows_each_gpu_and_its_job(void)
 	grid_init(&g, true);
 	grid_resize(&g, 80, 10);
 	draw_view(&view_nodes_ops, &v, &m, &g);
-	CHECK_STR(text(&g, 1), "node-a         0 a100        80G busy        1 alice      P1     1h00m job-1");
+	CHECK_STR(text(&g, 1),
+		  "node-a         0 a100        80G busy        1 alice      P1     1h00m job-1");
 	CHECK_STR(text(&g, 5), "node-b         0 a100        80G free");
 	CHECK_INT(v.rows, 8);
 	struct tui_state st = {.m = &m};
@@ -270,8 +286,10 @@ static void events_view_is_newest_first(void)
 	grid_init(&g, true);
 	grid_resize(&g, 80, 4);
 	draw_view(&view_events_ops, &v, &m, &g);
-	CHECK_STR(text(&g, 1), "     8 07:26:40       5 state      running->completed  scheduler  exit 0");
-	CHECK_STR(text(&g, 2), "     7 07:00:00       1 state      pending->running    scheduler  started");
+	CHECK_STR(text(&g, 1),
+		  "     8 07:26:40       5 state      running->completed  scheduler  exit 0");
+	CHECK_STR(text(&g, 2),
+		  "     7 07:00:00       1 state      pending->running    scheduler  started");
 	v.ops->close(&v);
 	grid_release(&g);
 	model_release(&m);
@@ -344,8 +362,8 @@ static void tiny_grids_draw_nothing_out_of_bounds(void)
 	struct grid g;
 	build(&m);
 	grid_init(&g, false);
-	const struct view_ops *all[] = {&view_queue_ops, &view_running_ops, &view_nodes_ops,
-					&view_events_ops, &view_policy_ops, &view_job_ops,
+	const struct view_ops *all[] = {&view_queue_ops,  &view_running_ops, &view_nodes_ops,
+					&view_events_ops, &view_policy_ops,  &view_job_ops,
 					&view_help_ops};
 	for (int w = 0; w < 12; w += 3)
 		for (int h = 0; h < 4; h++) {

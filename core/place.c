@@ -34,15 +34,46 @@ static int reserve_of(const struct policy *p, int total)
 	return (int)floor(p->headroom * total + 1e-9);
 }
 
+#define NF 65 /* free counts 0..64 */
+
+static void index_move(struct place_map *m, size_t nd, int from, int to)
+{
+	int c = m->node_class[nd];
+	uint64_t bit = (uint64_t)1 << (nd % 64);
+	if (from >= 0) {
+		m->by_free[(size_t)from * m->words + nd / 64] &= ~bit;
+		m->class_count[c * NF + from]--;
+		m->class_free[c] -= from;
+	}
+	m->by_free[(size_t)to * m->words + nd / 64] |= bit;
+	m->class_count[c * NF + to]++;
+	m->class_free[c] += to;
+}
+
 void place_map_init(struct place_map *m, const struct snapshot *s)
 {
 	memset(m, 0, sizeof(*m));
-	m->nnodes = s->nnodes;
-	m->free = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(*m->free));
-	for (size_t i = 0; i < s->nnodes; i++) {
-		if (!s->nodes[i].up)
+	size_t nn = s->nnodes;
+	m->nnodes = nn;
+	m->free = xcalloc(nn ? nn : 1, sizeof(*m->free));
+	m->upmask = xcalloc(nn ? nn : 1, sizeof(*m->upmask));
+	m->node_class = xcalloc(nn ? nn : 1, sizeof(*m->node_class));
+	m->class_rep = xcalloc(nn ? nn : 1, sizeof(*m->class_rep));
+	for (size_t i = 0; i < nn; i++) {
+		const struct node *n = &s->nodes[i];
+		int c = 0;
+		while (c < m->nclasses) {
+			const struct node *r = &s->nodes[m->class_rep[c]];
+			if (r->gpu_mem_mb == n->gpu_mem_mb && !strcmp(r->gpu_model, n->gpu_model))
+				break;
+			c++;
+		}
+		if (c == m->nclasses)
+			m->class_rep[m->nclasses++] = (int)i;
+		m->node_class[i] = c;
+		if (!n->up)
 			continue;
-		m->free[i] = node_mask(&s->nodes[i]);
+		m->upmask[i] = m->free[i] = node_mask(n);
 		m->total += __builtin_popcountll(m->free[i]);
 	}
 	m->nfree = m->total;
@@ -54,22 +85,34 @@ void place_map_init(struct place_map *m, const struct snapshot *s)
 		int qi = policy_queue_index(&s->policy, j->queue);
 		for (int a = 0; a < j->nalloc && a < GQ_MAX_ALLOC; a++) {
 			int nd = j->alloc[a].node;
-			if (nd < 0 || (size_t)nd >= s->nnodes)
+			if (nd < 0 || (size_t)nd >= nn)
 				continue;
 			uint64_t held = j->alloc[a].mask & m->free[nd];
 			m->free[nd] &= ~held;
 			m->nfree -= __builtin_popcountll(held);
 			if (qi >= 0)
-				m->queue_used[qi] += __builtin_popcountll(j->alloc[a].mask & node_mask(&s->nodes[nd]));
+				m->queue_used[qi] += __builtin_popcountll(j->alloc[a].mask & m->upmask[nd]);
 		}
 	}
+	m->words = (nn + 63) / 64;
+	m->by_free = xcalloc((m->words ? m->words : 1) * NF, sizeof(*m->by_free));
+	m->class_count = xcalloc((size_t)(m->nclasses ? m->nclasses : 1) * NF, sizeof(int));
+	m->class_free = xcalloc((size_t)(m->nclasses ? m->nclasses : 1), sizeof(int));
+	for (size_t i = 0; i < nn; i++)
+		if (s->nodes[i].up)
+			index_move(m, i, -1, __builtin_popcountll(m->free[i]));
 }
 
 void place_map_release(struct place_map *m)
 {
 	free(m->free);
-	m->free = NULL;
-	m->nnodes = 0;
+	free(m->upmask);
+	free(m->node_class);
+	free(m->class_rep);
+	free(m->class_count);
+	free(m->class_free);
+	free(m->by_free);
+	memset(m, 0, sizeof(*m));
 }
 
 bool place_node_matches(const struct node *n, const struct job_res *req)
@@ -120,11 +163,114 @@ static uint64_t low_bits(uint64_t mask, int count)
 	return out;
 }
 
-/* Best-fit allocation of req on the free GPUs of m; returns the number of
- * allocation entries (> 0) or 0 when it does not fit. usable gets the free
- * matching GPUs (same_node: the most on one node). */
-static int allocate(const struct place_map *m, const struct snapshot *s, const struct job_res *req,
-		    struct job_alloc *alloc, int *usable)
+/* Which classes match req: bit c for class c. The index serves up to 64
+ * classes; beyond that every lookup is a pass over the nodes. */
+static bool class_matches(const struct place_map *m, const struct snapshot *s,
+			  const struct job_res *req, uint64_t *mask)
+{
+	if (m->nclasses > 64)
+		return false;
+	uint64_t k = 0;
+	for (int c = 0; c < m->nclasses; c++)
+		if (place_node_matches(&s->nodes[m->class_rep[c]], req))
+			k |= (uint64_t)1 << c;
+	*mask = k;
+	return true;
+}
+
+int place_match_free(const struct place_map *m, const struct snapshot *s, const struct job_res *req)
+{
+	uint64_t cm;
+	int total = 0;
+	if (!req->gpu_type[0] && req->gpu_mem_mb <= 0)
+		return m->nfree;
+	if (class_matches(m, s, req, &cm)) {
+		for (int c = 0; c < m->nclasses; c++)
+			if (cm >> c & 1)
+				total += m->class_free[c];
+		return total;
+	}
+	for (size_t i = 0; i < m->nnodes; i++)
+		if (m->free[i] && place_node_matches(&s->nodes[i], req))
+			total += __builtin_popcountll(m->free[i]);
+	return total;
+}
+
+/* The first up node at index >= from with exactly f free GPUs whose class
+ * is in cm; -1 when none. */
+static int first_with(const struct place_map *m, int f, uint64_t cm, size_t from)
+{
+	const uint64_t *b = &m->by_free[(size_t)f * m->words];
+	for (size_t w = from / 64; w < m->words; w++) {
+		uint64_t x = b[w];
+		if (w == from / 64)
+			x &= ~(uint64_t)0 << (from % 64);
+		while (x) {
+			size_t nd = w * 64 + (size_t)__builtin_ctzll(x);
+			if (cm >> m->node_class[nd] & 1)
+				return (int)nd;
+			x &= x - 1;
+		}
+	}
+	return -1;
+}
+
+/* Best fit through the index: the smallest free count that suffices, its
+ * lowest-index matching node; else the spread from the largest free counts
+ * down, lowest index first. Same choices as allocate_scan(). */
+static int allocate_index(const struct place_map *m, const struct job_res *req, uint64_t cm,
+			  struct job_alloc *alloc, int *usable, int *match_free)
+{
+	int need = req->gpus, most = 0, total = 0;
+	for (int c = 0; c < m->nclasses; c++) {
+		if (!(cm >> c & 1))
+			continue;
+		total += m->class_free[c];
+		for (int f = NF - 1; f > most; f--)
+			if (m->class_count[c * NF + f]) {
+				most = f;
+				break;
+			}
+	}
+	*match_free = total;
+	*usable = req->same_node ? most : total;
+	if (need <= most) {
+		for (int f = need; f <= most; f++) {
+			bool any = false;
+			for (int c = 0; c < m->nclasses && !any; c++)
+				any = (cm >> c & 1) && m->class_count[c * NF + f];
+			if (!any)
+				continue;
+			int nd = first_with(m, f, cm, 0);
+			alloc[0].node = nd;
+			alloc[0].mask = low_bits(m->free[nd], need);
+			return 1;
+		}
+		BUG("place: free index out of step");
+	}
+	if (req->same_node || total < need)
+		return 0;
+	int n = 0, left = need;
+	for (int f = most; f > 0 && left > 0; f--) {
+		for (int nd = first_with(m, f, cm, 0); nd >= 0 && left > 0;
+		     nd = first_with(m, f, cm, (size_t)nd + 1)) {
+			if (n == GQ_MAX_ALLOC)
+				return 0;
+			int take = f < left ? f : left;
+			alloc[n].node = nd;
+			alloc[n].mask = low_bits(m->free[nd], take);
+			n++;
+			left -= take;
+		}
+	}
+	return left > 0 ? 0 : n;
+}
+
+/* The same choice by a pass over every node, for maps with more than 64
+ * GPU classes. */
+static int allocate_scan(const struct place_map *m, const struct snapshot *s,
+			 const struct job_res *req, struct job_alloc *alloc, int *usable,
+			 int *match_free)
 {
 	int need = req->gpus;
 	int best = -1, best_free = 0, total = 0, most = 0;
@@ -140,6 +286,7 @@ static int allocate(const struct place_map *m, const struct snapshot *s, const s
 			best_free = f;
 		}
 	}
+	*match_free = total;
 	*usable = req->same_node ? most : total;
 	if (best >= 0) {
 		alloc[0].node = best;
@@ -148,11 +295,8 @@ static int allocate(const struct place_map *m, const struct snapshot *s, const s
 	}
 	if (req->same_node || total < need)
 		return 0;
-	/* Spread: repeatedly take the node with the most free GPUs. The
-	 * chosen set is at most GQ_MAX_ALLOC nodes, so selection by repeated
-	 * scans costs GQ_MAX_ALLOC passes at worst. */
 	int n = 0, left = need;
-	uint64_t taken_nodes[GQ_MAX_ALLOC];
+	size_t taken_nodes[GQ_MAX_ALLOC];
 	while (left > 0) {
 		if (n == GQ_MAX_ALLOC)
 			return 0;
@@ -163,10 +307,8 @@ static int allocate(const struct place_map *m, const struct snapshot *s, const s
 			bool used = false;
 			for (int k = 0; k < n; k++)
 				used |= taken_nodes[k] == i;
-			if (used)
-				continue;
 			int f = __builtin_popcountll(m->free[i]);
-			if (f > pf) {
+			if (!used && f > pf) {
 				pick = (int)i;
 				pf = f;
 			}
@@ -176,14 +318,23 @@ static int allocate(const struct place_map *m, const struct snapshot *s, const s
 		int take = pf < left ? pf : left;
 		alloc[n].node = pick;
 		alloc[n].mask = low_bits(m->free[pick], take);
-		taken_nodes[n++] = (uint64_t)pick;
+		taken_nodes[n++] = (size_t)pick;
 		left -= take;
 	}
 	return n;
 }
 
-bool place_check(const struct place_map *m, const struct snapshot *s, const struct job *j,
-		 int64_t now, struct place_result *out)
+static int allocate(const struct place_map *m, const struct snapshot *s, const struct job_res *req,
+		    struct job_alloc *alloc, int *usable, int *match_free)
+{
+	uint64_t cm;
+	if (class_matches(m, s, req, &cm))
+		return allocate_index(m, req, cm, alloc, usable, match_free);
+	return allocate_scan(m, s, req, alloc, usable, match_free);
+}
+
+bool place_check_fit(const struct place_map *m, const struct snapshot *s, const struct job *j,
+		     int qi, int di, int64_t now, struct place_result *out)
 {
 	const struct policy *p = &s->policy;
 	struct place_result r;
@@ -191,37 +342,33 @@ bool place_check(const struct place_map *m, const struct snapshot *s, const stru
 	r.need = j->req.gpus;
 	r.free = m->nfree;
 	r.reserve = job_tier(j) == TIER_P0 ? 0 : m->reserve;
-	r.queue = policy_queue_index(p, j->queue);
+	r.queue = qi;
 	r.queue_quota = r.queue_limit = -1;
-	r.dept = policy_dept_index(p, j->dept);
+	r.dept = di;
 	r.dept_limit = -1;
-
-	if (place_satisfiable(s, j, NULL) < 0)
-		r.blocks |= PLACE_BIT(PLACE_UNSATISFIABLE);
-	if (r.queue >= 0) {
-		const struct queue_policy *q = &p->queues[r.queue];
-		if (place_window_paused(s, r.queue, now)) {
+	if (qi >= 0) {
+		const struct queue_policy *q = &p->queues[qi];
+		if (place_window_paused(s, qi, now)) {
 			r.blocks |= PLACE_BIT(PLACE_WINDOW);
 			r.window_end = now + until_minute(now, s->tz_offset, q->paused.end_min);
 		}
-		r.queue_used = m->queue_used[r.queue];
+		r.queue_used = m->queue_used[qi];
 		r.queue_quota = q->quota;
 		r.queue_limit = q->quota < 0 || q->borrow < 0 ? -1 : q->quota + q->borrow;
 		if (r.queue_limit >= 0 && r.queue_used + r.need > r.queue_limit)
 			r.quota_queue = true;
 		r.borrowed = q->quota >= 0 && r.queue_used + r.need > q->quota;
 	}
-	if (r.dept >= 0) {
-		r.dept_used = s->dstate[r.dept].gpu_hours_month;
-		r.dept_limit = p->depts[r.dept].gpu_hours_month;
+	if (di >= 0) {
+		r.dept_used = s->dstate[di].gpu_hours_month;
+		r.dept_limit = p->depts[di].gpu_hours_month;
 		if (r.dept_limit >= 0 && r.need > 0 && r.dept_used >= r.dept_limit)
 			r.quota_dept = true;
 	}
 	if (r.quota_queue || r.quota_dept)
 		r.blocks |= PLACE_BIT(PLACE_QUOTA);
-
 	if (r.need > 0) {
-		r.nalloc = allocate(m, s, &j->req, r.alloc, &r.usable);
+		r.nalloc = allocate(m, s, &j->req, r.alloc, &r.usable, &r.match_free);
 		if (r.free < r.need)
 			r.blocks |= PLACE_BIT(PLACE_RESOURCES);
 		else if (!r.nalloc)
@@ -237,14 +384,30 @@ bool place_check(const struct place_map *m, const struct snapshot *s, const stru
 	return r.blocks == 0;
 }
 
+bool place_check(const struct place_map *m, const struct snapshot *s, const struct job *j,
+		 int64_t now, struct place_result *out)
+{
+	int qi = policy_queue_index(&s->policy, j->queue);
+	int di = policy_dept_index(&s->policy, j->dept);
+	place_check_fit(m, s, j, qi, di, now, out);
+	if (place_satisfiable(s, j, NULL) < 0) {
+		out->blocks |= PLACE_BIT(PLACE_UNSATISFIABLE);
+		out->nalloc = 0;
+		out->borrowed = false;
+	}
+	return out->blocks == 0;
+}
+
 void place_take(struct place_map *m, int qi, int nalloc, const struct job_alloc *alloc)
 {
 	for (int a = 0; a < nalloc; a++) {
 		size_t nd = (size_t)alloc[a].node;
 		if (nd >= m->nnodes || (m->free[nd] & alloc[a].mask) != alloc[a].mask)
 			BUG("place_take: GPUs %llx of node %zu are not free", (unsigned long long)alloc[a].mask, nd);
+		int before = __builtin_popcountll(m->free[nd]);
 		m->free[nd] &= ~alloc[a].mask;
 		int c = __builtin_popcountll(alloc[a].mask);
+		index_move(m, nd, before, before - c);
 		m->nfree -= c;
 		if (qi >= 0 && qi < GQ_MAX_QUEUES)
 			m->queue_used[qi] += c;
@@ -257,9 +420,12 @@ void place_give(struct place_map *m, int qi, int nalloc, const struct job_alloc 
 		size_t nd = (size_t)alloc[a].node;
 		if (nd >= m->nnodes)
 			continue;
-		uint64_t back = alloc[a].mask & ~m->free[nd];
+		uint64_t back = alloc[a].mask & m->upmask[nd] & ~m->free[nd];
+		int before = __builtin_popcountll(m->free[nd]);
 		m->free[nd] |= back;
 		int c = __builtin_popcountll(back);
+		if (c)
+			index_move(m, nd, before, before + c);
 		m->nfree += c;
 		if (qi >= 0 && qi < GQ_MAX_QUEUES)
 			m->queue_used[qi] -= c;

@@ -62,12 +62,25 @@ struct place_map {
 	int nfree;      /* free GPUs on nodes that are up */
 	int reserve;    /* headroom: floor(headroom × total), only P0 may take these */
 	int queue_used[GQ_MAX_QUEUES]; /* GPUs held by each policy queue's jobs */
+
+	/* The best-fit index, private to place.c: nodes grouped by GPU class
+	 * (model and memory) and by their number of free GPUs, so that a fit
+	 * costs a few word scans instead of a pass over every node. */
+	uint64_t *upmask;  /* per node: GPUs that exist on an up node */
+	int nclasses;
+	int *node_class;   /* per node */
+	int *class_rep;    /* per class: a node of that class */
+	int *class_count;  /* [class][0..64]: up nodes of the class with that many free */
+	int *class_free;   /* per class: free GPUs */
+	size_t words;      /* uint64_t words per node bitset */
+	uint64_t *by_free; /* [0..64][words]: up nodes with exactly that many free */
 };
 
-/* Builds the map of s (allocates m->free; nnodes may be 0). Allocations on
- * unknown nodes or GPUs beyond a node's ngpus are ignored. */
+/* Builds the map of s: allocates (freed by place_map_release); nnodes may
+ * be 0. Allocations on unknown nodes, on down nodes or of GPUs beyond a
+ * node's ngpus are ignored. */
 void place_map_init(struct place_map *m, const struct snapshot *s);
-/* Frees m->free; m must then be re-initialised before use. */
+/* Frees what init allocated; m must be re-initialised before use. */
 void place_map_release(struct place_map *m);
 
 struct place_result {
@@ -75,6 +88,7 @@ struct place_result {
 	int need;        /* GPUs asked for */
 	int free;        /* free GPUs on up nodes */
 	int usable;      /* free GPUs of the right type and memory (same_node: most on one node) */
+	int match_free;  /* free GPUs of the right type and memory, on all nodes */
 	int reserve;     /* headroom GPUs held back from this job (0 for P0) */
 	int queue;       /* policy queue index, -1 if the queue is unknown */
 	int queue_used;  /* GPUs the queue holds now */
@@ -102,8 +116,21 @@ struct place_result {
 bool place_check(const struct place_map *m, const struct snapshot *s, const struct job *j,
 		 int64_t now, struct place_result *out);
 
+/*
+ * place_check for callers that already know the job is satisfiable
+ * (place_satisfiable() depends on the snapshot only) and its policy queue
+ * and department indices (-1 unknown): the prediction's inner loop. Never
+ * reports PLACE_UNSATISFIABLE; otherwise identical.
+ */
+bool place_check_fit(const struct place_map *m, const struct snapshot *s, const struct job *j,
+		     int qi, int di, int64_t now, struct place_result *out);
+
+/* Free GPUs of m matching req's type and memory, on all up nodes. */
+int place_match_free(const struct place_map *m, const struct snapshot *s, const struct job_res *req);
+
 /* Marks an allocation taken / given back by a job of policy queue index qi
- * (-1 for none). place_take BUG()s when a GPU is not free. */
+ * (-1 for none). place_take BUG()s when a GPU is not free; place_give
+ * ignores GPUs of down nodes and GPUs already free. */
 void place_take(struct place_map *m, int qi, int nalloc, const struct job_alloc *alloc);
 void place_give(struct place_map *m, int qi, int nalloc, const struct job_alloc *alloc);
 

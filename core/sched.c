@@ -3,7 +3,9 @@
  *
  * The starts come from the prediction's simulation run up to `now` only,
  * so that the server never starts a job the prediction did not put at
- * `now`, and never leaves one it did.
+ * `now`, and never leaves one it did. Preemption and permits (preempt.h),
+ * then reminders and downgrades (downgrade.h) add their actions after the
+ * starts.
  */
 #include "sched.h"
 
@@ -13,6 +15,7 @@
 #include "downgrade.h"
 #include "order.h"
 #include "place.h"
+#include "predict.h"
 #include "preempt.h"
 
 static const char *const kind_names[PLAN_KIND_COUNT] = {
@@ -56,39 +59,36 @@ const struct plan_action *plan_find(const struct plan *p, enum plan_kind k, int6
 	return NULL;
 }
 
-/* Every dependency completed (one absent from the snapshot counts as done). */
-static bool deps_done(const struct snapshot *s, const struct job *j)
-{
-	for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++) {
-		const struct job *dj = snapshot_find(s, j->deps[d]);
-		if (dj && dj->state != JOB_COMPLETED)
-			return false;
-	}
-	return true;
-}
-
 void sched_plan(const struct snapshot *s, struct plan *out)
 {
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_until(s, s->now, &ps);
 	out->now = s->now;
-	out->wake = 0;
-	size_t *idx = xmalloc((s->njobs ? s->njobs : 1) * sizeof(*idx));
-	size_t n = order_pending(s, idx);
+	out->wake = ps.wake;
+	for (size_t i = 0; i < ps.n; i++) {
+		const struct prediction *pr = &ps.items[i];
+		if (!pr->placed || pr->start != s->now)
+			continue;
+		struct plan_action *a = plan_add(out, PLAN_START, pr->job);
+		a->borrowed = pr->borrowed;
+		a->nalloc = pr->nalloc;
+		memcpy(a->alloc, pr->alloc, sizeof(a->alloc));
+	}
+	prediction_set_release(&ps);
+
+	/* Preemption and permits see the map after these starts. */
 	struct place_map m;
 	place_map_init(&m, s);
-	for (size_t i = 0; i < n; i++) {
-		const struct job *j = &s->jobs[idx[i]];
-		struct place_result r;
-		if (j->held || !deps_done(s, j) || j->not_before > s->now)
+	for (size_t i = 0; i < out->n; i++) {
+		const struct plan_action *a = &out->actions[i];
+		if (a->kind != PLAN_START)
 			continue;
-		if (!place_check(&m, s, j, s->now, &r))
-			continue;
-		int qi = policy_queue_index(&s->policy, j->queue);
-		place_take(&m, qi, r.nalloc, r.alloc);
-		struct plan_action *a = plan_add(out, PLAN_START, j->id);
-		a->borrowed = r.borrowed;
-		a->nalloc = r.nalloc;
-		memcpy(a->alloc, r.alloc, sizeof(a->alloc));
+		const struct job *j = snapshot_find(s, a->job);
+		place_take(&m, j ? policy_queue_index(&s->policy, j->queue) : -1, a->nalloc, a->alloc);
 	}
+	size_t *idx = xmalloc((s->njobs ? s->njobs : 1) * sizeof(*idx));
+	size_t n = order_pending(s, idx);
 	preempt_add_to_plan(s, &m, idx, n, out);
 	downgrade_add_to_plan(s, out);
 	place_map_release(&m);

@@ -1,6 +1,10 @@
 /* sched.c - the plan: starts, allocations, borrowed flag, plan containers. */
 #include "harness.h"
 
+#include <string.h>
+
+#include "core/place.h"
+#include "core/predict.h"
 #include "core/sched.h"
 #include "fixture.h"
 
@@ -39,7 +43,90 @@ static void test_plan_starts_fitting_jobs_in_order(void)
 	snapshot_release(&s);
 }
 
+static uint64_t rng_next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* The plan starts exactly the jobs predicted to start at now, on the same
+ * GPUs, and nothing it starts overlaps what is held. */
+static void test_plan_matches_prediction_at_now(void)
+{
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		struct snapshot s;
+		fx_init(&s, 4, 8);
+		uint64_t x = seed * 31337;
+		int node = 0, used = 0;
+		for (int i = 1; i <= 80; i++) {
+			int g = 1 << (rng_next(&x) % 4);
+			enum tier t = (enum tier)(rng_next(&x) % 3);
+			if (i % 3 == 0 && node < 3) {
+				if (used + g > 8) {
+					node++;
+					used = 0;
+				}
+				if (node < 3) {
+					fx_running(&s, i, t, node, g, MIN(-30), (int64_t)(rng_next(&x) % 90 + 31) * 60);
+					used += g;
+				}
+			} else {
+				struct job *j = fx_pending(&s, i, t, g, MIN(-(int)(rng_next(&x) % 200)));
+				j->estimate = (int64_t)(rng_next(&x) % 100 + 1) * 60;
+				j->req.same_node = i % 5 == 0;
+			}
+		}
+		snapshot_sort(&s);
+		struct prediction_set ps;
+		prediction_set_init(&ps);
+		predict_all(&s, &ps);
+		struct plan p;
+		plan_init(&p);
+		sched_plan(&s, &p);
+		size_t now_starts = 0, mismatched = 0;
+		for (size_t i = 0; i < ps.n; i++) {
+			const struct prediction *pr = &ps.items[i];
+			if (!pr->placed || pr->start != s.now)
+				continue;
+			now_starts++;
+			const struct plan_action *a = plan_find(&p, PLAN_START, pr->job);
+			mismatched += !a || a->nalloc != pr->nalloc ||
+				      memcmp(a->alloc, pr->alloc, sizeof(a->alloc[0]) * (size_t)a->nalloc);
+		}
+		CHECK_INT(p.n, now_starts);
+		CHECK_INT(mismatched, 0);
+		CHECK(now_starts > 0);
+		struct place_map m;
+		place_map_init(&m, &s);
+		for (size_t i = 0; i < p.n; i++)
+			place_take(&m, 0, p.actions[i].nalloc, p.actions[i].alloc); /* BUG()s on overlap */
+		place_map_release(&m);
+		plan_release(&p);
+		prediction_set_release(&ps);
+		snapshot_release(&s);
+	}
+}
+
+static void test_plan_wakes_at_cooldown_end(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	fx_pending(&s, 1, TIER_P1, 1, MIN(0))->not_before = MIN(7);
+	snapshot_sort(&s);
+	struct plan p;
+	plan_init(&p);
+	sched_plan(&s, &p);
+	CHECK_INT(p.n, 0);
+	CHECK_INT(p.wake, MIN(7));
+	plan_release(&p);
+	snapshot_release(&s);
+}
+
 void suite_sched(void)
 {
 	RUN(test_plan_starts_fitting_jobs_in_order);
+	RUN(test_plan_matches_prediction_at_now);
+	RUN(test_plan_wakes_at_cooldown_end);
 }

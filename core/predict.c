@@ -1,0 +1,1040 @@
+/*
+ * predict.c - the queue-traversal simulation behind ETAs and the plan.
+ *
+ * State: the free-GPU map (place.h), a heap of running jobs by expected
+ * end, a heap of timed events (cooldown and dependency releases, window
+ * ends), and the ready jobs in one heap per (tier, aging step) keyed by
+ * their static rank (fair share, submit time, id): the order at any time t
+ * is tier, then aging step at t (highest first), then rank. A job moves to
+ * a higher step when t crosses queued_time + k × interval; per tier the
+ * jobs are kept sorted by queued_time with one cursor per step, so moving
+ * costs O(log n) per job and step. Heap entries are invalidated lazily by
+ * an epoch per job.
+ *
+ * Nothing here allocates per event: every array is sized once from the
+ * snapshot, except the heaps, which grow by doubling.
+ */
+#include "predict.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "order.h"
+#include "place.h"
+
+#define MAX_BUCKETS 1024 /* aging steps told apart in the simulation */
+
+static const char *const never_names[NEVER_COUNT] = {
+	[NEVER_NO] = "",
+	[NEVER_HELD] = "held",
+	[NEVER_DEP_FAILED] = "dependency_failed",
+	[NEVER_DEP_NEVER] = "dependency_never",
+	[NEVER_UNSATISFIABLE] = "unsatisfiable",
+	[NEVER_DEPT_QUOTA] = "dept_quota",
+	[NEVER_CAPACITY] = "capacity",
+};
+
+const char *predict_never_name(enum predict_never n)
+{
+	return (unsigned)n < NEVER_COUNT ? never_names[n] : "?";
+}
+
+static const char *const gate_names[GATE_COUNT] = {
+	[GATE_NOW] = "now",	    [GATE_ENDS] = "ends",     [GATE_DEPENDENCY] = "dependency",
+	[GATE_COOLDOWN] = "cooldown", [GATE_WINDOW] = "window", [GATE_QUOTA] = "quota",
+};
+
+const char *predict_gate_name(enum predict_gate g)
+{
+	return (unsigned)g < GATE_COUNT ? gate_names[g] : "?";
+}
+
+/* Runtimes. */
+
+int64_t predict_runtime(const struct policy *p, const struct job *j)
+{
+	int64_t rt;
+	if (j->estimate > 0)
+		rt = j->estimate;
+	else if (j->hist_runtime > 0)
+		rt = j->hist_runtime;
+	else if (j->time_limit > 0 && j->hist_ratio > 0)
+		rt = (int64_t)((double)j->time_limit * j->hist_ratio + 0.5);
+	else if (j->time_limit > 0)
+		rt = j->time_limit;
+	else
+		rt = p->default_runtime;
+	if (j->time_limit > 0 && rt > j->time_limit)
+		rt = j->time_limit;
+	return rt < 1 ? 1 : rt;
+}
+
+int64_t predict_runtime_low(const struct policy *p, const struct job *j)
+{
+	int64_t mid = predict_runtime(p, j), low = mid;
+	if (j->estimate > 0 && j->estimate < low)
+		low = j->estimate;
+	if (j->hist_runtime > 0 && j->hist_runtime < low)
+		low = j->hist_runtime;
+	if (j->time_limit > 0 && j->hist_ratio > 0) {
+		int64_t r = (int64_t)((double)j->time_limit * j->hist_ratio + 0.5);
+		if (r > 0 && r < low)
+			low = r;
+	}
+	return low < 1 ? 1 : low;
+}
+
+int64_t predict_runtime_high(const struct policy *p, const struct job *j)
+{
+	int64_t mid = predict_runtime(p, j);
+	return j->time_limit > mid ? j->time_limit : mid;
+}
+
+/* Expected end of a job holding GPUs, from a runtime; see predict_end(). */
+static int64_t holder_end(const struct job *j, int64_t rt, int64_t now)
+{
+	int64_t st = j->start_time > 0 ? j->start_time : now;
+	int64_t e = st + rt;
+	if (e <= now && j->time_limit > 0 && st + j->time_limit > now)
+		e = st + j->time_limit;
+	if (j->state == JOB_STOPPING && j->stop_deadline > 0 && j->stop_deadline < e)
+		e = j->stop_deadline;
+	return e < now + 1 ? now + 1 : e;
+}
+
+int64_t predict_end(const struct policy *p, const struct job *j, int64_t now)
+{
+	return holder_end(j, predict_runtime(p, j), now);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+int64_t predict_hist_runtime(const int64_t *runtimes, size_t n)
+{
+	int64_t *v = xmalloc((n ? n : 1) * sizeof(*v));
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (runtimes[i] > 0)
+			v[m++] = runtimes[i];
+	int64_t r = 0;
+	if (m) {
+		qsort(v, m, sizeof(*v), cmp_i64);
+		r = v[(m + 1) / 2 - 1];
+	}
+	free(v);
+	return r;
+}
+
+double predict_hist_ratio(const int64_t *runtimes, const int64_t *limits, size_t n)
+{
+	double *v = xmalloc((n ? n : 1) * sizeof(*v));
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (runtimes[i] <= 0 || limits[i] <= 0)
+			continue;
+		double r = (double)runtimes[i] / (double)limits[i];
+		v[m++] = r > 1 ? 1 : r;
+	}
+	double r = 0;
+	if (m) {
+		qsort(v, m, sizeof(*v), cmp_dbl);
+		r = v[(m + 1) / 2 - 1];
+	}
+	free(v);
+	return r;
+}
+
+/* Heaps. */
+
+struct rentry { /* a ready or parked job */
+	uint64_t key;
+	uint32_t p, epoch;
+};
+
+struct rheap {
+	struct rentry *v;
+	size_t n, cap;
+};
+
+static void rheap_push(struct rheap *h, uint64_t key, uint32_t p, uint32_t epoch)
+{
+	GROW(h->v, h->cap, h->n + 1);
+	size_t i = h->n++;
+	while (i > 0) {
+		size_t up = (i - 1) / 2;
+		if (h->v[up].key <= key)
+			break;
+		h->v[i] = h->v[up];
+		i = up;
+	}
+	h->v[i] = (struct rentry){key, p, epoch};
+}
+
+static struct rentry rheap_pop(struct rheap *h)
+{
+	struct rentry top = h->v[0], last = h->v[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && h->v[c + 1].key < h->v[c].key)
+			c++;
+		if (last.key <= h->v[c].key)
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->n)
+		h->v[i] = last;
+	return top;
+}
+
+struct tentry { /* a timed event: an end (kind 0), a release (1), a window end (2) */
+	int64_t t;
+	uint32_t kind, arg;
+};
+
+struct theap {
+	struct tentry *v;
+	size_t n, cap;
+};
+
+static bool tless(const struct tentry *a, const struct tentry *b)
+{
+	if (a->t != b->t)
+		return a->t < b->t;
+	if (a->kind != b->kind)
+		return a->kind < b->kind;
+	return a->arg < b->arg;
+}
+
+static void theap_push(struct theap *h, int64_t t, uint32_t kind, uint32_t arg)
+{
+	GROW(h->v, h->cap, h->n + 1);
+	struct tentry e = {t, kind, arg};
+	size_t i = h->n++;
+	while (i > 0) {
+		size_t up = (i - 1) / 2;
+		if (!tless(&e, &h->v[up]))
+			break;
+		h->v[i] = h->v[up];
+		i = up;
+	}
+	h->v[i] = e;
+}
+
+static struct tentry theap_pop(struct theap *h)
+{
+	struct tentry top = h->v[0], last = h->v[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && tless(&h->v[c + 1], &h->v[c]))
+			c++;
+		if (!tless(&h->v[c], &last))
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->n)
+		h->v[i] = last;
+	return top;
+}
+
+/* The simulation. */
+
+enum { EV_END, EV_RELEASE, EV_WINDOW };
+enum { ST_GATED, ST_READY, ST_PARK_WINDOW, ST_PARK_QUOTA, ST_STARTED, ST_NEVER };
+
+struct pj { /* a pending job in the simulation; index = position - 1 */
+	uint32_t jidx, rank, epoch;
+	int tier, qi, di, gpus, bucket, deps_left;
+	uint8_t status;
+	bool unconstrained; /* any GPU model and memory */
+	int64_t q;          /* aging reference: queued_time, INT64_MAX/4 when unset */
+	int64_t rt, rt_low, rt_high;
+	int64_t release_at; /* earliest start allowed by cooldown */
+	int64_t gate_t, gate_low, gate_high;
+	enum predict_gate gate;
+	int64_t gate_job; /* the job whose end released it (dependency, quota), 0 none */
+};
+
+struct sim {
+	const struct snapshot *s;
+	const struct policy *p;
+	int64_t now;
+	struct place_map m;
+	size_t np;
+	struct pj *pj;
+	struct prediction *out; /* np items */
+	int32_t *of_job;
+	/* per snapshot job: expected end range and the allocation it holds */
+	int64_t *end_mid, *end_low, *end_high;
+	const struct job_alloc **alloc_of;
+	int *nalloc_of;
+	int *held_of; /* GPUs held */
+	/* per GPU: the job that released it last and when (t 0: free since now) */
+	size_t *goff;
+	uint32_t *rel_job;
+	int64_t *rel_t;
+	/* dependents: CSR over snapshot jobs */
+	size_t *dep_off;
+	uint32_t *dep_list;
+	struct theap ends, events;
+	int steps; /* aging buckets - 1 */
+	struct rheap *ready; /* [tier][bucket] */
+	size_t nready_zero;  /* ready jobs asking for no GPU */
+	size_t *by_q[TIER_COUNT]; /* pending indices per tier sorted by q */
+	size_t nby_q[TIER_COUNT];
+	size_t *cursor; /* [tier][bucket] */
+	struct rheap park_quota[GQ_MAX_QUEUES];
+	uint32_t *park_win[GQ_MAX_QUEUES];
+	size_t npark_win[GQ_MAX_QUEUES], cap_park_win[GQ_MAX_QUEUES];
+	int64_t win_event[GQ_MAX_QUEUES];
+	uint32_t *putback;
+	size_t nputback, cap_putback;
+	size_t *aux; /* scratch for the ordered walk of the end heap */
+	size_t cap_aux;
+};
+
+static struct rheap *ready_heap(struct sim *S, int tier, int b)
+{
+	return &S->ready[tier * (S->steps + 1) + b];
+}
+
+static int bucket_at(const struct sim *S, const struct pj *x, int64_t t)
+{
+	if (t <= x->q)
+		return 0;
+	int64_t k = order_aging_k(S->p, t - x->q);
+	return k > S->steps ? S->steps : (int)k;
+}
+
+static void make_ready(struct sim *S, uint32_t p, int64_t t)
+{
+	struct pj *x = &S->pj[p];
+	x->status = ST_READY;
+	x->bucket = bucket_at(S, x, t);
+	x->epoch++;
+	if (x->gpus <= 0)
+		S->nready_zero++;
+	rheap_push(ready_heap(S, x->tier, x->bucket), x->rank, p, x->epoch);
+}
+
+static void leave_ready(struct sim *S, struct pj *x, uint8_t status)
+{
+	if (x->gpus <= 0)
+		S->nready_zero--;
+	x->status = status;
+}
+
+/* Raises the gate of x to time t for reason g, with a range. */
+static void gate_raise(struct pj *x, int64_t t, int64_t lo, int64_t hi, enum predict_gate g,
+		       int64_t job)
+{
+	if (t >= x->gate_t) {
+		x->gate_t = t;
+		x->gate = g;
+		x->gate_job = job;
+	}
+	if (lo > x->gate_low)
+		x->gate_low = lo;
+	if (hi > x->gate_high)
+		x->gate_high = hi;
+}
+
+/* Moves ready jobs to higher aging steps as t passes their boundaries. */
+static void migrate(struct sim *S, int64_t t)
+{
+	int64_t iv = S->p->aging_interval;
+	for (int tier = 0; tier < TIER_COUNT; tier++) {
+		for (int k = S->steps; k >= 1; k--) {
+			size_t *c = &S->cursor[tier * (S->steps + 1) + k];
+			int64_t lim = t - (int64_t)k * iv;
+			while (*c < S->nby_q[tier]) {
+				uint32_t p = (uint32_t)S->by_q[tier][*c];
+				struct pj *x = &S->pj[p];
+				if (x->q > lim)
+					break;
+				(*c)++;
+				if (x->status != ST_READY || x->bucket >= k)
+					continue;
+				x->bucket = k;
+				x->epoch++;
+				rheap_push(ready_heap(S, tier, k), x->rank, p, x->epoch);
+			}
+		}
+	}
+}
+
+static int64_t next_time(const struct sim *S)
+{
+	int64_t t = INT64_MAX;
+	if (S->ends.n)
+		t = S->ends.v[0].t;
+	if (S->events.n && S->events.v[0].t < t)
+		t = S->events.v[0].t;
+	return t;
+}
+
+/* GPUs of snapshot job jidx's allocation that a request could use. */
+static int matching_held(const struct sim *S, uint32_t jidx, const struct job_res *req,
+			 bool unconstrained)
+{
+	if (unconstrained)
+		return S->held_of[jidx];
+	int n = 0;
+	for (int a = 0; a < S->nalloc_of[jidx]; a++) {
+		const struct job_alloc *al = &S->alloc_of[jidx][a];
+		if ((size_t)al->node < S->s->nnodes && place_node_matches(&S->s->nodes[al->node], req))
+			n += __builtin_popcountll(al->mask & S->m.upmask[al->node]);
+	}
+	return n;
+}
+
+/*
+ * A lower bound of the time at which blocked job x could start: walk the
+ * running jobs in end order, adding the GPUs they free, until the counts
+ * (matching GPUs, and for P1/P2 the headroom) would allow it. Never before
+ * the next end: nothing frees GPUs until then.
+ */
+static int64_t shadow(struct sim *S, const struct pj *x, const struct place_result *r)
+{
+	const struct job_res *req = &S->s->jobs[x->jidx].req;
+	int have = r->match_free, total = S->m.nfree;
+	int need_total = x->gpus + r->reserve;
+	if (!S->ends.n)
+		return INT64_MAX;
+	int64_t first = S->ends.v[0].t;
+	if (have >= x->gpus && total >= need_total)
+		return first;
+	/* Best-first walk of the heap array: aux is a min-heap of positions. */
+	size_t na = 0;
+	GROW(S->aux, S->cap_aux, 1);
+	S->aux[na++] = 0;
+	const struct theap *h = &S->ends;
+	while (na) {
+		size_t pos = S->aux[0];
+		size_t last = S->aux[--na], i = 0;
+		for (;;) {
+			size_t c = 2 * i + 1;
+			if (c >= na)
+				break;
+			if (c + 1 < na && tless(&h->v[S->aux[c + 1]], &h->v[S->aux[c]]))
+				c++;
+			if (!tless(&h->v[S->aux[c]], &h->v[last]))
+				break;
+			S->aux[i] = S->aux[c];
+			i = c;
+		}
+		if (na)
+			S->aux[i] = last;
+		const struct tentry *e = &h->v[pos];
+		have += matching_held(S, e->arg, req, x->unconstrained);
+		total += S->held_of[e->arg];
+		if (have >= x->gpus && total >= need_total)
+			return e->t;
+		for (size_t c = 2 * pos + 1; c <= 2 * pos + 2 && c < h->n; c++) {
+			GROW(S->aux, S->cap_aux, na + 1);
+			size_t k = na++;
+			while (k > 0) {
+				size_t up = (k - 1) / 2;
+				if (!tless(&h->v[c], &h->v[S->aux[up]]))
+					break;
+				S->aux[k] = S->aux[up];
+				k = up;
+			}
+			S->aux[k] = c;
+		}
+	}
+	return INT64_MAX;
+}
+
+static void add_wait(struct prediction *o, int64_t id)
+{
+	for (int i = 0; i < o->nwaits; i++)
+		if (o->waits[i] == id)
+			return;
+	o->nwaits_all++;
+	if (o->nwaits < PREDICT_MAX_WAITS) {
+		o->waits[o->nwaits++] = id;
+		return;
+	}
+	/* Keep the lowest ids so that the cut is deterministic. */
+	int hi = 0;
+	for (int i = 1; i < o->nwaits; i++)
+		if (o->waits[i] > o->waits[hi])
+			hi = i;
+	if (id < o->waits[hi])
+		o->waits[hi] = id;
+}
+
+static void start_job(struct sim *S, uint32_t p, int64_t t, const struct place_result *r,
+		      bool backfilled)
+{
+	struct pj *x = &S->pj[p];
+	struct prediction *o = &S->out[p];
+	const struct snapshot *s = S->s;
+	leave_ready(S, x, ST_STARTED);
+	place_take(&S->m, x->qi, r->nalloc, r->alloc);
+	o->placed = true;
+	o->start = t;
+	o->runtime = x->rt;
+	o->end = t + x->rt;
+	o->backfilled = backfilled;
+	o->borrowed = r->borrowed;
+	o->nalloc = r->nalloc;
+	memcpy(o->alloc, r->alloc, sizeof(o->alloc));
+	int64_t lo = x->gate_low, hi = x->gate_high, last_rel = 0;
+	for (int a = 0; a < r->nalloc; a++) {
+		size_t base = S->goff[r->alloc[a].node];
+		uint64_t mask = r->alloc[a].mask;
+		while (mask) {
+			int g = __builtin_ctzll(mask);
+			mask &= mask - 1;
+			size_t gi = base + (size_t)g;
+			if (S->rel_t[gi] <= S->now)
+				continue;
+			uint32_t rj = S->rel_job[gi];
+			add_wait(o, s->jobs[rj].id);
+			if (S->end_low[rj] > lo)
+				lo = S->end_low[rj];
+			if (S->end_high[rj] > hi)
+				hi = S->end_high[rj];
+			if (S->rel_t[gi] > last_rel)
+				last_rel = S->rel_t[gi];
+		}
+	}
+	const struct job *j = &s->jobs[x->jidx];
+	for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++) {
+		const struct job *dj = snapshot_find(s, j->deps[d]);
+		if (dj && dj->state != JOB_COMPLETED)
+			add_wait(o, dj->id);
+	}
+	if (x->gate == GATE_QUOTA && x->gate_job)
+		add_wait(o, x->gate_job);
+	qsort(o->waits, (size_t)o->nwaits, sizeof(o->waits[0]), cmp_i64);
+	if (t == S->now)
+		o->gate = GATE_NOW;
+	else if (x->gate_t >= last_rel && x->gate_t > S->now)
+		o->gate = x->gate;
+	else
+		o->gate = GATE_ENDS;
+	if (lo < S->now)
+		lo = S->now;
+	o->low = lo < t ? lo : t;
+	o->high = hi > t ? hi : t;
+	S->end_mid[x->jidx] = o->end;
+	S->end_low[x->jidx] = o->low + x->rt_low;
+	S->end_high[x->jidx] = o->high + x->rt_high;
+	S->alloc_of[x->jidx] = o->alloc;
+	S->nalloc_of[x->jidx] = o->nalloc;
+	S->held_of[x->jidx] = r->need;
+	theap_push(&S->ends, o->end, EV_END, x->jidx);
+}
+
+static void park_window(struct sim *S, uint32_t p, const struct place_result *r)
+{
+	struct pj *x = &S->pj[p];
+	int qi = x->qi;
+	leave_ready(S, x, ST_PARK_WINDOW);
+	GROW(S->park_win[qi], S->cap_park_win[qi], S->npark_win[qi] + 1);
+	S->park_win[qi][S->npark_win[qi]++] = p;
+	if (!S->win_event[qi]) {
+		S->win_event[qi] = r->window_end;
+		theap_push(&S->events, r->window_end, EV_WINDOW, (uint32_t)qi);
+	}
+}
+
+static void park_quota(struct sim *S, uint32_t p)
+{
+	struct pj *x = &S->pj[p];
+	leave_ready(S, x, ST_PARK_QUOTA);
+	rheap_push(&S->park_quota[x->qi], (uint64_t)x->tier << 32 | x->rank, p, x->epoch);
+}
+
+static void walk(struct sim *S, int64_t t)
+{
+	const struct snapshot *s = S->s;
+	bool blocked = false;
+	int64_t tmin = INT64_MAX;
+	int examined = 0;
+	bool qparked[GQ_MAX_QUEUES] = {false};
+	S->nputback = 0;
+	for (int tier = 0; tier < TIER_COUNT; tier++) {
+		for (int b = S->steps; b >= 0; b--) {
+			struct rheap *h = ready_heap(S, tier, b);
+			while (h->n) {
+				if (S->m.nfree == 0 && S->nready_zero == 0)
+					goto done;
+				struct rentry e = rheap_pop(h);
+				struct pj *x = &S->pj[e.p];
+				if (x->status != ST_READY || x->epoch != e.epoch || x->bucket != b)
+					continue;
+				struct place_result r;
+				const struct job *j = &s->jobs[x->jidx];
+				if (x->qi >= 0 && qparked[x->qi]) {
+					park_quota(S, e.p);
+					continue;
+				}
+				place_check_fit(&S->m, s, j, x->qi, x->di, t, &r);
+				if (r.blocks & PLACE_BIT(PLACE_WINDOW)) {
+					park_window(S, e.p, &r);
+					continue;
+				}
+				if (r.quota_queue) {
+					/* Inside a queue at its limit, jobs start in
+					 * order: the rest of the queue waits too. */
+					qparked[x->qi] = true;
+					park_quota(S, e.p);
+					continue;
+				}
+				GROW(S->putback, S->cap_putback, S->nputback + 1);
+				if (!r.blocks && (!blocked || t + x->rt <= tmin)) {
+					start_job(S, e.p, t, &r, blocked);
+					continue;
+				}
+				S->putback[S->nputback++] = e.p;
+				if (!r.blocks) {
+					/* Fits, but would outlast a reservation: it
+					 * cannot start before the next event. */
+					int64_t nt = next_time(S);
+					if (nt < tmin)
+						tmin = nt;
+				} else {
+					int64_t nt = S->ends.n ? S->ends.v[0].t : INT64_MAX;
+					if (tmin > nt) {
+						int64_t sh = shadow(S, x, &r);
+						if (sh < tmin)
+							tmin = sh;
+					}
+				}
+				blocked = true;
+				if (++examined >= PREDICT_BACKFILL_DEPTH)
+					goto done;
+			}
+		}
+	}
+done:
+	for (size_t i = 0; i < S->nputback; i++) {
+		struct pj *x = &S->pj[S->putback[i]];
+		x->epoch++;
+		rheap_push(ready_heap(S, x->tier, x->bucket), x->rank, S->putback[i], x->epoch);
+	}
+}
+
+static void on_end(struct sim *S, uint32_t jidx, int64_t t)
+{
+	const struct snapshot *s = S->s;
+	const struct job *j = &s->jobs[jidx];
+	int qi = S->of_job[jidx] >= 0 ? S->pj[S->of_job[jidx]].qi
+				       : policy_queue_index(S->p, j->queue);
+	for (int a = 0; a < S->nalloc_of[jidx]; a++) {
+		const struct job_alloc *al = &S->alloc_of[jidx][a];
+		if (al->node < 0 || (size_t)al->node >= s->nnodes)
+			continue;
+		size_t base = S->goff[al->node];
+		uint64_t mask = al->mask & S->m.upmask[al->node];
+		while (mask) {
+			int g = __builtin_ctzll(mask);
+			mask &= mask - 1;
+			S->rel_job[base + (size_t)g] = jidx;
+			S->rel_t[base + (size_t)g] = t;
+		}
+	}
+	place_give(&S->m, qi, S->nalloc_of[jidx], S->alloc_of[jidx]);
+	for (size_t d = S->dep_off[jidx]; d < S->dep_off[jidx + 1]; d++) {
+		uint32_t p = S->dep_list[d];
+		struct pj *x = &S->pj[p];
+		if (x->status != ST_GATED)
+			continue;
+		gate_raise(x, t, S->end_low[jidx], S->end_high[jidx], GATE_DEPENDENCY, j->id);
+		if (--x->deps_left > 0)
+			continue;
+		if (x->release_at > t) {
+			gate_raise(x, x->release_at, x->release_at, x->release_at, GATE_COOLDOWN, 0);
+			theap_push(&S->events, x->release_at, EV_RELEASE, p);
+		} else {
+			make_ready(S, p, t);
+		}
+	}
+	if (qi >= 0) {
+		const struct queue_policy *q = &S->p->queues[qi];
+		int room = q->quota < 0 || q->borrow < 0 ? 0 : q->quota + q->borrow - S->m.queue_used[qi];
+		struct rheap *h = &S->park_quota[qi];
+		while (h->n && room > 0) {
+			struct rentry e = rheap_pop(h);
+			struct pj *x = &S->pj[e.p];
+			if (x->status != ST_PARK_QUOTA || x->epoch != e.epoch)
+				continue;
+			gate_raise(x, t, S->end_low[jidx], S->end_high[jidx], GATE_QUOTA, j->id);
+			make_ready(S, e.p, t);
+			room -= x->gpus;
+		}
+	}
+}
+
+static void on_event(struct sim *S, const struct tentry *e, int64_t t)
+{
+	if (e->kind == EV_RELEASE) {
+		if (S->pj[e->arg].status == ST_GATED)
+			make_ready(S, e->arg, t);
+		return;
+	}
+	int qi = (int)e->arg;
+	S->win_event[qi] = 0;
+	for (size_t i = 0; i < S->npark_win[qi]; i++) {
+		uint32_t p = S->park_win[qi][i];
+		struct pj *x = &S->pj[p];
+		if (x->status != ST_PARK_WINDOW)
+			continue;
+		gate_raise(x, t, t, t, GATE_WINDOW, 0);
+		make_ready(S, p, t);
+	}
+	S->npark_win[qi] = 0;
+}
+
+/* Static "could it ever fit" with a small memo: requests repeat. */
+struct sat_memo {
+	struct job_res req;
+	int qi;
+	bool p0, ok;
+};
+
+static bool satisfiable(const struct snapshot *s, const struct job *j, int qi,
+			struct sat_memo *memo, size_t *nmemo)
+{
+	bool p0 = job_tier(j) == TIER_P0;
+	for (size_t i = 0; i < *nmemo; i++) {
+		const struct sat_memo *e = &memo[i];
+		if (e->qi == qi && e->p0 == p0 && e->req.gpus == j->req.gpus &&
+		    e->req.same_node == j->req.same_node && e->req.gpu_mem_mb == j->req.gpu_mem_mb &&
+		    !strcmp(e->req.gpu_type, j->req.gpu_type))
+			return e->ok;
+	}
+	bool ok = place_satisfiable(s, j, NULL) == 0;
+	if (*nmemo < 64) {
+		memo[*nmemo].req = j->req;
+		memo[*nmemo].qi = qi;
+		memo[*nmemo].p0 = p0;
+		memo[*nmemo].ok = ok;
+		(*nmemo)++;
+	}
+	return ok;
+}
+
+struct qkey {
+	int64_t q;
+	uint32_t rank;
+	uint32_t p;
+};
+
+static int cmp_qkey(const void *a, const void *b)
+{
+	const struct qkey *x = a, *y = b;
+	if (x->q != y->q)
+		return x->q < y->q ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_set *out)
+{
+	memset(S, 0, sizeof(*S));
+	S->s = s;
+	S->p = &s->policy;
+	S->now = s->now;
+	size_t nj = s->njobs, nj1 = nj ? nj : 1;
+	place_map_init(&S->m, s);
+
+	size_t *order = xmalloc(nj1 * sizeof(*order));
+	S->np = order_pending(s, order);
+	out->now = s->now;
+	out->n = S->np;
+	out->items = xcalloc(S->np ? S->np : 1, sizeof(*out->items));
+	out->njobs = nj;
+	out->of_job = xmalloc(nj1 * sizeof(*out->of_job));
+	out->ends = xcalloc(nj1, sizeof(*out->ends));
+	S->out = out->items;
+	S->of_job = out->of_job;
+	for (size_t i = 0; i < nj; i++)
+		S->of_job[i] = -1;
+
+	S->end_mid = xcalloc(nj1, sizeof(int64_t));
+	S->end_low = xcalloc(nj1, sizeof(int64_t));
+	S->end_high = xcalloc(nj1, sizeof(int64_t));
+	S->alloc_of = xcalloc(nj1, sizeof(*S->alloc_of));
+	S->nalloc_of = xcalloc(nj1, sizeof(int));
+	S->held_of = xcalloc(nj1, sizeof(int));
+
+	S->goff = xmalloc((s->nnodes + 1) * sizeof(size_t));
+	size_t ng = 0;
+	for (size_t i = 0; i < s->nnodes; i++) {
+		S->goff[i] = ng;
+		int g = s->nodes[i].ngpus;
+		ng += (size_t)(g < 0 ? 0 : g > GQ_MAX_NODE_GPUS ? GQ_MAX_NODE_GPUS : g);
+	}
+	S->goff[s->nnodes] = ng;
+	S->rel_job = xcalloc(ng ? ng : 1, sizeof(uint32_t));
+	S->rel_t = xcalloc(ng ? ng : 1, sizeof(int64_t));
+
+	/* Jobs holding GPUs: their ends. */
+	for (size_t i = 0; i < nj; i++) {
+		const struct job *j = &s->jobs[i];
+		if (!job_state_holds_gpus(j->state))
+			continue;
+		int64_t e = predict_end(S->p, j, S->now);
+		int64_t lo = holder_end(j, predict_runtime_low(S->p, j), S->now);
+		int64_t hi = holder_end(j, predict_runtime_high(S->p, j), S->now);
+		S->end_mid[i] = e;
+		S->end_low[i] = lo < e ? lo : e;
+		S->end_high[i] = hi > e ? hi : e;
+		out->ends[i] = e;
+		S->alloc_of[i] = j->alloc;
+		S->nalloc_of[i] = j->nalloc < GQ_MAX_ALLOC ? j->nalloc : GQ_MAX_ALLOC;
+		S->held_of[i] = job_gpus_held(j);
+		theap_push(&S->ends, e, EV_END, (uint32_t)i);
+	}
+
+	/* Pending jobs, in the order at now. */
+	S->pj = xcalloc(S->np ? S->np : 1, sizeof(*S->pj));
+	uint32_t *rank = xmalloc((S->np ? S->np : 1) * sizeof(*rank));
+	order_rank_static(s, order, S->np, rank);
+	S->steps = order_aging_steps(S->p);
+	if (S->steps > MAX_BUCKETS - 1)
+		S->steps = MAX_BUCKETS - 1;
+	S->ready = xcalloc((size_t)TIER_COUNT * (size_t)(S->steps + 1), sizeof(*S->ready));
+	S->cursor = xcalloc((size_t)TIER_COUNT * (size_t)(S->steps + 1), sizeof(*S->cursor));
+	struct sat_memo memo[64];
+	size_t nmemo = 0;
+	size_t ndeps = 0;
+	for (size_t p = 0; p < S->np; p++) {
+		const struct job *j = &s->jobs[order[p]];
+		struct pj *x = &S->pj[p];
+		struct prediction *o = &S->out[p];
+		S->of_job[order[p]] = (int32_t)p;
+		o->job = j->id;
+		o->idx = order[p];
+		o->position = (int)p + 1;
+		x->jidx = (uint32_t)order[p];
+		x->rank = rank[p];
+		x->tier = (int)job_tier(j);
+		x->qi = policy_queue_index(S->p, j->queue);
+		x->di = policy_dept_index(S->p, j->dept);
+		x->gpus = j->req.gpus;
+		x->unconstrained = !j->req.gpu_type[0] && j->req.gpu_mem_mb <= 0;
+		x->q = j->queued_time > 0 ? j->queued_time : INT64_MAX / 4;
+		x->rt = predict_runtime(S->p, j);
+		x->rt_low = predict_runtime_low(S->p, j);
+		x->rt_high = predict_runtime_high(S->p, j);
+		x->release_at = j->not_before > S->now ? j->not_before : S->now;
+		x->gate_t = x->gate_low = x->gate_high = S->now;
+		x->gate = GATE_NOW;
+		x->status = ST_GATED;
+		o->runtime = x->rt;
+		if (j->held) {
+			x->status = ST_NEVER;
+			o->never = NEVER_HELD;
+			continue;
+		}
+		if (!satisfiable(s, j, x->qi, memo, &nmemo)) {
+			x->status = ST_NEVER;
+			o->never = NEVER_UNSATISFIABLE;
+			continue;
+		}
+		if (x->di >= 0 && x->gpus > 0 && S->p->depts[x->di].gpu_hours_month >= 0 &&
+		    s->dstate[x->di].gpu_hours_month >= S->p->depts[x->di].gpu_hours_month) {
+			x->status = ST_NEVER;
+			o->never = NEVER_DEPT_QUOTA;
+			continue;
+		}
+		for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++) {
+			const struct job *dj = snapshot_find(s, j->deps[d]);
+			if (!dj || dj->state == JOB_COMPLETED)
+				continue;
+			if (!job_state_active(dj->state) || dj == j) {
+				x->status = ST_NEVER;
+				o->never = dj == j ? NEVER_DEP_NEVER : NEVER_DEP_FAILED;
+				break;
+			}
+			x->deps_left++;
+		}
+		if (x->status == ST_NEVER)
+			x->deps_left = 0;
+		ndeps += (size_t)x->deps_left;
+	}
+	free(rank);
+
+	/* Dependents, as a CSR list per snapshot job. */
+	S->dep_off = xcalloc(nj + 2, sizeof(size_t));
+	S->dep_list = xmalloc((ndeps ? ndeps : 1) * sizeof(uint32_t));
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t p = 0; p < S->np; p++) {
+			const struct pj *x = &S->pj[p];
+			if (!x->deps_left)
+				continue;
+			const struct job *j = &s->jobs[x->jidx];
+			for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++) {
+				const struct job *dj = snapshot_find(s, j->deps[d]);
+				if (!dj || dj->state == JOB_COMPLETED)
+					continue;
+				size_t di = (size_t)(dj - s->jobs);
+				if (pass == 0)
+					S->dep_off[di + 2]++;
+				else
+					S->dep_list[S->dep_off[di + 1]++] = (uint32_t)p;
+			}
+		}
+		if (pass == 0)
+			for (size_t i = 2; i < nj + 2; i++)
+				S->dep_off[i] += S->dep_off[i - 1];
+	}
+
+	/* Per tier, by queued time, for the aging cursors. */
+	struct qkey *qk = xmalloc((S->np ? S->np : 1) * sizeof(*qk));
+	for (int tier = 0; tier < TIER_COUNT; tier++) {
+		size_t n = 0;
+		for (size_t p = 0; p < S->np; p++)
+			if (S->pj[p].tier == tier)
+				qk[n++] = (struct qkey){S->pj[p].q, S->pj[p].rank, (uint32_t)p};
+		qsort(qk, n, sizeof(*qk), cmp_qkey);
+		S->by_q[tier] = xmalloc((n ? n : 1) * sizeof(size_t));
+		S->nby_q[tier] = n;
+		for (size_t i = 0; i < n; i++)
+			S->by_q[tier][i] = qk[i].p;
+	}
+	free(qk);
+	free(order);
+
+	migrate(S, S->now);
+	for (size_t p = 0; p < S->np; p++) {
+		struct pj *x = &S->pj[p];
+		if (x->status != ST_GATED || x->deps_left)
+			continue;
+		if (x->release_at > S->now) {
+			gate_raise(x, x->release_at, x->release_at, x->release_at, GATE_COOLDOWN, 0);
+			theap_push(&S->events, x->release_at, EV_RELEASE, (uint32_t)p);
+		} else {
+			make_ready(S, (uint32_t)p, S->now);
+		}
+	}
+}
+
+static void sim_release(struct sim *S)
+{
+	place_map_release(&S->m);
+	free(S->end_mid);
+	free(S->end_low);
+	free(S->end_high);
+	free(S->alloc_of);
+	free(S->nalloc_of);
+	free(S->held_of);
+	free(S->goff);
+	free(S->rel_job);
+	free(S->rel_t);
+	free(S->dep_off);
+	free(S->dep_list);
+	free(S->ends.v);
+	free(S->events.v);
+	for (int i = 0; i < TIER_COUNT * (S->steps + 1); i++)
+		free(S->ready[i].v);
+	free(S->ready);
+	free(S->cursor);
+	for (int t = 0; t < TIER_COUNT; t++)
+		free(S->by_q[t]);
+	for (int q = 0; q < GQ_MAX_QUEUES; q++) {
+		free(S->park_quota[q].v);
+		free(S->park_win[q]);
+	}
+	free(S->putback);
+	free(S->aux);
+	free(S->pj);
+}
+
+static void run(const struct snapshot *s, int64_t until, struct prediction_set *out)
+{
+	prediction_set_release(out);
+	struct sim S;
+	sim_init(&S, s, out);
+	int64_t t = S.now;
+	bool first = true;
+	for (;;) {
+		if (!first) {
+			while (S.ends.n && S.ends.v[0].t == t) {
+				struct tentry e = theap_pop(&S.ends);
+				on_end(&S, e.arg, t);
+			}
+			while (S.events.n && S.events.v[0].t == t) {
+				struct tentry e = theap_pop(&S.events);
+				on_event(&S, &e, t);
+			}
+		}
+		migrate(&S, t);
+		walk(&S, t);
+		if (first) {
+			out->wake = S.events.n ? S.events.v[0].t : 0;
+			first = false;
+		}
+		if (t >= until)
+			break;
+		t = next_time(&S);
+		if (t == INT64_MAX)
+			break;
+	}
+	bool finished = t < until || t == INT64_MAX;
+	for (size_t p = 0; p < S.np; p++) {
+		struct pj *x = &S.pj[p];
+		struct prediction *o = &S.out[p];
+		if (x->status == ST_STARTED || x->status == ST_NEVER || !finished)
+			continue;
+		o->never = x->status == ST_GATED && x->deps_left ? NEVER_DEP_NEVER : NEVER_CAPACITY;
+	}
+	sim_release(&S);
+}
+
+void predict_all(const struct snapshot *s, struct prediction_set *out)
+{
+	run(s, INT64_MAX, out);
+}
+
+void predict_until(const struct snapshot *s, int64_t until, struct prediction_set *out)
+{
+	run(s, until, out);
+}
+
+void prediction_set_init(struct prediction_set *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+}
+
+void prediction_set_release(struct prediction_set *ps)
+{
+	free(ps->items);
+	free(ps->of_job);
+	free(ps->ends);
+	prediction_set_init(ps);
+}
+
+const struct prediction *prediction_find(const struct prediction_set *ps,
+					 const struct snapshot *s, int64_t id)
+{
+	const struct job *j = snapshot_find(s, id);
+	if (!j)
+		return NULL;
+	size_t i = (size_t)(j - s->jobs);
+	if (i >= ps->njobs || ps->of_job[i] < 0)
+		return NULL;
+	return &ps->items[ps->of_job[i]];
+}

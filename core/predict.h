@@ -1,0 +1,178 @@
+/*
+ * predict.h - start-time prediction by queue traversal (DESIGN §5), for
+ * every pending job in one pass.
+ *
+ * The simulation starts from the snapshot at `now` and moves forward from
+ * event to event:
+ *
+ *   - A job holding GPUs frees them at its expected end (predict_end()):
+ *     start + expected runtime, never before now + 1 (it holds them at now).
+ *     Expected runtime: the user's estimate, else hist_runtime, else
+ *     time_limit × hist_ratio when both are known, else time_limit, else
+ *     predict.defaultRuntime; never beyond the time limit. A stopping job
+ *     frees them at its stop deadline at the latest.
+ *   - At every event time t the pending jobs are taken in the policy order
+ *     at t (order.h), aging during the simulated wait included, and each is
+ *     placed (place.h) when it fits. Jobs that cannot run yet are not in
+ *     the order: held jobs, jobs whose dependencies have not ended (a
+ *     dependent job cannot start before its dependency's predicted end),
+ *     jobs in cooldown until not_before, jobs of a paused queue until the
+ *     window ends, and jobs whose queue is at its quota (queue + borrowing
+ *     limit) until one of its jobs ends; inside a queue at its limit jobs
+ *     start in order.
+ *   - Backfill never delays a job ahead: once a job ahead is blocked, a job
+ *     behind it starts at t only if it fits and its expected end is no
+ *     later than the earliest time any blocked job ahead could start (a
+ *     lower bound from the counts of GPUs that the running jobs free, in
+ *     end order, and never before the next end). The lower bound makes the
+ *     rule safe: a backfilled job is always gone before a job ahead could
+ *     have used its GPUs. Reservations protect the jobs that wait for
+ *     capacity (resources, mismatch, headroom); a job held back by its
+ *     queue's quota or window, a cooldown or a dependency holds none.
+ *     At most PREDICT_BACKFILL_DEPTH blocked jobs are
+ *     looked past at one time (as Slurm's bf_max_job_test); deeper jobs
+ *     wait for a later event, which can only make a prediction later.
+ *
+ * Each prediction has a start, a range [low, high] (low: every job runs
+ * only as long as the shortest of its estimate, history and
+ * limit × ratio; high: every job runs to its time limit), and the jobs whose
+ * ends it waits for: the jobs that held its GPUs before it (running now or
+ * predicted to run first), and its dependencies. A job that can never
+ * start under this snapshot has `never` set and a cause, and no times.
+ *
+ * The month boundary of department GPU-hour quotas is not simulated: a
+ * department at its quota never starts anything in the prediction. Aging
+ * steps beyond 1023 (a policy with a tiny aging.step) are not told apart.
+ *
+ * Cost: O(n log n) for n jobs, plus a bounded look-ahead per event; see
+ * bench/predict.c. Pure and deterministic: the same snapshot gives the
+ * same predictions, whatever the order of its arrays before snapshot_sort.
+ */
+#ifndef GQ_PREDICT_H
+#define GQ_PREDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job.h"
+
+#define PREDICT_MAX_WAITS 8        /* job ids kept per prediction */
+#define PREDICT_BACKFILL_DEPTH 64  /* blocked jobs looked past per event */
+
+/* Why a job can never start under this snapshot. */
+enum predict_never {
+	NEVER_NO,            /* it can start */
+	NEVER_HELD,          /* held: starts only when released */
+	NEVER_DEP_FAILED,    /* a dependency failed, was cancelled or timed out */
+	NEVER_DEP_NEVER,     /* a dependency itself never starts */
+	NEVER_UNSATISFIABLE, /* no node set could ever fit it (place_satisfiable) */
+	NEVER_DEPT_QUOTA,    /* its department used its monthly GPU-hours */
+	NEVER_CAPACITY,      /* fits on paper, but not on the nodes that are up */
+	NEVER_COUNT
+};
+/* Stable tokens: "", "held", "dependency_failed", "dependency_never",
+ * "unsatisfiable", "dept_quota", "capacity". */
+const char *predict_never_name(enum predict_never n);
+
+/* What finally set the start time. */
+enum predict_gate {
+	GATE_NOW,        /* starts at now */
+	GATE_ENDS,       /* GPUs freed by the jobs in waits[] */
+	GATE_DEPENDENCY, /* a dependency's predicted end */
+	GATE_COOLDOWN,   /* not_before */
+	GATE_WINDOW,     /* its queue's window ends */
+	GATE_QUOTA,      /* a job of its queue ends, making room under the quota */
+	GATE_COUNT
+};
+/* "now", "ends", "dependency", "cooldown", "window", "quota". */
+const char *predict_gate_name(enum predict_gate g);
+
+struct prediction {
+	int64_t job;   /* job id */
+	size_t idx;    /* index in snapshot.jobs */
+	int position;  /* 1-based place in the order at now */
+	enum predict_never never;
+	bool placed;   /* a start was found: start, low, high, end, alloc are valid */
+	int64_t start; /* predicted start, >= now; 0 when not placed */
+	int64_t low, high; /* range of the start: low <= start <= high */
+	int64_t end;   /* start + expected runtime */
+	int64_t runtime; /* expected runtime used */
+	enum predict_gate gate;
+	bool backfilled; /* starts while a job ahead of it is still blocked */
+	int nwaits;    /* job ids in waits[], ascending; at most PREDICT_MAX_WAITS */
+	int nwaits_all; /* how many there were before the cut */
+	int64_t waits[PREDICT_MAX_WAITS];
+	/* The simulated allocation; the real one when start == now. */
+	bool borrowed;
+	int nalloc;
+	struct job_alloc alloc[GQ_MAX_ALLOC];
+};
+
+/*
+ * A prediction set owns its arrays. items are the pending jobs in the
+ * order at now (position 1 first). of_job[i] is the index in items of
+ * snapshot.jobs[i], -1 for jobs that are not pending. ends[i] is the
+ * expected end of snapshot.jobs[i] when it holds GPUs at now, else 0.
+ * The set refers to the snapshot by index: it stays meaningful while the
+ * snapshot's job array is unchanged.
+ */
+struct prediction_set {
+	int64_t now;
+	/* The earliest time after now at which the predictions change without
+	 * an event (a cooldown ends, a window opens or closes); 0 none. */
+	int64_t wake;
+	size_t n;
+	struct prediction *items;
+	size_t njobs;
+	int32_t *of_job;
+	int64_t *ends;
+};
+
+/* Empty set; allocates nothing. */
+void prediction_set_init(struct prediction_set *ps);
+/* Frees the arrays; ps is then as after prediction_set_init. */
+void prediction_set_release(struct prediction_set *ps);
+/* The prediction of job id, NULL when it is not pending in the snapshot the
+ * set was computed from (which must still be that snapshot). Borrowed from
+ * ps. */
+const struct prediction *prediction_find(const struct prediction_set *ps,
+					 const struct snapshot *s, int64_t id);
+
+/*
+ * Predicts every pending job of s (which must be sorted: snapshot_sort)
+ * into *out, which must be initialised; previous contents are released.
+ * Never fails. O(n log n) plus bounded work per simulated event.
+ */
+void predict_all(const struct snapshot *s, struct prediction_set *out);
+
+/*
+ * The same simulation, stopped after time `until`: jobs not started by then
+ * are not placed, and never is set only for the causes known at now
+ * (held, dependency failed, unsatisfiable, department quota). predict_until(s, s->now,
+ * out) is what sched_plan() uses; predictions with start == now are
+ * identical to predict_all's.
+ */
+void predict_until(const struct snapshot *s, int64_t until, struct prediction_set *out);
+
+/* Expected runtime of j (seconds, >= 1) and its low and high bounds, as
+ * described above. */
+int64_t predict_runtime(const struct policy *p, const struct job *j);
+int64_t predict_runtime_low(const struct policy *p, const struct job *j);
+int64_t predict_runtime_high(const struct policy *p, const struct job *j);
+
+/* Expected end of a job holding GPUs at now (>= now + 1). */
+int64_t predict_end(const struct policy *p, const struct job *j, int64_t now);
+
+/*
+ * History helpers for whoever fills job.hist_runtime and job.hist_ratio
+ * from finished jobs. predict_hist_runtime: the P50 (nearest rank: the
+ * ceil(n/2)-th smallest) of the positive runtimes among runtimes[0..n), 0
+ * when there are none. predict_hist_ratio: the P50 of runtime / limit over
+ * the pairs with both positive, capped at 1, 0 when none. Neither keeps a
+ * pointer; each allocates a scratch copy it frees.
+ */
+int64_t predict_hist_runtime(const int64_t *runtimes, size_t n);
+double predict_hist_ratio(const int64_t *runtimes, const int64_t *limits, size_t n);
+
+#endif

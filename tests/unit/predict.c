@@ -1,0 +1,471 @@
+/* predict.c - the simulation: the worked example, backfill, aging during the
+ * wait, gates, ranges, the jobs waited for, determinism, history helpers. */
+#include "harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/predict.h"
+#include "fixture.h"
+
+static void set(struct snapshot *s, const char *k, const char *v)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(policy_set(&s->policy, k, v, &e), 0);
+}
+
+static const struct prediction *find(const struct prediction_set *ps, const struct snapshot *s,
+				     int64_t id)
+{
+	const struct prediction *p = prediction_find(ps, s, id);
+	CHECK(p != NULL);
+	static struct prediction none;
+	return p ? p : &none;
+}
+
+/* DESIGN §5: 8 GPUs, three 8-GPU P0 jobs ahead with 40, 25 and 60 min to
+ * run, a new 8-GPU P1 job starts in 125 min. */
+static void test_worked_example_125_minutes(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	set(&s, "headroom.share", "0"); /* 15% of 8 would keep one GPU from P1 */
+	fx_pending(&s, 1, TIER_P0, 8, MIN(-3))->estimate = 40 * 60;
+	fx_pending(&s, 2, TIER_P0, 8, MIN(-2))->estimate = 25 * 60;
+	fx_pending(&s, 3, TIER_P0, 8, MIN(-1))->estimate = 60 * 60;
+	fx_pending(&s, 4, TIER_P1, 8, MIN(0))->estimate = 30 * 60;
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	CHECK_INT(find(&ps, &s, 1)->start, MIN(0));
+	CHECK_INT(find(&ps, &s, 2)->start, MIN(40));
+	CHECK_INT(find(&ps, &s, 3)->start, MIN(65));
+	const struct prediction *p = find(&ps, &s, 4);
+	CHECK_INT(p->start - s.now, 125 * 60);
+	CHECK_INT(p->position, 4);
+	CHECK_INT(p->gate, GATE_ENDS);
+	CHECK_INT(p->nwaits, 1);
+	CHECK_INT(p->waits[0], 3);
+	CHECK_INT(p->low, MIN(125));
+	CHECK_INT(p->high, MIN(125));
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
+/* The same with the first P0 already running, 40 minutes left. */
+static void test_worked_example_first_running(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	set(&s, "headroom.share", "0");
+	fx_running(&s, 1, TIER_P0, 0, 8, MIN(-20), 60 * 60);
+	fx_pending(&s, 2, TIER_P0, 8, MIN(-2))->estimate = 25 * 60;
+	fx_pending(&s, 3, TIER_P0, 8, MIN(-1))->estimate = 60 * 60;
+	fx_pending(&s, 4, TIER_P1, 8, MIN(0));
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	CHECK_INT(find(&ps, &s, 4)->start - s.now, 125 * 60);
+	CHECK_INT(ps.ends[0], MIN(40));
+	CHECK_INT(find(&ps, &s, 2)->waits[0], 1);
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
+/* A job blocked at the head holds a reservation: a short job behind it
+ * fills the gap, a longer one would delay it and waits. */
+static void test_backfill_small_fills_gap_long_does_not(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	set(&s, "headroom.share", "0");
+	fx_running(&s, 1, TIER_P1, 0, 4, MIN(-10), 70 * 60); /* ends at +60 */
+	fx_pending(&s, 2, TIER_P0, 8, MIN(0))->estimate = 30 * 60;
+	fx_pending(&s, 3, TIER_P1, 4, MIN(0))->estimate = 90 * 60; /* long */
+	fx_pending(&s, 4, TIER_P1, 4, MIN(1))->estimate = 30 * 60; /* small */
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	const struct prediction *head = find(&ps, &s, 2), *lng = find(&ps, &s, 3),
+				*small = find(&ps, &s, 4);
+	CHECK_INT(head->start, MIN(60));
+	CHECK_INT(small->start, MIN(0));
+	CHECK(small->backfilled);
+	CHECK_INT(lng->start, MIN(90));
+	CHECK(!lng->backfilled);
+	CHECK_INT(lng->position, 2);
+	CHECK_INT(small->position, 3);
+	prediction_set_release(&ps);
+
+	/* Without the head, nothing is protected: the long one, first in
+	 * order, takes the free half at once. */
+	snapshot_find(&s, 2)->state = JOB_CANCELLED;
+	predict_all(&s, &ps);
+	CHECK_INT(find(&ps, &s, 3)->start, MIN(0));
+	CHECK_INT(find(&ps, &s, 4)->start, MIN(60));
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
+/* Aging during the simulated wait changes the order: A is ahead now (one
+ * step more), by the time GPUs free both are at step 3 and fair share puts
+ * B first. */
+static void test_aging_during_wait_reorders(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	set(&s, "headroom.share", "0");
+	set(&s, "queue.busy.share", "1");
+	s.qstate[1].usage = 1000;
+	fx_running(&s, 1, TIER_P1, 0, 8, MIN(-10), 80 * 60); /* ends at +70 */
+	struct job *a = fx_pending(&s, 2, TIER_P1, 8, MIN(-35));
+	a->estimate = 3600;
+	STR_COPY(a->queue, "busy");
+	fx_pending(&s, 3, TIER_P1, 8, MIN(-25))->estimate = 3600;
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	CHECK_INT(find(&ps, &s, 2)->position, 1);
+	CHECK_INT(find(&ps, &s, 3)->position, 2);
+	CHECK_INT(find(&ps, &s, 3)->start, MIN(70));
+	CHECK_INT(find(&ps, &s, 2)->start, MIN(130));
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
+/* Range: low from the shortest estimate, high from time limits; the jobs
+ * waited for are those whose GPUs it takes. */
+static void test_range_and_waits_exact(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	set(&s, "headroom.share", "0");
+	struct job *r1 = fx_running(&s, 10, TIER_P1, 0, 4, MIN(-10), 30 * 60); /* +20 */
+	r1->time_limit = 70 * 60;                                               /* +60 */
+	r1->hist_runtime = 20 * 60;                                             /* low +10 */
+	struct job *r2 = fx_running(&s, 11, TIER_P1, 0, 4, MIN(-10), 50 * 60); /* +40 */
+	r2->time_limit = 130 * 60;                                              /* +120 */
+	struct job *a = fx_pending(&s, 12, TIER_P0, 8, MIN(0));
+	a->estimate = 60 * 60;
+	a->time_limit = 120 * 60;
+	a->hist_runtime = 45 * 60;
+	fx_pending(&s, 13, TIER_P1, 8, MIN(0))->estimate = 600;
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	const struct prediction *p = find(&ps, &s, 12);
+	CHECK_INT(p->start, MIN(40));
+	CHECK_INT(p->low, MIN(40)); /* r2 has no lower estimate */
+	CHECK_INT(p->high, MIN(120));
+	CHECK_INT(p->end, MIN(100));
+	CHECK_INT(p->nwaits, 2);
+	CHECK_INT(p->waits[0], 10);
+	CHECK_INT(p->waits[1], 11);
+	const struct prediction *q = find(&ps, &s, 13);
+	CHECK_INT(q->start, MIN(100));
+	CHECK_INT(q->low, MIN(85));   /* 40 + 45 min */
+	CHECK_INT(q->high, MIN(240)); /* 120 + 120 min */
+	CHECK_INT(q->nwaits, 1);
+	CHECK_INT(q->waits[0], 12);
+	CHECK_INT(predict_runtime_low(&s.policy, snapshot_find(&s, 12)), 45 * 60);
+	CHECK_INT(predict_runtime_high(&s.policy, snapshot_find(&s, 12)), 120 * 60);
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
+static void test_dependency_starts_after_predicted_end(void)
+{
+	struct snapshot s;
+	fx_init(&s, 2, 8);
+	set(&s, "headroom.share", "0");
+	fx_running(&s, 1, TIER_P1, 0, 8, MIN(-10), 50 * 60); /* +40 */
+	struct job *j = fx_pending(&s, 2, TIER_P1, 1, MIN(0));
+	j->deps[j->ndeps++] = 1;
+	j = fx_pending(&s, 3, TIER_P1, 1, MIN(0));
+	j->deps[j->ndeps++] = 2;
+	j = fx_pending(&s, 4, TIER_P1, 1, MIN(0));
+	j->deps[j->ndeps++] = 99; /* absent: counts as done */
+	struct job *f = fx_pending(&s, 5, TIER_P1, 1, MIN(-100));
+	f->state = JOB_FAILED;
+	j = fx_pending(&s, 6, TIER_P1, 1, MIN(0));
+	j->deps[j->ndeps++] = 5;
+	j = fx_pending(&s, 7, TIER_P1, 1, MIN(0));
+	j->deps[j->ndeps++] = 6;
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	const struct prediction *p = find(&ps, &s, 2);
+	CHECK_INT(p->start, MIN(40));
+	CHECK_INT(p->gate, GATE_DEPENDENCY);
+	CHECK_INT(p->nwaits, 1);
+	CHECK_INT(p->waits[0], 1);
+	CHECK_INT(find(&ps, &s, 3)->start, MIN(100)); /* 40 + the default 1h */
+	CHECK_INT(find(&ps, &s, 4)->start, MIN(0));
+	CHECK_INT(find(&ps, &s, 6)->never, NEVER_DEP_FAILED);
+	CHECK(!find(&ps, &s, 6)->placed);
+	CHECK_INT(find(&ps, &s, 7)->never, NEVER_DEP_NEVER);
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
+static void test_cooldown_window_held_unsatisfiable(void)
+{
+	struct snapshot s;
+	fx_init(&s, 2, 8);
+	set(&s, "headroom.share", "0");
+	set(&s, "queue.exp.window", "20:00-08:00");
+	s.now = 1700000000LL - 1700000000LL % 86400 + 21 * 3600; /* 21:00 UTC */
+	struct job *j = fx_pending(&s, 1, TIER_P1, 1, s.now);
+	j->not_before = s.now + 600;
+	j = fx_pending(&s, 2, TIER_P1, 1, s.now);
+	STR_COPY(j->queue, "exp");
+	j = fx_pending(&s, 3, TIER_P1, 1, s.now);
+	j->held = true;
+	j = fx_pending(&s, 4, TIER_P1, 9, s.now);
+	j->req.same_node = true;
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	CHECK_INT(find(&ps, &s, 1)->start, s.now + 600);
+	CHECK_INT(find(&ps, &s, 1)->gate, GATE_COOLDOWN);
+	CHECK_INT(find(&ps, &s, 2)->start, s.now + 11 * 3600);
+	CHECK_INT(find(&ps, &s, 2)->gate, GATE_WINDOW);
+	CHECK_INT(find(&ps, &s, 3)->never, NEVER_HELD);
+	CHECK_INT(find(&ps, &s, 4)->never, NEVER_UNSATISFIABLE);
+	CHECK_INT(ps.wake, s.now + 600);
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
+static void test_quota_parks_until_queue_job_ends(void)
+{
+	struct snapshot s;
+	fx_init(&s, 2, 8);
+	set(&s, "headroom.share", "0");
+	set(&s, "queue.default.quota", "4");
+	set(&s, "queue.default.borrow", "0");
+	fx_running(&s, 1, TIER_P1, 0, 4, MIN(-10), 40 * 60); /* +30 */
+	fx_pending(&s, 2, TIER_P1, 2, MIN(0));
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	const struct prediction *p = find(&ps, &s, 2);
+	CHECK_INT(p->start, MIN(30));
+	CHECK_INT(p->gate, GATE_QUOTA);
+	CHECK_INT(p->nwaits, 1);
+	CHECK_INT(p->waits[0], 1);
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
+static uint64_t rng_next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* A mixed workload, built from a seed. */
+static void workload(struct snapshot *s, uint64_t seed, int njobs)
+{
+	fx_init(s, 6, 8);
+	STR_COPY(s->nodes[5].gpu_model, "h100");
+	struct gq_err e = GQ_ERR_INIT;
+	policy_set(&s->policy, "queue.exp.quota", "8", &e);
+	policy_set(&s->policy, "queue.exp.borrow", "8", &e);
+	s->qstate[0].usage = 5;
+	uint64_t x = seed;
+	int node = 0, used = 0;
+	for (int i = 1; i <= njobs; i++) {
+		int g = 1 << (rng_next(&x) % 4);
+		enum tier t = (enum tier)(rng_next(&x) % 3);
+		struct job *j;
+		if (i % 4 == 0 && node < 5) {
+			if (used + g > 8) {
+				node++;
+				used = 0;
+			}
+			if (node >= 5)
+				continue;
+			j = fx_running(s, i, t, node, g, MIN(-(int)(rng_next(&x) % 120)),
+				       (int64_t)(rng_next(&x) % 240 + 1) * 60);
+			used += g;
+		} else {
+			j = fx_pending(s, i, t, g, MIN(-(int)(rng_next(&x) % 300)));
+			j->estimate = (int64_t)(rng_next(&x) % 180 + 5) * 60;
+			if (i % 3 == 0)
+				STR_COPY(j->queue, "exp");
+			if (i % 7 == 0)
+				STR_COPY(j->req.gpu_type, "h100");
+			if (i % 5 == 0)
+				j->req.same_node = true;
+		}
+	}
+}
+
+static bool same_prediction(const struct prediction *a, const struct prediction *b)
+{
+	return a->job == b->job && a->position == b->position && a->never == b->never &&
+	       a->placed == b->placed && a->start == b->start && a->low == b->low &&
+	       a->high == b->high && a->nwaits == b->nwaits &&
+	       !memcmp(a->waits, b->waits, sizeof(a->waits)) && a->nalloc == b->nalloc &&
+	       !memcmp(a->alloc, b->alloc, sizeof(a->alloc)[0] * (size_t)a->nalloc);
+}
+
+static void test_determinism_shuffled_input(void)
+{
+	struct snapshot s;
+	workload(&s, 42, 300);
+	snapshot_sort(&s);
+	struct prediction_set a, b;
+	prediction_set_init(&a);
+	prediction_set_init(&b);
+	predict_all(&s, &a);
+	uint64_t x = 7;
+	for (size_t i = s.njobs - 1; i > 0; i--) {
+		size_t k = rng_next(&x) % (i + 1);
+		struct job t = s.jobs[i];
+		s.jobs[i] = s.jobs[k];
+		s.jobs[k] = t;
+	}
+	snapshot_sort(&s);
+	predict_all(&s, &b);
+	CHECK_INT(a.n, b.n);
+	size_t diff = 0;
+	for (size_t i = 0; i < a.n && i < b.n; i++)
+		diff += !same_prediction(&a.items[i], &b.items[i]);
+	CHECK_INT(diff, 0);
+	size_t placed = 0;
+	for (size_t i = 0; i < a.n; i++)
+		placed += a.items[i].placed;
+	CHECK(placed > a.n / 2);
+	prediction_set_release(&a);
+	prediction_set_release(&b);
+	snapshot_release(&s);
+}
+
+/* Invariants on a mixed workload: starts never before now, ranges hold
+ * the start, no start before a dependency's end, and a job ahead is never
+ * later than it would be with every job behind it removed. */
+static void test_backfill_never_delays_a_job_ahead(void)
+{
+	for (uint64_t seed = 1; seed <= 5; seed++) {
+		struct snapshot s;
+		workload(&s, seed * 977, 120);
+		/* Reservations protect jobs waiting for capacity; a job held
+		 * back by its queue's quota holds none (predict.h). Aging is
+		 * off: with it, which job is "ahead" changes during the wait,
+		 * and cutting the queue at now is no longer the oracle. */
+		set(&s, "queue.exp.quota", "unlimited");
+		set(&s, "aging.cap", "0");
+		snapshot_sort(&s);
+		struct prediction_set all;
+		prediction_set_init(&all);
+		predict_all(&s, &all);
+		size_t bad = 0;
+		for (size_t i = 0; i < all.n; i++) {
+			const struct prediction *p = &all.items[i];
+			if (!p->placed)
+				continue;
+			bad += p->start < s.now || p->low > p->start || p->high < p->start;
+		}
+		CHECK_INT(bad, 0);
+		/* Cut the queue behind position k: the first k jobs must
+		 * start no later than in the full run. */
+		for (size_t k = 5; k < all.n; k += 17) {
+			struct snapshot c;
+			snapshot_init(&c);
+			c.now = s.now;
+			c.policy = s.policy;
+			memcpy(c.qstate, s.qstate, sizeof(c.qstate));
+			for (size_t n = 0; n < s.nnodes; n++)
+				*snapshot_add_node(&c) = s.nodes[n];
+			for (size_t n = 0; n < s.njobs; n++) {
+				const struct job *j = &s.jobs[n];
+				int32_t pi = all.of_job[n];
+				if (pi >= 0 && (size_t)pi >= k)
+					continue;
+				*snapshot_add_job(&c) = *j;
+			}
+			snapshot_sort(&c);
+			struct prediction_set cut;
+			prediction_set_init(&cut);
+			predict_all(&c, &cut);
+			size_t later = 0;
+			for (size_t i = 0; i < cut.n; i++) {
+				const struct prediction *full = prediction_find(&all, &s, cut.items[i].job);
+				if (full && full->placed && cut.items[i].placed &&
+				    full->start > cut.items[i].start)
+					later++;
+			}
+			CHECK_INT(later, 0);
+			prediction_set_release(&cut);
+			snapshot_release(&c);
+		}
+		prediction_set_release(&all);
+		snapshot_release(&s);
+	}
+}
+
+static void test_history_helpers(void)
+{
+	static const int64_t rt[] = {600, 0, 300, 1200, 900};
+	static const int64_t lim[] = {3600, 3600, 600, 1200, 0};
+	CHECK_INT(predict_hist_runtime(rt, 5), 600); /* {300,600,900,1200}: 2nd */
+	CHECK_INT(predict_hist_runtime(rt, 0), 0);
+	CHECK_DBL(predict_hist_ratio(rt, lim, 5), 0.5, 1e-12); /* {1/6, 1/2, 1} */
+	CHECK_DBL(predict_hist_ratio(rt, lim, 1), 600.0 / 3600, 1e-12);
+	struct policy p;
+	policy_defaults(&p);
+	struct job j;
+	job_init(&j);
+	CHECK_INT(predict_runtime(&p, &j), 3600);
+	j.time_limit = 4000;
+	j.hist_ratio = 0.25;
+	CHECK_INT(predict_runtime(&p, &j), 1000);
+	j.hist_runtime = 1500;
+	CHECK_INT(predict_runtime(&p, &j), 1500);
+	CHECK_INT(predict_runtime_low(&p, &j), 1000);
+	j.estimate = 9000; /* never beyond the limit */
+	CHECK_INT(predict_runtime(&p, &j), 4000);
+	CHECK_INT(predict_runtime_high(&p, &j), 4000);
+}
+
+static void test_overdue_job_ends_after_now(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	struct job *j = fx_running(&s, 1, TIER_P1, 0, 8, MIN(-100), 60 * 60);
+	CHECK_INT(predict_end(&s.policy, j, s.now), s.now + 1);
+	j->time_limit = 120 * 60;
+	CHECK_INT(predict_end(&s.policy, j, s.now), MIN(20));
+	j->state = JOB_STOPPING;
+	j->stop_deadline = MIN(5);
+	CHECK_INT(predict_end(&s.policy, j, s.now), MIN(5));
+	snapshot_release(&s);
+}
+
+void suite_predict(void)
+{
+	RUN(test_worked_example_125_minutes);
+	RUN(test_worked_example_first_running);
+	RUN(test_backfill_small_fills_gap_long_does_not);
+	RUN(test_aging_during_wait_reorders);
+	RUN(test_range_and_waits_exact);
+	RUN(test_dependency_starts_after_predicted_end);
+	RUN(test_cooldown_window_held_unsatisfiable);
+	RUN(test_quota_parks_until_queue_job_ends);
+	RUN(test_determinism_shuffled_input);
+	RUN(test_backfill_never_delays_a_job_ahead);
+	RUN(test_history_helpers);
+	RUN(test_overdue_job_ends_after_now);
+}

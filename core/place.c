@@ -115,6 +115,27 @@ void place_map_release(struct place_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
+static void *dup_array(const void *src, size_t n, size_t elem)
+{
+	void *p = xmalloc(n ? n * elem : 1);
+	if (n)
+		memcpy(p, src, n * elem);
+	return p;
+}
+
+void place_map_copy(struct place_map *dst, const struct place_map *src)
+{
+	size_t nn = src->nnodes, nc = (size_t)src->nclasses;
+	*dst = *src;
+	dst->free = dup_array(src->free, nn, sizeof(*src->free));
+	dst->upmask = dup_array(src->upmask, nn, sizeof(*src->upmask));
+	dst->node_class = dup_array(src->node_class, nn, sizeof(int));
+	dst->class_rep = dup_array(src->class_rep, nc, sizeof(int));
+	dst->class_count = dup_array(src->class_count, nc * NF, sizeof(int));
+	dst->class_free = dup_array(src->class_free, nc, sizeof(int));
+	dst->by_free = dup_array(src->by_free, src->words * NF, sizeof(uint64_t));
+}
+
 bool place_node_matches(const struct node *n, const struct job_res *req)
 {
 	if (req->gpu_type[0] && strcmp(req->gpu_type, n->gpu_model) != 0)

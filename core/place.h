@@ -82,6 +82,9 @@ struct place_map {
 void place_map_init(struct place_map *m, const struct snapshot *s);
 /* Frees what init allocated; m must be re-initialised before use. */
 void place_map_release(struct place_map *m);
+/* Makes *dst an independent copy of *src (allocates; release both). A
+ * struct assignment would share the arrays: always copy with this. */
+void place_map_copy(struct place_map *dst, const struct place_map *src);
 
 struct place_result {
 	unsigned blocks; /* PLACE_BIT() of every blocking constraint; 0 = fits now */

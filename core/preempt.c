@@ -310,10 +310,7 @@ static bool wait_for_soon(struct chooser *c, struct preempt_plan *out)
 
 static void map_copy(struct place_map *dst, const struct place_map *src)
 {
-	*dst = *src;
-	dst->free = xcalloc(src->nnodes ? src->nnodes : 1, sizeof(*dst->free));
-	if (src->nnodes)
-		memcpy(dst->free, src->free, src->nnodes * sizeof(*dst->free));
+	place_map_copy(dst, src);
 }
 
 /* With base == NULL the map is built from s and stopping jobs' GPUs are

@@ -39,23 +39,32 @@ function args(line, join,    out, n, i, a, rest, tok) {
 	}
 	return out
 }
-function flush(    words, n, i, line, w) {
-	if (para == "") return
+function flush(    words, n, i, line, w, first) {
+	if (para == "" && pendtag == "") return
 	n = split(para, words, /[ \t]+/)
 	line = ""
+	first = 1
 	for (i = 1; i <= n; i++) {
 		w = words[i]
 		if (w == "") continue
 		if (line != "" && length(line) + 1 + length(w) + indent > 78) {
-			printf "%*s%s\n", indent, "", line
+			putline(line, first)
+			first = 0
 			line = ""
-			if (tagged) { indent = tagind; tagged = 0 }
 		}
 		line = line == "" ? w : line " " w
 	}
-	if (line != "") printf "%*s%s\n", indent, "", line
+	if (line != "" || pendtag != "") putline(line, first)
 	para = ""
-	if (tagged) { indent = tagind; tagged = 0 }
+	pendtag = ""
+}
+# A line of filled text; the first one of a short .TP/.IP tag starts with
+# the tag, the text beside it.
+function putline(line, first) {
+	if (first && pendtag != "")
+		printf "%*s%-7s%s\n", indent - 7, "", pendtag, line
+	else
+		printf "%*s%s\n", indent, "", line
 }
 function blank() {
 	flush()
@@ -73,7 +82,7 @@ function text(s) {
 	para = para == "" ? s : para " " s
 	lastblank = 0; started = 1
 }
-BEGIN { base = 7; indent = base; nofill = 0; para = ""; started = 0; lastblank = 1; tagnext = 0 }
+BEGIN { pendtag = ""; base = 7; indent = base; nofill = 0; para = ""; started = 0; lastblank = 1; tagnext = 0 }
 /^\.\\"/ { next }
 /^\.TH/ { next }
 /^\.SH/ { blank(); t = args(substr($0, 4), 1); print inline(t); started = 1; lastblank = 1
@@ -101,13 +110,11 @@ function handle(s) {
 # beside it.
 function emit_tag() {
 	tagind = base + 7
-	if (length(tagline) + 1 >= 7) {
+	indent = tagind
+	if (length(tagline) + 1 >= 7)
 		printf "%*s%s\n", base, "", tagline
-		indent = tagind
-	} else {
-		para = sprintf("%-6s", tagline)
-		indent = base; tagged = 1
-	}
+	else
+		pendtag = tagline
 	started = 1; lastblank = 0
 }
 END { flush() }

@@ -1,0 +1,40 @@
+# bash completion for gq - commands, flags, tiers, states, queues and live
+# job ids. The words come from `gq __complete` (flags from the man pages
+# built into gq), so this file never needs to change when gq does.
+_gq()
+{
+	local gq=${COMP_WORDS[0]} cur=${COMP_WORDS[COMP_CWORD]} prev=""
+	local cmd=${COMP_WORDS[1]:-}
+	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+	COMPREPLY=()
+	if ((COMP_CWORD == 1)); then
+		COMPREPLY=($(compgen -W "$("$gq" __complete commands 2>/dev/null)" -- "$cur"))
+		return
+	fi
+	case $prev in
+	--tier) COMPREPLY=($(compgen -W "$("$gq" __complete tiers 2>/dev/null)" -- "$cur")); return ;;
+	--queue) COMPREPLY=($(compgen -W "$("$gq" __complete queues 2>/dev/null)" -- "$cur")); return ;;
+	--state) COMPREPLY=($(compgen -W "$("$gq" __complete states 2>/dev/null)" -- "$cur")); return ;;
+	--after | --job) COMPREPLY=($(compgen -W "$("$gq" __complete jobs 2>/dev/null)" -- "$cur")); return ;;
+	--gpus | --gpu-type | --gpu-mem | --cpus | --mem | --name | --time-limit | --estimate | \
+		--reason | --format | --user | --set) return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$("$gq" __complete flags "$cmd" 2>/dev/null)" -- "$cur"))
+		return
+	fi
+	case $cmd in
+	help) COMPREPLY=($(compgen -W "$("$gq" __complete commands 2>/dev/null)" -- "$cur")) ;;
+	submit) COMPREPLY=($(compgen -f -- "$cur")) ;;
+	ls | stats | nodes | clock | shell | version | events) ;;
+	prio)
+		if [[ $prev =~ ^#?[0-9]+$ ]]; then
+			COMPREPLY=($(compgen -W "$("$gq" __complete tiers 2>/dev/null)" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$("$gq" __complete jobs 2>/dev/null)" -- "$cur"))
+		fi
+		;;
+	*) COMPREPLY=($(compgen -W "$("$gq" __complete jobs 2>/dev/null)" -- "$cur")) ;;
+	esac
+}
+complete -F _gq gq

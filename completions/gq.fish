@@ -1,0 +1,43 @@
+# fish completion for gq - commands, flags, tiers, states, queues and live
+# job ids, from `gq __complete` (flags from the man pages built into gq).
+function __gq_args
+	set -l toks (commandline -opc)
+	set -l gq $toks[1]
+	set -l cmd $toks[2]
+	set -l prev $toks[-1]
+	set -l cur (commandline -ct)
+	switch $prev
+		case --tier
+			$gq __complete tiers 2>/dev/null; return
+		case --queue
+			$gq __complete queues 2>/dev/null; return
+		case --state
+			$gq __complete states 2>/dev/null; return
+		case --after --job
+			$gq __complete jobs 2>/dev/null; return
+		case --gpus --gpu-type --gpu-mem --cpus --mem --name --time-limit --estimate --reason --format --user --set
+			return
+	end
+	if string match -q -- '-*' $cur
+		$gq __complete flags $cmd 2>/dev/null
+		return
+	end
+	switch $cmd
+		case help
+			$gq __complete commands 2>/dev/null
+		case submit
+			__fish_complete_path $cur
+		case ls stats nodes clock shell version events
+		case prio
+			if string match -qr '^#?[0-9]+$' -- $prev
+				$gq __complete tiers 2>/dev/null
+			else
+				$gq __complete jobs 2>/dev/null
+			end
+		case '*'
+			$gq __complete jobs 2>/dev/null
+	end
+end
+complete -c gq -f
+complete -c gq -n __fish_use_subcommand -a '(gq __complete commands 2>/dev/null)'
+complete -c gq -n 'not __fish_use_subcommand' -a '(__gq_args)'

@@ -17,15 +17,16 @@
 
 static int version_exec(int argc, char **argv)
 {
-	int json = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+	static const struct option lo[] = {{"json", no_argument, NULL, 'j'}, {0, 0, 0, 0}};
+	int json = 0, o;
+	while ((o = cmd_getopt(&cmd_version, argc, argv, "", lo)) != -1) {
+		if (o == 'j')
 			json = 1;
-		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return cmd_print_usage(&cmd_version);
 		else
-			return cmd_usage_error(&cmd_version, "unknown argument '%s'", argv[i]);
+			return cmd_opt_exit(o);
 	}
+	if (optind < argc)
+		return cmd_usage_error(&cmd_version, "unknown argument '%s'", argv[optind]);
 	int maj, min, rev;
 	git_libgit2_version(&maj, &min, &rev);
 	if (json) {

@@ -1,0 +1,63 @@
+#!/bin/bash
+# bench/cli.sh - `gq ls` end to end (connect, snapshot, decode, order,
+# predict, render) with 10,000 jobs queued, and `gq why` on the last of
+# them: prints p50/p99 over RUNS runs each. Goal: under 100 ms each.
+# A figure, not a test: it never fails on time. Usage: bench/cli.sh [JOBS] [RUNS]
+set -u
+GQ=${GQ:-$(cd "$(dirname "$0")/.." && pwd)/gq}
+JOBS=${1:-10000}
+RUNS=${2:-30}
+dir=$(mktemp -d /tmp/gqb.XXXXXX)
+sock=$dir/sock
+export HOME=$dir XDG_CONFIG_HOME=$dir/cfg XDG_STATE_HOME=$dir/state XDG_RUNTIME_DIR=$dir TZ=UTC NO_COLOR=1
+unset GQ_TOKEN_FILE GQ_BACKEND
+"$GQ" serve --listen "unix:$sock" --state-dir "$dir/st" --manual-clock >"$dir/serve.log" 2>&1 &
+pid=$!
+cleanup() {
+	"$GQ" cancel 1 >/dev/null 2>&1
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+export GQ_SERVER=unix:$sock
+for _ in $(seq 1 100); do "$GQ" clock >/dev/null 2>&1 && break; sleep 0.05; done
+
+# One job holding every GPU, then JOBS pending ones of every tier, sent
+# through one curl process (keep-alive) so that queueing takes seconds.
+"$GQ" submit --gpus 8 --estimate 2h --time-limit 4h -- sleep 3600 >/dev/null
+cfg=$dir/curl.cfg
+awk -v n="$JOBS" -v cwd="$dir" 'BEGIN {
+	for (i = 1; i <= n; i++) {
+		t = (i % 3 == 0) ? "P0" : (i % 3 == 1) ? "P1" : "P2"
+		g = 1 + i % 8
+		printf "url = \"http://gq/v1/jobs\"\n"
+		printf "data = \"{\\\"argv\\\":[\\\"true\\\"],\\\"cwd\\\":\\\"%s\\\",\\\"env\\\":[],\\\"name\\\":\\\"b%d\\\",\\\"tier\\\":\\\"%s\\\",\\\"req\\\":{\\\"gpus\\\":%d},\\\"estimate\\\":%d}\"\n", cwd, i % 50, t, g, 600 + (i % 7) * 300
+		printf "header = \"Content-Type: application/json\"\n"
+		printf "output = \"/dev/null\"\n"
+		if (i < n) printf "next\n"
+	}
+}' >"$cfg"
+t0=$(date +%s%N)
+curl -s --unix-socket "$sock" -K "$cfg" || { echo "queueing failed"; exit 1; }
+t1=$(date +%s%N)
+queued=$("$GQ" ls --format '{id}' | wc -l)
+echo "queued $JOBS jobs in $(( (t1 - t0) / 1000000 )) ms; gq ls lists $queued"
+last=$("$GQ" ls --state pending --format '{id}' | tail -1)
+
+measure() { # label, command...
+	label=$1; shift
+	: >"$dir/t"
+	for _ in $(seq 1 "$RUNS"); do
+		a=$(date +%s%N)
+		"$@" >/dev/null
+		b=$(date +%s%N)
+		echo $(( (b - a) / 1000 )) >>"$dir/t"
+	done
+	sort -n "$dir/t" | awk -v label="$label" '{ v[NR] = $1 } END {
+		p50 = v[int((NR + 1) / 2)]; p99 = v[int(NR * 0.99 + 0.999)]
+		printf "%-28s p50 %6.1f ms   p99 %6.1f ms   (%d runs)\n", label, p50 / 1000, p99 / 1000, NR }'
+}
+measure "gq ls ($JOBS jobs)" "$GQ" ls
+measure "gq ls --json ($JOBS jobs)" "$GQ" ls --json
+measure "gq why $last (the last)" "$GQ" why "$last"

@@ -1,0 +1,32 @@
+#!/bin/bash
+# t20-manpages: every command in gq's table has a man page whose SYNOPSIS
+# is exactly the usage `gq CMD -h` prints, `gq help CMD` prints that page,
+# and every page renders with groff without a warning. No server needed.
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$T_SRC/../.." && pwd)
+
+cmds=$("$GQ" __complete commands)
+check_match "the table lists submit, ls, why and help" "$(echo $cmds)" '^submit ls show why eta .* help version$'
+for c in $cmds; do
+	page="$ROOT/man/gq-$c.1"
+	if [ ! -f "$page" ]; then t_report 1 "gq $c has a man page"; continue; fi
+	t_report 0 "gq $c has a man page"
+	# The SYNOPSIS paragraph as text, white space squeezed.
+	syn=$(awk -f "$ROOT/man/totext.awk" "$page" | awk '/^SYNOPSIS$/{on=1;next} on&&/^[A-Z]/{exit} on' |
+		tr -s ' \n' '  ' | sed 's/^ //; s/ $//')
+	usage=$("$GQ" "$c" -h | head -1 | sed 's/^usage: //')
+	check_eq "gq $c -h matches the SYNOPSIS of gq-$c(1)" "$usage" "$syn"
+	check_eq "gq help $c prints gq-$c(1)" "$("$GQ" help "$c")" "$(awk -f "$ROOT/man/totext.awk" "$page")"
+	if command -v groff >/dev/null; then
+		w=$(groff -man -ww -z "$page" 2>&1)
+		check_eq "gq-$c(1) renders without warnings" "$w" ""
+	fi
+done
+check_eq "gq help prints gq(1)" "$("$GQ" help)" "$(awk -f "$ROOT/man/totext.awk" "$ROOT/man/gq.1")"
+# Every command of the table is in gq(1)'s COMMANDS.
+g=$("$GQ" help)
+for c in $cmds; do check_match "gq(1) names '$c'" "$g" "(^|[ ,])$c(,|\$| )"; done
+# -h lists the options of the page.
+check_match "gq submit -h lists --gpu-type" "$("$GQ" submit -h)" '^       --gpu-type MODEL$'
+check_eq "gq __complete flags logs" "$("$GQ" __complete flags logs | tr '\n' ' ')" "-f --follow --stderr "
+finish

@@ -32,7 +32,7 @@ DIRS := core backend server policy tui cmd
 SRC := $(foreach d,$(DIRS),$(wildcard $(d)/*.c))
 OBJ := $(SRC:%.c=$(BUILD)/%.o)
 # The man pages of gq and its commands, built in as text for `gq help`.
-MAN_PAGES := $(wildcard man/gq.1 man/gq-*.1)
+MAN_PAGES := $(wildcard man/gq.1 man/gq-*.1 man/gq-*.8)
 OBJ += $(BUILD)/gen/manpages.o
 CORE_OBJ := $(filter $(BUILD)/core/%,$(OBJ))
 # Codecs are unit-tested too; they need jansson and nothing else of ours.

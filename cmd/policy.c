@@ -912,7 +912,7 @@ out:
 
 const struct cmd_entry cmd_policy = {
 	.name = "policy",
-	.usage = "[--repo PATH] SUBCOMMAND [ARGS]",
+	.usage = "[--repo PATH] [--json] SUBCOMMAND [ARGS]",
 	.summary = "review, change, apply and audit the scheduling policy",
 	.flags = 0,
 	.exec = policy_exec,

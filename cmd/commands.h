@@ -1,6 +1,9 @@
 /* Every command, once, in the order `gq help` lists them. */
 CMD(submit)
+CMD(ls)
 CMD(show)
+CMD(why)
+CMD(eta)
 CMD(cancel)
 CMD(hold)
 CMD(release)

@@ -11,6 +11,8 @@
 
 #include "backend/codec.h"
 #include "cmd.h"
+#include "core/order.h"
+#include "explain.h"
 
 static void emit(json_t *v, bool compact)
 {
@@ -149,4 +151,128 @@ int jout_stats_text(const char *text, struct gq_err *e)
 	}
 	json_decref(v);
 	return 0;
+}
+
+static json_t *int_or_null(int64_t v)
+{
+	return v ? json_integer(v) : json_null();
+}
+
+static json_t *ls_row(const struct explain_set *x, const struct job *j)
+{
+	const struct explain *ex = j->state == JOB_PENDING ? explain_find(x, j->id) : NULL;
+	int64_t now = x->s->now;
+	const struct policy *pol = &x->s->policy;
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_integer(j->id));
+	json_object_set_new(o, "name", json_string(j->name));
+	json_object_set_new(o, "user", json_string(j->user));
+	json_object_set_new(o, "queue", json_string(j->queue));
+	json_object_set_new(o, "tier", json_string(tier_name(job_tier(j))));
+	json_object_set_new(o, "state", json_string(job_state_name(j->state)));
+	json_object_set_new(o, "gpus", json_integer(j->req.gpus));
+	json_object_set_new(o, "weight", json_real(ex ? ex->weight : pol->tier[job_tier(j)].base));
+	json_object_set_new(o, "submit_time", json_integer(j->submit_time));
+	json_object_set_new(o, "start_time", int_or_null(j->start_time));
+	json_object_set_new(o, "end_time", int_or_null(job_state_active(j->state) ? 0 : j->end_time));
+	int64_t waited = j->state == JOB_PENDING && j->queued_time ? now - j->queued_time
+			 : j->start_time && j->queued_time ? j->start_time - j->queued_time
+							   : 0;
+	json_object_set_new(o, "waited", json_integer(waited > 0 ? waited : 0));
+	json_object_set_new(o, "position", ex ? json_integer(ex->position) : json_null());
+	const struct prediction *p = ex ? ex->pred : NULL;
+	bool known = p && p->never == NEVER_NO;
+	json_object_set_new(o, "predicted_start", known ? json_integer(p->start) : json_null());
+	int64_t end = known ? p->end : 0;
+	if (!p && job_state_holds_gpus(j->state)) {
+		size_t idx = (size_t)(j - x->s->jobs);
+		if (idx < x->ps.njobs && x->ps.ends)
+			end = x->ps.ends[idx];
+	}
+	json_object_set_new(o, "predicted_end", int_or_null(end));
+	json_object_set_new(o, "range",
+			    known ? json_pack("{s:I,s:I}", "low", (json_int_t)p->low, "high",
+					      (json_int_t)p->high)
+				  : json_null());
+	json_object_set_new(o, "reason", ex ? json_string(reason_name(ex->reason)) : json_null());
+	return o;
+}
+
+void jout_ls(const struct explain_set *x, const struct job *const *rows, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, ls_row(x, rows[i]));
+	emit(a, n > 100);
+}
+
+static json_t *explanation(const struct explain_set *x, const struct explain *ex)
+{
+	json_t *o = json_object();
+	const struct prediction *p = ex->pred;
+	json_object_set_new(o, "reason", json_string(reason_name(ex->reason)));
+	json_t *blocks = json_array();
+	for (int r = 0; r < REASON_COUNT; r++)
+		if (ex->blocks & REASON_BIT(r))
+			json_array_append_new(blocks, json_string(reason_name((enum reason)r)));
+	json_object_set_new(o, "blocks", blocks);
+	struct buf b;
+	buf_init(&b, 0);
+	explain_text(x, ex, &b);
+	json_object_set_new(o, "text", json_string(b.data ? b.data : ""));
+	json_object_set_new(o, "position", json_integer(ex->position));
+	json_object_set_new(o, "ahead", json_integer(ex->ahead));
+	json_t *ahead = json_array();
+	for (int i = 0; i < ex->nshown; i++)
+		json_array_append_new(
+			ahead, json_pack("{s:I,s:s,s:f}", "id", (json_int_t)ex->shown[i]->id, "tier",
+					 tier_name(job_tier(ex->shown[i])),
+					 order_weight(&x->s->policy, ex->shown[i], x->s->now)));
+	json_object_set_new(o, "ahead_jobs", ahead);
+	json_object_set_new(o, "weight",
+			    json_pack("{s:f,s:f,s:f,s:o,s:o}", "value", ex->weight, "base", ex->base, "c",
+				      ex->c, "rises_at", ex->rises ? json_integer(ex->rise_at) : json_null(),
+				      "rises_to", ex->rises ? json_real(ex->rise_to) : json_null()));
+	json_object_set_new(o, "needs",
+			    json_pack("{s:i,s:s,s:I,s:b,s:i,s:i,s:i}", "gpus", ex->job->req.gpus,
+				      "gpu_type", ex->job->req.gpu_type, "gpu_mem_mb",
+				      (json_int_t)ex->job->req.gpu_mem_mb, "same_node",
+				      ex->job->req.same_node, "free", ex->place.free, "usable",
+				      ex->place.usable, "reserve", ex->place.reserve));
+	json_t *waits = json_array();
+	for (int i = 0; i < p->nwaits; i++)
+		json_array_append_new(waits, json_integer(p->waits[i]));
+	json_object_set_new(o, "waits_for", waits);
+	json_object_set_new(o, "gate", json_string(predict_gate_name(p->gate)));
+	json_object_set_new(o, "never", p->never == NEVER_NO ? json_null()
+							     : json_string(predict_never_name(p->never)));
+	json_object_set_new(o, "backfilled", json_boolean(p->backfilled));
+	buf_reset(&b);
+	explain_sooner(x, ex, &b);
+	json_t *sooner = json_array();
+	for (char *save = NULL, *line = strtok_r(b.data ? b.data : (char[]){0}, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		json_array_append_new(sooner, json_string(line));
+	json_object_set_new(o, "sooner", sooner);
+	buf_release(&b);
+	return o;
+}
+
+void jout_why(const struct explain_set *x, const struct job *const *rows, size_t n, bool array)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = ls_row(x, rows[i]);
+		const struct explain *ex =
+			rows[i]->state == JOB_PENDING ? explain_find(x, rows[i]->id) : NULL;
+		json_object_set_new(o, "explanation", ex ? explanation(x, ex) : json_null());
+		json_array_append_new(a, o);
+	}
+	if (array || n != 1) {
+		emit(a, false);
+		return;
+	}
+	json_t *one = json_incref(json_array_get(a, 0));
+	json_decref(a);
+	emit(one, false);
 }

@@ -30,6 +30,18 @@ void jout_events(const struct event *ev, size_t n, bool lines);
 void jout_nodes(const struct snapshot *s);
 
 /*
+ * `gq ls --json`: an array of the rows in the order given, each with id,
+ * name, user, queue, tier, state, gpus, weight, submit_time, start_time,
+ * end_time, waited, position, predicted_start, predicted_end, range
+ * ({"low","high"} or null) and reason (null when not pending).
+ */
+void jout_ls(const struct explain_set *x, const struct job *const *rows, size_t n);
+/* `gq why --json` / `gq eta --json` for one job: the ls fields plus
+ * "explanation" (reason, blocks, text, ahead, ahead_jobs, weight parts,
+ * needs, waits_for, sooner). With several, an array. */
+void jout_why(const struct explain_set *x, const struct job *const *rows, size_t n, bool array);
+
+/*
  * Renders the server's /v1/stats answer for people. -1 with e filled when
  * the text is not the documented shape.
  */

@@ -11,6 +11,7 @@ function inline(s) {
 	gsub(/\\\(em/, "--", s)
 	gsub(/\\&/, "", s)
 	gsub(/\\\(bu/, "*", s)
+	gsub(/\\\(mu/, "×", s)
 	gsub(/\\\(lq|\\\(rq/, "\"", s)
 	gsub(/\\\([a-z][a-z]/, "", s)
 	gsub(/\\\*\(..|\\\*./, "", s)

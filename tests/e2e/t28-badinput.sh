@@ -29,11 +29,12 @@ for c in cancel hold release requeue confirm; do
 	bad "gq $c with job id 0" "'0' is not a job id" "$c" 0
 	bad "gq $c with a negative job id" "unknown option '-5'|'-5' is not a job id" "$c" -5
 done
-for c in show logs; do
+for c in show why logs; do
 	bad "gq $c without a job" "no job given" "$c"
 	bad "gq $c with a malformed job id" "'abc' is not a job id" "$c" abc
 	bad "gq $c with two jobs" "one job at a time; '2' is extra" "$c" 1 2
 done
+bad "gq eta with a malformed job id" "'x1' is not a job id" eta x1
 bad "gq checkpoint with no job and no GQ_JOB_ID" "GQ_JOB_ID is not set" checkpoint
 GQ_JOB_ID=zz bad "gq checkpoint with a malformed GQ_JOB_ID" "'zz' is not a job id" checkpoint
 bad "gq prio without a tier" "no tier given" prio 4
@@ -74,6 +75,12 @@ printf '\0\1\2' >"$T_DIR/bin"
 bad "submit of a binary as a script" "is not a text script" submit "$T_DIR/bin"
 
 # ls, events, clock, help, version, shell, stats, nodes.
+bad "ls --state bogus" "--state: unknown state 'bogus'" ls --state bogus
+bad "ls --user with a slash" "--user: bad user name 'a/b'" ls --user a/b
+bad "ls --format with an unknown field" "--format: unknown field '\\{nope\\}'" ls --format '{nope}'
+bad "ls --format with an open brace" "--format: '\\{' without '\\}'" ls --format '{id'
+bad "ls --json with --format" "--json and --format do not go together" ls --json --format '{id}'
+bad "ls with an operand" "unexpected '42'" ls 42
 bad "events --after x" "--after: 'x' is not an event sequence number" events --after x
 bad "events --job x" "'x' is not a job id" events --job x
 bad "events with an operand" "unexpected '3'" events 3

@@ -1,0 +1,122 @@
+/*
+ * eta.c - `gq eta [JOB...]`: predicted start times of pending jobs, from
+ * the queue-traversal simulation (DESIGN §5) run locally on a snapshot:
+ * the likely start, its range and the jobs whose ends it waits for.
+ */
+#include "cmd.h"
+
+#include <stdlib.h>
+
+#include "backend/backend.h"
+#include "explain.h"
+#include "json.h"
+
+static void eta_line(const struct explain_set *x, const struct explain *ex, struct buf *out)
+{
+	const struct prediction *p = ex->pred;
+	char d[32];
+	buf_printf(out, "%6lld  %-4s ", (long long)ex->job->id, tier_name(job_tier(ex->job)));
+	size_t at = out->len;
+	explain_eta(x, ex, out);
+	int w = (int)(out->len - at);
+	buf_printf(out, "%*s", w < 26 ? 26 - w : 1, "");
+	if (p->never == NEVER_NO && p->start > x->s->now)
+		buf_printf(out, "in %-8s", dur_format(p->start - x->s->now, d, sizeof(d)));
+	else
+		buf_printf(out, "%-11s", "-");
+	if (p->nwaits) {
+		buf_addstr(out, " after ");
+		for (int i = 0; i < p->nwaits; i++)
+			buf_printf(out, "%s#%lld", i ? ", " : "", (long long)p->waits[i]);
+		if (p->nwaits_all > p->nwaits)
+			buf_printf(out, " and %d more", p->nwaits_all - p->nwaits);
+	}
+	buf_addstr(out, "\n");
+}
+
+static int eta_exec(int argc, char **argv)
+{
+	const struct cmd_entry *c = &cmd_eta;
+	static const struct option lo[] = {{"json", no_argument, NULL, 'j'}, {0, 0, 0, 0}};
+	bool json = false;
+	int o, rc = EXIT_OK;
+	while ((o = cmd_getopt(c, argc, argv, "", lo)) != -1) {
+		if (o == 'j')
+			json = true;
+		else
+			return cmd_opt_exit(o);
+	}
+	size_t nids = (size_t)(argc - optind);
+	int64_t *ids = xcalloc(nids ? nids : 1, sizeof(*ids));
+	for (size_t i = 0; i < nids; i++)
+		if ((rc = cmd_job_arg(c, argv[optind + (int)i], &ids[i])) != EXIT_OK) {
+			free(ids);
+			return rc;
+		}
+	struct backend *b = cmd_backend(true, &rc);
+	if (!b) {
+		free(ids);
+		return rc;
+	}
+	struct gq_err e = GQ_ERR_INIT;
+	struct snapshot s;
+	snapshot_init(&s);
+	if (b->ops->snapshot(b, &s, &e) < 0) {
+		rc = cmd_fail(&e);
+		goto out;
+	}
+	struct explain_set x;
+	explain_compute(&s, &x);
+	/* The jobs asked for (all pending ones when none), in queue order. */
+	const struct job **rows = xcalloc(x.n + nids + 1, sizeof(*rows));
+	size_t n = 0;
+	if (!nids)
+		for (size_t i = 0; i < x.n; i++)
+			rows[n++] = x.items[i].job;
+	for (size_t i = 0; i < nids; i++) {
+		const struct job *j = snapshot_find(&s, ids[i]);
+		if (!j) {
+			e.code = GQ_ENOENT;
+			snprintf(e.msg, sizeof(e.msg), "no job '%lld' in the queue; see 'gq ls --all'",
+				 (long long)ids[i]);
+			rc = cmd_fail(&e);
+			continue;
+		}
+		if (j->state != JOB_PENDING && !json) {
+			fprintf(stderr, "gq: job %lld is %s, not pending; it has no start to predict\n",
+				(long long)ids[i], job_state_name(j->state));
+			if (rc == EXIT_OK)
+				rc = EXIT_FAIL;
+			continue;
+		}
+		rows[n++] = j;
+	}
+	if (json) {
+		jout_why(&x, rows, n, true);
+	} else {
+		struct buf out;
+		buf_init(&out, 0);
+		if (n)
+			buf_printf(&out, "%6s  %-4s %-25s %-11s %s\n", "ID", "TIER", "LIKELY START", "WAIT",
+				   "WHEN THESE END");
+		for (size_t i = 0; i < n; i++)
+			eta_line(&x, explain_find(&x, rows[i]->id), &out);
+		fwrite(out.data ? out.data : "", 1, out.len, stdout);
+		buf_release(&out);
+	}
+	free(rows);
+	explain_release(&x);
+out:
+	free(ids);
+	snapshot_release(&s);
+	backend_close(b);
+	return rc;
+}
+
+const struct cmd_entry cmd_eta = {
+	.name = "eta",
+	.usage = "[--json] [JOB...]",
+	.summary = "predicted start times of pending jobs",
+	.flags = CMD_NEEDS_BACKEND,
+	.exec = eta_exec,
+};

@@ -1,0 +1,306 @@
+/*
+ * ls.c - `gq ls`: jobs in scheduling order — running ones, then pending
+ * ones in the order they will be considered, then (with --all) finished
+ * ones — with weight, time waited or run, ETA and wait reason, all
+ * computed locally by core on one snapshot (cmd/explain.h).
+ */
+#include "cmd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "explain.h"
+#include "json.h"
+
+struct filter {
+	bool all;
+	unsigned states; /* bit per enum job_state; 0 = by --all */
+	const char *user, *queue;
+};
+
+static bool keep(const struct filter *f, const struct job *j)
+{
+	if (f->states ? !(f->states & (1u << j->state)) : !f->all && !job_state_active(j->state))
+		return false;
+	if (f->user && strcmp(f->user, j->user))
+		return false;
+	if (f->queue && strcmp(f->queue, j->queue))
+		return false;
+	return true;
+}
+
+static int cmp_end(const void *a, const void *b)
+{
+	const struct job *x = *(const struct job *const *)a, *y = *(const struct job *const *)b;
+	if (x->end_time != y->end_time)
+		return x->end_time < y->end_time ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The rows in display order; caller frees the array. */
+static const struct job **rows_of(const struct explain_set *x, const struct filter *f, size_t *n)
+{
+	const struct snapshot *s = x->s;
+	const struct job **rows = xcalloc(s->njobs ? s->njobs : 1, sizeof(*rows));
+	size_t k = 0;
+	for (size_t i = 0; i < s->njobs; i++)
+		if (job_state_holds_gpus(s->jobs[i].state) && keep(f, &s->jobs[i]))
+			rows[k++] = &s->jobs[i];
+	for (size_t i = 0; i < x->n; i++)
+		if (keep(f, x->items[i].job))
+			rows[k++] = x->items[i].job;
+	size_t fin = k;
+	for (size_t i = 0; i < s->njobs; i++)
+		if (!job_state_active(s->jobs[i].state) && keep(f, &s->jobs[i]))
+			rows[k++] = &s->jobs[i];
+	qsort(rows + fin, k - fin, sizeof(*rows), cmp_end);
+	*n = k;
+	return rows;
+}
+
+/* The value of one --format field for job j. */
+static void field(const struct explain_set *x, const struct job *j, const char *name, struct buf *out)
+{
+	const struct explain *ex = j->state == JOB_PENDING ? explain_find(x, j->id) : NULL;
+	int64_t now = x->s->now;
+	char d[32];
+	if (!strcmp(name, "id"))
+		buf_printf(out, "%lld", (long long)j->id);
+	else if (!strcmp(name, "name"))
+		buf_addstr(out, j->name);
+	else if (!strcmp(name, "user"))
+		buf_addstr(out, j->user);
+	else if (!strcmp(name, "queue"))
+		buf_addstr(out, j->queue);
+	else if (!strcmp(name, "tier"))
+		buf_addstr(out, tier_name(job_tier(j)));
+	else if (!strcmp(name, "state"))
+		buf_addstr(out, job_state_name(j->state));
+	else if (!strcmp(name, "gpus"))
+		buf_printf(out, "%d", j->req.gpus);
+	else if (!strcmp(name, "weight"))
+		buf_printf(out, "%.1f", ex ? ex->weight : x->s->policy.tier[job_tier(j)].base);
+	else if (!strcmp(name, "position") && ex)
+		buf_printf(out, "%d", ex->position);
+	else if (!strcmp(name, "position"))
+		buf_addstr(out, "-");
+	else if (!strcmp(name, "waited") || !strcmp(name, "time")) {
+		if (j->state == JOB_PENDING)
+			buf_addstr(out, dur_format(j->queued_time ? now - j->queued_time : 0, d, sizeof(d)));
+		else if (job_state_holds_gpus(j->state) && j->start_time)
+			buf_addstr(out, dur_format(now - j->start_time, d, sizeof(d)));
+		else if (j->start_time && j->end_time)
+			buf_addstr(out, dur_format(j->end_time - j->start_time, d, sizeof(d)));
+		else
+			buf_addstr(out, "-");
+	} else if (!strcmp(name, "eta")) {
+		if (ex && ex->pred->never == NEVER_NO)
+			buf_addstr(out, ex->pred->start <= now ? "now"
+							       : cmd_time(ex->pred->start, now, d, sizeof(d)));
+		else
+			buf_addstr(out, ex ? "never" : "-");
+	} else if (!strcmp(name, "reason")) {
+		if (ex)
+			explain_short(ex, out);
+		else
+			buf_addstr(out, "-");
+	} else if (!strcmp(name, "submit_time"))
+		buf_printf(out, "%lld", (long long)j->submit_time);
+	else if (!strcmp(name, "start_time"))
+		buf_printf(out, "%lld", (long long)j->start_time);
+	else if (!strcmp(name, "predicted_start"))
+		buf_printf(out, "%lld",
+			   ex && ex->pred->never == NEVER_NO ? (long long)ex->pred->start : 0LL);
+}
+
+static const char *const format_fields[] = {
+	"id", "name", "user", "queue", "tier", "state", "gpus", "weight", "position", "waited",
+	"time", "eta", "reason", "submit_time", "start_time", "predicted_start", NULL,
+};
+
+/* Checks a --format template: every {field} known, braces closed. */
+static int format_check(const char *fmt)
+{
+	for (const char *p = fmt; (p = strchr(p, '{')) != NULL;) {
+		const char *e = strchr(p, '}');
+		if (!e)
+			return cmd_usage_error(&cmd_ls, "--format: '{' without '}' in '%s'", fmt);
+		bool ok = false;
+		for (size_t i = 0; format_fields[i]; i++)
+			if ((size_t)(e - p - 1) == strlen(format_fields[i]) &&
+			    !strncmp(p + 1, format_fields[i], (size_t)(e - p - 1)))
+				ok = true;
+		if (!ok)
+			return cmd_usage_error(&cmd_ls, "--format: unknown field '%.*s'; known: id, name, user, queue, tier, state, gpus, weight, position, waited, time, eta, reason, submit_time, start_time, predicted_start",
+					       (int)(e - p + 1), p);
+		p = e + 1;
+	}
+	return EXIT_OK;
+}
+
+static void format_row(const struct explain_set *x, const struct job *j, const char *fmt, struct buf *out)
+{
+	for (const char *p = fmt; *p; p++) {
+		if (*p == '\\' && (p[1] == 't' || p[1] == 'n')) {
+			buf_add(out, p[1] == 't' ? "\t" : "\n", 1);
+			p++;
+		} else if (*p == '{') {
+			const char *e = strchr(p, '}');
+			char name[32];
+			snprintf(name, sizeof(name), "%.*s", (int)(e - p - 1), p + 1);
+			field(x, j, name, out);
+			p = e;
+		} else {
+			buf_add(out, p, 1);
+		}
+	}
+	buf_addstr(out, "\n");
+}
+
+static const char *state_color(enum job_state s)
+{
+	switch (s) {
+	case JOB_RUNNING:
+	case JOB_STARTING:
+		return SGR_GREEN;
+	case JOB_PENDING:
+		return SGR_YELLOW;
+	case JOB_FAILED:
+	case JOB_TIMEOUT:
+		return SGR_RED;
+	default:
+		return SGR_DIM;
+	}
+}
+
+static void table(const struct explain_set *x, const struct job **rows, size_t n, struct buf *out)
+{
+	bool color = cmd_color(stdout);
+	buf_printf(out, "%s%6s  %-10s %-16s %-8s %-4s %-9s %4s %7s %7s %-12s %s%s\n",
+		   cmd_sgr(color, SGR_BOLD), "ID", "USER", "NAME", "QUEUE", "TIER", "STATE", "GPUS",
+		   "WEIGHT", "TIME", "ETA", "REASON", cmd_sgr(color, SGR_RESET));
+	struct buf f;
+	buf_init(&f, 0);
+	for (size_t i = 0; i < n; i++) {
+		const struct job *j = rows[i];
+		char cols[6][64];
+		static const char *const names[6] = {"weight", "time", "eta", "reason", "name", "user"};
+		for (int k = 0; k < 6; k++) {
+			buf_reset(&f);
+			field(x, j, names[k], &f);
+			snprintf(cols[k], sizeof(cols[k]), "%s", f.data ? f.data : "");
+		}
+		buf_printf(out, "%6lld  %-10.10s %-16.16s %-8.8s %-4s %s%-9s%s %4d %7s %7s %-12s %s\n",
+			   (long long)j->id, cols[5], cols[4], j->queue, tier_name(job_tier(j)),
+			   cmd_sgr(color, state_color(j->state)), job_state_name(j->state),
+			   cmd_sgr(color, SGR_RESET), j->req.gpus, cols[0], cols[1], cols[2], cols[3]);
+	}
+	buf_release(&f);
+}
+
+static int ls_exec(int argc, char **argv)
+{
+	const struct cmd_entry *c = &cmd_ls;
+	static const struct option lo[] = {
+		{"all", no_argument, NULL, 'a'},
+		{"state", required_argument, NULL, 's'},
+		{"user", required_argument, NULL, 'u'},
+		{"queue", required_argument, NULL, 'q'},
+		{"json", no_argument, NULL, 'j'},
+		{"format", required_argument, NULL, 'f'},
+		{0, 0, 0, 0},
+	};
+	struct filter f = {0};
+	bool json = false;
+	const char *fmt = NULL;
+	int o, rc = EXIT_OK;
+	while ((o = cmd_getopt(c, argc, argv, "a", lo)) != -1) {
+		switch (o) {
+		case 'a':
+			f.all = true;
+			break;
+		case 's': {
+			char tmp[256];
+			if (!STR_COPY(tmp, optarg))
+				return cmd_usage_error(c, "--state: list too long");
+			for (char *save = NULL, *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+				enum job_state st;
+				if (job_state_parse(t, &st) < 0)
+					return cmd_usage_error(c, "--state: unknown state '%s'; use pending, starting, running, stopping, completed, failed, cancelled or timeout",
+							       t);
+				f.states |= 1u << st;
+			}
+			if (!f.states)
+				return cmd_usage_error(c, "--state: no state given");
+			break;
+		}
+		case 'u':
+			if (!name_valid(optarg))
+				return cmd_usage_error(c, "--user: bad user name '%s'", optarg);
+			f.user = optarg;
+			break;
+		case 'q':
+			if (!name_valid(optarg))
+				return cmd_usage_error(c, "--queue: bad queue name '%s'", optarg);
+			f.queue = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'f':
+			fmt = optarg;
+			break;
+		default:
+			return cmd_opt_exit(o);
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error(c, "unexpected '%s' (for one job use 'gq show %s')", argv[optind],
+				       argv[optind]);
+	if (json && fmt)
+		return cmd_usage_error(c, "--json and --format do not go together; pick one");
+	if (fmt && (rc = format_check(fmt)) != EXIT_OK)
+		return rc;
+	struct backend *b = cmd_backend(true, &rc);
+	if (!b)
+		return rc;
+	struct gq_err e = GQ_ERR_INIT;
+	struct snapshot s;
+	snapshot_init(&s);
+	if (b->ops->snapshot(b, &s, &e) < 0) {
+		rc = cmd_fail(&e);
+		goto out;
+	}
+	struct explain_set x;
+	explain_compute(&s, &x);
+	size_t n;
+	const struct job **rows = rows_of(&x, &f, &n);
+	if (json) {
+		jout_ls(&x, rows, n);
+	} else {
+		struct buf out;
+		buf_init(&out, 0);
+		if (fmt)
+			for (size_t i = 0; i < n; i++)
+				format_row(&x, rows[i], fmt, &out);
+		else
+			table(&x, rows, n, &out);
+		fwrite(out.data ? out.data : "", 1, out.len, stdout);
+		buf_release(&out);
+	}
+	free(rows);
+	explain_release(&x);
+out:
+	snapshot_release(&s);
+	backend_close(b);
+	return rc;
+}
+
+const struct cmd_entry cmd_ls = {
+	.name = "ls",
+	.usage = "[--all] [--state STATE] [--user USER] [--queue QUEUE] [--json | --format FORMAT]",
+	.summary = "list jobs in scheduling order, with weight, wait, ETA and reason",
+	.flags = CMD_NEEDS_BACKEND,
+	.exec = ls_exec,
+};

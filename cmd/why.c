@@ -1,0 +1,125 @@
+/*
+ * why.c - `gq why JOB`: the answer squeue's one word never gives — what
+ * the job waits for, who is ahead, its weight and when it rises, what it
+ * needs against what is free, when it will likely start and what would
+ * make it start sooner (DESIGN §4). The words are cmd/explain.c's.
+ */
+#include "cmd.h"
+
+#include <string.h>
+
+#include "backend/backend.h"
+#include "explain.h"
+#include "json.h"
+
+/* For a job that is not pending: one sentence on where it is. */
+static void not_pending(const struct explain_set *x, const struct job *j)
+{
+	char t[32], d[32];
+	int64_t now = x->s->now;
+	if (job_state_holds_gpus(j->state)) {
+		size_t idx = (size_t)(j - x->s->jobs);
+		int64_t end = idx < x->ps.njobs && x->ps.ends ? x->ps.ends[idx] : 0;
+		printf("Job %lld is %s since %s (%s)", (long long)j->id, job_state_name(j->state),
+		       cmd_time(j->start_time, now, t, sizeof(t)),
+		       dur_format(j->start_time ? now - j->start_time : 0, d, sizeof(d)));
+		if (end)
+			printf("; expected to end around %s", cmd_time(end, now, t, sizeof(t)));
+		printf(".\n");
+		return;
+	}
+	printf("Job %lld is %s", (long long)j->id, job_state_name(j->state));
+	if (j->end_time)
+		printf(" since %s", cmd_time(j->end_time, now, t, sizeof(t)));
+	if (j->exit_status >= 0)
+		printf(" (exit status %d)", j->exit_status);
+	printf("; it waits for nothing.\n");
+}
+
+static int why_exec(int argc, char **argv)
+{
+	const struct cmd_entry *c = &cmd_why;
+	static const struct option lo[] = {{"json", no_argument, NULL, 'j'}, {0, 0, 0, 0}};
+	bool json = false;
+	int o, rc = EXIT_OK;
+	while ((o = cmd_getopt(c, argc, argv, "", lo)) != -1) {
+		if (o == 'j')
+			json = true;
+		else
+			return cmd_opt_exit(o);
+	}
+	if (optind >= argc)
+		return cmd_usage_error(c, "no job given; name a job id");
+	if (optind + 1 < argc)
+		return cmd_usage_error(c, "one job at a time; '%s' is extra", argv[optind + 1]);
+	int64_t id;
+	if ((rc = cmd_job_arg(c, argv[optind], &id)) != EXIT_OK)
+		return rc;
+	struct backend *b = cmd_backend(true, &rc);
+	if (!b)
+		return rc;
+	struct gq_err e = GQ_ERR_INIT;
+	struct snapshot s;
+	snapshot_init(&s);
+	if (b->ops->snapshot(b, &s, &e) < 0) {
+		rc = cmd_fail(&e);
+		goto out;
+	}
+	const struct job *j = snapshot_find(&s, id);
+	if (!j) {
+		/* Older than the snapshot's window, or no such job at all. */
+		struct job_info ji;
+		if (b->ops->job(b, id, &ji, &e) < 0) {
+			rc = cmd_fail(&e);
+			goto out;
+		}
+		struct job *nj = snapshot_add_job(&s);
+		*nj = ji.job;
+		job_info_release(&ji);
+		snapshot_sort(&s);
+		j = snapshot_find(&s, id);
+	}
+	struct explain_set x;
+	explain_compute(&s, &x);
+	const struct explain *ex = explain_find(&x, id);
+	if (json) {
+		jout_why(&x, &j, 1, false);
+	} else if (!ex) {
+		not_pending(&x, j);
+	} else {
+		struct buf out;
+		buf_init(&out, 0);
+		explain_text(&x, ex, &out);
+		buf_addstr(&out, "\n");
+		size_t before = out.len;
+		explain_sooner(&x, ex, &out);
+		if (out.len > before) {
+			/* Indent the suggestions under a heading. */
+			struct buf sug;
+			buf_init(&sug, 0);
+			buf_addstr(&sug, "Sooner:\n");
+			for (char *save = NULL, *l = strtok_r(out.data + before, "\n", &save); l;
+			     l = strtok_r(NULL, "\n", &save))
+				buf_printf(&sug, "  - %s\n", l);
+			out.len = before;
+			out.data[before] = '\0';
+			buf_addstr(&out, sug.data);
+			buf_release(&sug);
+		}
+		fwrite(out.data, 1, out.len, stdout);
+		buf_release(&out);
+	}
+	explain_release(&x);
+out:
+	snapshot_release(&s);
+	backend_close(b);
+	return rc;
+}
+
+const struct cmd_entry cmd_why = {
+	.name = "why",
+	.usage = "[--json] JOB",
+	.summary = "explain why a job waits, when it will likely start, and what would help",
+	.flags = CMD_NEEDS_BACKEND,
+	.exec = why_exec,
+};

@@ -38,7 +38,7 @@ CORE_OBJ := $(filter $(BUILD)/core/%,$(OBJ))
 # Codecs are unit-tested too; they need jansson and nothing else of ours.
 CODEC_OBJ := $(filter $(BUILD)/backend/codec%,$(OBJ))
 # policy/'s pure parts (semantic diff, Slurm export) are unit-tested too.
-POLICY_PURE_OBJ := $(BUILD)/policy/semdiff.o $(BUILD)/policy/slurm.o
+POLICY_PURE_OBJ := $(BUILD)/policy/semdiff.o $(BUILD)/policy/slurm.o $(BUILD)/policy/impact.o
 # The dashboard's grid, model and views are unit-tested headless: everything
 # of tui/ but the files that touch the terminal or the backend.
 TUI_PURE_OBJ := $(filter-out $(BUILD)/tui/term.o $(BUILD)/tui/app.o,$(filter $(BUILD)/tui/%,$(OBJ)))

@@ -13,6 +13,9 @@
 #include "cmd.h"
 #include "core/order.h"
 #include "explain.h"
+#include "policy/impact.h"
+#include "policy/repo.h"
+#include "policy/semdiff.h"
 
 static void emit(json_t *v, bool compact)
 {
@@ -275,4 +278,122 @@ void jout_why(const struct explain_set *x, const struct job *const *rows, size_t
 	json_t *one = json_incref(json_array_get(a, 0));
 	json_decref(a);
 	emit(one, false);
+}
+
+/* ---- gq policy ---- */
+
+static json_t *str_or_null(const char *s)
+{
+	json_t *v = s ? json_string(s) : NULL;
+	return v ? v : json_null();
+}
+
+static void show_key(const struct policy_key_info *ki, void *arg)
+{
+	json_array_append_new(arg, json_pack("{s:s,s:s,s:s,s:b}", "key", ki->key, "value", ki->value,
+					     "default", ki->default_value, "is_default",
+					     ki->is_default));
+}
+
+void jout_policy_show(const struct policy *p)
+{
+	json_t *keys = json_array();
+	policy_foreach(p, show_key, keys);
+	emit(json_pack("{s:s,s:o}", "revision", p->revision, "keys", keys), false);
+}
+
+static json_t *impact_json(const struct snapshot *s, const struct impact *im)
+{
+	json_t *moves = json_array(), *starts = json_array(), *pre = json_array();
+	for (size_t i = 0; i < im->nmoves; i++) {
+		const struct impact_move *m = &im->moves[i];
+		json_array_append_new(moves, json_pack("{s:I,s:s,s:i,s:i,s:f,s:f}", "job",
+						       (json_int_t)m->job, "tier", tier_name(m->tier),
+						       "old_position", m->old_pos, "new_position",
+						       m->new_pos, "old_weight", m->old_weight,
+						       "new_weight", m->new_weight));
+	}
+	for (size_t i = 0; i < im->netas; i++) {
+		const struct impact_eta *t = &im->etas[i];
+		json_array_append_new(starts, json_pack("{s:I,s:I,s:I}", "job", (json_int_t)t->job,
+							"old", (json_int_t)t->old_start, "new",
+							(json_int_t)t->new_start));
+	}
+	for (size_t i = 0; i < im->npreempts; i++)
+		json_array_append_new(pre, json_pack("{s:I,s:b}", "job",
+						     (json_int_t)im->preempts[i].job, "preemptible",
+						     im->preempts[i].preemptible));
+	return json_pack("{s:s,s:I,s:I,s:I,s:o,s:o,s:o}", "policy_in_force", s->policy.revision,
+			 "now", (json_int_t)s->now, "pending", (json_int_t)im->npending, "running",
+			 (json_int_t)im->nrunning, "moves", moves, "starts", starts, "preemptible",
+			 pre);
+}
+
+void jout_policy_report(const struct jout_policy_report *r)
+{
+	json_t *changes = json_null();
+	int variables = 0;
+	if (r->changes) {
+		changes = json_array();
+		for (size_t i = 0; i < r->changes->n; i++) {
+			const struct policy_change *c = &r->changes->items[i];
+			json_array_append_new(
+				changes, json_pack("{s:s,s:s,s:o,s:o}", "key", c->key, "kind",
+						   change_kind_name(c->kind), "old",
+						   str_or_null(c->kind == CHANGE_ADDED ? NULL : c->old_value),
+						   "new",
+						   str_or_null(c->kind == CHANGE_REMOVED ? NULL : c->new_value)));
+		}
+		variables = policy_diff_variables(r->changes);
+	}
+	json_t *o = json_pack("{s:o,s:o,s:b,s:o,s:i,s:o}", "from", str_or_null(r->from), "to",
+			      str_or_null(r->to), "valid", !r->error, "error", str_or_null(r->error),
+			      "variables", variables, "changes", changes);
+	if (r->text)
+		json_object_set_new(o, "text", str_or_null(r->text));
+	json_object_set_new(o, "impact",
+			    r->live && r->impact ? impact_json(r->live, r->impact) : json_null());
+	emit(o, false);
+}
+
+static json_t *commit_json(const struct policy_commit *c)
+{
+	json_t *tr = json_array();
+	for (int i = 0; i < c->ntrailers; i++)
+		json_array_append_new(tr, json_pack("{s:o,s:o}", "key", str_or_null(c->trailers[i].key),
+						    "value", str_or_null(c->trailers[i].value)));
+	return json_pack("{s:s,s:o,s:o,s:o,s:I,s:o,s:o,s:o}", "commit", c->oid, "parent",
+			 c->parent[0] ? json_string(c->parent) : json_null(), "author",
+			 str_or_null(c->author_name), "email", str_or_null(c->author_email), "time",
+			 (json_int_t)c->time, "summary", str_or_null(c->summary), "message",
+			 str_or_null(c->message), "trailers", tr);
+}
+
+void jout_policy_commit(const struct policy_commit *c, const struct event *ev, size_t nev)
+{
+	json_t *o = commit_json(c), *applied = json_array();
+	for (size_t i = 0; ev && i < nev; i++) {
+		bool ok;
+		char oid[POLICY_OID_HEX];
+		const char *why = "";
+		size_t n;
+		if (strcmp(ev[i].kind, "policy") || policy_event_parse(ev[i].reason, &ok, oid, &why) < 0 ||
+		    (n = strlen(oid)) < 4 || strncmp(c->oid, oid, n))
+			continue;
+		json_array_append_new(applied, json_pack("{s:I,s:o,s:b,s:o}", "time",
+							 (json_int_t)ev[i].time, "actor",
+							 str_or_null(ev[i].actor), "applied", ok,
+							 "reason", str_or_null(ok ? NULL : why)));
+	}
+	json_object_set_new(o, "applied", applied);
+	json_dumpf(o, stdout, JSON_COMPACT);
+	json_decref(o);
+}
+
+void jout_policy_blame(const char *key, const char *value, const char *before,
+		       const struct policy_commit *c)
+{
+	emit(json_pack("{s:s,s:o,s:o,s:o}", "key", key, "value", str_or_null(value), "before",
+		       str_or_null(before), "commit", commit_json(c)),
+	     false);
 }

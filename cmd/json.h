@@ -47,4 +47,40 @@ void jout_why(const struct explain_set *x, const struct job *const *rows, size_t
  */
 int jout_stats_text(const char *json, struct gq_err *e);
 
+/* ---- gq policy (shapes in gq-policy(1)) ---- */
+struct policy_diff;
+struct impact;
+struct policy_commit;
+
+/* {"revision", "keys": [{"key", "value", "default", "is_default"}]} */
+void jout_policy_show(const struct policy *p);
+
+/* What check and diff print. Pointers may be NULL where said. */
+struct jout_policy_report {
+	const char *from;                  /* the base compared with, NULL when none */
+	const char *to;                    /* the revision or file checked */
+	const char *error;                 /* NULL when valid */
+	const struct policy_diff *changes; /* NULL when there is no base */
+	const char *text;                  /* diff: the textual diff; NULL for check */
+	const struct snapshot *live;       /* with impact: NULL when no server answered */
+	const struct impact *impact;
+};
+/* {"from", "to", "valid", "error", "variables", "changes": [{"key", "kind",
+ *  "old", "new"}], "text", "impact": {"policy_in_force", "now", "pending",
+ *  "running", "moves": [{"job", "tier", "old_position", "new_position",
+ *  "old_weight", "new_weight"}], "starts": [{"job", "old", "new"}],
+ *  "preemptible": [{"job", "preemptible"}]} or null} */
+void jout_policy_report(const struct jout_policy_report *r);
+
+/* One commit as a compact object without a newline (log prints the array
+ * around them): {"commit", "parent", "author", "email", "time", "summary",
+ * "message", "trailers": [{"key", "value"}], "applied": [{"time", "actor",
+ * "applied", "reason"}]} with the server's policy events about it (ev may be
+ * NULL). */
+void jout_policy_commit(const struct policy_commit *c, const struct event *ev, size_t nev);
+
+/* {"key", "value", "before" (null when not defined), "commit": {...}} */
+void jout_policy_blame(const char *key, const char *value, const char *before,
+		       const struct policy_commit *c);
+
 #endif

@@ -16,7 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
+#include "core/stats.h"
+#include "json.h"
 #include "policy/file.h"
+#include "policy/impact.h"
 #include "policy/repo.h"
 #include "policy/semdiff.h"
 #include "policy/slurm.h"
@@ -112,6 +116,167 @@ static void warn_variables(const struct policy_diff *d)
 			n);
 }
 
+/* ---- the server ---- */
+
+/* The configured server without starting one (previews and the audit trail
+ * are extras: no server, no preview). NULL when none answers. */
+static struct backend *server_if_any(void)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	return backend_open(false, &e);
+}
+
+/* Every event the server has, in order. */
+static int all_events(struct backend *b, struct event_list *out, struct gq_err *e)
+{
+	int64_t after = 0;
+	for (int pages = 0; pages < 100000; pages++) {
+		size_t before = out->n;
+		if (b->ops->events(b, after, 0, out, e) < 0)
+			return -1;
+		if (out->n == before)
+			return 0;
+		after = out->items[out->n - 1].seq;
+	}
+	return 0;
+}
+
+static void print_time_utc(int64_t t)
+{
+	char when[64];
+	fputs(fmt_time(t, 0, when, sizeof(when)), stdout);
+}
+
+/* ---- the impact preview ---- */
+
+static void print_impact(const struct snapshot *s, const struct impact *im)
+{
+	char sh[8], a[32], b[32], d[32];
+	printf("\nimpact on the live queue (%zu pending, %zu running; policy in force %s):\n",
+	       im->npending, im->nrunning,
+	       s->policy.revision[0] ? short_oid(s->policy.revision, sh) : "built-in defaults");
+	if (!im->nmoves)
+		printf("  no pending job changes position\n");
+	for (size_t i = 0; i < im->nmoves; i++) {
+		const struct impact_move *m = &im->moves[i];
+		printf("  #%lld %s moves %d -> %d (weight %.4g -> %.4g)\n", (long long)m->job,
+		       tier_name(m->tier), m->old_pos, m->new_pos, m->old_weight, m->new_weight);
+	}
+	if (!im->netas)
+		printf("  no predicted start moves\n");
+	for (size_t i = 0; i < im->netas; i++) {
+		const struct impact_eta *t = &im->etas[i];
+		if (!t->old_start || !t->new_start) {
+			printf("  #%lld starts %s -> %s\n", (long long)t->job,
+			       t->old_start ? dur_format(t->old_start - s->now, a, sizeof(a)) : "never",
+			       t->new_start ? dur_format(t->new_start - s->now, b, sizeof(b)) : "never");
+			continue;
+		}
+		printf("  #%lld starts in %s -> in %s (%s%s)\n", (long long)t->job,
+		       dur_format(t->old_start - s->now, a, sizeof(a)),
+		       dur_format(t->new_start - s->now, b, sizeof(b)),
+		       t->new_start > t->old_start ? "+" : "",
+		       dur_format(t->new_start - t->old_start, d, sizeof(d)));
+	}
+	int became = 0, stopped = 0;
+	for (size_t i = 0; i < im->npreempts; i++)
+		im->preempts[i].preemptible ? became++ : stopped++;
+	if (!im->npreempts)
+		printf("  no running job changes preemptibility\n");
+	for (int pass = 0; pass < 2; pass++) {
+		if (!(pass ? stopped : became))
+			continue;
+		printf("  running jobs that %s preemptible:", pass ? "stop being" : "become");
+		for (size_t i = 0; i < im->npreempts; i++)
+			if (im->preempts[i].preemptible == !pass)
+				printf(" #%lld", (long long)im->preempts[i].job);
+		printf("\n");
+	}
+}
+
+/* The impact of cand on the live queue, when a server answers: true with
+ * *s and *im filled (the caller releases both). */
+static bool live_impact(const struct policy *cand, struct snapshot *s, struct impact *im,
+			struct gq_err *e)
+{
+	struct backend *b = server_if_any();
+	snapshot_init(s);
+	if (!b) {
+		err_set(e, GQ_EUNAVAIL, "no server answers");
+		return false;
+	}
+	bool ok = b->ops->snapshot(b, s, e) == 0;
+	if (ok)
+		impact_compute(s, cand, im);
+	backend_close(b);
+	return ok;
+}
+
+/* Prints the impact preview of cand, or why there is none. */
+static void preview(const struct policy *cand)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	struct snapshot s;
+	struct impact im;
+	if (live_impact(cand, &s, &im, &e)) {
+		print_impact(&s, &im);
+		impact_release(&im);
+	} else {
+		printf("\nno impact preview: %s\n", e.msg);
+	}
+	snapshot_release(&s);
+}
+
+/* ---- apply ---- */
+
+/* Asks the server to put rev in force. The local repository, when there is
+ * one, turns rev into the commit id the server loads. */
+static int apply_rev(const struct popts *o, struct policy_repo *r, const char *rev)
+{
+	char oid[POLICY_OID_HEX], sh[8];
+	struct gq_err e = GQ_ERR_INIT;
+	const char *send = rev;
+	if (r && policy_repo_resolve(r, rev, oid, &e) == 0)
+		send = oid;
+	else if (r)
+		return cmd_fail(&e);
+	(void)o;
+	int rc = EXIT_OK;
+	struct backend *b = cmd_backend(true, &rc);
+	if (!b)
+		return rc;
+	char *applied = NULL;
+	if (b->ops->policy_apply(b, send, &applied, &e) < 0) {
+		if (e.code == GQ_EINVAL) {
+			fprintf(stderr, "gq: the server refused %s: %s\n",
+				send == oid ? short_oid(oid, sh) : send, e.msg);
+			rc = EXIT_FAIL;
+		} else {
+			rc = cmd_fail(&e);
+		}
+	} else {
+		printf("applied %s: the server's policy in force is %s\n",
+		       send == oid ? short_oid(oid, sh) : send, applied);
+	}
+	free(applied);
+	backend_close(b);
+	return rc;
+}
+
+static int sub_apply(const struct popts *o, int argc, char **argv)
+{
+	if (argc > 2)
+		return cmd_usage_error(&cmd_policy, "apply takes at most one revision");
+	char *path = repo_path(o);
+	struct gq_err e = GQ_ERR_INIT;
+	struct policy_repo *r = policy_repo_open(path, &e);
+	free(path);
+	/* Without a local repository the server resolves the revision itself. */
+	int rc = apply_rev(o, r, argc > 1 ? argv[1] : "");
+	policy_repo_free(r);
+	return rc;
+}
+
 /* ---- init ---- */
 
 static int sub_init(const struct popts *o, int argc, char **argv)
@@ -155,6 +320,10 @@ static int sub_show(const struct popts *o, int argc, char **argv)
 		goto out;
 	}
 	char sh[8];
+	if (o->json) {
+		jout_policy_show(p);
+		goto out;
+	}
 	printf("# policy %s of %s\n", short_oid(p->revision, sh), policy_repo_path(r));
 	policy_foreach(p, show_key, NULL);
 out:
@@ -171,6 +340,30 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* The end of check and diff: the report as JSON, or the impact preview
+ * after what was printed already. */
+static void finish_report(const struct popts *o, struct jout_policy_report *rep,
+			  const struct policy *cand)
+{
+	if (!o->json) {
+		if (cand)
+			preview(cand);
+		return;
+	}
+	struct snapshot s;
+	struct impact im;
+	struct gq_err e = GQ_ERR_INIT;
+	bool have = cand && live_impact(cand, &s, &im, &e);
+	if (!cand)
+		snapshot_init(&s);
+	rep->live = have ? &s : NULL;
+	rep->impact = have ? &im : NULL;
+	jout_policy_report(rep);
+	if (have)
+		impact_release(&im);
+	snapshot_release(&s);
+}
+
 static int sub_check(const struct popts *o, int argc, char **argv)
 {
 	if (argc > 2)
@@ -182,38 +375,32 @@ static int sub_check(const struct popts *o, int argc, char **argv)
 	struct policy_diff d;
 	policy_diff_init(&d);
 	int rc = EXIT_OK;
-	bool have_base = false;
-	char sh[8];
+	bool have_base = false, valid = false;
+	char sh[8], to[POLICY_OID_HEX + 8] = "", from[POLICY_OID_HEX] = "";
+	struct jout_policy_report rep = {0};
 	if (argc > 1 && is_file(what)) {
-		if (policy_load_file(what, cand, &e) < 0) {
-			fprintf(stderr, "gq: %s\n", e.msg);
-			rc = EXIT_FAIL;
-			goto out;
-		}
+		STR_COPY(to, what);
+		valid = policy_load_file(what, cand, &e) == 0;
 		/* Compared with HEAD of the repository, when there is one. */
 		char *path = repo_path(o);
 		struct gq_err re = GQ_ERR_INIT;
 		r = policy_repo_open(path, &re);
 		free(path);
 		have_base = r && policy_repo_read(r, "HEAD", base, &re) == 0;
-		printf("%s: valid\n", what);
 		if (have_base)
-			printf("changes from HEAD (%s):\n", short_oid(base->revision, sh));
+			STR_COPY(from, base->revision);
 	} else {
 		if (!(r = open_repo(o, &rc)))
 			goto out;
-		if (policy_repo_load(r, what, cand, &e) < 0) {
-			if (e.code != GQ_EINVAL) {
-				rc = cmd_fail(&e);
-				goto out;
-			}
-			fprintf(stderr, "gq: %s\n", e.msg);
-			rc = EXIT_FAIL;
+		struct policy_commit pc;
+		if (policy_repo_commit_info(r, what, &pc, &e) < 0) {
+			rc = cmd_fail(&e);
 			goto out;
 		}
-		printf("%s (%s): valid\n", what, short_oid(cand->revision, sh));
-		struct policy_commit pc;
-		if (policy_repo_commit_info(r, cand->revision, &pc, &e) < 0) {
+		STR_COPY(to, pc.oid);
+		valid = policy_repo_load(r, pc.oid, cand, &e) == 0;
+		if (!valid && e.code != GQ_EINVAL) {
+			policy_commit_release(&pc);
 			rc = cmd_fail(&e);
 			goto out;
 		}
@@ -221,15 +408,37 @@ static int sub_check(const struct popts *o, int argc, char **argv)
 			struct gq_err pe = GQ_ERR_INIT;
 			have_base = policy_repo_read(r, pc.parent, base, &pe) == 0;
 			if (have_base)
-				printf("changes from its parent (%s):\n", short_oid(pc.parent, sh));
+				STR_COPY(from, pc.parent);
 		}
 		policy_commit_release(&pc);
 	}
-	if (have_base) {
+	if (valid && have_base)
 		policy_diff_compute(base, cand, &d);
+	if (!valid)
+		rc = EXIT_FAIL;
+	if (o->json) {
+		rep.from = from[0] ? from : NULL;
+		rep.to = to;
+		rep.error = valid ? NULL : e.msg;
+		rep.changes = valid && have_base ? &d : NULL;
+		finish_report(o, &rep, valid ? cand : NULL);
+		goto out;
+	}
+	if (!valid) {
+		fprintf(stderr, "gq: %s\n", e.msg);
+		goto out;
+	}
+	if (is_file(what) && argc > 1)
+		printf("%s: valid\n", what);
+	else
+		printf("%s (%s): valid\n", what, short_oid(to, sh));
+	if (have_base) {
+		printf("changes from %s (%s):\n", is_file(what) && argc > 1 ? "HEAD" : "its parent",
+		       short_oid(from, sh));
 		print_changes(&d);
 		warn_variables(&d);
 	}
+	finish_report(o, &rep, cand);
 out:
 	policy_diff_release(&d);
 	policy_repo_free(r);
@@ -266,8 +475,6 @@ static int sub_diff(const struct popts *o, int argc, char **argv)
 	short_oid(oa, sa);
 	short_oid(ob, sb);
 	policy_diff_compute(pa, pb, &d);
-	printf("policy %s -> %s:\n", sa, sb);
-	print_changes(&d);
 	char la_[32], lb_[32];
 	snprintf(la_, sizeof(la_), "%s:%s", sa, POLICY_FILE);
 	snprintf(lb_, sizeof(lb_), "%s:%s", sb, POLICY_FILE);
@@ -275,11 +482,22 @@ static int sub_diff(const struct popts *o, int argc, char **argv)
 		rc = cmd_fail(&e);
 		goto out;
 	}
+	struct gq_err ve = GQ_ERR_INIT;
+	bool valid = policy_validate(pb, &ve) == 0;
+	if (o->json) {
+		struct jout_policy_report rep = {.from = oa, .to = ob, .error = valid ? NULL : ve.msg,
+						 .changes = &d, .text = text.data ? text.data : ""};
+		finish_report(o, &rep, valid ? pb : NULL);
+		goto out;
+	}
+	printf("policy %s -> %s:\n", sa, sb);
+	print_changes(&d);
 	if (text.len)
 		printf("\n%s", text.data);
-	struct gq_err ve = GQ_ERR_INIT;
-	if (policy_validate(pb, &ve) < 0)
+	if (!valid)
 		fprintf(stderr, "gq: warning: %s does not validate: %s\n", sb, ve.msg);
+	else
+		finish_report(o, NULL, pb);
 out:
 	buf_release(&text);
 	policy_diff_release(&d);
@@ -295,12 +513,44 @@ out:
 
 struct log_ctx {
 	bool first;
+	bool json;
+	const struct event_list *ev; /* the server's events, or NULL */
 };
+
+/* Does the id in a policy event (possibly abbreviated) name commit oid? */
+static bool same_commit(const char *oid, const char *ev_oid)
+{
+	size_t n = strlen(ev_oid);
+	return n >= 4 && !strncmp(oid, ev_oid, n);
+}
+
+/* The server's applied / refused lines for commit c, oldest first. */
+static void print_applied(const struct log_ctx *lc, const struct policy_commit *c)
+{
+	for (size_t i = 0; lc->ev && i < lc->ev->n; i++) {
+		const struct event *ev = &lc->ev->items[i];
+		bool applied;
+		char oid[POLICY_OID_HEX];
+		const char *why = "";
+		if (strcmp(ev->kind, "policy") || policy_event_parse(ev->reason, &applied, oid, &why) < 0 ||
+		    !same_commit(c->oid, oid))
+			continue;
+		printf("    %s ", applied ? "Applied:" : "Refused:");
+		print_time_utc(ev->time);
+		printf(" by %s%s%s\n", ev->actor, applied ? "" : ": ", applied ? "" : why);
+	}
+}
 
 static int log_one(const struct policy_commit *c, void *arg)
 {
 	struct log_ctx *lc = arg;
 	char when[64];
+	if (lc->json) {
+		printf("%s", lc->first ? "[\n" : ",\n");
+		lc->first = false;
+		jout_policy_commit(c, lc->ev ? lc->ev->items : NULL, lc->ev ? lc->ev->n : 0);
+		return 0;
+	}
 	if (!lc->first)
 		printf("\n");
 	lc->first = false;
@@ -313,6 +563,7 @@ static int log_one(const struct policy_commit *c, void *arg)
 		printf("    %.*s\n", (int)n, m);
 		m += n + (m[n] == '\n');
 	}
+	print_applied(lc, c);
 	return 0;
 }
 
@@ -325,9 +576,20 @@ static int sub_log(const struct popts *o, int argc, char **argv)
 	if (!r)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
-	struct log_ctx lc = {true};
+	struct event_list ev = {0};
+	struct log_ctx lc = {true, o->json, NULL};
+	struct backend *b = server_if_any();
+	if (b && all_events(b, &ev, &e) == 0)
+		lc.ev = &ev;
+	else
+		fprintf(stderr, "gq: note: %s; when each commit was applied is not shown\n",
+			b ? e.msg : "no server answers");
 	if (policy_repo_walk(r, argc > 1 ? argv[1] : "HEAD", o->max, log_one, &lc, &e) < 0)
 		rc = cmd_fail(&e);
+	else if (o->json)
+		printf("%s]\n", lc.first ? "[" : "\n");
+	event_list_release(&ev);
+	backend_close(b);
 	policy_repo_free(r);
 	return rc;
 }
@@ -405,6 +667,11 @@ static int sub_blame(const struct popts *o, int argc, char **argv)
 		BUG("blame found no commit for '%s'", argv[1]);
 	char sh[8], when[64];
 	const struct policy_commit *c = &bc.found;
+	if (o->json) {
+		jout_policy_blame(argv[1], bc.value, bc.before_absent ? NULL : bc.before, c);
+		policy_commit_release(&bc.found);
+		goto out;
+	}
 	printf("%s = %s\n", argv[1], bc.value[0] ? bc.value : "\"\"");
 	printf("set by %s %s <%s> %s\n", short_oid(c->oid, sh), c->author_name, c->author_email,
 	       fmt_time(c->time, c->offset_minutes, when, sizeof(when)));
@@ -702,7 +969,10 @@ static int sub_rollback(const struct popts *o, int argc, char **argv)
 	char nsh[8];
 	printf("committed %s: roll back to %s (%d commit%s reverted)\n", short_oid(noid, nsh), sh,
 	       rctx.n, rctx.n == 1 ? "" : "s");
-	printf("put it in force with 'gq policy apply %s'\n", nsh);
+	if (o->no_apply)
+		printf("put it in force with 'gq policy apply %s'\n", nsh);
+	else
+		rc = apply_rev(o, r, noid);
 out:
 	buf_release(&b);
 	policy_commit_release(&target);
@@ -710,6 +980,175 @@ out:
 	free(msg);
 	free(text);
 	free(head);
+	policy_repo_free(r);
+	return rc;
+}
+
+/* ---- review ---- */
+
+static const char *trailer(const struct policy_commit *c, const char *key)
+{
+	for (int i = 0; i < c->ntrailers; i++)
+		if (!strcasecmp(c->trailers[i].key, key))
+			return c->trailers[i].value;
+	return NULL;
+}
+
+static const struct stats_group *find_group(const struct stats *st, const char *queue,
+					    enum tier t)
+{
+	for (size_t i = 0; i < st->ngroups; i++)
+		if (!strcmp(st->groups[i].queue, queue) && st->groups[i].tier == t)
+			return &st->groups[i];
+	return NULL;
+}
+
+static void print_dur_pair(const char *name, int64_t a, int64_t b)
+{
+	char x[32], y[32];
+	printf("  %-14s %10s %10s\n", name, dur_format(a, x, sizeof(x)), dur_format(b, y, sizeof(y)));
+}
+
+static void print_int_pair(const char *name, long long a, long long b)
+{
+	printf("  %-14s %10lld %10lld\n", name, a, b);
+}
+
+/* One (queue, tier) group of both windows. */
+static void print_group(const char *queue, enum tier t, const struct stats_group *a,
+			const struct stats_group *b)
+{
+	static const struct stats_group zero;
+	if (!a)
+		a = &zero;
+	if (!b)
+		b = &zero;
+	printf("\nqueue %s, %s%*s%10s %10s\n", strcmp(queue, "*") ? queue : "(all)", tier_name(t),
+	       (int)(10 - strlen(strcmp(queue, "*") ? queue : "(all)")), "", "before", "after");
+	print_int_pair("starts", a->starts, b->starts);
+	print_dur_pair("P50 wait", a->p50_wait, b->p50_wait);
+	print_dur_pair("P95 wait", a->p95_wait, b->p95_wait);
+	print_dur_pair("longest wait", a->longest_wait, b->longest_wait);
+	print_int_pair("over limit", a->over_limit, b->over_limit);
+	print_int_pair("overtaken", a->overtaken, b->overtaken);
+	print_int_pair("preemptions", a->preemptions, b->preemptions);
+	printf("  %-14s %10.1f %10.1f\n", "work lost GPUh", a->work_lost / 3600, b->work_lost / 3600);
+	print_int_pair("cancelled", a->cancelled, b->cancelled);
+}
+
+static int sub_review(const struct popts *o, int argc, char **argv)
+{
+	if (argc != 2)
+		return cmd_usage_error(&cmd_policy, "review takes one revision");
+	int64_t window = 0;
+	struct gq_err e = GQ_ERR_INIT;
+	if (o->window && (dur_parse(o->window, &window, &e) < 0 || window <= 0))
+		return cmd_usage_error(&cmd_policy, "--window: %s",
+				       window <= 0 && !e.msg[0] ? "must be positive" : e.msg);
+	int rc = EXIT_OK;
+	struct policy_repo *r = open_repo(o, &rc);
+	if (!r)
+		return rc;
+	struct policy_commit c = {0};
+	struct backend *b = NULL;
+	struct event_list ev = {0};
+	struct snapshot s;
+	struct stats before = {0}, after = {0};
+	snapshot_init(&s);
+	char sh[8];
+	if (policy_repo_commit_info(r, argv[1], &c, &e) < 0) {
+		rc = cmd_fail(&e);
+		goto out;
+	}
+	short_oid(c.oid, sh);
+	const char *observe = trailer(&c, "Observe");
+	if (!window && observe) {
+		struct gq_err oe = GQ_ERR_INIT;
+		if (dur_parse(observe, &window, &oe) < 0 || window <= 0) {
+			fprintf(stderr, "gq: note: Observe: '%s' is not a duration; reviewing 1d\n",
+				observe);
+			window = 0;
+		}
+	}
+	if (!window)
+		window = 86400;
+	if (!(b = cmd_backend(true, &rc)))
+		goto out;
+	if (b->ops->snapshot(b, &s, &e) < 0 || all_events(b, &ev, &e) < 0) {
+		rc = cmd_fail(&e);
+		goto out;
+	}
+	/* When it took effect: the first time the server applied it. */
+	int64_t at = 0;
+	const char *actor = "";
+	for (size_t i = 0; i < ev.n && !at; i++) {
+		bool applied;
+		char oid[POLICY_OID_HEX];
+		if (!strcmp(ev.items[i].kind, "policy") &&
+		    policy_event_parse(ev.items[i].reason, &applied, oid, NULL) == 0 && applied &&
+		    same_commit(c.oid, oid)) {
+			at = ev.items[i].time;
+			actor = ev.items[i].actor;
+		}
+	}
+	if (!at) {
+		err_set(&e, GQ_ECONFLICT,
+			"'%s' (%s) was never applied by the server; put it in force with 'gq policy "
+			"apply %s' first",
+			argv[1], sh, sh);
+		rc = cmd_fail(&e);
+		goto out;
+	}
+	int64_t len = window;
+	if (at + len > s.now)
+		len = s.now - at;
+	if (len <= 0) {
+		err_set(&e, GQ_ECONFLICT, "'%s' was applied just now; there is nothing to review yet",
+			argv[1]);
+		rc = cmd_fail(&e);
+		goto out;
+	}
+	if (stats_compute(&s, ev.items, ev.n, at - len, at, &before, &e) < 0 ||
+	    stats_compute(&s, ev.items, ev.n, at, at + len, &after, &e) < 0) {
+		rc = cmd_fail(&e);
+		goto out;
+	}
+	char d1[32], d2[32];
+	printf("review of %s: %s\n", sh, c.summary);
+	printf("applied ");
+	print_time_utc(at);
+	printf(" by %s\n", actor);
+	for (int i = 0; i < c.ntrailers; i++)
+		if (!strcasecmp(c.trailers[i].key, "Expected") ||
+		    !strcasecmp(c.trailers[i].key, "Rollback-if") ||
+		    !strcasecmp(c.trailers[i].key, "Observe"))
+			printf("%s: %s\n", c.trailers[i].key, c.trailers[i].value);
+	printf("windows of %s: before ", dur_format(len, d1, sizeof(d1)));
+	print_time_utc(at - len);
+	printf(" .. ");
+	print_time_utc(at);
+	printf(", after .. ");
+	print_time_utc(at + len);
+	printf("%s\n", len < window ? (snprintf(d2, sizeof(d2), " (shortened to now)"), d2) : "");
+	/* Every group of either window, in the order stats gives them. */
+	for (int pass = 0; pass < 2; pass++) {
+		const struct stats *st = pass ? &before : &after;
+		for (size_t i = 0; i < st->ngroups; i++) {
+			const struct stats_group *g = &st->groups[i];
+			if (pass && find_group(&after, g->queue, g->tier))
+				continue;
+			print_group(g->queue, g->tier, find_group(&before, g->queue, g->tier),
+				    find_group(&after, g->queue, g->tier));
+		}
+	}
+	printf("\nutilisation %17.0f%% %9.0f%%\n", before.utilisation * 100, after.utilisation * 100);
+out:
+	stats_release(&before);
+	stats_release(&after);
+	snapshot_release(&s);
+	event_list_release(&ev);
+	backend_close(b);
+	policy_commit_release(&c);
 	policy_repo_free(r);
 	return rc;
 }
@@ -830,7 +1269,9 @@ static const struct sub subs[] = {
 	{"diff", "[A [B]]", sub_diff},
 	{"log", "[-n N] [REV]", sub_log},
 	{"blame", "KEY [REV]", sub_blame},
-	{"rollback", "[-m SUMMARY] REV", sub_rollback},
+	{"apply", "[REV]", sub_apply},
+	{"rollback", "[-m SUMMARY] [--no-apply] REV", sub_rollback},
+	{"review", "[--window DURATION] REV", sub_review},
 	{"export", "slurm [REV]", sub_export},
 	{"keys", "[--roff]", sub_keys},
 	{"init", "", sub_init},

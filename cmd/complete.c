@@ -50,6 +50,29 @@ void complete_flags(const char *cmd, void (*fn)(const char *word, void *arg), vo
 	}
 }
 
+/* The subcommands of cmd: the word after "gq CMD " on the SYNOPSIS lines of
+ * its man page ("gq policy show [REV]" gives "show"). */
+void complete_subcommands(const char *cmd, void (*fn)(const char *word, void *arg), void *arg)
+{
+	char page[80], lead[96];
+	snprintf(page, sizeof(page), "gq-%s", cmd);
+	snprintf(lead, sizeof(lead), "gq %s ", cmd);
+	const char *text = strlen(cmd) < 64 ? manpage_text(page) : NULL;
+	const char *p = text ? strstr(text, "\nSYNOPSIS\n") : NULL;
+	const char *end = p ? strstr(p + 1, "\nDESCRIPTION\n") : NULL;
+	for (; p && end && (p = strstr(p, lead)) && p < end; p += strlen(lead)) {
+		const char *w = p + strlen(lead);
+		size_t n = 0;
+		while (islower((unsigned char)w[n]))
+			n++;
+		if (n && (w[n] == ' ' || w[n] == '\n')) {
+			char word[64];
+			snprintf(word, sizeof(word), "%.*s", (int)n, w);
+			fn(word, arg);
+		}
+	}
+}
+
 static struct backend *quiet_backend(void)
 {
 	struct gq_err e = GQ_ERR_INIT;
@@ -92,6 +115,33 @@ void complete_queues(void (*fn)(const char *word, void *arg), void *arg)
 	backend_close(b);
 }
 
+struct key_ctx {
+	void (*fn)(const char *word, void *arg);
+	void *arg;
+};
+
+static void put_key(const struct policy_key_info *ki, void *arg)
+{
+	struct key_ctx *c = arg;
+	c->fn(ki->key, c->arg);
+}
+
+/* Every concrete policy key: of the policy in force (its queues and
+ * departments) when a server answers, else of the defaults. */
+void complete_policy_keys(void (*fn)(const char *word, void *arg), void *arg)
+{
+	struct backend *b = quiet_backend();
+	struct snapshot s;
+	snapshot_init(&s);
+	struct gq_err e = GQ_ERR_INIT;
+	if (b && b->ops->snapshot(b, &s, &e) < 0)
+		snapshot_init(&s);
+	struct key_ctx c = {fn, arg};
+	policy_foreach(&s.policy, put_key, &c);
+	snapshot_release(&s);
+	backend_close(b);
+}
+
 static void put(const char *w, void *arg)
 {
 	(void)arg;
@@ -102,7 +152,7 @@ static int complete_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd___complete;
 	if (argc < 2)
-		return cmd_usage_error(c, "say what to complete: commands, flags CMD, jobs, queues, tiers or states");
+		return cmd_usage_error(c, "say what to complete: commands, flags CMD, subcommands CMD, policy-keys, jobs, queues, tiers or states");
 	const char *what = argv[1];
 	if (!strcmp(what, "commands")) {
 		for (size_t i = 0; cmd_table[i]; i++)
@@ -110,6 +160,10 @@ static int complete_exec(int argc, char **argv)
 				puts(cmd_table[i]->name);
 	} else if (!strcmp(what, "flags") && argc == 3) {
 		complete_flags(argv[2], put, NULL);
+	} else if (!strcmp(what, "subcommands") && argc == 3) {
+		complete_subcommands(argv[2], put, NULL);
+	} else if (!strcmp(what, "policy-keys")) {
+		complete_policy_keys(put, NULL);
 	} else if (!strcmp(what, "jobs")) {
 		complete_jobs(put, NULL);
 	} else if (!strcmp(what, "queues")) {
@@ -121,7 +175,7 @@ static int complete_exec(int argc, char **argv)
 		for (int s = 0; s < JOB_STATE_COUNT; s++)
 			puts(job_state_name((enum job_state)s));
 	} else {
-		return cmd_usage_error(c, "cannot complete '%s'; use commands, flags CMD, jobs, queues, tiers or states",
+		return cmd_usage_error(c, "cannot complete '%s'; use commands, flags CMD, subcommands CMD, policy-keys, jobs, queues, tiers or states",
 				       what);
 	}
 	return EXIT_OK;
@@ -129,7 +183,7 @@ static int complete_exec(int argc, char **argv)
 
 const struct cmd_entry cmd___complete = {
 	.name = "__complete",
-	.usage = "commands | flags COMMAND | jobs | queues | tiers | states",
+	.usage = "commands | flags COMMAND | subcommands COMMAND | policy-keys | jobs | queues | tiers | states",
 	.summary = "print completion words for the shell completions",
 	.flags = CMD_HIDDEN,
 	.exec = complete_exec,

@@ -17,13 +17,25 @@ _gq()
 	--state) COMPREPLY=($(compgen -W "$("$gq" __complete states 2>/dev/null)" -- "$cur")); return ;;
 	--after | --job) COMPREPLY=($(compgen -W "$("$gq" __complete jobs 2>/dev/null)" -- "$cur")); return ;;
 	--gpus | --gpu-type | --gpu-mem | --cpus | --mem | --name | --time-limit | --estimate | \
-		--reason | --format | --user | --set) return ;;
+		--reason | --format | --user | --set | --repo | -m | --message | --expected | --observe | \
+		--rollback-if | --window | -n) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$("$gq" __complete flags "$cmd" 2>/dev/null)" -- "$cur"))
 		return
 	fi
 	case $cmd in
+	policy)
+		if ((COMP_CWORD == 2)); then
+			COMPREPLY=($(compgen -W "$("$gq" __complete subcommands policy 2>/dev/null)" -- "$cur"))
+		elif [[ $prev == blame ]]; then
+			COMPREPLY=($(compgen -W "$("$gq" __complete policy-keys 2>/dev/null)" -- "$cur"))
+		elif [[ $prev == export ]]; then
+			COMPREPLY=($(compgen -W "slurm" -- "$cur"))
+		elif [[ ${COMP_WORDS[2]} == check ]]; then
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
+		;;
 	help) COMPREPLY=($(compgen -W "$("$gq" __complete commands 2>/dev/null)" -- "$cur")) ;;
 	submit) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	ls | stats | nodes | clock | shell | version | events) ;;

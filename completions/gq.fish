@@ -15,7 +15,7 @@ function __gq_args
 			$gq __complete states 2>/dev/null; return
 		case --after --job
 			$gq __complete jobs 2>/dev/null; return
-		case --gpus --gpu-type --gpu-mem --cpus --mem --name --time-limit --estimate --reason --format --user --set
+		case --gpus --gpu-type --gpu-mem --cpus --mem --name --time-limit --estimate --reason --format --user --set --repo -m --message --expected --observe --rollback-if --window -n
 			return
 	end
 	if string match -q -- '-*' $cur
@@ -23,6 +23,16 @@ function __gq_args
 		return
 	end
 	switch $cmd
+		case policy
+			if test (count $toks) -eq 2
+				$gq __complete subcommands policy 2>/dev/null
+			else if test "$prev" = blame
+				$gq __complete policy-keys 2>/dev/null
+			else if test "$prev" = export
+				echo slurm
+			else if test "$toks[3]" = check
+				__fish_complete_path $cur
+			end
 		case help
 			$gq __complete commands 2>/dev/null
 		case submit

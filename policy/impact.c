@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/order.h"
+#include "core/predict.h"
 
 /* A view of s under policy p: the same jobs and nodes (borrowed, never
  * released), per-queue and per-department state moved to p's indices. */
@@ -98,6 +99,24 @@ void impact_compute(const struct snapshot *s, const struct policy *cand, struct 
 		out->preempts[out->npreempts].preemptible = is;
 		out->npreempts++;
 	}
+	/* Predicted starts: one simulation under each policy. */
+	struct prediction_set pa, pb;
+	prediction_set_init(&pa);
+	prediction_set_init(&pb);
+	predict_all(s, &pa);
+	predict_all(v, &pb);
+	cap = 0;
+	for (size_t i = 0; i < pa.n; i++) {
+		const struct prediction *x = &pa.items[i];
+		const struct prediction *y = prediction_find(&pb, v, x->job);
+		int64_t xs = x->placed ? x->start : 0, ys = y && y->placed ? y->start : 0;
+		if (xs == ys)
+			continue;
+		GROW(out->etas, cap, out->netas + 1);
+		out->etas[out->netas++] = (struct impact_eta){x->job, xs, ys};
+	}
+	prediction_set_release(&pa);
+	prediction_set_release(&pb);
 	qsort(out->etas, out->netas, sizeof(*out->etas), cmp_eta);
 	free(old_pos);
 	free(before);

@@ -122,6 +122,17 @@ check_match "rollback names what it reverts" "$log" '^    Reverts: [0-9a-f]{12} 
 check_match "rollback names its target" "$log" "^    Rollback-to: $first"
 check_fail 1 "rolling back to the same content is refused" "$GQ" policy rollback --no-apply "$first"
 
+# Completion words, and the bash completion using them.
+check_eq "subcommands come from the SYNOPSIS" "$("$GQ" __complete subcommands policy | tr '\n' ' ')" \
+	"show check edit diff log blame apply rollback review export keys init "
+check_match "policy keys complete" "$("$GQ" __complete policy-keys | tr '\n' ' ')" ' aging\.cap .* queue\.default\.quota '
+out=$(bash -c '. "$1/completions/gq.bash"; COMP_WORDS=("$2" policy bl); COMP_CWORD=2; _gq; echo "${COMPREPLY[*]}"' \
+	sh "$T_SRC/../.." "$GQ")
+check_eq "bash completes a policy subcommand" "$out" "blame"
+out=$(bash -c '. "$1/completions/gq.bash"; COMP_WORDS=("$2" policy blame aging.c); COMP_CWORD=3; _gq; echo "${COMPREPLY[*]}"' \
+	sh "$T_SRC/../.." "$GQ")
+check_eq "bash completes a policy key after blame" "$out" "aging.cap"
+
 # gq-policy(5) lists exactly the key table.
 man5="$T_SRC/../../man/gq-policy.5"
 sed -n '/^\.\\" keys: begin/,/^\.\\" keys: end/p' "$man5" | sed '1d;$d' >"$T_DIR/man-keys"

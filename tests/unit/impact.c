@@ -42,6 +42,7 @@ static void test_exact_moves_when_aging_goes(void)
 	fx_running(&s, 1, TIER_P0, 0, 8, MIN(-10), 3600);
 	struct gq_err e = GQ_ERR_INIT;
 	CHECK_INT(policy_set(&s.policy, "queue.exp.share", "1", &e), 0);
+	CHECK_INT(policy_set(&s.policy, "headroom.share", "0", &e), 0); /* 8-GPU P1 jobs fit */
 	struct job *a = fx_pending(&s, 10, TIER_P1, 8, MIN(-180)); /* weight 45 */
 	(void)a;
 	struct job *b = fx_pending(&s, 11, TIER_P1, 8, MIN(-20)); /* weight 30 */
@@ -65,6 +66,19 @@ static void test_exact_moves_when_aging_goes(void)
 	CHECK_INT(im.moves[1].new_pos, 2);
 	CHECK_DBL(im.moves[1].old_weight, 45, 1e-9);
 	CHECK_DBL(im.moves[1].new_weight, 30, 1e-9);
+	/* The P0 job frees the node at +50 min; each P1 job then runs the
+	 * default hour: the two swap starts, the P2 job's start (+170) stays. */
+	if (!CHECK_INT(im.netas, 2)) {
+		impact_release(&im);
+		snapshot_release(&s);
+		return;
+	}
+	CHECK_INT(im.etas[0].job, 10);
+	CHECK_INT(im.etas[0].old_start, MIN(50));
+	CHECK_INT(im.etas[0].new_start, MIN(110));
+	CHECK_INT(im.etas[1].job, 11);
+	CHECK_INT(im.etas[1].old_start, MIN(110));
+	CHECK_INT(im.etas[1].new_start, MIN(50));
 	impact_release(&im);
 	snapshot_release(&s);
 }

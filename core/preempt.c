@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "place.h"
+#include "predict.h"
 #include "sched.h"
 
 static const char *const rule_names[PREEMPT_RULE_COUNT] = {
@@ -50,17 +51,6 @@ void preempt_plan_release(struct preempt_plan *plan)
 	free(plan->victims);
 	plan->victims = NULL;
 	plan->nvictims = 0;
-}
-
-/* Expected end of a running job: start + estimate, else its history, else
- * its time limit, else the policy default. */
-static int64_t expected_end(const struct policy *p, const struct job *j)
-{
-	int64_t rt = j->estimate       ? j->estimate
-		     : j->hist_runtime ? j->hist_runtime
-		     : j->time_limit   ? j->time_limit
-				       : p->default_runtime;
-	return j->start_time + rt;
 }
 
 /* A candidate that passed the static rules. */
@@ -184,7 +174,7 @@ static enum preempt_rule judge(struct chooser *c, const struct job *v, int slot)
 	if (!holds_matching(s, v, &c->t->req))
 		return PREEMPT_RULE_MISMATCH;
 	if (c->permit && job_tier(v) == TIER_P0 &&
-	    expected_end(p, v) <= s->now + p->permit_wait_for)
+	    predict_end(p, v, s->now) <= s->now + p->permit_wait_for)
 		return PREEMPT_RULE_ENDS_SOON;
 	return PREEMPT_RULE_COUNT;
 }
@@ -226,7 +216,7 @@ static void collect(struct chooser *c, struct preempt_plan *out)
 		};
 		k.v.work_lost = (double)k.v.gpus * (double)(s->now - since);
 		if (r == PREEMPT_RULE_ENDS_SOON) {
-			k.end = expected_end(&s->policy, v);
+			k.end = predict_end(&s->policy, v, s->now);
 			c->soon[c->nsoon++] = k;
 		} else {
 			c->elig[c->nelig++] = k;

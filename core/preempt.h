@@ -57,8 +57,8 @@
  * wait limit (now - queued_time > tier.waitLimit) holds a permit. It may
  * start on free GPUs ahead of its turn, and it may preempt running jobs of
  * any tier, P0 included, under every other rule; a P0 it would need that is
- * expected to end within policy.permit_wait_for (start + estimate, else
- * its history, else its time limit, else predict.defaultRuntime) is
+ * expected to end within policy.permit_wait_for (predict_end(), the end
+ * the prediction uses) is
  * waited for instead: PREEMPT_WAIT until the latest such end it needs. A
  * permit does not lift quotas, windows or headroom.
  *

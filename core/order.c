@@ -74,6 +74,26 @@ double order_fair_share(const struct snapshot *s, const struct job *j)
 	return s->qstate[qi].usage / (share > 0 ? share : 1e-9);
 }
 
+/* The fair shares of the last few queue names looked up: a sort looks up
+ * every job's queue, and a lookup is a string search over the policy. */
+#define FS_CACHE 8
+struct fs_cache {
+	char queue[FS_CACHE][GQ_NAME_MAX];
+	double fs[FS_CACHE];
+	int n, next;
+};
+
+static double fair_share_cached(const struct snapshot *s, const struct job *j, struct fs_cache *c)
+{
+	for (int i = 0; i < c->n; i++)
+		if (!strncmp(c->queue[i], j->queue, GQ_NAME_MAX))
+			return c->fs[i];
+	int i = c->n < FS_CACHE ? c->n++ : c->next++ % FS_CACHE;
+	STR_COPY(c->queue[i], j->queue);
+	c->fs[i] = order_fair_share(s, j);
+	return c->fs[i];
+}
+
 struct okey {
 	int tier;
 	int64_t k; /* aging steps, capped */
@@ -84,13 +104,13 @@ struct okey {
 };
 
 static void key_fill(const struct snapshot *s, const struct job *j, int64_t now, int steps,
-		     struct okey *k)
+		     double fs, struct okey *k)
 {
 	k->tier = (int)job_tier(j);
 	k->k = order_aging_k(&s->policy, waited_at(j, now));
 	if (k->k > steps)
 		k->k = steps;
-	k->fs = order_fair_share(s, j);
+	k->fs = fs;
 	k->submit = j->submit_time;
 	k->id = j->id;
 }
@@ -117,8 +137,8 @@ int order_cmp(const struct snapshot *s, const struct job *a, const struct job *b
 {
 	struct okey ka, kb;
 	int steps = order_aging_steps(&s->policy);
-	key_fill(s, a, now, steps, &ka);
-	key_fill(s, b, now, steps, &kb);
+	key_fill(s, a, now, steps, order_fair_share(s, a), &ka);
+	key_fill(s, b, now, steps, order_fair_share(s, b), &kb);
 	return key_cmp(&ka, &kb);
 }
 
@@ -131,11 +151,12 @@ size_t order_pending(const struct snapshot *s, size_t *out)
 		return 0;
 	struct okey *keys = xmalloc(n * sizeof(*keys));
 	int steps = order_aging_steps(&s->policy);
+	struct fs_cache c = {.n = 0};
 	size_t m = 0;
 	for (size_t i = 0; i < s->njobs; i++) {
 		if (s->jobs[i].state != JOB_PENDING)
 			continue;
-		key_fill(s, &s->jobs[i], s->now, steps, &keys[m]);
+		key_fill(s, &s->jobs[i], s->now, steps, fair_share_cached(s, &s->jobs[i], &c), &keys[m]);
 		keys[m++].idx = i;
 	}
 	qsort(keys, n, sizeof(*keys), key_qcmp);
@@ -145,21 +166,38 @@ size_t order_pending(const struct snapshot *s, size_t *out)
 	return n;
 }
 
+struct rkey {
+	double fs;
+	int64_t submit;
+	int64_t id;
+	size_t i;
+};
+
+static int rkey_cmp(const void *pa, const void *pb)
+{
+	const struct rkey *a = pa, *b = pb;
+	if (a->fs != b->fs)
+		return a->fs < b->fs ? -1 : 1;
+	if (a->submit != b->submit)
+		return a->submit < b->submit ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
 void order_rank_static(const struct snapshot *s, const size_t *idx, size_t n, uint32_t *rank)
 {
 	if (!n)
 		return;
-	struct okey *keys = xmalloc(n * sizeof(*keys));
+	struct rkey *keys = xmalloc(n * sizeof(*keys));
+	struct fs_cache c = {.n = 0};
 	for (size_t i = 0; i < n; i++) {
 		const struct job *j = &s->jobs[idx[i]];
-		memset(&keys[i], 0, sizeof(keys[i]));
-		keys[i].fs = order_fair_share(s, j);
+		keys[i].fs = fair_share_cached(s, j, &c);
 		keys[i].submit = j->submit_time;
 		keys[i].id = j->id;
-		keys[i].idx = i;
+		keys[i].i = i;
 	}
-	qsort(keys, n, sizeof(*keys), key_qcmp);
+	qsort(keys, n, sizeof(*keys), rkey_cmp);
 	for (size_t i = 0; i < n; i++)
-		rank[keys[i].idx] = (uint32_t)i;
+		rank[keys[i].i] = (uint32_t)i;
 	free(keys);
 }

@@ -36,6 +36,8 @@ static int reserve_of(const struct policy *p, int total)
 
 #define NF 65 /* free counts 0..64 */
 
+static void top_insert(int *top, int g);
+
 static void index_move(struct place_map *m, size_t nd, int from, int to)
 {
 	int c = m->node_class[nd];
@@ -71,6 +73,7 @@ void place_map_init(struct place_map *m, const struct snapshot *s)
 		if (c == m->nclasses)
 			m->class_rep[m->nclasses++] = (int)i;
 		m->node_class[i] = c;
+		m->all_gpus += __builtin_popcountll(node_mask(n));
 		if (!n->up)
 			continue;
 		m->upmask[i] = m->free[i] = node_mask(n);
@@ -98,6 +101,18 @@ void place_map_init(struct place_map *m, const struct snapshot *s)
 	m->by_free = xcalloc((m->words ? m->words : 1) * NF, sizeof(*m->by_free));
 	m->class_count = xcalloc((size_t)(m->nclasses ? m->nclasses : 1) * NF, sizeof(int));
 	m->class_free = xcalloc((size_t)(m->nclasses ? m->nclasses : 1), sizeof(int));
+	m->class_all = xcalloc((size_t)(m->nclasses ? m->nclasses : 1), sizeof(int));
+	m->class_top = xcalloc((size_t)(m->nclasses ? m->nclasses : 1) * GQ_MAX_ALLOC, sizeof(int));
+	int any_top[GQ_MAX_ALLOC] = {0};
+	for (size_t i = 0; i < nn; i++) {
+		int g = __builtin_popcountll(node_mask(&s->nodes[i]));
+		m->class_all[m->node_class[i]] += g;
+		top_insert(&m->class_top[(size_t)m->node_class[i] * GQ_MAX_ALLOC], g);
+		top_insert(any_top, g);
+	}
+	m->any_most = any_top[0];
+	for (int k = 0; k < GQ_MAX_ALLOC; k++)
+		m->any_span += any_top[k];
 	for (size_t i = 0; i < nn; i++)
 		if (s->nodes[i].up)
 			index_move(m, i, -1, __builtin_popcountll(m->free[i]));
@@ -112,6 +127,8 @@ void place_map_release(struct place_map *m)
 	free(m->class_count);
 	free(m->class_free);
 	free(m->by_free);
+	free(m->class_all);
+	free(m->class_top);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -134,6 +151,8 @@ void place_map_copy(struct place_map *dst, const struct place_map *src)
 	dst->class_count = dup_array(src->class_count, nc * NF, sizeof(int));
 	dst->class_free = dup_array(src->class_free, nc, sizeof(int));
 	dst->by_free = dup_array(src->by_free, src->words * NF, sizeof(uint64_t));
+	dst->class_all = dup_array(src->class_all, nc, sizeof(int));
+	dst->class_top = dup_array(src->class_top, nc * GQ_MAX_ALLOC, sizeof(int));
 }
 
 bool place_node_matches(const struct node *n, const struct job_res *req)
@@ -357,12 +376,19 @@ static int allocate(const struct place_map *m, const struct snapshot *s, const s
 bool place_check_fit(const struct place_map *m, const struct snapshot *s, const struct job *j,
 		     int qi, int di, int64_t now, struct place_result *out)
 {
+	return place_check_req(m, s, &j->req, job_tier(j), qi, di, now, out);
+}
+
+bool place_check_req(const struct place_map *m, const struct snapshot *s,
+		     const struct job_res *req, enum tier tier, int qi, int di, int64_t now,
+		     struct place_result *out)
+{
 	const struct policy *p = &s->policy;
 	struct place_result r;
 	memset(&r, 0, sizeof(r));
-	r.need = j->req.gpus;
+	r.need = req->gpus;
 	r.free = m->nfree;
-	r.reserve = job_tier(j) == TIER_P0 ? 0 : m->reserve;
+	r.reserve = tier == TIER_P0 ? 0 : m->reserve;
 	r.queue = qi;
 	r.queue_quota = r.queue_limit = -1;
 	r.dept = di;
@@ -389,7 +415,7 @@ bool place_check_fit(const struct place_map *m, const struct snapshot *s, const 
 	if (r.quota_queue || r.quota_dept)
 		r.blocks |= PLACE_BIT(PLACE_QUOTA);
 	if (r.need > 0) {
-		r.nalloc = allocate(m, s, &j->req, r.alloc, &r.usable, &r.match_free);
+		r.nalloc = allocate(m, s, req, r.alloc, &r.usable, &r.match_free);
 		if (r.free < r.need)
 			r.blocks |= PLACE_BIT(PLACE_RESOURCES);
 		else if (!r.nalloc)
@@ -411,7 +437,7 @@ bool place_check(const struct place_map *m, const struct snapshot *s, const stru
 	int qi = policy_queue_index(&s->policy, j->queue);
 	int di = policy_dept_index(&s->policy, j->dept);
 	place_check_fit(m, s, j, qi, di, now, out);
-	if (place_satisfiable(s, j, NULL) < 0) {
+	if (place_satisfiable_map(m, s, j, NULL) < 0) {
 		out->blocks |= PLACE_BIT(PLACE_UNSATISFIABLE);
 		out->nalloc = 0;
 		out->borrowed = false;
@@ -453,31 +479,76 @@ void place_give(struct place_map *m, int qi, int nalloc, const struct job_alloc 
 	}
 }
 
-int place_satisfiable(const struct snapshot *s, const struct job *j, struct gq_err *e)
+/* What the cluster could ever hold for a request: GPUs on all nodes, the
+ * matching ones, the most on one matching node, and the most on
+ * GQ_MAX_ALLOC matching nodes. */
+struct capacity {
+	int all, match, most, span;
+};
+
+static void top_insert(int *top, int g)
+{
+	for (int k = 0; k < GQ_MAX_ALLOC; k++) {
+		if (g > top[k]) {
+			int t = top[k];
+			top[k] = g;
+			g = t;
+		}
+	}
+}
+
+static void capacity_scan(const struct snapshot *s, const struct job_res *req, struct capacity *c)
+{
+	int top[GQ_MAX_ALLOC] = {0};
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < s->nnodes; i++) {
+		int g = __builtin_popcountll(node_mask(&s->nodes[i]));
+		c->all += g;
+		if (!place_node_matches(&s->nodes[i], req))
+			continue;
+		c->match += g;
+		if (g > c->most)
+			c->most = g;
+		top_insert(top, g);
+	}
+	for (int k = 0; k < GQ_MAX_ALLOC; k++)
+		c->span += top[k];
+}
+
+static void capacity_map(const struct place_map *m, const struct snapshot *s,
+			 const struct job_res *req, struct capacity *c)
+{
+	int top[GQ_MAX_ALLOC] = {0};
+	memset(c, 0, sizeof(*c));
+	c->all = m->all_gpus;
+	if (!req->gpu_type[0] && req->gpu_mem_mb <= 0) {
+		c->match = m->all_gpus;
+		c->most = m->any_most;
+		c->span = m->any_span;
+		return;
+	}
+	for (int k = 0; k < m->nclasses; k++) {
+		if (!place_node_matches(&s->nodes[m->class_rep[k]], req))
+			continue;
+		const int *ct = &m->class_top[(size_t)k * GQ_MAX_ALLOC];
+		c->match += m->class_all[k];
+		if (ct[0] > c->most)
+			c->most = ct[0];
+		for (int i = 0; i < GQ_MAX_ALLOC && ct[i]; i++)
+			top_insert(top, ct[i]);
+	}
+	for (int k = 0; k < GQ_MAX_ALLOC; k++)
+		c->span += top[k];
+}
+
+static int unsatisfiable(const struct snapshot *s, const struct job *j, const struct capacity *c,
+			 struct gq_err *e)
 {
 	const struct policy *p = &s->policy;
 	const struct job_res *req = &j->req;
 	int need = req->gpus;
 	if (need <= 0)
 		return 0;
-	int all = 0, match = 0, most = 0;
-	int top[GQ_MAX_ALLOC] = {0}; /* the GQ_MAX_ALLOC largest matching nodes */
-	for (size_t i = 0; i < s->nnodes; i++) {
-		int g = __builtin_popcountll(node_mask(&s->nodes[i]));
-		all += g;
-		if (!place_node_matches(&s->nodes[i], req))
-			continue;
-		match += g;
-		if (g > most)
-			most = g;
-		for (int k = 0; k < GQ_MAX_ALLOC; k++) {
-			if (g > top[k]) {
-				int t = top[k];
-				top[k] = g;
-				g = t;
-			}
-		}
-	}
 	char what[96];
 	if (req->gpu_type[0] && req->gpu_mem_mb > 0)
 		snprintf(what, sizeof(what), " of type '%s' with %lld MB", req->gpu_type,
@@ -488,21 +559,18 @@ int place_satisfiable(const struct snapshot *s, const struct job *j, struct gq_e
 		snprintf(what, sizeof(what), " with %lld MB", (long long)req->gpu_mem_mb);
 	else
 		what[0] = 0;
-	if (match < need)
+	if (c->match < need)
 		return err_set(e, GQ_EINVAL,
 			       "needs %d GPUs%s, the cluster has %d such GPUs: ask for fewer or other GPUs",
-			       need, what, match);
-	if (req->same_node && most < need)
+			       need, what, c->match);
+	if (req->same_node && c->most < need)
 		return err_set(e, GQ_EINVAL,
 			       "needs %d GPUs%s on one node, the largest matching node has %d: ask for fewer GPUs or drop same-node",
-			       need, what, most);
-	int span = 0;
-	for (int k = 0; k < GQ_MAX_ALLOC; k++)
-		span += top[k];
-	if (span < need)
+			       need, what, c->most);
+	if (c->span < need)
 		return err_set(e, GQ_EINVAL,
 			       "needs %d GPUs%s, at most %d fit on %d nodes: ask for fewer GPUs",
-			       need, what, span, GQ_MAX_ALLOC);
+			       need, what, c->span, GQ_MAX_ALLOC);
 	int qi = policy_queue_index(p, j->queue);
 	if (qi >= 0) {
 		const struct queue_policy *q = &p->queues[qi];
@@ -512,11 +580,30 @@ int place_satisfiable(const struct snapshot *s, const struct job *j, struct gq_e
 				       need, q->name, q->quota + q->borrow, q->quota, q->borrow);
 	}
 	if (job_tier(j) != TIER_P0) {
-		int reserve = reserve_of(p, all);
-		if (need > all - reserve)
+		int reserve = reserve_of(p, c->all);
+		if (need > c->all - reserve)
 			return err_set(e, GQ_EINVAL,
 				       "needs %d GPUs, %s jobs may use at most %d of %d (headroom.share keeps %d for P0): ask for fewer GPUs",
-				       need, tier_name(job_tier(j)), all - reserve, all, reserve);
+				       need, tier_name(job_tier(j)), c->all - reserve, c->all, reserve);
 	}
 	return 0;
+}
+
+int place_satisfiable(const struct snapshot *s, const struct job *j, struct gq_err *e)
+{
+	struct capacity c;
+	if (j->req.gpus <= 0)
+		return 0;
+	capacity_scan(s, &j->req, &c);
+	return unsatisfiable(s, j, &c, e);
+}
+
+int place_satisfiable_map(const struct place_map *m, const struct snapshot *s, const struct job *j,
+			  struct gq_err *e)
+{
+	struct capacity c;
+	if (j->req.gpus <= 0)
+		return 0;
+	capacity_map(m, s, &j->req, &c);
+	return unsatisfiable(s, j, &c, e);
 }

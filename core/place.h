@@ -74,6 +74,12 @@ struct place_map {
 	int *class_free;   /* per class: free GPUs */
 	size_t words;      /* uint64_t words per node bitset */
 	uint64_t *by_free; /* [0..64][words]: up nodes with exactly that many free */
+	/* What could ever fit, for place_satisfiable_map: GPUs on all nodes
+	 * (up or not), per class, and each class's GQ_MAX_ALLOC largest nodes. */
+	int all_gpus;
+	int any_most, any_span; /* for requests of any model and memory */
+	int *class_all;
+	int *class_top; /* [class][GQ_MAX_ALLOC], descending */
 };
 
 /* Builds the map of s: allocates (freed by place_map_release); nnodes may
@@ -128,6 +134,11 @@ bool place_check(const struct place_map *m, const struct snapshot *s, const stru
 bool place_check_fit(const struct place_map *m, const struct snapshot *s, const struct job *j,
 		     int qi, int di, int64_t now, struct place_result *out);
 
+/* place_check_fit on a request and tier rather than a job. */
+bool place_check_req(const struct place_map *m, const struct snapshot *s,
+		     const struct job_res *req, enum tier tier, int qi, int di, int64_t now,
+		     struct place_result *out);
+
 /* Free GPUs of m matching req's type and memory, on all up nodes. */
 int place_match_free(const struct place_map *m, const struct snapshot *s, const struct job_res *req);
 
@@ -146,6 +157,11 @@ void place_give(struct place_map *m, int qi, int nalloc, const struct job_alloc 
  * rejects such submits with this text.
  */
 int place_satisfiable(const struct snapshot *s, const struct job *j, struct gq_err *e);
+
+/* place_satisfiable from the capacity summary of a map built from s:
+ * the same answer and text, in O(GPU classes) instead of O(nodes). */
+int place_satisfiable_map(const struct place_map *m, const struct snapshot *s, const struct job *j,
+			  struct gq_err *e);
 
 /* Is policy queue index qi paused at `now` (local time now + tz)? */
 bool place_window_paused(const struct snapshot *s, int qi, int64_t now);

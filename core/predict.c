@@ -260,10 +260,12 @@ enum { EV_END, EV_RELEASE, EV_WINDOW };
 enum { ST_GATED, ST_READY, ST_PARK_WINDOW, ST_PARK_QUOTA, ST_STARTED, ST_NEVER };
 
 struct pj { /* a pending job in the simulation; index = position - 1 */
+	struct job_res req; /* a copy: the walk should not touch the large job records */
 	uint32_t jidx, rank, epoch;
 	int tier, qi, di, gpus, bucket, deps_left;
 	uint8_t status;
 	bool unconstrained; /* any GPU model and memory */
+	bool has_deps;      /* waits (or waited) for other jobs */
 	int64_t q;          /* aging reference: queued_time, INT64_MAX/4 when unset */
 	int64_t rt, rt_low, rt_high;
 	int64_t release_at; /* earliest start allowed by cooldown */
@@ -280,12 +282,17 @@ struct sim {
 	size_t np;
 	struct pj *pj;
 	struct prediction *out; /* np items */
+	struct job_alloc *pool; /* the set's allocs: sized so that it never moves */
+	size_t npool, cap_pool;
+	int64_t min_rt; /* shortest expected runtime of any pending job */
 	int32_t *of_job;
 	/* per snapshot job: expected end range and the allocation it holds */
 	int64_t *end_mid, *end_low, *end_high;
 	const struct job_alloc **alloc_of;
 	int *nalloc_of;
 	int *held_of; /* GPUs held */
+	int64_t *id_of; /* job ids, and policy queue indices, by snapshot index: */
+	int *qi_of;     /* compact copies, so that events need not touch the jobs */
 	/* per GPU: the job that released it last and when (t 0: free since now) */
 	size_t *goff;
 	uint32_t *rel_job;
@@ -413,7 +420,7 @@ static int matching_held(const struct sim *S, uint32_t jidx, const struct job_re
  */
 static int64_t shadow(struct sim *S, const struct pj *x, const struct place_result *r)
 {
-	const struct job_res *req = &S->s->jobs[x->jidx].req;
+	const struct job_res *req = &x->req;
 	int have = r->match_free, total = S->m.nfree;
 	int need_total = x->gpus + r->reserve;
 	if (!S->ends.n)
@@ -497,7 +504,13 @@ static void start_job(struct sim *S, uint32_t p, int64_t t, const struct place_r
 	o->backfilled = backfilled;
 	o->borrowed = r->borrowed;
 	o->nalloc = r->nalloc;
-	memcpy(o->alloc, r->alloc, sizeof(o->alloc));
+	if (r->nalloc) {
+		if (S->npool + (size_t)r->nalloc > S->cap_pool)
+			BUG("predict: allocation pool overflow");
+		o->alloc = &S->pool[S->npool];
+		memcpy(&S->pool[S->npool], r->alloc, (size_t)r->nalloc * sizeof(*r->alloc));
+		S->npool += (size_t)r->nalloc;
+	}
 	int64_t lo = x->gate_low, hi = x->gate_high, last_rel = 0;
 	for (int a = 0; a < r->nalloc; a++) {
 		size_t base = S->goff[r->alloc[a].node];
@@ -509,7 +522,7 @@ static void start_job(struct sim *S, uint32_t p, int64_t t, const struct place_r
 			if (S->rel_t[gi] <= S->now)
 				continue;
 			uint32_t rj = S->rel_job[gi];
-			add_wait(o, s->jobs[rj].id);
+			add_wait(o, S->id_of[rj]);
 			if (S->end_low[rj] > lo)
 				lo = S->end_low[rj];
 			if (S->end_high[rj] > hi)
@@ -519,7 +532,7 @@ static void start_job(struct sim *S, uint32_t p, int64_t t, const struct place_r
 		}
 	}
 	const struct job *j = &s->jobs[x->jidx];
-	for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++) {
+	for (int d = 0; x->has_deps && d < j->ndeps && d < GQ_MAX_DEPS; d++) {
 		const struct job *dj = snapshot_find(s, j->deps[d]);
 		if (dj && dj->state != JOB_COMPLETED)
 			add_wait(o, dj->id);
@@ -584,13 +597,25 @@ static void walk(struct sim *S, int64_t t)
 				struct pj *x = &S->pj[e.p];
 				if (x->status != ST_READY || x->epoch != e.epoch || x->bucket != b)
 					continue;
+				if (blocked && t + x->rt > tmin) {
+					/* Would outlast a reservation whether it fits
+					 * or not: it cannot start before the next
+					 * event, which bounds tmin. */
+					GROW(S->putback, S->cap_putback, S->nputback + 1);
+					S->putback[S->nputback++] = e.p;
+					int64_t nt = next_time(S);
+					if (nt < tmin)
+						tmin = nt;
+					if (++examined >= PREDICT_BACKFILL_DEPTH || t + S->min_rt > tmin)
+						goto done;
+					continue;
+				}
 				struct place_result r;
-				const struct job *j = &s->jobs[x->jidx];
 				if (x->qi >= 0 && qparked[x->qi]) {
 					park_quota(S, e.p);
 					continue;
 				}
-				place_check_fit(&S->m, s, j, x->qi, x->di, t, &r);
+				place_check_req(&S->m, s, &x->req, (enum tier)x->tier, x->qi, x->di, t, &r);
 				if (r.blocks & PLACE_BIT(PLACE_WINDOW)) {
 					park_window(S, e.p, &r);
 					continue;
@@ -623,7 +648,9 @@ static void walk(struct sim *S, int64_t t)
 					}
 				}
 				blocked = true;
-				if (++examined >= PREDICT_BACKFILL_DEPTH)
+				/* No job is shorter than min_rt: once that
+				 * outlasts tmin, nothing more can start now. */
+				if (++examined >= PREDICT_BACKFILL_DEPTH || t + S->min_rt > tmin)
 					goto done;
 			}
 		}
@@ -639,9 +666,8 @@ done:
 static void on_end(struct sim *S, uint32_t jidx, int64_t t)
 {
 	const struct snapshot *s = S->s;
-	const struct job *j = &s->jobs[jidx];
-	int qi = S->of_job[jidx] >= 0 ? S->pj[S->of_job[jidx]].qi
-				       : policy_queue_index(S->p, j->queue);
+	int qi = S->qi_of[jidx];
+	int64_t id = S->id_of[jidx];
 	for (int a = 0; a < S->nalloc_of[jidx]; a++) {
 		const struct job_alloc *al = &S->alloc_of[jidx][a];
 		if (al->node < 0 || (size_t)al->node >= s->nnodes)
@@ -661,7 +687,7 @@ static void on_end(struct sim *S, uint32_t jidx, int64_t t)
 		struct pj *x = &S->pj[p];
 		if (x->status != ST_GATED)
 			continue;
-		gate_raise(x, t, S->end_low[jidx], S->end_high[jidx], GATE_DEPENDENCY, j->id);
+		gate_raise(x, t, S->end_low[jidx], S->end_high[jidx], GATE_DEPENDENCY, id);
 		if (--x->deps_left > 0)
 			continue;
 		if (x->release_at > t) {
@@ -680,7 +706,7 @@ static void on_end(struct sim *S, uint32_t jidx, int64_t t)
 			struct pj *x = &S->pj[e.p];
 			if (x->status != ST_PARK_QUOTA || x->epoch != e.epoch)
 				continue;
-			gate_raise(x, t, S->end_low[jidx], S->end_high[jidx], GATE_QUOTA, j->id);
+			gate_raise(x, t, S->end_low[jidx], S->end_high[jidx], GATE_QUOTA, id);
 			make_ready(S, e.p, t);
 			room -= x->gpus;
 		}
@@ -707,35 +733,6 @@ static void on_event(struct sim *S, const struct tentry *e, int64_t t)
 	S->npark_win[qi] = 0;
 }
 
-/* Static "could it ever fit" with a small memo: requests repeat. */
-struct sat_memo {
-	struct job_res req;
-	int qi;
-	bool p0, ok;
-};
-
-static bool satisfiable(const struct snapshot *s, const struct job *j, int qi,
-			struct sat_memo *memo, size_t *nmemo)
-{
-	bool p0 = job_tier(j) == TIER_P0;
-	for (size_t i = 0; i < *nmemo; i++) {
-		const struct sat_memo *e = &memo[i];
-		if (e->qi == qi && e->p0 == p0 && e->req.gpus == j->req.gpus &&
-		    e->req.same_node == j->req.same_node && e->req.gpu_mem_mb == j->req.gpu_mem_mb &&
-		    !strcmp(e->req.gpu_type, j->req.gpu_type))
-			return e->ok;
-	}
-	bool ok = place_satisfiable(s, j, NULL) == 0;
-	if (*nmemo < 64) {
-		memo[*nmemo].req = j->req;
-		memo[*nmemo].qi = qi;
-		memo[*nmemo].p0 = p0;
-		memo[*nmemo].ok = ok;
-		(*nmemo)++;
-	}
-	return ok;
-}
-
 struct qkey {
 	int64_t q;
 	uint32_t rank;
@@ -750,6 +747,68 @@ static int cmp_qkey(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* The policy indices of the last few queue or department names looked up:
+ * a lookup is a string search over the policy, and names repeat. */
+#define NAME_CACHE 8
+struct name_cache {
+	char name[NAME_CACHE][GQ_NAME_MAX];
+	int idx[NAME_CACHE];
+	int n, next;
+};
+
+static int name_lookup(struct name_cache *c, const struct policy *p, const char *name,
+		       int (*lookup)(const struct policy *, const char *))
+{
+	for (int i = 0; i < c->n; i++)
+		if (!strncmp(c->name[i], name, GQ_NAME_MAX))
+			return c->idx[i];
+	int i = c->n < NAME_CACHE ? c->n++ : c->next++ % NAME_CACHE;
+	STR_COPY(c->name[i], name);
+	c->idx[i] = lookup(p, name);
+	return c->idx[i];
+}
+
+/*
+ * Turns order[0..np) (pending jobs in snapshot order) with their static
+ * ranks into the order at now (tier, aging step at now descending, rank),
+ * permuting rank alongside. A counting sort: O(n + buckets).
+ */
+static void sort_now(struct sim *S, size_t *order, uint32_t *rank)
+{
+	size_t np = S->np, nb = (size_t)TIER_COUNT * (size_t)(S->steps + 1);
+	size_t *by_rank = xmalloc((np ? np : 1) * sizeof(*by_rank));
+	uint32_t *key = xmalloc((np ? np : 1) * sizeof(*key));
+	size_t *start = xcalloc(nb + 1, sizeof(*start));
+	/* order[] is in snapshot order here: read the jobs in sequence. */
+	for (size_t i = 0; i < np; i++) {
+		const struct job *j = &S->s->jobs[order[i]];
+		int64_t q = j->queued_time > 0 ? j->queued_time : INT64_MAX / 4;
+		int b = 0;
+		if (S->now > q) {
+			int64_t k = order_aging_k(S->p, S->now - q);
+			b = k > S->steps ? S->steps : (int)k;
+		}
+		key[i] = (uint32_t)((int)job_tier(j) * (S->steps + 1) + (S->steps - b));
+		start[key[i] + 1]++;
+		by_rank[rank[i]] = i;
+	}
+	for (size_t b = 1; b <= nb; b++)
+		start[b] += start[b - 1];
+	size_t *out = xmalloc((np ? np : 1) * sizeof(*out));
+	for (size_t r = 0; r < np; r++) {
+		size_t i = by_rank[r];
+		size_t at = start[key[i]]++;
+		out[at] = order[i];
+		rank[at] = (uint32_t)r;
+	}
+	if (np)
+		memcpy(order, out, np * sizeof(*out));
+	free(out);
+	free(start);
+	free(key);
+	free(by_rank);
+}
+
 static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_set *out)
 {
 	memset(S, 0, sizeof(*S));
@@ -759,8 +818,13 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 	size_t nj = s->njobs, nj1 = nj ? nj : 1;
 	place_map_init(&S->m, s);
 
+	/* The order at now without a second sort: rank the pending jobs by
+	 * the static keys (fair share, submit time, id), then bucket them by
+	 * tier and aging step, which keeps rank order inside each bucket. */
 	size_t *order = xmalloc(nj1 * sizeof(*order));
-	S->np = order_pending(s, order);
+	for (size_t i = 0; i < nj; i++)
+		if (s->jobs[i].state == JOB_PENDING)
+			order[S->np++] = i;
 	out->now = s->now;
 	out->n = S->np;
 	out->items = xcalloc(S->np ? S->np : 1, sizeof(*out->items));
@@ -778,6 +842,13 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 	S->alloc_of = xcalloc(nj1, sizeof(*S->alloc_of));
 	S->nalloc_of = xcalloc(nj1, sizeof(int));
 	S->held_of = xcalloc(nj1, sizeof(int));
+	S->id_of = xmalloc(nj1 * sizeof(int64_t));
+	S->qi_of = xmalloc(nj1 * sizeof(int));
+	struct name_cache qc = {.n = 0}, dc = {.n = 0};
+	for (size_t i = 0; i < nj; i++) {
+		S->id_of[i] = s->jobs[i].id;
+		S->qi_of[i] = name_lookup(&qc, S->p, s->jobs[i].queue, policy_queue_index);
+	}
 
 	S->goff = xmalloc((s->nnodes + 1) * sizeof(size_t));
 	size_t ng = 0;
@@ -815,25 +886,32 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 	S->steps = order_aging_steps(S->p);
 	if (S->steps > MAX_BUCKETS - 1)
 		S->steps = MAX_BUCKETS - 1;
+	sort_now(S, order, rank);
 	S->ready = xcalloc((size_t)TIER_COUNT * (size_t)(S->steps + 1), sizeof(*S->ready));
 	S->cursor = xcalloc((size_t)TIER_COUNT * (size_t)(S->steps + 1), sizeof(*S->cursor));
-	struct sat_memo memo[64];
-	size_t nmemo = 0;
-	size_t ndeps = 0;
-	for (size_t p = 0; p < S->np; p++) {
-		const struct job *j = &s->jobs[order[p]];
+	size_t ndeps = 0, npool = 0;
+	for (size_t p = 0; p < S->np; p++)
+		S->of_job[order[p]] = (int32_t)p;
+	S->min_rt = INT64_MAX;
+	/* In snapshot order, not queue order: the job array is large, and
+	 * walking it in sequence is what the cache likes. */
+	for (size_t i = 0; i < nj; i++) {
+		if (S->of_job[i] < 0)
+			continue;
+		size_t p = (size_t)S->of_job[i];
+		const struct job *j = &s->jobs[i];
 		struct pj *x = &S->pj[p];
 		struct prediction *o = &S->out[p];
-		S->of_job[order[p]] = (int32_t)p;
 		o->job = j->id;
-		o->idx = order[p];
+		o->idx = i;
 		o->position = (int)p + 1;
-		x->jidx = (uint32_t)order[p];
+		x->jidx = (uint32_t)i;
 		x->rank = rank[p];
 		x->tier = (int)job_tier(j);
-		x->qi = policy_queue_index(S->p, j->queue);
-		x->di = policy_dept_index(S->p, j->dept);
+		x->qi = S->qi_of[i];
+		x->di = name_lookup(&dc, S->p, j->dept, policy_dept_index);
 		x->gpus = j->req.gpus;
+		x->req = j->req;
 		x->unconstrained = !j->req.gpu_type[0] && j->req.gpu_mem_mb <= 0;
 		x->q = j->queued_time > 0 ? j->queued_time : INT64_MAX / 4;
 		x->rt = predict_runtime(S->p, j);
@@ -843,13 +921,17 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 		x->gate_t = x->gate_low = x->gate_high = S->now;
 		x->gate = GATE_NOW;
 		x->status = ST_GATED;
+		if (x->rt < S->min_rt)
+			S->min_rt = x->rt;
+		if (x->gpus > 0)
+			npool += (size_t)(x->gpus < GQ_MAX_ALLOC ? x->gpus : GQ_MAX_ALLOC);
 		o->runtime = x->rt;
 		if (j->held) {
 			x->status = ST_NEVER;
 			o->never = NEVER_HELD;
 			continue;
 		}
-		if (!satisfiable(s, j, x->qi, memo, &nmemo)) {
+		if (place_satisfiable_map(&S->m, s, j, NULL) < 0) {
 			x->status = ST_NEVER;
 			o->never = NEVER_UNSATISFIABLE;
 			continue;
@@ -870,12 +952,15 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 				break;
 			}
 			x->deps_left++;
+			x->has_deps = true;
 		}
 		if (x->status == ST_NEVER)
 			x->deps_left = 0;
 		ndeps += (size_t)x->deps_left;
 	}
 	free(rank);
+	S->cap_pool = npool;
+	S->pool = out->allocs = xmalloc((npool ? npool : 1) * sizeof(*S->pool));
 
 	/* Dependents, as a CSR list per snapshot job. */
 	S->dep_off = xcalloc(nj + 2, sizeof(size_t));
@@ -941,6 +1026,8 @@ static void sim_release(struct sim *S)
 	free(S->alloc_of);
 	free(S->nalloc_of);
 	free(S->held_of);
+	free(S->id_of);
+	free(S->qi_of);
 	free(S->goff);
 	free(S->rel_job);
 	free(S->rel_t);
@@ -1024,6 +1111,7 @@ void prediction_set_release(struct prediction_set *ps)
 	free(ps->items);
 	free(ps->of_job);
 	free(ps->ends);
+	free(ps->allocs);
 	prediction_set_init(ps);
 }
 

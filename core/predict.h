@@ -103,10 +103,11 @@ struct prediction {
 	int nwaits;    /* job ids in waits[], ascending; at most PREDICT_MAX_WAITS */
 	int nwaits_all; /* how many there were before the cut */
 	int64_t waits[PREDICT_MAX_WAITS];
-	/* The simulated allocation; the real one when start == now. */
+	/* The simulated allocation (the real one when start == now): nalloc
+	 * entries at alloc, which points into the set's pool (NULL when 0). */
 	bool borrowed;
 	int nalloc;
-	struct job_alloc alloc[GQ_MAX_ALLOC];
+	const struct job_alloc *alloc;
 };
 
 /*
@@ -114,6 +115,7 @@ struct prediction {
  * order at now (position 1 first). of_job[i] is the index in items of
  * snapshot.jobs[i], -1 for jobs that are not pending. ends[i] is the
  * expected end of snapshot.jobs[i] when it holds GPUs at now, else 0.
+ * allocs is the pool the predictions' alloc pointers point into.
  * The set refers to the snapshot by index: it stays meaningful while the
  * snapshot's job array is unchanged.
  */
@@ -127,6 +129,7 @@ struct prediction_set {
 	size_t njobs;
 	int32_t *of_job;
 	int64_t *ends;
+	struct job_alloc *allocs;
 };
 
 /* Empty set; allocates nothing. */

@@ -1,0 +1,152 @@
+/*
+ * predict.c - benchmark of one full start-time prediction (predict_all)
+ * and of one plan (sched_plan), on 2,000 nodes of 8 GPUs, with 1k, 10k and
+ * 100k pending jobs and 10% as many running. Prints milliseconds of CPU
+ * time (best of 3 runs, one core) and the growth factor per 10x next to
+ * what n log n would give; asserts nothing.
+ *
+ *   build/bench/predict [MAX_PENDING]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/predict.h"
+#include "core/sched.h"
+
+#define NODES 2000
+#define GPUS 8
+
+/* CPU time of this process: the figure is about one core's work, and the
+ * machine may be shared with other processes. */
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd(uint32_t n)
+{
+	rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(rng >> 33) % n;
+}
+
+/* Pending jobs of every tier and three queues asking for 1..8 GPUs (every
+ * tenth on one node), estimates of 10 min to 4 h, half with a time limit
+ * twice that; running jobs of 1 or 2 GPUs spread over the nodes. */
+static void build(struct snapshot *s, int pending)
+{
+	static const char *const queues[] = {"prod", "train", "exp"};
+	struct gq_err e = GQ_ERR_INIT;
+	snapshot_init(s);
+	s->now = 1800000000;
+	policy_set(&s->policy, "queue.prod.share", "3", &e);
+	policy_set(&s->policy, "queue.train.share", "2", &e);
+	policy_set(&s->policy, "queue.exp.quota", "4000", &e);
+	policy_set(&s->policy, "queue.exp.borrow", "2000", &e);
+	s->qstate[1].usage = 1e6;
+	s->qstate[2].usage = 3e6;
+	s->qstate[3].usage = 2e6;
+	for (int i = 0; i < NODES; i++) {
+		struct node *n = snapshot_add_node(s);
+		snprintf(n->name, sizeof(n->name), "n%04d", i);
+		snprintf(n->gpu_model, sizeof(n->gpu_model), "%s", i % 4 == 3 ? "h100" : "a100");
+		n->gpu_mem_mb = 81920;
+		n->ngpus = GPUS;
+	}
+	int64_t id = 1;
+	int running = pending / 10, node = 0;
+	uint64_t used = 0;
+	for (int r = 0; r < running; r++) {
+		struct job *j = snapshot_add_job(s);
+		int g = 1 + (int)rnd(2);
+		if (__builtin_popcountll(used) + g > GPUS) {
+			node = (node + 1) % NODES;
+			used = 0;
+		}
+		j->id = id++;
+		snprintf(j->queue, sizeof(j->queue), "%s", queues[rnd(3)]);
+		snprintf(j->dept, sizeof(j->dept), "default");
+		j->tier = (enum tier)rnd(3);
+		j->state = JOB_RUNNING;
+		j->req.gpus = g;
+		j->start_time = s->now - 60 * (int64_t)rnd(120);
+		j->estimate = 600 + 60 * (int64_t)rnd(240);
+		j->nalloc = 1;
+		j->alloc[0].node = node;
+		uint64_t m = ((uint64_t)1 << g) - 1;
+		j->alloc[0].mask = m << __builtin_popcountll(used);
+		used |= j->alloc[0].mask;
+	}
+	for (int p = 0; p < pending; p++) {
+		struct job *j = snapshot_add_job(s);
+		j->id = id++;
+		snprintf(j->queue, sizeof(j->queue), "%s", queues[rnd(3)]);
+		snprintf(j->dept, sizeof(j->dept), "default");
+		j->tier = (enum tier)rnd(3);
+		j->state = JOB_PENDING;
+		j->req.gpus = 1 << rnd(4);
+		j->req.same_node = p % 10 == 0;
+		if (p % 20 == 1)
+			snprintf(j->req.gpu_type, sizeof(j->req.gpu_type), "h100");
+		j->submit_time = j->queued_time = s->now - 60 * (int64_t)rnd(600);
+		j->estimate = 600 + 60 * (int64_t)rnd(230);
+		if (p % 2)
+			j->time_limit = 2 * j->estimate;
+	}
+	snapshot_sort(s);
+}
+
+static double best_of(int runs, const struct snapshot *s, bool plan)
+{
+	double best = 1e30;
+	for (int r = 0; r < runs; r++) {
+		double t0 = now_ms();
+		if (plan) {
+			struct plan p;
+			plan_init(&p);
+			sched_plan(s, &p);
+			plan_release(&p);
+		} else {
+			struct prediction_set ps;
+			prediction_set_init(&ps);
+			predict_all(s, &ps);
+			prediction_set_release(&ps);
+		}
+		double t = now_ms() - t0;
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+int main(int argc, char **argv)
+{
+	int max = argc > 1 ? atoi(argv[1]) : 100000;
+	printf("one full prediction (predict_all) and one plan (sched_plan), %d nodes x %d GPUs,\n"
+	       "running = 10%% of pending; best of 3 runs, CPU time of one core\n",
+	       NODES, GPUS);
+	printf("%9s %9s %12s %12s %10s %14s\n", "pending", "running", "predict ms", "plan ms",
+	       "growth", "n log n growth");
+	double prev = 0;
+	for (int n = 1000; n <= max; n *= 10) {
+		struct snapshot s;
+		build(&s, n);
+		double t = best_of(3, &s, false);
+		double tp = best_of(3, &s, true);
+		char growth[32] = "-", nlogn[32] = "-";
+		if (prev > 0) {
+			snprintf(growth, sizeof(growth), "x%.1f", t / prev);
+			snprintf(nlogn, sizeof(nlogn), "x%.1f", 10.0 * log((double)n) / log(n / 10.0));
+		}
+		printf("%9d %9d %12.1f %12.1f %10s %14s\n", n, n / 10, t, tp, growth, nlogn);
+		fflush(stdout);
+		prev = t;
+		snapshot_release(&s);
+	}
+	return 0;
+}

@@ -1023,6 +1023,11 @@ static void print_group(const char *queue, enum tier t, const struct stats_group
 		a = &zero;
 	if (!b)
 		b = &zero;
+	/* A group with nothing to say on either side is left out. */
+	if (!a->starts && !b->starts && !a->longest_wait && !b->longest_wait &&
+	    !a->preemptions && !b->preemptions && !a->cancelled && !b->cancelled &&
+	    !a->would_preempt && !b->would_preempt)
+		return;
 	printf("\nqueue %s, %s%*s%10s %10s\n", strcmp(queue, "*") ? queue : "(all)", tier_name(t),
 	       (int)(10 - strlen(strcmp(queue, "*") ? queue : "(all)")), "", "before", "after");
 	print_int_pair("starts", a->starts, b->starts);

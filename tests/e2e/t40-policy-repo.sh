@@ -47,7 +47,7 @@ out=$("$GQ" policy edit -m "break it" 2>&1); rc=$?
 check_eq "an invalid edit exits 1" "$rc" 1
 check_match "the error names file, key and reason" "$out" "policy.conf: tier\.\*\.base: tiers must be ordered P0 > P1 > P2 \(now 100, 300, 5\)"
 check_match "the edit is kept" "$out" "your edit is kept in .*gq-policy-draft.conf"
-check_eq "nothing was committed" "$("$GQ" policy log | grep -c '^commit ')" 2
+check_eq "nothing was committed" "$("$GQ" policy log 2>/dev/null | grep -c '^commit ')" 2
 editor 's/^\tbase = 300$/\tbase = 40/'
 out=$("$GQ" policy edit -m "Raise P1" 2>&1)
 check_match "the next edit resumes the kept one" "$out" "resuming the edit kept from last time"
@@ -65,7 +65,7 @@ author "Bob Boss" bob@example.org
 editor 's/^\twaitLimit = 12h00m$/\twaitLimit = 10h/'
 out=$(printf '\nP2 waits under 10h\n1d\nP0 slower\n' | "$GQ" policy edit 2>&1)
 check_match "an empty summary takes the suggestion" "$out" '^committed [0-9a-f]{7}: Set tier\.P2\.waitLimit to 10h00m \(was 12h00m\)$'
-log=$("$GQ" policy log -n 1)
+log=$("$GQ" policy log -n 1 2>/dev/null)
 check_match "log shows the author" "$log" '^Author: Bob Boss <bob@example.org>$'
 check_match "log shows Expected" "$log" '^    Expected: P2 waits under 10h$'
 check_match "log shows Observe" "$log" '^    Observe: 1d$'
@@ -113,14 +113,43 @@ out=$("$GQ" policy blame aging.cap)
 check_match "reformatting does not count" "$out" '^    Age less so P1 passes P2 less$'
 
 # rollback to the first commit, without a server.
-first=$("$GQ" policy log | grep '^commit ' | tail -1 | cut -c8-14)
+first=$("$GQ" policy log 2>/dev/null | grep '^commit ' | tail -1 | cut -c8-14)
 out=$("$GQ" policy rollback --no-apply "$first" 2>&1)
 check_match "rollback commits" "$out" "^committed [0-9a-f]{7}: roll back to $first \(5 commits reverted\)$"
 check_match "defaults are back" "$("$GQ" policy show)" '^aging\.cap +0\.5 +\(default\)$'
-log=$("$GQ" policy log -n 1)
+log=$("$GQ" policy log -n 1 2>/dev/null)
 check_match "rollback names what it reverts" "$log" '^    Reverts: [0-9a-f]{12} Age less so P1 passes P2 less$'
 check_match "rollback names its target" "$log" "^    Rollback-to: $first"
 check_fail 1 "rolling back to the same content is refused" "$GQ" policy rollback --no-apply "$first"
+
+# export slurm, parsed back.
+editor 's/^\tcap = 0.5$/\tcap = 0.3/; s/^\tbase = 5$/\tbase = 6/; $a\
+[department "research"]\
+	gpuHours = 5000\
+[queue "exp"]\
+	department = research\
+	quota = 16\
+	borrow = 8\
+	window = 20:00-08:00'
+"$GQ" policy edit -m "Queue exp for research" >/dev/null 2>&1
+"$GQ" policy export slurm >"$T_DIR/slurm.txt"
+# Every line is a comment, a slurm.conf KEY=VALUE line or a sacctmgr command.
+bad=$(grep -Ev '^(#.*|## .*|[A-Za-z]+=[^ ]*( [A-Za-z]+=[^ ]*)*|sacctmgr -i (add|modify) [a-z]+ [A-Za-z0-9_]+( set( [A-Za-z/]+=[^ ]+)+)?|)$' "$T_DIR/slurm.txt")
+check_eq "every exported line parses" "$bad" ""
+conf() { sed -n "s/^$1=\([^ ]*\).*/\1/p" "$T_DIR/slurm.txt"; }
+check_eq "QOS weight" "$(conf PriorityWeightQOS)" 100000
+check_eq "age weight: P2 fully aged, 6 x 0.3 of P0's 100" "$(conf PriorityWeightAge)" 1800
+check_eq "max age: 3 steps of 30m" "$(conf PriorityMaxAge)" 01:30:00
+qos() { sed -n "s/^sacctmgr -i modify qos $1 set .*$2=\([^ ]*\).*/\1/p" "$T_DIR/slurm.txt"; }
+check_eq "P0 priority" "$(qos P0 Priority)" 1000
+check_eq "P2 priority" "$(qos P2 Priority)" 60
+check_eq "P1 preempts P2" "$(qos P1 Preempt)" P2
+check_eq "P2 usage factor is its price" "$(qos P2 UsageFactor)" 0.3
+check_eq "exp quota + borrowing" "$(qos q_exp GrpTRES)" gres/gpu=24
+check_match "department quota in GPU-minutes" "$(cat "$T_DIR/slurm.txt")" '^sacctmgr -i modify account research set GrpTRESMins=gres/gpu=300000$'
+check_match "the partition of exp" "$(cat "$T_DIR/slurm.txt")" '^PartitionName=exp Nodes=ALL Default=NO AllowQos=P0,P1,P2 QOS=q_exp$'
+check_match "the window is a comment" "$(cat "$T_DIR/slurm.txt")" '^# gq: queue exp pauses daily 20:00-08:00'
+check_match "the borrowing rule is a comment" "$(cat "$T_DIR/slurm.txt")" '^# gq: queue exp has a quota of 16 GPUs and may borrow 8 more'
 
 # Completion words, and the bash completion using them.
 check_eq "subcommands come from the SYNOPSIS" "$("$GQ" __complete subcommands policy | tr '\n' ' ')" \

@@ -73,7 +73,8 @@ void sched_plan(const struct snapshot *s, struct plan *out)
 		struct plan_action *a = plan_add(out, PLAN_START, pr->job);
 		a->borrowed = pr->borrowed;
 		a->nalloc = pr->nalloc;
-		memcpy(a->alloc, pr->alloc, sizeof(a->alloc));
+		if (pr->nalloc > 0)
+			memcpy(a->alloc, pr->alloc, (size_t)pr->nalloc * sizeof(*a->alloc));
 	}
 	prediction_set_release(&ps);
 

@@ -117,7 +117,8 @@ void impact_compute(const struct snapshot *s, const struct policy *cand, struct 
 	}
 	prediction_set_release(&pa);
 	prediction_set_release(&pb);
-	qsort(out->etas, out->netas, sizeof(*out->etas), cmp_eta);
+	if (out->netas)
+		qsort(out->etas, out->netas, sizeof(*out->etas), cmp_eta);
 	free(old_pos);
 	free(before);
 	free(after);

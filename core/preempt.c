@@ -456,11 +456,29 @@ static void trigger(const struct snapshot *s, struct place_map *soon, struct spe
 	preempt_plan_release(&p);
 }
 
+/* Running jobs of queues paused now are suspended for the window. */
+static void window_victims(const struct snapshot *s, struct spent *sp, struct plan *out)
+{
+	const struct policy *p = &s->policy;
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		int qi;
+		if (j->state != JOB_RUNNING || (qi = policy_queue_index(p, j->queue)) < 0 ||
+		    !place_window_paused(s, qi, s->now))
+			continue;
+		sp->victim[i] = true; /* no trigger takes it as well */
+		struct plan_action *a = plan_add(out, PLAN_PREEMPT, j->id);
+		a->observe = !policy_acts(p->preempt_mode, p->preempt_trial, j->queue);
+		STR_COPY(a->reason, "window");
+	}
+}
+
 void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const size_t *order,
 			 size_t n, struct plan *out)
 {
 	bool *started = xcalloc(s->njobs ? s->njobs : 1, sizeof(*started));
 	struct spent sp = {.victim = xcalloc(s->njobs ? s->njobs : 1, sizeof(bool))};
+	window_victims(s, &sp, out);
 	for (size_t i = 0; i < out->n; i++) {
 		const struct job *j = out->actions[i].kind == PLAN_START
 					  ? snapshot_find(s, out->actions[i].job)

@@ -181,6 +181,13 @@ struct place_map;
  * indices of the pending jobs in scheduling order (order_pending).
  *
  * In this order:
+ *   0. every running job of a queue paused now (queue.Q.window) gets a
+ *      PLAN_PREEMPT with reason "window" and no trigger (other 0), whatever
+ *      its tier, checkpoint, run time or budget: the window is the policy's
+ *      own decision, not a trade between jobs, so it is charged to no
+ *      budget or quota; the job resumes when the window ends (place.h
+ *      keeps it pending until then). observe is set unless the rollout
+ *      mode acts on the job's queue (observe; trial outside trialQueues);
  *   1. permit holders (permit_has), in order: one that fits free GPUs gets
  *      a PLAN_START with reason "permit"; otherwise its victims (reason
  *      "permit"), or it waits (a P0 ends within permit.waitFor: out->wake

@@ -25,15 +25,17 @@ enum plan_kind {
 	PLAN_START, /* start `job` on `alloc` (borrowed: beyond its queue's quota);
 		       reason "permit" when a starvation permit starts it ahead of its turn */
 	/* Suspend `job` (a victim) so that job `other` (the trigger) can start;
-	 * reason "priority" or "permit". observe: record "would preempt `job` for
-	 * `other`" and act on nothing. Otherwise, in this order: send the policy's
-	 * signal, state stopping, stop_deadline = now + preempt.grace; charge
-	 * one preemption to the victim's queue (qstate[].preempts_hour) and, when
-	 * the victim's department differs from the trigger's, one peak preemption
-	 * to the trigger's department (dstate[].preempts_month); store the record.
-	 * At stop_deadline (or when the job exits): SIGKILL what remains, release
-	 * the GPUs, requeue it pending with queued_time = now, restarts + 1 and
-	 * not_before = now + preempt.cooldown. See preempt.h. */
+	 * reason "priority" or "permit"; or reason "window", other 0: its queue
+	 * is paused now. observe: record "would preempt `job` for `other`" and
+	 * act on nothing. Otherwise, in this order: send the policy's signal,
+	 * state stopping, stop_deadline = now + preempt.grace; unless the reason
+	 * is "window", charge one preemption to the victim's queue
+	 * (qstate[].preempts_hour) and, when the victim's department differs
+	 * from the trigger's, one peak preemption to the trigger's department
+	 * (dstate[].preempts_month); store the record. At stop_deadline (or when
+	 * the job exits): SIGKILL what remains, release the GPUs, requeue it
+	 * pending with queued_time = now, restarts + 1 and not_before = now +
+	 * preempt.cooldown. See preempt.h. */
 	PLAN_PREEMPT,
 	/* Remind the owner of pending P0 `job` (and the admins, and the webhook)
 	 * that it waits; set reminded_at = now. See downgrade.h. */

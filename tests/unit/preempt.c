@@ -559,6 +559,51 @@ static void test_plan_shares_budget_and_quota_between_triggers(void)
 	snapshot_release(&s);
 }
 
+static void test_plan_window_suspends_its_queue(void)
+{
+	struct snapshot s;
+	struct plan pl;
+	struct gq_err e = GQ_ERR_INIT;
+	machine(&s, 1, 2);
+	/* NOW is 13:46:40 UTC (tz_offset 0). */
+	policy_set(&s.policy, "queue.exp.window", "13:00-14:00", &e);
+	running(&s, 1, TIER_P1, 0, 0x1, 50 * MIN, 1 * MIN); /* long run, P1: still suspended */
+	running(&s, 2, TIER_P2, 0, 0x2, 5 * MIN, 1 * MIN);
+	pending(&s, 100, TIER_P0, 1, 0);
+	snapshot_sort(&s);
+	STR_COPY(J(s, 1)->queue, "exp");
+	J(s, 1)->checkpointable = false;
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	const struct plan_action *a = plan_find(&pl, PLAN_PREEMPT, 1);
+	CHECK(a != NULL);
+	if (a) {
+		CHECK_STR(a->reason, "window");
+		CHECK_INT(a->other, 0);
+		CHECK(!a->observe);
+	}
+	/* #100 does not take #1 a second time: it takes #2. */
+	a = plan_find(&pl, PLAN_PREEMPT, 2);
+	CHECK(a && a->other == 100);
+	CHECK_INT(count_kind(&pl, PLAN_PREEMPT), 2);
+	plan_release(&pl);
+	/* 14:06:40: the window is over; nothing to suspend. */
+	s.now = NOW + 20 * MIN;
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK(plan_find(&pl, PLAN_PREEMPT, 1) == NULL);
+	plan_release(&pl);
+	/* Trial outside the trial queues: recorded only. */
+	policy_set(&s.policy, "preempt.mode", "trial", &e);
+	s.now = NOW;
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	a = plan_find(&pl, PLAN_PREEMPT, 1);
+	CHECK(a && a->observe);
+	plan_release(&pl);
+	snapshot_release(&s);
+}
+
 static void test_plan_observe_records_only(void)
 {
 	struct snapshot s;
@@ -654,6 +699,7 @@ void suite_preempt(void)
 	RUN(test_permit_earned_at_the_limit);
 	RUN(test_plan_gives_each_trigger_its_own_victims);
 	RUN(test_plan_shares_budget_and_quota_between_triggers);
+	RUN(test_plan_window_suspends_its_queue);
 	RUN(test_plan_observe_records_only);
 	RUN(test_plan_permit_waits_and_wakes);
 	RUN(test_plan_reminds_and_downgrades);

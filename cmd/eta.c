@@ -23,8 +23,10 @@ static void eta_line(const struct explain_set *x, const struct explain *ex, stru
 	if (p->never == NEVER_NO && p->start > x->s->now)
 		buf_printf(out, "in %-8s", dur_format(p->start - x->s->now, d, sizeof(d)));
 	else
-		buf_printf(out, "%-11s", "-");
+		buf_printf(out, "-");
 	if (p->nwaits) {
+		if (!(p->never == NEVER_NO && p->start > x->s->now))
+			buf_printf(out, "%10s", "");
 		buf_addstr(out, " after ");
 		for (int i = 0; i < p->nwaits; i++)
 			buf_printf(out, "%s#%lld", i ? ", " : "", (long long)p->waits[i]);

@@ -88,7 +88,8 @@ static void explain_one(const struct snapshot *s, const struct place_map *m, str
 		}
 	ex->base = s->policy.tier[job_tier(j)].base;
 	ex->weight = order_weight(&s->policy, j, now);
-	ex->c = ex->base > 0 ? ex->weight / ex->base - 1 : 0;
+	ex->c = order_aging_c(&s->policy,
+			      order_aging_k(&s->policy, j->queued_time ? now - j->queued_time : 0));
 	ex->rises = order_next_rise(&s->policy, j, now, &ex->rise_at, &ex->rise_to);
 }
 
@@ -377,6 +378,4 @@ void explain_sooner(const struct explain_set *x, const struct explain *ex, struc
 	if (job_tier(j) != TIER_P0 && ex->ahead)
 		buf_printf(out, "A higher tier if the work qualifies (an admin can: gq prio --reason TEXT %lld P%d)\n",
 			   (long long)j->id, (int)job_tier(j) - 1);
-	if (job_tier(j) == TIER_P2 && !j->checkpointable)
-		buf_printf(out, "Nothing: P2 jobs wait; --checkpointable lets later jobs run it in gaps\n");
 }

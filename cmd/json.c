@@ -106,51 +106,64 @@ static const char *str_or(const json_t *v, const char *dflt)
 	return s ? s : dflt;
 }
 
+static long long ival(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_integer(v) ? (long long)json_integer_value(v) : (long long)json_number_value(v);
+}
+
+static const char *dur(const json_t *o, const char *k, char *out, size_t size)
+{
+	return dur_format(ival(o, k), out, size);
+}
+
 int jout_stats_text(const char *text, struct gq_err *e)
 {
 	json_t *v = NULL;
 	if (codec_parse(text, strlen(text), &v, e) < 0)
 		return -1;
-	json_t *jobs = json_object_get(v, "jobs"), *gpus = json_object_get(v, "gpus"),
-	       *wait = json_object_get(v, "wait");
-	if (!json_is_object(jobs) || !json_is_object(gpus) || !json_is_array(wait)) {
+	json_t *jobs = json_object_get(v, "jobs"), *groups = json_object_get(v, "groups"),
+	       *depts = json_object_get(v, "depts");
+	if (!json_is_object(jobs) || !json_is_array(groups)) {
 		json_decref(v);
-		return err_set(e, GQ_EINTERNAL, "unexpected statistics from the server (no jobs, gpus or wait)");
+		return err_set(e, GQ_EINTERNAL, "unexpected statistics from the server (no jobs or groups)");
 	}
-	json_int_t total = json_integer_value(json_object_get(gpus, "total"));
-	json_int_t busy = json_integer_value(json_object_get(gpus, "busy"));
-	printf("GPUs: %lld busy of %lld (%lld%%)\n", (long long)busy, (long long)total,
-	       total ? (long long)(busy * 100 / total) : 0LL);
+	char t1[32], t2[32], d1[16], d2[16], d3[16];
+	int64_t now = ival(v, "now");
+	printf("from %s to %s\n", cmd_time(ival(v, "from"), now, t1, sizeof(t1)),
+	       cmd_time(ival(v, "to"), now, t2, sizeof(t2)));
+	printf("GPUs: %lld, utilisation %.1f%%, %.1f GPU-hours used\n", ival(v, "gpus"),
+	       json_number_value(json_object_get(v, "utilisation")) * 100,
+	       json_number_value(json_object_get(v, "gpu_seconds")) / 3600);
 	printf("jobs:");
-	const char *key;
-	json_t *val;
-	/* In state order, not the server's key order. */
 	for (int st = 0; st < JOB_STATE_COUNT; st++) {
 		const char *name = job_state_name((enum job_state)st);
-		json_t *n = json_object_get(jobs, name);
-		if (json_is_integer(n))
-			printf(" %lld %s%s", (long long)json_integer_value(n), name,
-			       st + 1 < JOB_STATE_COUNT ? "," : "");
-	}
-	json_object_foreach(jobs, key, val) {
-		enum job_state st;
-		if (job_state_parse(key, &st) < 0 && json_is_integer(val))
-			printf(" %lld %s", (long long)json_integer_value(val), key);
+		if (json_object_get(jobs, name))
+			printf(" %lld %s%s", ival(jobs, name), name, st + 1 < JOB_STATE_COUNT ? "," : "");
 	}
 	printf("\n");
-	if (json_array_size(wait)) {
-		printf("\nwait before start (jobs that started):\n");
-		printf("%-12s %-4s %6s %8s %8s %8s\n", "QUEUE", "TIER", "JOBS", "P50", "P95", "MAX");
-		size_t i;
-		json_array_foreach(wait, i, val) {
-			char p50[16], p95[16], mx[16];
-			dur_format(json_integer_value(json_object_get(val, "p50")), p50, sizeof(p50));
-			dur_format(json_integer_value(json_object_get(val, "p95")), p95, sizeof(p95));
-			dur_format(json_integer_value(json_object_get(val, "max")), mx, sizeof(mx));
-			printf("%-12s %-4s %6lld %8s %8s %8s\n", str_or(json_object_get(val, "queue"), "-"),
-			       str_or(json_object_get(val, "tier"), "-"),
-			       (long long)json_integer_value(json_object_get(val, "count")), p50, p95, mx);
+	size_t i;
+	json_t *g;
+	if (json_array_size(groups)) {
+		printf("\n%-12s %-4s %6s %7s %7s %8s %5s %9s %8s %9s %9s\n", "QUEUE", "TIER", "STARTS",
+		       "P50", "P95", "LONGEST", "OVER", "OVERTAKEN", "PREEMPTS", "LOST", "CANCELLED");
+		json_array_foreach(groups, i, g) {
+			char lost[16];
+			dur_format((int64_t)json_number_value(json_object_get(g, "work_lost")), lost, sizeof(lost));
+			printf("%-12s %-4s %6lld %7s %7s %8s %5lld %9lld %8lld %9s %9lld\n",
+			       str_or(json_object_get(g, "queue"), "-"), str_or(json_object_get(g, "tier"), "-"),
+			       ival(g, "starts"), dur(g, "p50_wait", d1, sizeof(d1)),
+			       dur(g, "p95_wait", d2, sizeof(d2)), dur(g, "longest_wait", d3, sizeof(d3)),
+			       ival(g, "over_limit"), ival(g, "overtaken"), ival(g, "preemptions"), lost,
+			       ival(g, "cancelled"));
 		}
+	}
+	if (json_array_size(depts)) {
+		printf("\n%-12s %10s %10s\n", "DEPARTMENT", "GPU-HOURS", "CHARGED");
+		json_array_foreach(depts, i, g)
+			printf("%-12s %10.2f %10.2f\n", str_or(json_object_get(g, "dept"), "-"),
+			       json_number_value(json_object_get(g, "gpu_hours")),
+			       json_number_value(json_object_get(g, "charged")));
 	}
 	json_decref(v);
 	return 0;
@@ -229,7 +242,7 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 	for (int i = 0; i < ex->nshown; i++)
 		json_array_append_new(
 			ahead, json_pack("{s:I,s:s,s:f}", "id", (json_int_t)ex->shown[i]->id, "tier",
-					 tier_name(job_tier(ex->shown[i])),
+					 tier_name(job_tier(ex->shown[i])), "weight",
 					 order_weight(&x->s->policy, ex->shown[i], x->s->now)));
 	json_object_set_new(o, "ahead_jobs", ahead);
 	json_object_set_new(o, "weight",

@@ -45,8 +45,9 @@ static int prio_exec(int argc, char **argv)
 	struct gq_err e = GQ_ERR_INIT;
 	if (!clear && tier_parse(argv[optind + 1], &t, &e) < 0)
 		return cmd_usage_error(c, "bad tier '%s'; use P0, P1 or P2", argv[optind + 1]);
-	if (!clear && (!reason || !reason[0]))
-		return cmd_usage_error(c, "an override needs a reason; add --reason TEXT");
+	if (!reason || !reason[0])
+		return cmd_usage_error(c, "%s needs a reason; add --reason TEXT",
+				       clear ? "clearing an override" : "an override");
 	if (reason && strlen(reason) >= sizeof(((struct job_override *)0)->reason))
 		return cmd_usage_error(c, "--reason is too long (at most %zu characters)",
 				       sizeof(((struct job_override *)0)->reason) - 1);
@@ -65,7 +66,7 @@ static int prio_exec(int argc, char **argv)
 
 const struct cmd_entry cmd_prio = {
 	.name = "prio",
-	.usage = "--reason TEXT JOB TIER | --clear [--reason TEXT] JOB",
+	.usage = "--reason TEXT JOB TIER | --reason TEXT --clear JOB",
 	.summary = "override a job's tier (admin)",
 	.flags = CMD_NEEDS_BACKEND,
 	.exec = prio_exec,

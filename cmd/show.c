@@ -41,19 +41,34 @@ static void alloc_text(const struct job *j, const struct snapshot *s, struct buf
 	}
 }
 
+/* "80G" for whole GiB, else "512M". */
+static void size_text(int64_t mb, struct buf *out)
+{
+	if (mb % 1024 == 0)
+		buf_printf(out, "%lldG", (long long)(mb / 1024));
+	else
+		buf_printf(out, "%lldM", (long long)mb);
+}
+
 static void req_text(const struct job_res *r, struct buf *out)
 {
 	buf_printf(out, "%d GPU%s", r->gpus, r->gpus == 1 ? "" : "s");
 	if (r->gpu_type[0])
 		buf_printf(out, " of %s", r->gpu_type);
-	if (r->gpu_mem_mb)
-		buf_printf(out, ", %lld MiB each", (long long)r->gpu_mem_mb);
+	if (r->gpu_mem_mb) {
+		buf_addstr(out, ", ");
+		size_text(r->gpu_mem_mb, out);
+		buf_addstr(out, " each");
+	}
 	if (r->same_node)
 		buf_addstr(out, ", on one node");
 	if (r->cpus)
 		buf_printf(out, "; %d CPUs", r->cpus);
-	if (r->mem_mb)
-		buf_printf(out, "; %lld MiB memory", (long long)r->mem_mb);
+	if (r->mem_mb) {
+		buf_addstr(out, "; ");
+		size_text(r->mem_mb, out);
+		buf_addstr(out, " memory");
+	}
 }
 
 static void show_text(const struct job_info *ji, const struct snapshot *s)

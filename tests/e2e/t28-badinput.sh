@@ -18,7 +18,7 @@ bad() { # desc, regex for the message, command...
 
 # Unknown options, for every command.
 for c in $("$GQ" __complete commands); do
-	bad "gq $c --no-such-flag" "^gq $c: unknown option '--no-such-flag'; see 'gq $c -h'\$" "$c" --no-such-flag
+	bad "gq $c --no-such-flag" "^gq $c: unknown (option|argument) '--no-such-flag'; see 'gq $c -h'\$" "$c" --no-such-flag
 done
 bad "gq with an unknown command" "^gq: 'frobnicate' is not a gq command" frobnicate
 
@@ -41,6 +41,7 @@ bad "gq prio without a tier" "no tier given" prio 4
 bad "gq prio with a bad tier" "bad tier 'P9'" prio --reason x 4 P9
 bad "gq prio without a reason" "needs a reason; add --reason" prio 4 P0
 bad "gq prio --clear with a tier" "--clear takes no tier" prio --clear 4 P0
+bad "gq prio --clear without a reason" "clearing an override needs a reason" prio --clear 4
 bad "gq prio --reason without a value" "option '--reason' needs a value" prio 4 P0 --reason
 
 # submit: malformed values of every flag.

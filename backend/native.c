@@ -355,9 +355,11 @@ static int n_events(struct backend *b, int64_t after, int wait_ms, struct event_
 		e->code = GQ_EINTERNAL;
 		return -1;
 	}
-	GROW(out->items, out->cap, out->n + cnt);
-	memcpy(out->items + out->n, items, cnt * sizeof(*items));
-	out->n += cnt;
+	if (cnt) { /* an empty page may come as no array at all */
+		GROW(out->items, out->cap, out->n + cnt);
+		memcpy(out->items + out->n, items, cnt * sizeof(*items));
+		out->n += cnt;
+	}
 	free(items);
 	return 0;
 }

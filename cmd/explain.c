@@ -1,7 +1,7 @@
 /*
  * explain.c - wait reasons, ETAs and their sentences (see explain.h). The
- * decisions are core's (order, place, predict); this file only picks the
- * primary reason among what core reports and words it.
+ * decisions and the reasons are core's (predict.h, reason.h); this file
+ * only words them.
  */
 #include "explain.h"
 
@@ -11,86 +11,36 @@
 #include "cmd.h"
 #include "core/order.h"
 
-static const char *const reason_names[REASON_COUNT] = {
-	[REASON_HELD] = "held",
-	[REASON_DEPENDENCY] = "dependency",
-	[REASON_WINDOW] = "window",
-	[REASON_COOLDOWN] = "cooldown",
-	[REASON_QUOTA] = "quota",
-	[REASON_UNSATISFIABLE] = "unsatisfiable",
-	[REASON_MISMATCH] = "mismatch",
-	[REASON_HEADROOM] = "headroom",
-	[REASON_PRIORITY] = "priority",
-	[REASON_RESOURCES] = "resources",
-	[REASON_STARTING] = "starting",
-};
-
-const char *reason_name(enum reason r)
+/* Fills ex from core's explanation w; m is the free map after the starts
+ * at now, which is what core judged capacity on. */
+static void explain_one(const struct snapshot *s, const struct place_map *m, const struct why *w,
+			struct explain *ex)
 {
-	return (unsigned)r < REASON_COUNT ? reason_names[r] : "unknown";
-}
-
-static bool finished_badly(enum job_state s)
-{
-	return s == JOB_FAILED || s == JOB_CANCELLED || s == JOB_TIMEOUT;
-}
-
-static void explain_one(const struct snapshot *s, const struct place_map *m, struct explain *ex)
-{
-	const struct job *j = ex->job;
-	const struct prediction *p = ex->pred;
-	int64_t now = s->now;
-	unsigned b = 0;
-	place_check(m, s, j, now, &ex->place);
-	if (j->held)
-		b |= REASON_BIT(REASON_HELD);
-	for (int i = 0; i < j->ndeps; i++) {
-		const struct job *d = snapshot_find(s, j->deps[i]);
-		if (d && job_state_active(d->state)) {
-			b |= REASON_BIT(REASON_DEPENDENCY);
-			if (!ex->dep_waiting)
-				ex->dep_waiting = d->id;
-		} else if (d && finished_badly(d->state)) {
-			b |= REASON_BIT(REASON_DEPENDENCY);
-			ex->dep_failed = true;
-			if (!ex->dep_waiting)
-				ex->dep_waiting = d->id;
+	ex->why = w;
+	place_check(m, s, ex->job, s->now, &ex->place);
+	ex->reason = w->primary;
+	ex->blocks = 0;
+	for (int i = 0; i < w->nitems; i++) {
+		const struct reason_item *it = &w->items[i];
+		ex->blocks |= REASON_BIT(it->reason);
+		if (it->reason == REASON_DEPENDENCY) {
+			ex->dep_waiting = it->job;
+			ex->dep_failed = it->never;
 		}
 	}
-	if (j->not_before > now)
-		b |= REASON_BIT(REASON_COOLDOWN);
-	unsigned pb = ex->place.blocks;
-	if (pb & PLACE_BIT(PLACE_WINDOW))
-		b |= REASON_BIT(REASON_WINDOW);
-	if (pb & PLACE_BIT(PLACE_QUOTA) || (p && p->never == NEVER_DEPT_QUOTA))
-		b |= REASON_BIT(REASON_QUOTA);
-	if (pb & PLACE_BIT(PLACE_UNSATISFIABLE) || (p && p->never == NEVER_UNSATISFIABLE))
-		b |= REASON_BIT(REASON_UNSATISFIABLE);
-	if (pb & PLACE_BIT(PLACE_MISMATCH))
-		b |= REASON_BIT(REASON_MISMATCH);
-	if (pb & PLACE_BIT(PLACE_HEADROOM))
-		b |= REASON_BIT(REASON_HEADROOM);
-	bool starts_now = p && p->never == NEVER_NO && p->start == now;
-	/* Jobs ahead that are themselves waiting take what it would need. */
-	if (!starts_now && ex->ahead > 0 && !(b & ~(REASON_BIT(REASON_PRIORITY))))
-		b |= REASON_BIT(REASON_PRIORITY);
-	if (pb & PLACE_BIT(PLACE_RESOURCES) || (p && p->never == NEVER_CAPACITY))
-		b |= REASON_BIT(REASON_RESOURCES);
-	if (!b && !starts_now)
-		b |= REASON_BIT(ex->ahead ? REASON_PRIORITY : REASON_RESOURCES);
-	if (!b)
-		b |= REASON_BIT(REASON_STARTING);
-	ex->blocks = b;
-	for (int r = 0; r < REASON_COUNT; r++)
-		if (b & REASON_BIT(r)) {
-			ex->reason = (enum reason)r;
-			break;
-		}
-	ex->base = s->policy.tier[job_tier(j)].base;
-	ex->weight = order_weight(&s->policy, j, now);
-	ex->c = order_aging_c(&s->policy,
-			      order_aging_k(&s->policy, j->queued_time ? now - j->queued_time : 0));
-	ex->rises = order_next_rise(&s->policy, j, now, &ex->rise_at, &ex->rise_to);
+	ex->position = w->position;
+	ex->ahead = w->ahead;
+	for (int i = 0; i < w->nahead && ex->nshown < EXPLAIN_AHEAD_SHOWN; i++) {
+		const struct job *a = snapshot_find(s, w->ahead_first[i].job);
+		if (a)
+			ex->shown[ex->nshown++] = a;
+	}
+	ex->base = w->base;
+	ex->weight = w->weight;
+	ex->c = w->c;
+	ex->rises = w->rises;
+	ex->rise_at = w->rise_at;
+	ex->rise_to = w->rise_weight;
 }
 
 void explain_compute(const struct snapshot *s, struct explain_set *out)
@@ -98,20 +48,24 @@ void explain_compute(const struct snapshot *s, struct explain_set *out)
 	memset(out, 0, sizeof(*out));
 	out->s = s;
 	prediction_set_init(&out->ps);
+	why_set_init(&out->ws);
 	predict_all(s, &out->ps);
+	reason_all(s, &out->ps, &out->ws);
 	out->n = out->ps.n;
 	out->items = xcalloc(out->n ? out->n : 1, sizeof(*out->items));
 	struct place_map m;
 	place_map_init(&m, s);
 	for (size_t i = 0; i < out->n; i++) {
+		const struct prediction *p = &out->ps.items[i];
+		if (p->placed && p->start == s->now && p->never == NEVER_NO)
+			place_take(&m, policy_queue_index(&s->policy, s->jobs[p->idx].queue), p->nalloc,
+				   p->alloc);
+	}
+	for (size_t i = 0; i < out->n; i++) {
 		struct explain *ex = &out->items[i];
 		ex->pred = &out->ps.items[i];
 		ex->job = &s->jobs[ex->pred->idx];
-		ex->position = (int)i + 1;
-		ex->ahead = (int)i;
-		for (size_t k = 0; k < i && k < EXPLAIN_AHEAD_SHOWN; k++)
-			ex->shown[ex->nshown++] = &s->jobs[out->ps.items[k].idx];
-		explain_one(s, &m, ex);
+		explain_one(s, &m, &out->ws.items[i], ex);
 	}
 	place_map_release(&m);
 }
@@ -119,6 +73,7 @@ void explain_compute(const struct snapshot *s, struct explain_set *out)
 void explain_release(struct explain_set *x)
 {
 	prediction_set_release(&x->ps);
+	why_set_release(&x->ws);
 	free(x->items);
 	x->items = NULL;
 	x->n = 0;

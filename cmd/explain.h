@@ -4,17 +4,11 @@
  * `gq why`, `gq eta` and the dashboard (tui/), so that they all say the
  * same thing.
  *
- * explain_compute() runs core on a fetched snapshot: the order (order.h),
- * the placement of every pending job on the free GPUs now (place.h) and
- * the queue-traversal prediction (predict.h). From these it derives each
- * pending job's primary wait reason: the first blocking constraint in this
- * fixed order
- *
- *   held, dependency, window, cooldown, quota, unsatisfiable, mismatch,
- *   headroom, priority, resources, starting
- *
- * and every other one that blocks it. The rendering functions turn that
- * into gq's sentences. Nothing here does I/O; the caller prints.
+ * explain_compute() runs core on a fetched snapshot: the queue-traversal
+ * prediction (predict.h) and the wait reasons (reason.h: the primary
+ * reason, every blocking constraint in its fixed order, the jobs ahead).
+ * The rendering functions turn that into gq's sentences. Nothing here does
+ * I/O; the caller prints.
  */
 #ifndef GQ_CMD_EXPLAIN_H
 #define GQ_CMD_EXPLAIN_H
@@ -26,25 +20,7 @@
 #include "core/job.h"
 #include "core/place.h"
 #include "core/predict.h"
-
-enum reason {
-	REASON_HELD,
-	REASON_DEPENDENCY,
-	REASON_WINDOW,
-	REASON_COOLDOWN,
-	REASON_QUOTA,
-	REASON_UNSATISFIABLE,
-	REASON_MISMATCH,
-	REASON_HEADROOM,
-	REASON_PRIORITY,
-	REASON_RESOURCES,
-	REASON_STARTING,
-	REASON_COUNT
-};
-#define REASON_BIT(r) (1u << (r))
-
-/* Stable token: "held", "dependency", ... (the --json "reason"). */
-const char *reason_name(enum reason r);
+#include "core/reason.h"
 
 #define EXPLAIN_AHEAD_SHOWN 3
 
@@ -53,9 +29,10 @@ const char *reason_name(enum reason r);
 struct explain {
 	const struct job *job;
 	const struct prediction *pred;
+	const struct why *why; /* core's explanation, from the set's why_set */
 	enum reason reason;   /* the primary reason */
 	unsigned blocks;      /* REASON_BIT of every reason that applies */
-	struct place_result place; /* placement on the free GPUs now */
+	struct place_result place; /* placement on the GPUs free after the starts at now */
 	int position;         /* 1-based in the scheduling order */
 	int ahead;            /* pending jobs ahead of it */
 	int nshown;           /* the first few of them, in order */
@@ -71,6 +48,7 @@ struct explain {
 struct explain_set {
 	const struct snapshot *s; /* borrowed */
 	struct prediction_set ps;
+	struct why_set ws;
 	size_t n;
 	struct explain *items; /* pending jobs in scheduling order */
 };

@@ -46,6 +46,11 @@ static int64_t waited_at(const struct job *j, int64_t now)
 	return j->queued_time > 0 && now > j->queued_time ? now - j->queued_time : 0;
 }
 
+double order_c(const struct policy *p, const struct job *j, int64_t now)
+{
+	return order_aging_c(p, order_aging_k(p, waited_at(j, now)));
+}
+
 double order_weight(const struct policy *p, const struct job *j, int64_t now)
 {
 	int64_t k = order_aging_k(p, waited_at(j, now));

@@ -37,6 +37,9 @@ double order_aging_c(const struct policy *p, int64_t k);
 /* Full aging intervals in `waited` seconds (0 for waited <= 0). */
 int64_t order_aging_k(const struct policy *p, int64_t waited);
 
+/* c of job j at time `now` (0 .. aging.cap). */
+double order_c(const struct policy *p, const struct job *j, int64_t now);
+
 /* The weight of job j at time `now`: tier base × (1 + c), with
  * waited = now - queued_time (0 when queued_time is unset or later). */
 double order_weight(const struct policy *p, const struct job *j, int64_t now);

@@ -541,13 +541,62 @@ static void capacity_map(const struct place_map *m, const struct snapshot *s,
 		c->span += top[k];
 }
 
+static const char *const unsat_names[UNSAT_COUNT] = {
+	[UNSAT_NONE] = "",		  [UNSAT_GPUS] = "gpus",
+	[UNSAT_SAME_NODE] = "same_node",  [UNSAT_SPAN] = "span",
+	[UNSAT_QUEUE_LIMIT] = "queue_limit", [UNSAT_HEADROOM] = "headroom",
+};
+
+const char *place_unsat_name(enum place_unsat u)
+{
+	return (unsigned)u < UNSAT_COUNT ? unsat_names[u] : "?";
+}
+
+/* Which static limit j breaks first, and the most GPUs that limit allows. */
+static enum place_unsat unsat_kind(const struct snapshot *s, const struct job *j,
+				   const struct capacity *c, int *have)
+{
+	const struct policy *p = &s->policy;
+	const struct job_res *req = &j->req;
+	int need = req->gpus;
+	*have = need;
+	if (need <= 0)
+		return UNSAT_NONE;
+	if (c->match < need) {
+		*have = c->match;
+		return UNSAT_GPUS;
+	}
+	if (req->same_node && c->most < need) {
+		*have = c->most;
+		return UNSAT_SAME_NODE;
+	}
+	if (c->span < need) {
+		*have = c->span;
+		return UNSAT_SPAN;
+	}
+	int qi = policy_queue_index(p, j->queue);
+	if (qi >= 0) {
+		const struct queue_policy *q = &p->queues[qi];
+		if (q->quota >= 0 && q->borrow >= 0 && need > q->quota + q->borrow) {
+			*have = q->quota + q->borrow;
+			return UNSAT_QUEUE_LIMIT;
+		}
+	}
+	if (job_tier(j) != TIER_P0 && need > c->all - reserve_of(p, c->all)) {
+		*have = c->all - reserve_of(p, c->all);
+		return UNSAT_HEADROOM;
+	}
+	return UNSAT_NONE;
+}
+
 static int unsatisfiable(const struct snapshot *s, const struct job *j, const struct capacity *c,
 			 struct gq_err *e)
 {
 	const struct policy *p = &s->policy;
 	const struct job_res *req = &j->req;
-	int need = req->gpus;
-	if (need <= 0)
+	int need = req->gpus, have;
+	enum place_unsat u = unsat_kind(s, j, c, &have);
+	if (u == UNSAT_NONE)
 		return 0;
 	char what[96];
 	if (req->gpu_type[0] && req->gpu_mem_mb > 0)
@@ -559,34 +608,44 @@ static int unsatisfiable(const struct snapshot *s, const struct job *j, const st
 		snprintf(what, sizeof(what), " with %lld MB", (long long)req->gpu_mem_mb);
 	else
 		what[0] = 0;
-	if (c->match < need)
+	switch (u) {
+	case UNSAT_GPUS:
 		return err_set(e, GQ_EINVAL,
 			       "needs %d GPUs%s, the cluster has %d such GPUs: ask for fewer or other GPUs",
-			       need, what, c->match);
-	if (req->same_node && c->most < need)
+			       need, what, have);
+	case UNSAT_SAME_NODE:
 		return err_set(e, GQ_EINVAL,
 			       "needs %d GPUs%s on one node, the largest matching node has %d: ask for fewer GPUs or drop same-node",
-			       need, what, c->most);
-	if (c->span < need)
+			       need, what, have);
+	case UNSAT_SPAN:
 		return err_set(e, GQ_EINVAL,
-			       "needs %d GPUs%s, at most %d fit on %d nodes: ask for fewer GPUs",
-			       need, what, c->span, GQ_MAX_ALLOC);
-	int qi = policy_queue_index(p, j->queue);
-	if (qi >= 0) {
-		const struct queue_policy *q = &p->queues[qi];
-		if (q->quota >= 0 && q->borrow >= 0 && need > q->quota + q->borrow)
-			return err_set(e, GQ_EINVAL,
-				       "needs %d GPUs, queue '%s' may hold at most %d (quota %d + borrow %d): ask for fewer GPUs or use another queue",
-				       need, q->name, q->quota + q->borrow, q->quota, q->borrow);
+			       "needs %d GPUs%s, at most %d fit on %d nodes: ask for fewer GPUs", need,
+			       what, have, GQ_MAX_ALLOC);
+	case UNSAT_QUEUE_LIMIT: {
+		const struct queue_policy *q = policy_queue(p, j->queue);
+		return err_set(e, GQ_EINVAL,
+			       "needs %d GPUs, queue '%s' may hold at most %d (quota %d + borrow %d): ask for fewer GPUs or use another queue",
+			       need, q->name, have, q->quota, q->borrow);
 	}
-	if (job_tier(j) != TIER_P0) {
-		int reserve = reserve_of(p, c->all);
-		if (need > c->all - reserve)
-			return err_set(e, GQ_EINVAL,
-				       "needs %d GPUs, %s jobs may use at most %d of %d (headroom.share keeps %d for P0): ask for fewer GPUs",
-				       need, tier_name(job_tier(j)), c->all - reserve, c->all, reserve);
+	case UNSAT_HEADROOM:
+		return err_set(e, GQ_EINVAL,
+			       "needs %d GPUs, %s jobs may use at most %d of %d (headroom.share keeps %d for P0): ask for fewer GPUs",
+			       need, tier_name(job_tier(j)), have, c->all, c->all - have);
+	default:
+		BUG("place: unsatisfiable kind %d", (int)u);
 	}
-	return 0;
+}
+
+enum place_unsat place_unsat_why(const struct place_map *m, const struct snapshot *s,
+				 const struct job *j, int *have)
+{
+	struct capacity c;
+	if (j->req.gpus <= 0) {
+		*have = 0;
+		return UNSAT_NONE;
+	}
+	capacity_map(m, s, &j->req, &c);
+	return unsat_kind(s, j, &c, have);
 }
 
 int place_satisfiable(const struct snapshot *s, const struct job *j, struct gq_err *e)

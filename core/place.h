@@ -163,6 +163,23 @@ int place_satisfiable(const struct snapshot *s, const struct job *j, struct gq_e
 int place_satisfiable_map(const struct place_map *m, const struct snapshot *s, const struct job *j,
 			  struct gq_err *e);
 
+/* Which static limit makes j unsatisfiable, as a stable token
+ * (place_unsat_name: "gpus", "same_node", "span", "queue_limit",
+ * "headroom"), and in *have the most GPUs that limit allows; UNSAT_NONE
+ * (*have = need) when j is satisfiable. */
+enum place_unsat {
+	UNSAT_NONE,
+	UNSAT_GPUS,        /* fewer GPUs of that type / memory in the cluster */
+	UNSAT_SAME_NODE,   /* no node that large */
+	UNSAT_SPAN,        /* more than GQ_MAX_ALLOC nodes' worth */
+	UNSAT_QUEUE_LIMIT, /* beyond the queue's quota + borrowing limit */
+	UNSAT_HEADROOM,    /* beyond what P1/P2 may use outside the headroom */
+	UNSAT_COUNT
+};
+const char *place_unsat_name(enum place_unsat u);
+enum place_unsat place_unsat_why(const struct place_map *m, const struct snapshot *s,
+				 const struct job *j, int *have);
+
 /* Is policy queue index qi paused at `now` (local time now + tz)? */
 bool place_window_paused(const struct snapshot *s, int qi, int64_t now);
 /* The next time > now at which queue qi's window starts or ends (pause

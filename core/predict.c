@@ -285,6 +285,7 @@ struct sim {
 	struct job_alloc *pool; /* the set's allocs: sized so that it never moves */
 	size_t npool, cap_pool;
 	int64_t min_rt; /* shortest expected runtime of any pending job */
+	int64_t backfill_until; /* tmin of the walk at now */
 	int32_t *of_job;
 	/* per snapshot job: expected end range and the allocation it holds */
 	int64_t *end_mid, *end_low, *end_high;
@@ -656,6 +657,8 @@ static void walk(struct sim *S, int64_t t)
 		}
 	}
 done:
+	if (t == S->now)
+		S->backfill_until = blocked ? tmin : 0;
 	for (size_t i = 0; i < S->nputback; i++) {
 		struct pj *x = &S->pj[S->putback[i]];
 		x->epoch++;
@@ -1072,6 +1075,7 @@ static void run(const struct snapshot *s, int64_t until, struct prediction_set *
 		walk(&S, t);
 		if (first) {
 			out->wake = S.events.n ? S.events.v[0].t : 0;
+			out->backfill_until = S.backfill_until == INT64_MAX ? 0 : S.backfill_until;
 			first = false;
 		}
 		if (t >= until)

@@ -124,6 +124,10 @@ struct prediction_set {
 	/* The earliest time after now at which the predictions change without
 	 * an event (a cooldown ends, a window opens or closes); 0 none. */
 	int64_t wake;
+	/* At now, once a job is blocked: a job behind it that fits starts in
+	 * the gap only if it ends by this time; 0 when nothing is blocked at
+	 * now (a conservative bound: the smallest of the walk at now). */
+	int64_t backfill_until;
 	size_t n;
 	struct prediction *items;
 	size_t njobs;

@@ -1,0 +1,510 @@
+/*
+ * reason.c - wait reasons from the snapshot, the placement checks and the
+ * prediction.
+ *
+ * Capacity is judged on the free-GPU map after the starts predicted at
+ * now, since those GPUs are being handed out: a job behind a starting one
+ * sees what is left. Everything else comes from the prediction set, so
+ * that the explanation and the ETA never disagree.
+ */
+#include "reason.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "order.h"
+#include "place.h"
+
+static const char *const reason_tokens[REASON_COUNT] = {
+#define X(e, tok, text) [REASON_##e] = tok,
+	REASON_LIST(X)
+#undef X
+};
+
+static const char *const reason_texts[REASON_COUNT] = {
+#define X(e, tok, text) [REASON_##e] = text,
+	REASON_LIST(X)
+#undef X
+};
+
+static const char *const hint_tokens[HINT_COUNT] = {
+#define X(e, tok) [HINT_##e] = tok,
+	HINT_LIST(X)
+#undef X
+};
+
+static const char *const reeval_tokens[REEVAL_COUNT] = {
+#define X(e, tok) [REEVAL_##e] = tok,
+	REEVAL_LIST(X)
+#undef X
+};
+
+const char *reason_name(enum reason r)
+{
+	return (unsigned)r < REASON_COUNT ? reason_tokens[r] : "?";
+}
+
+const char *reason_text(enum reason r)
+{
+	return (unsigned)r < REASON_COUNT ? reason_texts[r] : "?";
+}
+
+int reason_parse(const char *token, enum reason *out)
+{
+	for (int i = 0; i < REASON_COUNT; i++) {
+		if (!strcmp(token, reason_tokens[i])) {
+			*out = (enum reason)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *hint_name(enum hint h)
+{
+	return (unsigned)h < HINT_COUNT ? hint_tokens[h] : "?";
+}
+
+const char *reeval_name(enum reeval r)
+{
+	return (unsigned)r < REEVAL_COUNT ? reeval_tokens[r] : "?";
+}
+
+void why_set_init(struct why_set *ws)
+{
+	memset(ws, 0, sizeof(*ws));
+}
+
+void why_set_release(struct why_set *ws)
+{
+	free(ws->items);
+	free(ws->of_job);
+	why_set_init(ws);
+}
+
+const struct why *why_find(const struct why_set *ws, const struct snapshot *s, int64_t id)
+{
+	const struct job *j = snapshot_find(s, id);
+	if (!j)
+		return NULL;
+	size_t i = (size_t)(j - s->jobs);
+	if (i >= ws->njobs || ws->of_job[i] < 0)
+		return NULL;
+	return &ws->items[ws->of_job[i]];
+}
+
+static struct reason_item *add_item(struct why *w, enum reason r)
+{
+	struct reason_item *it = &w->items[w->nitems++];
+	memset(it, 0, sizeof(*it));
+	it->reason = r;
+	return it;
+}
+
+static void add_hint(struct why *w, enum hint h, int64_t value, const char *arg)
+{
+	if (w->nhints >= REASON_MAX_HINTS)
+		return;
+	struct reason_hint *k = &w->hints[w->nhints++];
+	memset(k, 0, sizeof(*k));
+	k->hint = h;
+	k->value = value;
+	if (arg)
+		STR_COPY(k->arg, arg);
+}
+
+/* Shared facts for every job of one call. */
+struct ctx {
+	const struct snapshot *s;
+	const struct prediction_set *ps;
+	struct place_map m;          /* after the starts at now */
+	int64_t qend[GQ_MAX_QUEUES]; /* earliest expected end of a job of the queue */
+	int64_t qend_job[GQ_MAX_QUEUES];
+	int64_t first_end, first_end_job; /* earliest expected end of any job */
+};
+
+/* The expected end of job j: ps->ends for a job holding GPUs, its
+ * prediction for a pending one; 0 when unknown. */
+static int64_t end_of(const struct ctx *c, const struct job *j)
+{
+	size_t i = (size_t)(j - c->s->jobs);
+	if (job_state_holds_gpus(j->state))
+		return c->ps->ends[i];
+	if (i < c->ps->njobs && c->ps->of_job[i] >= 0) {
+		const struct prediction *p = &c->ps->items[c->ps->of_job[i]];
+		return p->placed ? p->end : 0;
+	}
+	return 0;
+}
+
+static bool dep_dead(enum job_state st)
+{
+	return st == JOB_FAILED || st == JOB_CANCELLED || st == JOB_TIMEOUT;
+}
+
+/* The dependency item: a dead dependency first, else one that never
+ * starts, else the one expected to end last. */
+static void dependency(const struct ctx *c, const struct job *j, struct why *w)
+{
+	const struct job *pick = NULL;
+	int rank = -1;
+	int64_t until = 0;
+	for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++) {
+		const struct job *dj = snapshot_find(c->s, j->deps[d]);
+		if (!dj || dj->state == JOB_COMPLETED)
+			continue;
+		int r;
+		int64_t e = 0;
+		if (dj == j || dep_dead(dj->state)) {
+			r = 3;
+		} else {
+			e = end_of(c, dj);
+			r = e ? 1 : 2; /* no end: it never starts */
+		}
+		if (r > rank || (r == rank && r == 1 && e > until)) {
+			rank = r;
+			pick = dj;
+			until = e;
+		}
+	}
+	if (!pick)
+		return;
+	struct reason_item *it = add_item(w, REASON_DEPENDENCY);
+	it->job = pick->id;
+	it->until = rank == 1 ? until : 0;
+	it->never = rank >= 2;
+	STR_COPY(it->detail, rank == 2 ? "never" : job_state_name(pick->state));
+}
+
+/* Would j fit now with a changed request? */
+static bool fits_with(const struct ctx *c, const struct job *j, const struct job_res *req, int qi,
+		      int di)
+{
+	struct place_result r;
+	return place_check_req(&c->m, c->s, req, job_tier(j), qi, di, c->s->now, &r);
+}
+
+static void hints(const struct ctx *c, const struct job *j, const struct place_result *r,
+		  const struct prediction *pr, struct why *w)
+{
+	const struct policy *p = &c->s->policy;
+	for (int i = 0; i < w->nitems; i++) {
+		const struct reason_item *it = &w->items[i];
+		switch (it->reason) {
+		case REASON_HELD:
+			add_hint(w, HINT_RELEASE, 0, NULL);
+			break;
+		case REASON_DEPENDENCY:
+			if (it->never)
+				add_hint(w, HINT_CANCEL, 0, NULL);
+			break;
+		case REASON_UNSATISFIABLE:
+			if (it->have > 0)
+				add_hint(w, HINT_FEWER_GPUS, it->have, NULL);
+			else if (j->req.gpu_type[0] || j->req.gpu_mem_mb > 0)
+				add_hint(w, HINT_ANY_GPU_TYPE, 0, NULL);
+			break;
+		case REASON_QUOTA:
+			if (strcmp(it->detail, "queue"))
+				break;
+			if (it->limit - it->used > 0)
+				add_hint(w, HINT_FEWER_GPUS, (int64_t)(it->limit - it->used), NULL);
+			for (int q = 0; q < p->nqueues; q++) {
+				const struct queue_policy *qp = &p->queues[q];
+				int lim = qp->quota < 0 || qp->borrow < 0 ? -1 : qp->quota + qp->borrow;
+				if (q == r->queue || place_window_paused(c->s, q, c->s->now) ||
+				    (lim >= 0 && c->m.queue_used[q] + r->need > lim))
+					continue;
+				add_hint(w, HINT_QUEUE, 0, qp->name);
+				break;
+			}
+			break;
+		case REASON_MISMATCH: {
+			struct job_res req = j->req;
+			if (req.gpu_type[0] || req.gpu_mem_mb > 0) {
+				req.gpu_type[0] = 0;
+				req.gpu_mem_mb = 0;
+				if (fits_with(c, j, &req, r->queue, r->dept))
+					add_hint(w, HINT_ANY_GPU_TYPE, 0, NULL);
+			}
+			req = j->req;
+			if (req.same_node) {
+				req.same_node = false;
+				if (fits_with(c, j, &req, r->queue, r->dept))
+					add_hint(w, HINT_SPREAD, 0, NULL);
+			}
+			if (it->have > 0 && it->have < it->need)
+				add_hint(w, HINT_FEWER_GPUS, it->have, NULL);
+			break;
+		}
+		case REASON_HEADROOM:
+			if (it->free - (int)it->limit > 0)
+				add_hint(w, HINT_FEWER_GPUS, it->free - (int)it->limit, NULL);
+			add_hint(w, HINT_PROMOTE, TIER_P0, NULL);
+			break;
+		case REASON_PRIORITY:
+			if (!r->blocks && c->ps->backfill_until > c->s->now &&
+			    pr->runtime > c->ps->backfill_until - c->s->now)
+				add_hint(w, HINT_SHORTER_ESTIMATE, c->ps->backfill_until - c->s->now, NULL);
+			if (w->tier > TIER_P0)
+				add_hint(w, HINT_PROMOTE, w->tier - 1, NULL);
+			break;
+		case REASON_RESOURCES:
+			if (it->free > 0 && it->free < it->need)
+				add_hint(w, HINT_FEWER_GPUS, it->free, NULL);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void reeval(const struct ctx *c, const struct place_result *r, struct why *w)
+{
+	const struct reason_item *it = &w->items[0];
+	w->reeval_job = 0;
+	w->reeval_at = 0;
+	switch (it->reason) {
+	case REASON_HELD:
+		w->reeval = REEVAL_RELEASE;
+		return;
+	case REASON_UNSATISFIABLE:
+		w->reeval = REEVAL_POLICY;
+		return;
+	case REASON_DEPENDENCY:
+		if (it->never) {
+			w->reeval = REEVAL_NONE;
+			return;
+		}
+		w->reeval = REEVAL_JOB_END;
+		w->reeval_job = it->job;
+		w->reeval_at = it->until;
+		return;
+	case REASON_WINDOW:
+	case REASON_COOLDOWN:
+		w->reeval = REEVAL_TIME;
+		w->reeval_at = it->until;
+		return;
+	case REASON_QUOTA:
+		if (!strcmp(it->detail, "dept") || r->queue < 0 || !c->qend[r->queue]) {
+			w->reeval = REEVAL_POLICY;
+			return;
+		}
+		w->reeval = REEVAL_JOB_END;
+		w->reeval_job = c->qend_job[r->queue];
+		w->reeval_at = c->qend[r->queue];
+		return;
+	case REASON_STARTING:
+		w->reeval = REEVAL_NOW;
+		return;
+	default:
+		break;
+	}
+	/* Capacity and contention: the first running job it waits for, else
+	 * the next end of any job. */
+	for (int i = 0; i < w->nwaits; i++) {
+		if (w->waits[i].running) {
+			w->reeval = REEVAL_JOB_END;
+			w->reeval_job = w->waits[i].job;
+			w->reeval_at = w->waits[i].end;
+			return;
+		}
+	}
+	if (c->first_end) {
+		w->reeval = REEVAL_JOB_END;
+		w->reeval_job = c->first_end_job;
+		w->reeval_at = c->first_end;
+		return;
+	}
+	w->reeval = REEVAL_POLICY;
+}
+
+static int cmp_wait(const void *a, const void *b)
+{
+	const struct why_wait *x = a, *y = b;
+	if (x->running != y->running)
+		return x->running ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return (x->job > y->job) - (x->job < y->job);
+}
+
+static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
+		    const struct why_ahead *first, int nfirst, struct why *w)
+{
+	const struct snapshot *s = c->s;
+	const struct job *j = &s->jobs[pr->idx];
+	int64_t now = s->now;
+	w->pred = pr;
+	w->position = pr->position;
+	w->ahead = ahead;
+	w->nahead = nfirst < REASON_MAX_AHEAD ? nfirst : REASON_MAX_AHEAD;
+	memcpy(w->ahead_first, first, (size_t)w->nahead * sizeof(*first));
+
+	for (int i = 0; i < pr->nwaits; i++) {
+		const struct job *dj = snapshot_find(s, pr->waits[i]);
+		struct why_wait *ww = &w->waits[w->nwaits++];
+		ww->job = pr->waits[i];
+		ww->running = dj && job_state_holds_gpus(dj->state);
+		ww->end = dj ? end_of(c, dj) : 0;
+	}
+	qsort(w->waits, (size_t)w->nwaits, sizeof(w->waits[0]), cmp_wait);
+
+	if (pr->placed && pr->start == now && !pr->never) {
+		add_item(w, REASON_STARTING);
+		w->primary = REASON_STARTING;
+		w->reeval = REEVAL_NOW;
+		return;
+	}
+
+	struct place_result r;
+	place_check(&c->m, s, j, now, &r);
+	if (j->held) {
+		struct reason_item *it = add_item(w, REASON_HELD);
+		it->never = true;
+	}
+	dependency(c, j, w);
+	if (r.blocks & PLACE_BIT(PLACE_WINDOW)) {
+		struct reason_item *it = add_item(w, REASON_WINDOW);
+		it->until = r.window_end;
+	}
+	if (j->not_before > now) {
+		struct reason_item *it = add_item(w, REASON_COOLDOWN);
+		it->until = j->not_before;
+	}
+	if (r.quota_queue) {
+		struct reason_item *it = add_item(w, REASON_QUOTA);
+		STR_COPY(it->detail, "queue");
+		it->need = r.need;
+		it->used = r.queue_used;
+		it->limit = r.queue_limit;
+		it->quota = r.queue_quota;
+	} else if (r.quota_dept) {
+		struct reason_item *it = add_item(w, REASON_QUOTA);
+		STR_COPY(it->detail, "dept");
+		it->need = r.need;
+		it->used = r.dept_used;
+		it->limit = r.dept_limit;
+		it->never = true;
+	}
+	if (r.blocks & PLACE_BIT(PLACE_UNSATISFIABLE)) {
+		struct reason_item *it = add_item(w, REASON_UNSATISFIABLE);
+		enum place_unsat u = place_unsat_why(&c->m, s, j, &it->have);
+		STR_COPY(it->detail, place_unsat_name(u));
+		it->need = r.need;
+		it->never = true;
+	}
+	if (r.blocks & PLACE_BIT(PLACE_MISMATCH)) {
+		struct reason_item *it = add_item(w, REASON_MISMATCH);
+		it->need = r.need;
+		it->have = r.usable;
+		it->free = r.free;
+	}
+	if (r.blocks & PLACE_BIT(PLACE_HEADROOM)) {
+		struct reason_item *it = add_item(w, REASON_HEADROOM);
+		it->need = r.need;
+		it->free = r.free;
+		it->limit = r.reserve;
+	}
+	if (ahead > 0) {
+		struct reason_item *it = add_item(w, REASON_PRIORITY);
+		it->have = ahead;
+	}
+	if ((r.blocks & PLACE_BIT(PLACE_RESOURCES)) || !w->nitems) {
+		/* Nothing else blocks: what is left is capacity, which the
+		 * prediction may have found too fragmented or gone. */
+		struct reason_item *it = add_item(w, REASON_RESOURCES);
+		it->need = r.need;
+		it->free = r.free;
+		it->never = pr->never == NEVER_CAPACITY;
+	}
+	w->primary = w->items[0].reason;
+	for (int i = 0; i < w->nitems; i++)
+		w->never |= w->items[i].never;
+	w->never |= pr->never != NEVER_NO;
+	hints(c, j, &r, pr, w);
+	reeval(c, &r, w);
+}
+
+void reason_all(const struct snapshot *s, const struct prediction_set *ps, struct why_set *out)
+{
+	why_set_release(out);
+	size_t nstarting = 0;
+	for (size_t i = 0; i < s->njobs; i++)
+		nstarting += s->jobs[i].state == JOB_STARTING;
+	out->now = s->now;
+	out->n = ps->n + nstarting;
+	out->items = xcalloc(out->n ? out->n : 1, sizeof(*out->items));
+	out->njobs = s->njobs;
+	out->of_job = xmalloc((s->njobs ? s->njobs : 1) * sizeof(*out->of_job));
+	for (size_t i = 0; i < s->njobs; i++)
+		out->of_job[i] = -1;
+
+	struct ctx c;
+	memset(&c, 0, sizeof(c));
+	c.s = s;
+	c.ps = ps;
+	place_map_init(&c.m, s);
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (!job_state_holds_gpus(j->state))
+			continue;
+		int64_t e = ps->ends[i];
+		if (!c.first_end || e < c.first_end) {
+			c.first_end = e;
+			c.first_end_job = j->id;
+		}
+		int qi = policy_queue_index(&s->policy, j->queue);
+		if (qi >= 0 && (!c.qend[qi] || e < c.qend[qi])) {
+			c.qend[qi] = e;
+			c.qend_job[qi] = j->id;
+		}
+	}
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct prediction *pr = &ps->items[i];
+		if (!pr->placed || pr->start != s->now || pr->never)
+			continue;
+		const struct job *j = &s->jobs[pr->idx];
+		place_take(&c.m, policy_queue_index(&s->policy, j->queue), pr->nalloc, pr->alloc);
+	}
+
+	struct why_ahead first[REASON_MAX_AHEAD];
+	int nfirst = 0, ahead = 0;
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct prediction *pr = &ps->items[i];
+		const struct job *j = &s->jobs[pr->idx];
+		struct why *w = &out->items[i];
+		out->of_job[pr->idx] = (int32_t)i;
+		w->job = j->id;
+		w->idx = pr->idx;
+		w->tier = job_tier(j);
+		w->base = s->policy.tier[w->tier].base;
+		w->weight = order_weight(&s->policy, j, s->now);
+		w->c = order_c(&s->policy, j, s->now);
+		w->rises = order_next_rise(&s->policy, j, s->now, &w->rise_at, &w->rise_weight);
+		explain(&c, pr, ahead, first, nfirst, w);
+		if (w->primary == REASON_STARTING || w->never)
+			continue;
+		ahead++;
+		if (nfirst < REASON_MAX_AHEAD)
+			first[nfirst++] = (struct why_ahead){j->id, w->tier, w->weight};
+	}
+	size_t k = ps->n;
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (j->state != JOB_STARTING)
+			continue;
+		struct why *w = &out->items[k];
+		out->of_job[i] = (int32_t)k++;
+		w->job = j->id;
+		w->idx = i;
+		w->tier = job_tier(j);
+		w->base = s->policy.tier[w->tier].base;
+		w->weight = order_weight(&s->policy, j, s->now);
+		w->c = order_c(&s->policy, j, s->now);
+		add_item(w, REASON_STARTING);
+		w->primary = REASON_STARTING;
+		w->reeval = REEVAL_NOW;
+	}
+	place_map_release(&c.m);
+}

@@ -382,10 +382,11 @@ static json_t *commit_json(const struct policy_commit *c)
 			 str_or_null(c->message), "trailers", tr);
 }
 
-void jout_policy_commit(const struct policy_commit *c, const struct event *ev, size_t nev)
+void jout_policy_commit(const struct policy_commit *c, const struct event_list *evl)
 {
-	json_t *o = commit_json(c), *applied = json_array();
-	for (size_t i = 0; ev && i < nev; i++) {
+	json_t *o = commit_json(c), *applied = evl ? json_array() : json_null();
+	const struct event *ev = evl ? evl->items : NULL;
+	for (size_t i = 0; evl && i < evl->n; i++) {
 		bool ok;
 		char oid[POLICY_OID_HEX];
 		const char *why = "";

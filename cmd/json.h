@@ -75,9 +75,9 @@ void jout_policy_report(const struct jout_policy_report *r);
 /* One commit as a compact object without a newline (log prints the array
  * around them): {"commit", "parent", "author", "email", "time", "summary",
  * "message", "trailers": [{"key", "value"}], "applied": [{"time", "actor",
- * "applied", "reason"}]} with the server's policy events about it (ev may be
- * NULL). */
-void jout_policy_commit(const struct policy_commit *c, const struct event *ev, size_t nev);
+ * "applied", "reason"}]} with the server's policy events about it;
+ * "applied" is null when ev is NULL (no server answered). */
+void jout_policy_commit(const struct policy_commit *c, const struct event_list *ev);
 
 /* {"key", "value", "before" (null when not defined), "commit": {...}} */
 void jout_policy_blame(const char *key, const char *value, const char *before,

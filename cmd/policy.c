@@ -548,7 +548,7 @@ static int log_one(const struct policy_commit *c, void *arg)
 	if (lc->json) {
 		printf("%s", lc->first ? "[\n" : ",\n");
 		lc->first = false;
-		jout_policy_commit(c, lc->ev ? lc->ev->items : NULL, lc->ev ? lc->ev->n : 0);
+		jout_policy_commit(c, lc->ev);
 		return 0;
 	}
 	if (!lc->first)
@@ -818,7 +818,7 @@ static int sub_edit(const struct popts *o, int argc, char **argv)
 	if (!r)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
-	char *draft = policy_repo_draft_path(r);
+	char *draft = policy_repo_draft_path(r), *base_path = NULL;
 	char *head_text = NULL, *text = NULL, *msg = NULL;
 	size_t head_len = 0, len = 0;
 	char head_oid[POLICY_OID_HEX], oid[POLICY_OID_HEX], sh[8];
@@ -830,9 +830,22 @@ static int sub_edit(const struct popts *o, int argc, char **argv)
 		rc = cmd_fail(&e);
 		goto out;
 	}
+	/* The draft's base commit sits beside it: when HEAD moved meanwhile, the
+	 * changes below are against the new HEAD and may undo someone's work. */
+	base_path = xasprintf("%s.base", draft);
 	if (is_file(draft)) {
 		fprintf(stderr, "gq: resuming the edit kept from last time (%s)\n", draft);
-	} else if (write_file(draft, head_text, head_len, &e) < 0) {
+		size_t blen = 0;
+		struct gq_err be = GQ_ERR_INIT;
+		char *base = policy_read_file(base_path, &blen, &be);
+		if (base && strncmp(base, head_oid, strlen(head_oid)))
+			fprintf(stderr,
+				"gq: warning: HEAD moved since that edit began (from %.7s to %.7s); "
+				"check that the changes below undo nothing of theirs\n",
+				base, head_oid);
+		free(base);
+	} else if (write_file(draft, head_text, head_len, &e) < 0 ||
+		   write_file(base_path, head_oid, strlen(head_oid), &e) < 0) {
 		rc = cmd_fail(&e);
 		goto out;
 	}
@@ -843,6 +856,7 @@ static int sub_edit(const struct popts *o, int argc, char **argv)
 	if (len == head_len && !memcmp(text, head_text, len)) {
 		printf("no change; nothing committed\n");
 		unlink(draft);
+		unlink(base_path);
 		goto out;
 	}
 	policy_defaults(cand);
@@ -876,6 +890,7 @@ static int sub_edit(const struct popts *o, int argc, char **argv)
 		goto out;
 	}
 	unlink(draft);
+	unlink(base_path);
 	printf("committed %s: %.*s\n", short_oid(oid, sh), (int)strcspn(msg, "\n"), msg);
 	printf("check its impact with 'gq policy check', put it in force with 'gq policy apply'\n");
 out:
@@ -885,6 +900,7 @@ out:
 	free(msg);
 	free(text);
 	free(head_text);
+	free(base_path);
 	free(draft);
 	policy_repo_free(r);
 	return rc;

@@ -151,6 +151,17 @@ check_match "the partition of exp" "$(cat "$T_DIR/slurm.txt")" '^PartitionName=e
 check_match "the window is a comment" "$(cat "$T_DIR/slurm.txt")" '^# gq: queue exp pauses daily 20:00-08:00'
 check_match "the borrowing rule is a comment" "$(cat "$T_DIR/slurm.txt")" '^# gq: queue exp has a quota of 16 GPUs and may borrow 8 more'
 
+# A kept edit whose base moved: resuming it warns.
+editor 's/^\tbase = 30$/\tbase = 300/'
+"$GQ" policy edit -m x >/dev/null 2>&1
+"$GQ" policy rollback --no-apply HEAD~1 >/dev/null 2>&1
+editor 's/^\tbase = 300$/\tbase = 31/'
+out=$("$GQ" policy edit -m "P1 31" 2>&1)
+check_match "resuming an edit after HEAD moved warns" "$out" 'warning: HEAD moved since that edit began \(from [0-9a-f]{7} to [0-9a-f]{7}\)'
+check_match "and the edit is committed" "$out" '^committed [0-9a-f]{7}: P1 31$'
+out=$("$GQ" policy log --json -n 1 2>/dev/null)
+check_eq "log --json without a server: applied is null" "$(echo "$out" | jq -c '.[0].applied')" null
+
 # Completion words, and the bash completion using them.
 check_eq "subcommands come from the SYNOPSIS" "$("$GQ" __complete subcommands policy | tr '\n' ' ')" \
 	"show check edit diff log blame apply rollback review export keys init "

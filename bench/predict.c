@@ -1,7 +1,8 @@
 /*
  * predict.c - benchmark of one full start-time prediction (predict_all)
- * and of one plan (sched_plan), on 2,000 nodes of 8 GPUs, with 1k, 10k and
- * 100k pending jobs and 10% as many running. Prints milliseconds of CPU
+ * and of one plan (sched_plan) and of the wait reasons of every pending job
+ * (reason_all), on 2,000 nodes of 8 GPUs, with 1k, 10k and 100k pending
+ * jobs and 10% as many running. Prints milliseconds of CPU
  * time (best of 3 runs, one core) and the growth factor per 10x next to
  * what n log n would give; asserts nothing.
  *
@@ -14,6 +15,7 @@
 #include <time.h>
 
 #include "core/predict.h"
+#include "core/reason.h"
 #include "core/sched.h"
 
 #define NODES 2000
@@ -101,23 +103,32 @@ static void build(struct snapshot *s, int pending)
 	snapshot_sort(s);
 }
 
-static double best_of(int runs, const struct snapshot *s, bool plan)
+enum what { PREDICT, PLAN, REASONS };
+
+static double best_of(int runs, const struct snapshot *s, enum what what)
 {
 	double best = 1e30;
 	for (int r = 0; r < runs; r++) {
+		struct prediction_set ps;
+		prediction_set_init(&ps);
+		if (what == REASONS)
+			predict_all(s, &ps);
 		double t0 = now_ms();
-		if (plan) {
+		if (what == REASONS) {
+			struct why_set ws;
+			why_set_init(&ws);
+			reason_all(s, &ps, &ws);
+			why_set_release(&ws);
+		} else if (what == PLAN) {
 			struct plan p;
 			plan_init(&p);
 			sched_plan(s, &p);
 			plan_release(&p);
 		} else {
-			struct prediction_set ps;
-			prediction_set_init(&ps);
 			predict_all(s, &ps);
-			prediction_set_release(&ps);
 		}
 		double t = now_ms() - t0;
+		prediction_set_release(&ps);
 		if (t < best)
 			best = t;
 	}
@@ -127,23 +138,25 @@ static double best_of(int runs, const struct snapshot *s, bool plan)
 int main(int argc, char **argv)
 {
 	int max = argc > 1 ? atoi(argv[1]) : 100000;
-	printf("one full prediction (predict_all) and one plan (sched_plan), %d nodes x %d GPUs,\n"
+	printf("one full prediction (predict_all), one plan (sched_plan) and the wait reasons of\n"
+	       "every pending job (reason_all, after a prediction), %d nodes x %d GPUs,\n"
 	       "running = 10%% of pending; best of 3 runs, CPU time of one core\n",
 	       NODES, GPUS);
-	printf("%9s %9s %12s %12s %10s %14s\n", "pending", "running", "predict ms", "plan ms",
-	       "growth", "n log n growth");
+	printf("%9s %9s %11s %8s %11s %9s %10s\n", "pending", "running", "predict ms", "growth",
+	       "n log n", "plan ms", "reasons ms");
 	double prev = 0;
 	for (int n = 1000; n <= max; n *= 10) {
 		struct snapshot s;
 		build(&s, n);
-		double t = best_of(3, &s, false);
-		double tp = best_of(3, &s, true);
+		double t = best_of(3, &s, PREDICT);
+		double tp = best_of(3, &s, PLAN);
+		double tr = best_of(3, &s, REASONS);
 		char growth[32] = "-", nlogn[32] = "-";
 		if (prev > 0) {
 			snprintf(growth, sizeof(growth), "x%.1f", t / prev);
 			snprintf(nlogn, sizeof(nlogn), "x%.1f", 10.0 * log((double)n) / log(n / 10.0));
 		}
-		printf("%9d %9d %12.1f %12.1f %10s %14s\n", n, n / 10, t, tp, growth, nlogn);
+		printf("%9d %9d %11.1f %8s %11s %9.1f %10.1f\n", n, n / 10, t, growth, nlogn, tp, tr);
 		fflush(stdout);
 		prev = t;
 		snapshot_release(&s);

@@ -91,7 +91,7 @@ struct fs_cache {
 static double fair_share_cached(const struct snapshot *s, const struct job *j, struct fs_cache *c)
 {
 	for (int i = 0; i < c->n; i++)
-		if (!strncmp(c->queue[i], j->queue, GQ_NAME_MAX))
+		if (c->queue[i][0] == j->queue[0] && !strncmp(c->queue[i], j->queue, GQ_NAME_MAX))
 			return c->fs[i];
 	int i = c->n < FS_CACHE ? c->n++ : c->next++ % FS_CACHE;
 	STR_COPY(c->queue[i], j->queue);

@@ -437,7 +437,7 @@ bool place_check(const struct place_map *m, const struct snapshot *s, const stru
 	int qi = policy_queue_index(&s->policy, j->queue);
 	int di = policy_dept_index(&s->policy, j->dept);
 	place_check_fit(m, s, j, qi, di, now, out);
-	if (place_satisfiable_map(m, s, j, NULL) < 0) {
+	if (place_satisfiable_map(m, s, j, qi, NULL) < 0) {
 		out->blocks |= PLACE_BIT(PLACE_UNSATISFIABLE);
 		out->nalloc = 0;
 		out->borrowed = false;
@@ -553,7 +553,7 @@ const char *place_unsat_name(enum place_unsat u)
 }
 
 /* Which static limit j breaks first, and the most GPUs that limit allows. */
-static enum place_unsat unsat_kind(const struct snapshot *s, const struct job *j,
+static enum place_unsat unsat_kind(const struct snapshot *s, const struct job *j, int qi,
 				   const struct capacity *c, int *have)
 {
 	const struct policy *p = &s->policy;
@@ -574,7 +574,6 @@ static enum place_unsat unsat_kind(const struct snapshot *s, const struct job *j
 		*have = c->span;
 		return UNSAT_SPAN;
 	}
-	int qi = policy_queue_index(p, j->queue);
 	if (qi >= 0) {
 		const struct queue_policy *q = &p->queues[qi];
 		if (q->quota >= 0 && q->borrow >= 0 && need > q->quota + q->borrow) {
@@ -589,13 +588,13 @@ static enum place_unsat unsat_kind(const struct snapshot *s, const struct job *j
 	return UNSAT_NONE;
 }
 
-static int unsatisfiable(const struct snapshot *s, const struct job *j, const struct capacity *c,
-			 struct gq_err *e)
+static int unsatisfiable(const struct snapshot *s, const struct job *j, int qi,
+			 const struct capacity *c, struct gq_err *e)
 {
 	const struct policy *p = &s->policy;
 	const struct job_res *req = &j->req;
 	int need = req->gpus, have;
-	enum place_unsat u = unsat_kind(s, j, c, &have);
+	enum place_unsat u = unsat_kind(s, j, qi, c, &have);
 	if (u == UNSAT_NONE)
 		return 0;
 	char what[96];
@@ -622,7 +621,7 @@ static int unsatisfiable(const struct snapshot *s, const struct job *j, const st
 			       "needs %d GPUs%s, at most %d fit on %d nodes: ask for fewer GPUs", need,
 			       what, have, GQ_MAX_ALLOC);
 	case UNSAT_QUEUE_LIMIT: {
-		const struct queue_policy *q = policy_queue(p, j->queue);
+		const struct queue_policy *q = &p->queues[qi];
 		return err_set(e, GQ_EINVAL,
 			       "needs %d GPUs, queue '%s' may hold at most %d (quota %d + borrow %d): ask for fewer GPUs or use another queue",
 			       need, q->name, have, q->quota, q->borrow);
@@ -645,7 +644,7 @@ enum place_unsat place_unsat_why(const struct place_map *m, const struct snapsho
 		return UNSAT_NONE;
 	}
 	capacity_map(m, s, &j->req, &c);
-	return unsat_kind(s, j, &c, have);
+	return unsat_kind(s, j, policy_queue_index(&s->policy, j->queue), &c, have);
 }
 
 int place_satisfiable(const struct snapshot *s, const struct job *j, struct gq_err *e)
@@ -654,15 +653,15 @@ int place_satisfiable(const struct snapshot *s, const struct job *j, struct gq_e
 	if (j->req.gpus <= 0)
 		return 0;
 	capacity_scan(s, &j->req, &c);
-	return unsatisfiable(s, j, &c, e);
+	return unsatisfiable(s, j, policy_queue_index(&s->policy, j->queue), &c, e);
 }
 
 int place_satisfiable_map(const struct place_map *m, const struct snapshot *s, const struct job *j,
-			  struct gq_err *e)
+			  int qi, struct gq_err *e)
 {
 	struct capacity c;
 	if (j->req.gpus <= 0)
 		return 0;
 	capacity_map(m, s, &j->req, &c);
-	return unsatisfiable(s, j, &c, e);
+	return unsatisfiable(s, j, qi, &c, e);
 }

@@ -158,10 +158,11 @@ void place_give(struct place_map *m, int qi, int nalloc, const struct job_alloc 
  */
 int place_satisfiable(const struct snapshot *s, const struct job *j, struct gq_err *e);
 
-/* place_satisfiable from the capacity summary of a map built from s:
- * the same answer and text, in O(GPU classes) instead of O(nodes). */
+/* place_satisfiable from the capacity summary of a map built from s, with
+ * j's policy queue index qi (-1 unknown) already looked up: the same answer
+ * and text, in O(GPU classes) instead of O(nodes). */
 int place_satisfiable_map(const struct place_map *m, const struct snapshot *s, const struct job *j,
-			  struct gq_err *e);
+			  int qi, struct gq_err *e);
 
 /* Which static limit makes j unsatisfiable, as a stable token
  * (place_unsat_name: "gpus", "same_node", "span", "queue_limit",

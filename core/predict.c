@@ -166,12 +166,16 @@ struct rheap {
 	size_t n, cap;
 };
 
+/* A 4-ary heap: half the depth of a binary one, and the four children of
+ * a node share a cache line, which is what a large heap is bound by. */
+#define RD 4
+
 static void rheap_push(struct rheap *h, uint64_t key, uint32_t p, uint32_t epoch)
 {
 	GROW(h->v, h->cap, h->n + 1);
 	size_t i = h->n++;
 	while (i > 0) {
-		size_t up = (i - 1) / 2;
+		size_t up = (i - 1) / RD;
 		if (h->v[up].key <= key)
 			break;
 		h->v[i] = h->v[up];
@@ -183,19 +187,21 @@ static void rheap_push(struct rheap *h, uint64_t key, uint32_t p, uint32_t epoch
 static struct rentry rheap_pop(struct rheap *h)
 {
 	struct rentry top = h->v[0], last = h->v[--h->n];
-	size_t i = 0;
+	size_t i = 0, n = h->n;
 	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
+		size_t c = RD * i + 1;
+		if (c >= n)
 			break;
-		if (c + 1 < h->n && h->v[c + 1].key < h->v[c].key)
-			c++;
-		if (last.key <= h->v[c].key)
+		size_t best = c, end = c + RD < n ? c + RD : n;
+		for (size_t k = c + 1; k < end; k++)
+			if (h->v[k].key < h->v[best].key)
+				best = k;
+		if (last.key <= h->v[best].key)
 			break;
-		h->v[i] = h->v[c];
-		i = c;
+		h->v[i] = h->v[best];
+		i = best;
 	}
-	if (h->n)
+	if (n)
 		h->v[i] = last;
 	return top;
 }
@@ -274,6 +280,16 @@ struct pj { /* a pending job in the simulation; index = position - 1 */
 	int64_t gate_job; /* the job whose end released it (dependency, quota), 0 none */
 };
 
+/* What the events need of a snapshot job, in one place: an end touches
+ * one small record instead of the large job and several arrays. */
+struct jinfo {
+	int64_t id;
+	int64_t end_low, end_high; /* expected end range while it holds GPUs */
+	const struct job_alloc *alloc; /* into the pool */
+	int nalloc, held, qi; /* allocation entries, GPUs held, policy queue */
+	uint32_t dep_begin, dep_end; /* its dependents: dep_list[dep_begin..dep_end) */
+};
+
 struct sim {
 	const struct snapshot *s;
 	const struct policy *p;
@@ -288,12 +304,7 @@ struct sim {
 	int64_t backfill_until; /* tmin of the walk at now */
 	int32_t *of_job;
 	/* per snapshot job: expected end range and the allocation it holds */
-	int64_t *end_mid, *end_low, *end_high;
-	const struct job_alloc **alloc_of;
-	int *nalloc_of;
-	int *held_of; /* GPUs held */
-	int64_t *id_of; /* job ids, and policy queue indices, by snapshot index: */
-	int *qi_of;     /* compact copies, so that events need not touch the jobs */
+	struct jinfo *ji;
 	/* per GPU: the job that released it last and when (t 0: free since now) */
 	size_t *goff;
 	uint32_t *rel_job;
@@ -403,10 +414,10 @@ static int matching_held(const struct sim *S, uint32_t jidx, const struct job_re
 			 bool unconstrained)
 {
 	if (unconstrained)
-		return S->held_of[jidx];
+		return S->ji[jidx].held;
 	int n = 0;
-	for (int a = 0; a < S->nalloc_of[jidx]; a++) {
-		const struct job_alloc *al = &S->alloc_of[jidx][a];
+	for (int a = 0; a < S->ji[jidx].nalloc; a++) {
+		const struct job_alloc *al = &S->ji[jidx].alloc[a];
 		if ((size_t)al->node < S->s->nnodes && place_node_matches(&S->s->nodes[al->node], req))
 			n += __builtin_popcountll(al->mask & S->m.upmask[al->node]);
 	}
@@ -452,7 +463,7 @@ static int64_t shadow(struct sim *S, const struct pj *x, const struct place_resu
 			S->aux[i] = last;
 		const struct tentry *e = &h->v[pos];
 		have += matching_held(S, e->arg, req, x->unconstrained);
-		total += S->held_of[e->arg];
+		total += S->ji[e->arg].held;
 		if (have >= x->gpus && total >= need_total)
 			return e->t;
 		for (size_t c = 2 * pos + 1; c <= 2 * pos + 2 && c < h->n; c++) {
@@ -523,11 +534,11 @@ static void start_job(struct sim *S, uint32_t p, int64_t t, const struct place_r
 			if (S->rel_t[gi] <= S->now)
 				continue;
 			uint32_t rj = S->rel_job[gi];
-			add_wait(o, S->id_of[rj]);
-			if (S->end_low[rj] > lo)
-				lo = S->end_low[rj];
-			if (S->end_high[rj] > hi)
-				hi = S->end_high[rj];
+			add_wait(o, S->ji[rj].id);
+			if (S->ji[rj].end_low > lo)
+				lo = S->ji[rj].end_low;
+			if (S->ji[rj].end_high > hi)
+				hi = S->ji[rj].end_high;
 			if (S->rel_t[gi] > last_rel)
 				last_rel = S->rel_t[gi];
 		}
@@ -551,12 +562,11 @@ static void start_job(struct sim *S, uint32_t p, int64_t t, const struct place_r
 		lo = S->now;
 	o->low = lo < t ? lo : t;
 	o->high = hi > t ? hi : t;
-	S->end_mid[x->jidx] = o->end;
-	S->end_low[x->jidx] = o->low + x->rt_low;
-	S->end_high[x->jidx] = o->high + x->rt_high;
-	S->alloc_of[x->jidx] = o->alloc;
-	S->nalloc_of[x->jidx] = o->nalloc;
-	S->held_of[x->jidx] = r->need;
+	S->ji[x->jidx].end_low = o->low + x->rt_low;
+	S->ji[x->jidx].end_high = o->high + x->rt_high;
+	S->ji[x->jidx].alloc = o->alloc;
+	S->ji[x->jidx].nalloc = o->nalloc;
+	S->ji[x->jidx].held = r->need;
 	theap_push(&S->ends, o->end, EV_END, x->jidx);
 }
 
@@ -669,10 +679,10 @@ done:
 static void on_end(struct sim *S, uint32_t jidx, int64_t t)
 {
 	const struct snapshot *s = S->s;
-	int qi = S->qi_of[jidx];
-	int64_t id = S->id_of[jidx];
-	for (int a = 0; a < S->nalloc_of[jidx]; a++) {
-		const struct job_alloc *al = &S->alloc_of[jidx][a];
+	int qi = S->ji[jidx].qi;
+	int64_t id = S->ji[jidx].id;
+	for (int a = 0; a < S->ji[jidx].nalloc; a++) {
+		const struct job_alloc *al = &S->ji[jidx].alloc[a];
 		if (al->node < 0 || (size_t)al->node >= s->nnodes)
 			continue;
 		size_t base = S->goff[al->node];
@@ -684,13 +694,13 @@ static void on_end(struct sim *S, uint32_t jidx, int64_t t)
 			S->rel_t[base + (size_t)g] = t;
 		}
 	}
-	place_give(&S->m, qi, S->nalloc_of[jidx], S->alloc_of[jidx]);
-	for (size_t d = S->dep_off[jidx]; d < S->dep_off[jidx + 1]; d++) {
+	place_give(&S->m, qi, S->ji[jidx].nalloc, S->ji[jidx].alloc);
+	for (uint32_t d = S->ji[jidx].dep_begin; d < S->ji[jidx].dep_end; d++) {
 		uint32_t p = S->dep_list[d];
 		struct pj *x = &S->pj[p];
 		if (x->status != ST_GATED)
 			continue;
-		gate_raise(x, t, S->end_low[jidx], S->end_high[jidx], GATE_DEPENDENCY, id);
+		gate_raise(x, t, S->ji[jidx].end_low, S->ji[jidx].end_high, GATE_DEPENDENCY, id);
 		if (--x->deps_left > 0)
 			continue;
 		if (x->release_at > t) {
@@ -709,7 +719,7 @@ static void on_end(struct sim *S, uint32_t jidx, int64_t t)
 			struct pj *x = &S->pj[e.p];
 			if (x->status != ST_PARK_QUOTA || x->epoch != e.epoch)
 				continue;
-			gate_raise(x, t, S->end_low[jidx], S->end_high[jidx], GATE_QUOTA, id);
+			gate_raise(x, t, S->ji[jidx].end_low, S->ji[jidx].end_high, GATE_QUOTA, id);
 			make_ready(S, e.p, t);
 			room -= x->gpus;
 		}
@@ -763,7 +773,7 @@ static int name_lookup(struct name_cache *c, const struct policy *p, const char 
 		       int (*lookup)(const struct policy *, const char *))
 {
 	for (int i = 0; i < c->n; i++)
-		if (!strncmp(c->name[i], name, GQ_NAME_MAX))
+		if (c->name[i][0] == name[0] && !strncmp(c->name[i], name, GQ_NAME_MAX))
 			return c->idx[i];
 	int i = c->n < NAME_CACHE ? c->n++ : c->next++ % NAME_CACHE;
 	STR_COPY(c->name[i], name);
@@ -839,18 +849,11 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 	for (size_t i = 0; i < nj; i++)
 		S->of_job[i] = -1;
 
-	S->end_mid = xcalloc(nj1, sizeof(int64_t));
-	S->end_low = xcalloc(nj1, sizeof(int64_t));
-	S->end_high = xcalloc(nj1, sizeof(int64_t));
-	S->alloc_of = xcalloc(nj1, sizeof(*S->alloc_of));
-	S->nalloc_of = xcalloc(nj1, sizeof(int));
-	S->held_of = xcalloc(nj1, sizeof(int));
-	S->id_of = xmalloc(nj1 * sizeof(int64_t));
-	S->qi_of = xmalloc(nj1 * sizeof(int));
+	S->ji = xcalloc(nj1, sizeof(*S->ji));
 	struct name_cache qc = {.n = 0}, dc = {.n = 0};
 	for (size_t i = 0; i < nj; i++) {
-		S->id_of[i] = s->jobs[i].id;
-		S->qi_of[i] = name_lookup(&qc, S->p, s->jobs[i].queue, policy_queue_index);
+		S->ji[i].id = s->jobs[i].id;
+		S->ji[i].qi = name_lookup(&qc, S->p, s->jobs[i].queue, policy_queue_index);
 	}
 
 	S->goff = xmalloc((s->nnodes + 1) * sizeof(size_t));
@@ -872,13 +875,12 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 		int64_t e = predict_end(S->p, j, S->now);
 		int64_t lo = holder_end(j, predict_runtime_low(S->p, j), S->now);
 		int64_t hi = holder_end(j, predict_runtime_high(S->p, j), S->now);
-		S->end_mid[i] = e;
-		S->end_low[i] = lo < e ? lo : e;
-		S->end_high[i] = hi > e ? hi : e;
+		S->ji[i].end_low = lo < e ? lo : e;
+		S->ji[i].end_high = hi > e ? hi : e;
 		out->ends[i] = e;
-		S->alloc_of[i] = j->alloc;
-		S->nalloc_of[i] = j->nalloc < GQ_MAX_ALLOC ? j->nalloc : GQ_MAX_ALLOC;
-		S->held_of[i] = job_gpus_held(j);
+		S->ji[i].alloc = j->alloc;
+		S->ji[i].nalloc = j->nalloc < GQ_MAX_ALLOC ? j->nalloc : GQ_MAX_ALLOC;
+		S->ji[i].held = job_gpus_held(j);
 		theap_push(&S->ends, e, EV_END, (uint32_t)i);
 	}
 
@@ -911,7 +913,7 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 		x->jidx = (uint32_t)i;
 		x->rank = rank[p];
 		x->tier = (int)job_tier(j);
-		x->qi = S->qi_of[i];
+		x->qi = S->ji[i].qi;
 		x->di = name_lookup(&dc, S->p, j->dept, policy_dept_index);
 		x->gpus = j->req.gpus;
 		x->req = j->req;
@@ -934,7 +936,7 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 			o->never = NEVER_HELD;
 			continue;
 		}
-		if (place_satisfiable_map(&S->m, s, j, NULL) < 0) {
+		if (place_satisfiable_map(&S->m, s, j, x->qi, NULL) < 0) {
 			x->status = ST_NEVER;
 			o->never = NEVER_UNSATISFIABLE;
 			continue;
@@ -962,8 +964,20 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 		ndeps += (size_t)x->deps_left;
 	}
 	free(rank);
+	/* The pool holds the allocations of the jobs holding GPUs too, so
+	 * that an end reads them from there rather than from the job. */
+	for (size_t i = 0; i < nj; i++)
+		npool += (size_t)S->ji[i].nalloc;
 	S->cap_pool = npool;
 	S->pool = out->allocs = xmalloc((npool ? npool : 1) * sizeof(*S->pool));
+	for (size_t i = 0; i < nj; i++) {
+		struct jinfo *h = &S->ji[i];
+		if (!h->nalloc)
+			continue;
+		memcpy(&S->pool[S->npool], h->alloc, (size_t)h->nalloc * sizeof(*h->alloc));
+		h->alloc = &S->pool[S->npool];
+		S->npool += (size_t)h->nalloc;
+	}
 
 	/* Dependents, as a CSR list per snapshot job. */
 	S->dep_off = xcalloc(nj + 2, sizeof(size_t));
@@ -988,6 +1002,10 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 		if (pass == 0)
 			for (size_t i = 2; i < nj + 2; i++)
 				S->dep_off[i] += S->dep_off[i - 1];
+	}
+	for (size_t i = 0; i < nj; i++) {
+		S->ji[i].dep_begin = (uint32_t)S->dep_off[i];
+		S->ji[i].dep_end = (uint32_t)S->dep_off[i + 1];
 	}
 
 	/* Per tier, by queued time, for the aging cursors. */
@@ -1023,14 +1041,7 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 static void sim_release(struct sim *S)
 {
 	place_map_release(&S->m);
-	free(S->end_mid);
-	free(S->end_low);
-	free(S->end_high);
-	free(S->alloc_of);
-	free(S->nalloc_of);
-	free(S->held_of);
-	free(S->id_of);
-	free(S->qi_of);
+	free(S->ji);
 	free(S->goff);
 	free(S->rel_job);
 	free(S->rel_t);

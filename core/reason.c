@@ -79,6 +79,9 @@ void why_set_release(struct why_set *ws)
 {
 	free(ws->items);
 	free(ws->of_job);
+	free(ws->item_pool);
+	free(ws->wait_pool);
+	free(ws->hint_pool);
 	why_set_init(ws);
 }
 
@@ -93,24 +96,33 @@ const struct why *why_find(const struct why_set *ws, const struct snapshot *s, i
 	return &ws->items[ws->of_job[i]];
 }
 
-static struct reason_item *add_item(struct why *w, enum reason r)
+/* One job's lists while they are being built; reason_all then moves them
+ * into the set's pools. */
+struct work {
+	struct why *w;
+	struct reason_item items[REASON_COUNT];
+	struct why_wait waits[PREDICT_MAX_WAITS];
+	struct reason_hint hints[REASON_MAX_HINTS];
+};
+
+static struct reason_item *add_item(struct work *k, enum reason r)
 {
-	struct reason_item *it = &w->items[w->nitems++];
+	struct reason_item *it = &k->items[k->w->nitems++];
 	memset(it, 0, sizeof(*it));
 	it->reason = r;
 	return it;
 }
 
-static void add_hint(struct why *w, enum hint h, int64_t value, const char *arg)
+static void add_hint(struct work *k, enum hint h, int64_t value, const char *arg)
 {
-	if (w->nhints >= REASON_MAX_HINTS)
+	if (k->w->nhints >= REASON_MAX_HINTS)
 		return;
-	struct reason_hint *k = &w->hints[w->nhints++];
-	memset(k, 0, sizeof(*k));
-	k->hint = h;
-	k->value = value;
+	struct reason_hint *x = &k->hints[k->w->nhints++];
+	memset(x, 0, sizeof(*x));
+	x->hint = h;
+	x->value = value;
 	if (arg)
-		STR_COPY(k->arg, arg);
+		STR_COPY(x->arg, arg);
 }
 
 /* Shared facts for every job of one call. */
@@ -144,7 +156,7 @@ static bool dep_dead(enum job_state st)
 
 /* The dependency item: a dead dependency first, else one that never
  * starts, else the one expected to end last. */
-static void dependency(const struct ctx *c, const struct job *j, struct why *w)
+static void dependency(const struct ctx *c, const struct job *j, struct work *k)
 {
 	const struct job *pick = NULL;
 	int rank = -1;
@@ -169,7 +181,7 @@ static void dependency(const struct ctx *c, const struct job *j, struct why *w)
 	}
 	if (!pick)
 		return;
-	struct reason_item *it = add_item(w, REASON_DEPENDENCY);
+	struct reason_item *it = add_item(k, REASON_DEPENDENCY);
 	it->job = pick->id;
 	it->until = rank == 1 ? until : 0;
 	it->never = rank >= 2;
@@ -185,37 +197,38 @@ static bool fits_with(const struct ctx *c, const struct job *j, const struct job
 }
 
 static void hints(const struct ctx *c, const struct job *j, const struct place_result *r,
-		  const struct prediction *pr, struct why *w)
+		  const struct prediction *pr, struct work *k)
 {
+	const struct why *w = k->w;
 	const struct policy *p = &c->s->policy;
 	for (int i = 0; i < w->nitems; i++) {
-		const struct reason_item *it = &w->items[i];
+		const struct reason_item *it = &k->items[i];
 		switch (it->reason) {
 		case REASON_HELD:
-			add_hint(w, HINT_RELEASE, 0, NULL);
+			add_hint(k, HINT_RELEASE, 0, NULL);
 			break;
 		case REASON_DEPENDENCY:
 			if (it->never)
-				add_hint(w, HINT_CANCEL, 0, NULL);
+				add_hint(k, HINT_CANCEL, 0, NULL);
 			break;
 		case REASON_UNSATISFIABLE:
 			if (it->have > 0)
-				add_hint(w, HINT_FEWER_GPUS, it->have, NULL);
+				add_hint(k, HINT_FEWER_GPUS, it->have, NULL);
 			else if (j->req.gpu_type[0] || j->req.gpu_mem_mb > 0)
-				add_hint(w, HINT_ANY_GPU_TYPE, 0, NULL);
+				add_hint(k, HINT_ANY_GPU_TYPE, 0, NULL);
 			break;
 		case REASON_QUOTA:
 			if (strcmp(it->detail, "queue"))
 				break;
 			if (it->limit - it->used > 0)
-				add_hint(w, HINT_FEWER_GPUS, (int64_t)(it->limit - it->used), NULL);
+				add_hint(k, HINT_FEWER_GPUS, (int64_t)(it->limit - it->used), NULL);
 			for (int q = 0; q < p->nqueues; q++) {
 				const struct queue_policy *qp = &p->queues[q];
 				int lim = qp->quota < 0 || qp->borrow < 0 ? -1 : qp->quota + qp->borrow;
 				if (q == r->queue || place_window_paused(c->s, q, c->s->now) ||
 				    (lim >= 0 && c->m.queue_used[q] + r->need > lim))
 					continue;
-				add_hint(w, HINT_QUEUE, 0, qp->name);
+				add_hint(k, HINT_QUEUE, 0, qp->name);
 				break;
 			}
 			break;
@@ -225,33 +238,33 @@ static void hints(const struct ctx *c, const struct job *j, const struct place_r
 				req.gpu_type[0] = 0;
 				req.gpu_mem_mb = 0;
 				if (fits_with(c, j, &req, r->queue, r->dept))
-					add_hint(w, HINT_ANY_GPU_TYPE, 0, NULL);
+					add_hint(k, HINT_ANY_GPU_TYPE, 0, NULL);
 			}
 			req = j->req;
 			if (req.same_node) {
 				req.same_node = false;
 				if (fits_with(c, j, &req, r->queue, r->dept))
-					add_hint(w, HINT_SPREAD, 0, NULL);
+					add_hint(k, HINT_SPREAD, 0, NULL);
 			}
 			if (it->have > 0 && it->have < it->need)
-				add_hint(w, HINT_FEWER_GPUS, it->have, NULL);
+				add_hint(k, HINT_FEWER_GPUS, it->have, NULL);
 			break;
 		}
 		case REASON_HEADROOM:
 			if (it->free - (int)it->limit > 0)
-				add_hint(w, HINT_FEWER_GPUS, it->free - (int)it->limit, NULL);
-			add_hint(w, HINT_PROMOTE, TIER_P0, NULL);
+				add_hint(k, HINT_FEWER_GPUS, it->free - (int)it->limit, NULL);
+			add_hint(k, HINT_PROMOTE, TIER_P0, NULL);
 			break;
 		case REASON_PRIORITY:
 			if (!r->blocks && c->ps->backfill_until > c->s->now &&
 			    pr->runtime > c->ps->backfill_until - c->s->now)
-				add_hint(w, HINT_SHORTER_ESTIMATE, c->ps->backfill_until - c->s->now, NULL);
+				add_hint(k, HINT_SHORTER_ESTIMATE, c->ps->backfill_until - c->s->now, NULL);
 			if (w->tier > TIER_P0)
-				add_hint(w, HINT_PROMOTE, w->tier - 1, NULL);
+				add_hint(k, HINT_PROMOTE, w->tier - 1, NULL);
 			break;
 		case REASON_RESOURCES:
 			if (it->free > 0 && it->free < it->need)
-				add_hint(w, HINT_FEWER_GPUS, it->free, NULL);
+				add_hint(k, HINT_FEWER_GPUS, it->free, NULL);
 			break;
 		default:
 			break;
@@ -259,9 +272,10 @@ static void hints(const struct ctx *c, const struct job *j, const struct place_r
 	}
 }
 
-static void reeval(const struct ctx *c, const struct place_result *r, struct why *w)
+static void reeval(const struct ctx *c, const struct place_result *r, struct work *k)
 {
-	const struct reason_item *it = &w->items[0];
+	struct why *w = k->w;
+	const struct reason_item *it = &k->items[0];
 	w->reeval_job = 0;
 	w->reeval_at = 0;
 	switch (it->reason) {
@@ -303,10 +317,10 @@ static void reeval(const struct ctx *c, const struct place_result *r, struct why
 	/* Capacity and contention: the first running job it waits for, else
 	 * the next end of any job. */
 	for (int i = 0; i < w->nwaits; i++) {
-		if (w->waits[i].running) {
+		if (k->waits[i].running) {
 			w->reeval = REEVAL_JOB_END;
-			w->reeval_job = w->waits[i].job;
-			w->reeval_at = w->waits[i].end;
+			w->reeval_job = k->waits[i].job;
+			w->reeval_at = k->waits[i].end;
 			return;
 		}
 	}
@@ -329,9 +343,10 @@ static int cmp_wait(const void *a, const void *b)
 	return (x->job > y->job) - (x->job < y->job);
 }
 
-static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
-		    const struct why_ahead *first, int nfirst, struct why *w)
+static void explain(const struct ctx *c, const struct prediction *pr, int ahead, int nfirst,
+		    struct work *k)
 {
+	struct why *w = k->w;
 	const struct snapshot *s = c->s;
 	const struct job *j = &s->jobs[pr->idx];
 	int64_t now = s->now;
@@ -339,19 +354,18 @@ static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
 	w->position = pr->position;
 	w->ahead = ahead;
 	w->nahead = nfirst < REASON_MAX_AHEAD ? nfirst : REASON_MAX_AHEAD;
-	memcpy(w->ahead_first, first, (size_t)w->nahead * sizeof(*first));
 
 	for (int i = 0; i < pr->nwaits; i++) {
 		const struct job *dj = snapshot_find(s, pr->waits[i]);
-		struct why_wait *ww = &w->waits[w->nwaits++];
+		struct why_wait *ww = &k->waits[w->nwaits++];
 		ww->job = pr->waits[i];
 		ww->running = dj && job_state_holds_gpus(dj->state);
 		ww->end = dj ? end_of(c, dj) : 0;
 	}
-	qsort(w->waits, (size_t)w->nwaits, sizeof(w->waits[0]), cmp_wait);
+	qsort(k->waits, (size_t)w->nwaits, sizeof(k->waits[0]), cmp_wait);
 
 	if (pr->placed && pr->start == now && !pr->never) {
-		add_item(w, REASON_STARTING);
+		add_item(k, REASON_STARTING);
 		w->primary = REASON_STARTING;
 		w->reeval = REEVAL_NOW;
 		return;
@@ -360,27 +374,27 @@ static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
 	struct place_result r;
 	place_check(&c->m, s, j, now, &r);
 	if (j->held) {
-		struct reason_item *it = add_item(w, REASON_HELD);
+		struct reason_item *it = add_item(k, REASON_HELD);
 		it->never = true;
 	}
-	dependency(c, j, w);
+	dependency(c, j, k);
 	if (r.blocks & PLACE_BIT(PLACE_WINDOW)) {
-		struct reason_item *it = add_item(w, REASON_WINDOW);
+		struct reason_item *it = add_item(k, REASON_WINDOW);
 		it->until = r.window_end;
 	}
 	if (j->not_before > now) {
-		struct reason_item *it = add_item(w, REASON_COOLDOWN);
+		struct reason_item *it = add_item(k, REASON_COOLDOWN);
 		it->until = j->not_before;
 	}
 	if (r.quota_queue) {
-		struct reason_item *it = add_item(w, REASON_QUOTA);
+		struct reason_item *it = add_item(k, REASON_QUOTA);
 		STR_COPY(it->detail, "queue");
 		it->need = r.need;
 		it->used = r.queue_used;
 		it->limit = r.queue_limit;
 		it->quota = r.queue_quota;
 	} else if (r.quota_dept) {
-		struct reason_item *it = add_item(w, REASON_QUOTA);
+		struct reason_item *it = add_item(k, REASON_QUOTA);
 		STR_COPY(it->detail, "dept");
 		it->need = r.need;
 		it->used = r.dept_used;
@@ -388,42 +402,75 @@ static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
 		it->never = true;
 	}
 	if (r.blocks & PLACE_BIT(PLACE_UNSATISFIABLE)) {
-		struct reason_item *it = add_item(w, REASON_UNSATISFIABLE);
+		struct reason_item *it = add_item(k, REASON_UNSATISFIABLE);
 		enum place_unsat u = place_unsat_why(&c->m, s, j, &it->have);
 		STR_COPY(it->detail, place_unsat_name(u));
 		it->need = r.need;
 		it->never = true;
 	}
 	if (r.blocks & PLACE_BIT(PLACE_MISMATCH)) {
-		struct reason_item *it = add_item(w, REASON_MISMATCH);
+		struct reason_item *it = add_item(k, REASON_MISMATCH);
 		it->need = r.need;
 		it->have = r.usable;
 		it->free = r.free;
 	}
 	if (r.blocks & PLACE_BIT(PLACE_HEADROOM)) {
-		struct reason_item *it = add_item(w, REASON_HEADROOM);
+		struct reason_item *it = add_item(k, REASON_HEADROOM);
 		it->need = r.need;
 		it->free = r.free;
 		it->limit = r.reserve;
 	}
 	if (ahead > 0) {
-		struct reason_item *it = add_item(w, REASON_PRIORITY);
+		struct reason_item *it = add_item(k, REASON_PRIORITY);
 		it->have = ahead;
 	}
 	if ((r.blocks & PLACE_BIT(PLACE_RESOURCES)) || !w->nitems) {
 		/* Nothing else blocks: what is left is capacity, which the
 		 * prediction may have found too fragmented or gone. */
-		struct reason_item *it = add_item(w, REASON_RESOURCES);
+		struct reason_item *it = add_item(k, REASON_RESOURCES);
 		it->need = r.need;
 		it->free = r.free;
 		it->never = pr->never == NEVER_CAPACITY;
 	}
-	w->primary = w->items[0].reason;
+	w->primary = k->items[0].reason;
 	for (int i = 0; i < w->nitems; i++)
-		w->never |= w->items[i].never;
+		w->never |= k->items[i].never;
 	w->never |= pr->never != NEVER_NO;
-	hints(c, j, &r, pr, w);
-	reeval(c, &r, w);
+	hints(c, j, &r, pr, k);
+	reeval(c, &r, k);
+}
+
+/* The set's pools, growing while jobs are explained; the pointers of the
+ * items are set once at the end, when the pools no longer move. */
+struct pools {
+	size_t nitems, citems, nwaits, cwaits, nhints, chints;
+	size_t *off; /* per why: its first item, wait and hint */
+};
+
+static void keep(struct why_set *ws, struct pools *pl, size_t i, const struct work *k)
+{
+	const struct why *w = k->w;
+	pl->off[3 * i] = pl->nitems;
+	pl->off[3 * i + 1] = pl->nwaits;
+	pl->off[3 * i + 2] = pl->nhints;
+	GROW(ws->item_pool, pl->citems, pl->nitems + (size_t)w->nitems + 1);
+	GROW(ws->wait_pool, pl->cwaits, pl->nwaits + (size_t)w->nwaits + 1);
+	GROW(ws->hint_pool, pl->chints, pl->nhints + (size_t)w->nhints + 1);
+	memcpy(&ws->item_pool[pl->nitems], k->items, (size_t)w->nitems * sizeof(k->items[0]));
+	memcpy(&ws->wait_pool[pl->nwaits], k->waits, (size_t)w->nwaits * sizeof(k->waits[0]));
+	memcpy(&ws->hint_pool[pl->nhints], k->hints, (size_t)w->nhints * sizeof(k->hints[0]));
+	pl->nitems += (size_t)w->nitems;
+	pl->nwaits += (size_t)w->nwaits;
+	pl->nhints += (size_t)w->nhints;
+}
+
+static void fill_weight(const struct snapshot *s, const struct job *j, struct why *w)
+{
+	w->job = j->id;
+	w->tier = job_tier(j);
+	w->base = s->policy.tier[w->tier].base;
+	w->weight = order_weight(&s->policy, j, s->now);
+	w->c = order_c(&s->policy, j, s->now);
 }
 
 void reason_all(const struct snapshot *s, const struct prediction_set *ps, struct why_set *out)
@@ -439,6 +486,9 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 	out->of_job = xmalloc((s->njobs ? s->njobs : 1) * sizeof(*out->of_job));
 	for (size_t i = 0; i < s->njobs; i++)
 		out->of_job[i] = -1;
+	struct pools pl;
+	memset(&pl, 0, sizeof(pl));
+	pl.off = xmalloc((out->n ? out->n : 1) * 3 * sizeof(*pl.off));
 
 	struct ctx c;
 	memset(&c, 0, sizeof(c));
@@ -468,43 +518,47 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 		place_take(&c.m, policy_queue_index(&s->policy, j->queue), pr->nalloc, pr->alloc);
 	}
 
-	struct why_ahead first[REASON_MAX_AHEAD];
+	struct work k;
 	int nfirst = 0, ahead = 0;
 	for (size_t i = 0; i < ps->n; i++) {
 		const struct prediction *pr = &ps->items[i];
 		const struct job *j = &s->jobs[pr->idx];
 		struct why *w = &out->items[i];
+		k.w = w;
 		out->of_job[pr->idx] = (int32_t)i;
-		w->job = j->id;
+		fill_weight(s, j, w);
 		w->idx = pr->idx;
-		w->tier = job_tier(j);
-		w->base = s->policy.tier[w->tier].base;
-		w->weight = order_weight(&s->policy, j, s->now);
-		w->c = order_c(&s->policy, j, s->now);
 		w->rises = order_next_rise(&s->policy, j, s->now, &w->rise_at, &w->rise_weight);
-		explain(&c, pr, ahead, first, nfirst, w);
+		explain(&c, pr, ahead, nfirst, &k);
+		keep(out, &pl, i, &k);
 		if (w->primary == REASON_STARTING || w->never)
 			continue;
 		ahead++;
 		if (nfirst < REASON_MAX_AHEAD)
-			first[nfirst++] = (struct why_ahead){j->id, w->tier, w->weight};
+			out->ahead_first[nfirst++] = (struct why_ahead){j->id, w->tier, w->weight};
 	}
-	size_t k = ps->n;
+	size_t n = ps->n;
 	for (size_t i = 0; i < s->njobs; i++) {
 		const struct job *j = &s->jobs[i];
 		if (j->state != JOB_STARTING)
 			continue;
-		struct why *w = &out->items[k];
-		out->of_job[i] = (int32_t)k++;
-		w->job = j->id;
+		struct why *w = &out->items[n];
+		k.w = w;
+		out->of_job[i] = (int32_t)n;
+		fill_weight(s, j, w);
 		w->idx = i;
-		w->tier = job_tier(j);
-		w->base = s->policy.tier[w->tier].base;
-		w->weight = order_weight(&s->policy, j, s->now);
-		w->c = order_c(&s->policy, j, s->now);
-		add_item(w, REASON_STARTING);
+		add_item(&k, REASON_STARTING);
 		w->primary = REASON_STARTING;
 		w->reeval = REEVAL_NOW;
+		keep(out, &pl, n++, &k);
 	}
+	for (size_t i = 0; i < out->n; i++) {
+		struct why *w = &out->items[i];
+		w->items = &out->item_pool[pl.off[3 * i]];
+		w->waits = &out->wait_pool[pl.off[3 * i + 1]];
+		w->hints = &out->hint_pool[pl.off[3 * i + 2]];
+		w->ahead_first = out->ahead_first;
+	}
+	free(pl.off);
 	place_map_release(&c.m);
 }

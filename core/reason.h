@@ -166,13 +166,17 @@ struct why_wait {
 	bool running; /* holds GPUs now */
 };
 
+/*
+ * One job's explanation. Its lists (items, ahead_first, waits, hints) point
+ * into arrays owned by the why_set and live as long as it.
+ */
 struct why {
 	int64_t job;
 	size_t idx; /* index in snapshot.jobs */
 	enum reason primary;
 	bool never; /* cannot start under this snapshot (see the file comment) */
 	int nitems; /* every blocking constraint, in the fixed order; items[0] is primary */
-	struct reason_item items[REASON_COUNT];
+	const struct reason_item *items;
 
 	/* Priority: weight = base × (1 + c), and when it next rises. */
 	enum tier tier;
@@ -182,19 +186,21 @@ struct why {
 	double rise_weight;
 
 	/* The queue: 1-based position in the order at now, the jobs ahead
-	 * that can run (not never, not starting now), and the first few. */
+	 * that can run (not never, not starting now), and the first few of
+	 * them from the head (at most REASON_MAX_AHEAD). */
 	int position;
 	int ahead;
 	int nahead;
-	struct why_ahead ahead_first[REASON_MAX_AHEAD];
+	const struct why_ahead *ahead_first;
 
 	/* The jobs whose ends its predicted start waits for (running ones
-	 * first by end, then later ones), from the prediction. */
+	 * first by end, then later ones), from the prediction; at most
+	 * PREDICT_MAX_WAITS. */
 	int nwaits;
-	struct why_wait waits[PREDICT_MAX_WAITS];
+	const struct why_wait *waits;
 
-	int nhints;
-	struct reason_hint hints[REASON_MAX_HINTS];
+	int nhints; /* at most REASON_MAX_HINTS */
+	const struct reason_hint *hints;
 
 	enum reeval reeval;
 	int64_t reeval_job;
@@ -209,7 +215,9 @@ struct why {
 /*
  * A why set owns its arrays: items are the pending jobs in the order at
  * now (as in the prediction set), then the jobs in state starting by id.
- * of_job[i] is the index in items of snapshot.jobs[i], -1 when none.
+ * of_job[i] is the index in items of snapshot.jobs[i], -1 when none. The
+ * pools hold the lists the items point into: a job has a handful of
+ * entries, and the first jobs ahead are the same for everyone behind them.
  */
 struct why_set {
 	int64_t now;
@@ -217,6 +225,10 @@ struct why_set {
 	struct why *items;
 	size_t njobs;
 	int32_t *of_job;
+	struct why_ahead ahead_first[REASON_MAX_AHEAD];
+	struct reason_item *item_pool;
+	struct why_wait *wait_pool;
+	struct reason_hint *hint_pool;
 };
 
 void why_set_init(struct why_set *ws);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/config.h"
 #include "core/stats.h"
 #include "json.h"
 #include "policy/file.h"
@@ -42,11 +43,10 @@ static char *repo_path(const struct popts *o)
 	const char *env = getenv("GQ_POLICY_REPO");
 	if (env && *env)
 		return xstrdup(env);
-	const char *state = getenv("XDG_STATE_HOME");
-	if (state && *state)
-		return xasprintf("%s/gq/policy", state);
-	const char *home = getenv("HOME");
-	return xasprintf("%s/.local/state/gq/policy", home && *home ? home : ".");
+	/* Where your own gq serve keeps it: <its state directory>/policy. */
+	char dir[GQ_PATH_MAX];
+	state_dir(dir, sizeof(dir), false, NULL);
+	return xasprintf("%s/policy", dir);
 }
 
 static struct policy_repo *open_repo(const struct popts *o, int *rc)

@@ -102,6 +102,36 @@ static const struct field dstate_fields[] = {
 	FLD(dept_state, preempts_month, F_INT),
 };
 
+static const struct field stats_fields[] = {
+	FLD(stats, from, F_I64),
+	FLD(stats, to, F_I64),
+	FLD(stats, gpus, F_INT),
+	FLD(stats, gpu_seconds, F_DBL),
+	FLD(stats, utilisation, F_DBL),
+};
+
+static const struct field stats_group_fields[] = {
+	FLD(stats_group, queue, F_STR),
+	FLD(stats_group, tier, F_TIER),
+	FLD(stats_group, starts, F_INT),
+	FLD(stats_group, p50_wait, F_I64),
+	FLD(stats_group, p95_wait, F_I64),
+	FLD(stats_group, longest_wait, F_I64),
+	FLD(stats_group, longest_job, F_I64),
+	FLD(stats_group, over_limit, F_INT),
+	FLD(stats_group, overtaken, F_INT),
+	FLD(stats_group, preemptions, F_INT),
+	FLD(stats_group, would_preempt, F_INT),
+	FLD(stats_group, work_lost, F_DBL),
+	FLD(stats_group, cancelled, F_INT),
+};
+
+static const struct field stats_dept_fields[] = {
+	FLD(stats_dept, dept, F_STR),
+	FLD(stats_dept, gpu_hours, F_DBL),
+	FLD(stats_dept, charged, F_DBL),
+};
+
 #define NF(t) (sizeof(t) / sizeof((t)[0]))
 
 /* jansson's iteration macros take a non-const json_t; decoding never
@@ -429,6 +459,84 @@ static int decode_table(const json_t *v, const struct field *t, size_t n, void *
 			return -1;
 	}
 	return 0;
+}
+
+json_t *codec_stats_encode(const struct stats *st, const int *counts, int64_t now)
+{
+	json_t *o = encode_table(stats_fields, NF(stats_fields), st);
+	json_t *jobs = json_object(), *groups = json_array(), *depts = json_array();
+	for (int i = 0; i < JOB_STATE_COUNT; i++)
+		json_object_set_new(jobs, job_state_name((enum job_state)i),
+				    json_integer(counts ? counts[i] : 0));
+	for (size_t i = 0; i < st->ngroups; i++)
+		json_array_append_new(groups, encode_table(stats_group_fields,
+							   NF(stats_group_fields), &st->groups[i]));
+	for (size_t i = 0; i < st->ndepts; i++)
+		json_array_append_new(depts, encode_table(stats_dept_fields, NF(stats_dept_fields),
+							  &st->depts[i]));
+	json_object_set_new(o, "now", json_integer(now));
+	json_object_set_new(o, "jobs", jobs);
+	json_object_set_new(o, "groups", groups);
+	json_object_set_new(o, "depts", depts);
+	return o;
+}
+
+/* Decodes array v of objects through table t into *items (n of them, each
+ * elem bytes, zeroed first); caller frees. */
+static int decode_array(const json_t *v, const struct field *t, size_t nt, size_t elem,
+			const char *what, void **items, size_t *n, struct gq_err *e)
+{
+	if (!json_is_array(v))
+		return type_error(e, what, "an array", v);
+	size_t cnt = json_array_size(v);
+	char *arr = xcalloc(cnt ? cnt : 1, elem);
+	for (size_t i = 0; i < cnt; i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "%s[%zu]", what, i);
+		if (decode_table(json_array_get(v, i), t, nt, arr + i * elem, path, NULL, e) < 0) {
+			free(arr);
+			return -1;
+		}
+	}
+	*items = arr;
+	*n = cnt;
+	return 0;
+}
+
+int codec_stats_parse(const char *text, size_t len, struct stats *out, int64_t *now,
+		      struct gq_err *e)
+{
+	json_t *v = NULL;
+	if (codec_parse(text, len, &v, e) < 0)
+		return -1;
+	static const char *const extra[] = {"now", "jobs", "groups", "depts", NULL};
+	struct stats st;
+	memset(&st, 0, sizeof(st));
+	void *groups = NULL, *depts = NULL;
+	const json_t *jn = json_object_get(v, "now");
+	int rc = -1;
+	if (decode_table(v, stats_fields, NF(stats_fields), &st, "stats", extra, e) < 0)
+		goto out;
+	if (!json_is_integer(jn)) {
+		type_error(e, "stats.now", "an integer", jn);
+		goto out;
+	}
+	if (decode_array(json_object_get(v, "groups"), stats_group_fields, NF(stats_group_fields),
+			 sizeof(struct stats_group), "stats.groups", &groups, &st.ngroups, e) < 0 ||
+	    decode_array(json_object_get(v, "depts"), stats_dept_fields, NF(stats_dept_fields),
+			 sizeof(struct stats_dept), "stats.depts", &depts, &st.ndepts, e) < 0)
+		goto out;
+	st.groups = groups;
+	st.depts = depts;
+	groups = depts = NULL;
+	*now = json_integer_value(jn);
+	*out = st;
+	rc = 0;
+out:
+	free(groups);
+	free(depts);
+	json_decref(v);
+	return rc;
 }
 
 static int decode_deps(const json_t *v, struct job *j, const char *what, struct gq_err *e)

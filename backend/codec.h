@@ -27,6 +27,7 @@
 #include "backend/backend.h"
 #include "core/event.h"
 #include "core/job.h"
+#include "core/stats.h"
 #include "core/util.h"
 
 /* Maximum request body the server accepts and the size a client should
@@ -97,6 +98,21 @@ struct submission {
 void submission_release(struct submission *s);
 json_t *codec_submit_encode(const struct submit_req *r);
 int codec_submit_decode(const json_t *v, struct submission *out, struct gq_err *e);
+
+/*
+ * Metrics of a window, as GET /v1/stats?from=F&to=T answers them:
+ * {"now", "from", "to", "jobs": {STATE: N, ...}, "gpus", "gpu_seconds",
+ * "utilisation", "groups": [{"queue", "tier", "starts", "p50_wait",
+ * "p95_wait", "longest_wait", "longest_job", "over_limit", "overtaken",
+ * "preemptions", "would_preempt", "work_lost", "cancelled"}], "depts":
+ * [{"dept", "gpu_hours", "charged"}]}, field for field struct stats
+ * (core/stats.h). counts[JOB_STATE_COUNT] are the jobs per state now.
+ * codec_stats_parse decodes such a text into *out (release it with
+ * stats_release) and the server's now; "jobs" is not kept.
+ */
+json_t *codec_stats_encode(const struct stats *st, const int *counts, int64_t now);
+int codec_stats_parse(const char *text, size_t len, struct stats *out, int64_t *now,
+		      struct gq_err *e);
 
 /* Error: {"error": {"code": "not_found", "message": "..."}}; the code is
  * err_code_name(). Decoding a body that is not such an object fills *out

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/codec.h"
 #include "backend/config.h"
 #include "core/stats.h"
 #include "json.h"
@@ -1057,6 +1058,31 @@ static void print_group(const char *queue, enum tier t, const struct stats_group
 	print_int_pair("cancelled", a->cancelled, b->cancelled);
 }
 
+/* The server's metrics of [from, to) (GET /v1/stats?from=&to=): computed
+ * where every job and event is known. */
+static int window_stats(struct backend *b, int64_t from, int64_t to, struct stats *out,
+			struct gq_err *e)
+{
+	char query[64], *json = NULL;
+	int64_t now;
+	snprintf(query, sizeof(query), "from=%lld&to=%lld", (long long)from, (long long)to);
+	if (b->ops->stats(b, query, &json, e) < 0)
+		return -1;
+	int rc = codec_stats_parse(json, strlen(json), out, &now, e);
+	if (rc < 0)
+		err_prefix(e, "the server's metrics");
+	else if (out->from != from || out->to != to)
+		rc = err_set(e, GQ_EINTERNAL,
+			     "the server answered metrics of another window; is it older than this "
+			     "gq?");
+	if (rc < 0 && out->groups) {
+		stats_release(out);
+		memset(out, 0, sizeof(*out));
+	}
+	free(json);
+	return rc;
+}
+
 static int sub_review(const struct popts *o, int argc, char **argv)
 {
 	if (argc != 2)
@@ -1129,8 +1155,8 @@ static int sub_review(const struct popts *o, int argc, char **argv)
 		rc = cmd_fail(&e);
 		goto out;
 	}
-	if (stats_compute(&s, ev.items, ev.n, at - len, at, &before, &e) < 0 ||
-	    stats_compute(&s, ev.items, ev.n, at, at + len, &after, &e) < 0) {
+	if (window_stats(b, at - len, at, &before, &e) < 0 ||
+	    window_stats(b, at, at + len, &after, &e) < 0) {
 		rc = cmd_fail(&e);
 		goto out;
 	}

@@ -154,9 +154,11 @@ int main(int argc, char **argv)
 		char growth[32] = "-", nlogn[32] = "-";
 		if (prev > 0) {
 			snprintf(growth, sizeof(growth), "x%.1f", t / prev);
-			snprintf(nlogn, sizeof(nlogn), "x%.1f", 10.0 * log((double)n) / log(n / 10.0));
+			snprintf(nlogn, sizeof(nlogn), "x%.1f",
+				 10.0 * log((double)n) / log(n / 10.0));
 		}
-		printf("%9d %9d %11.1f %8s %11s %9.1f %10.1f\n", n, n / 10, t, growth, nlogn, tp, tr);
+		printf("%9d %9d %11.1f %8s %11s %9.1f %10.1f\n", n, n / 10, t, growth, nlogn, tp,
+		       tr);
 		fflush(stdout);
 		prev = t;
 		snapshot_release(&s);

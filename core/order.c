@@ -161,7 +161,8 @@ size_t order_pending(const struct snapshot *s, size_t *out)
 	for (size_t i = 0; i < s->njobs; i++) {
 		if (s->jobs[i].state != JOB_PENDING)
 			continue;
-		key_fill(s, &s->jobs[i], s->now, steps, fair_share_cached(s, &s->jobs[i], &c), &keys[m]);
+		key_fill(s, &s->jobs[i], s->now, steps, fair_share_cached(s, &s->jobs[i], &c),
+			 &keys[m]);
 		keys[m++].idx = i;
 	}
 	qsort(keys, n, sizeof(*keys), key_qcmp);

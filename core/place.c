@@ -13,9 +13,12 @@
 #include <string.h>
 
 static const char *const block_names[PLACE_BLOCK_COUNT] = {
-	[PLACE_UNSATISFIABLE] = "unsatisfiable", [PLACE_WINDOW] = "window",
-	[PLACE_QUOTA] = "quota",		 [PLACE_MISMATCH] = "mismatch",
-	[PLACE_HEADROOM] = "headroom",		 [PLACE_RESOURCES] = "resources",
+    [PLACE_UNSATISFIABLE] = "unsatisfiable",
+    [PLACE_WINDOW] = "window",
+    [PLACE_QUOTA] = "quota",
+    [PLACE_MISMATCH] = "mismatch",
+    [PLACE_HEADROOM] = "headroom",
+    [PLACE_RESOURCES] = "resources",
 };
 
 const char *place_block_name(enum place_block b)
@@ -94,7 +97,8 @@ void place_map_init(struct place_map *m, const struct snapshot *s)
 			m->free[nd] &= ~held;
 			m->nfree -= __builtin_popcountll(held);
 			if (qi >= 0)
-				m->queue_used[qi] += __builtin_popcountll(j->alloc[a].mask & m->upmask[nd]);
+				m->queue_used[qi] +=
+				    __builtin_popcountll(j->alloc[a].mask & m->upmask[nd]);
 		}
 	}
 	m->words = (nn + 63) / 64;
@@ -379,9 +383,8 @@ bool place_check_fit(const struct place_map *m, const struct snapshot *s, const 
 	return place_check_req(m, s, &j->req, job_tier(j), qi, di, now, out);
 }
 
-bool place_check_req(const struct place_map *m, const struct snapshot *s,
-		     const struct job_res *req, enum tier tier, int qi, int di, int64_t now,
-		     struct place_result *out)
+bool place_check_req(const struct place_map *m, const struct snapshot *s, const struct job_res *req,
+		     enum tier tier, int qi, int di, int64_t now, struct place_result *out)
 {
 	const struct policy *p = &s->policy;
 	struct place_result r;
@@ -450,7 +453,8 @@ void place_take(struct place_map *m, int qi, int nalloc, const struct job_alloc 
 	for (int a = 0; a < nalloc; a++) {
 		size_t nd = (size_t)alloc[a].node;
 		if (nd >= m->nnodes || (m->free[nd] & alloc[a].mask) != alloc[a].mask)
-			BUG("place_take: GPUs %llx of node %zu are not free", (unsigned long long)alloc[a].mask, nd);
+			BUG("place_take: GPUs %llx of node %zu are not free",
+			    (unsigned long long)alloc[a].mask, nd);
 		int before = __builtin_popcountll(m->free[nd]);
 		m->free[nd] &= ~alloc[a].mask;
 		int c = __builtin_popcountll(alloc[a].mask);
@@ -542,9 +546,12 @@ static void capacity_map(const struct place_map *m, const struct snapshot *s,
 }
 
 static const char *const unsat_names[UNSAT_COUNT] = {
-	[UNSAT_NONE] = "",		  [UNSAT_GPUS] = "gpus",
-	[UNSAT_SAME_NODE] = "same_node",  [UNSAT_SPAN] = "span",
-	[UNSAT_QUEUE_LIMIT] = "queue_limit", [UNSAT_HEADROOM] = "headroom",
+    [UNSAT_NONE] = "",
+    [UNSAT_GPUS] = "gpus",
+    [UNSAT_SAME_NODE] = "same_node",
+    [UNSAT_SPAN] = "span",
+    [UNSAT_QUEUE_LIMIT] = "queue_limit",
+    [UNSAT_HEADROOM] = "headroom",
 };
 
 const char *place_unsat_name(enum place_unsat u)
@@ -609,26 +616,30 @@ static int unsatisfiable(const struct snapshot *s, const struct job *j, int qi,
 		what[0] = 0;
 	switch (u) {
 	case UNSAT_GPUS:
-		return err_set(e, GQ_EINVAL,
-			       "needs %d GPUs%s, the cluster has %d such GPUs: ask for fewer or other GPUs",
-			       need, what, have);
+		return err_set(
+		    e, GQ_EINVAL,
+		    "needs %d GPUs%s, the cluster has %d such GPUs: ask for fewer or other GPUs",
+		    need, what, have);
 	case UNSAT_SAME_NODE:
 		return err_set(e, GQ_EINVAL,
-			       "needs %d GPUs%s on one node, the largest matching node has %d: ask for fewer GPUs or drop same-node",
+			       "needs %d GPUs%s on one node, the largest matching node has %d: ask "
+			       "for fewer GPUs or drop same-node",
 			       need, what, have);
 	case UNSAT_SPAN:
 		return err_set(e, GQ_EINVAL,
-			       "needs %d GPUs%s, at most %d fit on %d nodes: ask for fewer GPUs", need,
-			       what, have, GQ_MAX_ALLOC);
+			       "needs %d GPUs%s, at most %d fit on %d nodes: ask for fewer GPUs",
+			       need, what, have, GQ_MAX_ALLOC);
 	case UNSAT_QUEUE_LIMIT: {
 		const struct queue_policy *q = &p->queues[qi];
 		return err_set(e, GQ_EINVAL,
-			       "needs %d GPUs, queue '%s' may hold at most %d (quota %d + borrow %d): ask for fewer GPUs or use another queue",
+			       "needs %d GPUs, queue '%s' may hold at most %d (quota %d + borrow "
+			       "%d): ask for fewer GPUs or use another queue",
 			       need, q->name, have, q->quota, q->borrow);
 	}
 	case UNSAT_HEADROOM:
 		return err_set(e, GQ_EINVAL,
-			       "needs %d GPUs, %s jobs may use at most %d of %d (headroom.share keeps %d for P0): ask for fewer GPUs",
+			       "needs %d GPUs, %s jobs may use at most %d of %d (headroom.share "
+			       "keeps %d for P0): ask for fewer GPUs",
 			       need, tier_name(job_tier(j)), have, c->all, c->all - have);
 	default:
 		BUG("place: unsatisfiable kind %d", (int)u);

@@ -58,21 +58,21 @@ const char *place_block_name(enum place_block b);
 struct place_map {
 	size_t nnodes;
 	uint64_t *free; /* owned; per node, bit i set = GPU i free; 0 on nodes that are down */
-	int total;      /* GPUs on nodes that are up */
-	int nfree;      /* free GPUs on nodes that are up */
-	int reserve;    /* headroom: floor(headroom × total), only P0 may take these */
+	int total;	/* GPUs on nodes that are up */
+	int nfree;	/* free GPUs on nodes that are up */
+	int reserve;	/* headroom: floor(headroom × total), only P0 may take these */
 	int queue_used[GQ_MAX_QUEUES]; /* GPUs held by each policy queue's jobs */
 
 	/* The best-fit index, private to place.c: nodes grouped by GPU class
 	 * (model and memory) and by their number of free GPUs, so that a fit
 	 * costs a few word scans instead of a pass over every node. */
-	uint64_t *upmask;  /* per node: GPUs that exist on an up node */
+	uint64_t *upmask; /* per node: GPUs that exist on an up node */
 	int nclasses;
 	int *node_class;   /* per node */
-	int *class_rep;    /* per class: a node of that class */
+	int *class_rep;	   /* per class: a node of that class */
 	int *class_count;  /* [class][0..64]: up nodes of the class with that many free */
 	int *class_free;   /* per class: free GPUs */
-	size_t words;      /* uint64_t words per node bitset */
+	size_t words;	   /* uint64_t words per node bitset */
 	uint64_t *by_free; /* [0..64][words]: up nodes with exactly that many free */
 	/* What could ever fit, for place_satisfiable_map: GPUs on all nodes
 	 * (up or not), per class, and each class's GQ_MAX_ALLOC largest nodes. */
@@ -93,21 +93,21 @@ void place_map_release(struct place_map *m);
 void place_map_copy(struct place_map *dst, const struct place_map *src);
 
 struct place_result {
-	unsigned blocks; /* PLACE_BIT() of every blocking constraint; 0 = fits now */
-	int need;        /* GPUs asked for */
-	int free;        /* free GPUs on up nodes */
-	int usable;      /* free GPUs of the right type and memory (same_node: most on one node) */
-	int match_free;  /* free GPUs of the right type and memory, on all nodes */
-	int reserve;     /* headroom GPUs held back from this job (0 for P0) */
-	int queue;       /* policy queue index, -1 if the queue is unknown */
-	int queue_used;  /* GPUs the queue holds now */
-	int queue_quota; /* nominal quota, -1 none */
-	int queue_limit; /* quota + borrowing limit, -1 unlimited */
+	unsigned blocks;  /* PLACE_BIT() of every blocking constraint; 0 = fits now */
+	int need;	  /* GPUs asked for */
+	int free;	  /* free GPUs on up nodes */
+	int usable;	  /* free GPUs of the right type and memory (same_node: most on one node) */
+	int match_free;	  /* free GPUs of the right type and memory, on all nodes */
+	int reserve;	  /* headroom GPUs held back from this job (0 for P0) */
+	int queue;	  /* policy queue index, -1 if the queue is unknown */
+	int queue_used;	  /* GPUs the queue holds now */
+	int queue_quota;  /* nominal quota, -1 none */
+	int queue_limit;  /* quota + borrowing limit, -1 unlimited */
 	bool quota_queue; /* the queue limit blocks */
-	int dept;         /* policy department index, -1 if unknown */
+	int dept;	  /* policy department index, -1 if unknown */
 	double dept_used; /* GPU-hours this month */
-	double dept_limit; /* monthly GPU-hour quota, -1 unlimited */
-	bool quota_dept;   /* the department quota blocks */
+	double dept_limit;  /* monthly GPU-hour quota, -1 unlimited */
+	bool quota_dept;    /* the department quota blocks */
 	int64_t window_end; /* window blocks: when the pause ends (unix time) */
 	/* When blocks == 0: the allocation, and whether it borrows beyond quota. */
 	bool borrowed;
@@ -135,12 +135,12 @@ bool place_check_fit(const struct place_map *m, const struct snapshot *s, const 
 		     int qi, int di, int64_t now, struct place_result *out);
 
 /* place_check_fit on a request and tier rather than a job. */
-bool place_check_req(const struct place_map *m, const struct snapshot *s,
-		     const struct job_res *req, enum tier tier, int qi, int di, int64_t now,
-		     struct place_result *out);
+bool place_check_req(const struct place_map *m, const struct snapshot *s, const struct job_res *req,
+		     enum tier tier, int qi, int di, int64_t now, struct place_result *out);
 
 /* Free GPUs of m matching req's type and memory, on all up nodes. */
-int place_match_free(const struct place_map *m, const struct snapshot *s, const struct job_res *req);
+int place_match_free(const struct place_map *m, const struct snapshot *s,
+		     const struct job_res *req);
 
 /* Marks an allocation taken / given back by a job of policy queue index qi
  * (-1 for none). place_take BUG()s when a GPU is not free; place_give
@@ -170,11 +170,11 @@ int place_satisfiable_map(const struct place_map *m, const struct snapshot *s, c
  * (*have = need) when j is satisfiable. */
 enum place_unsat {
 	UNSAT_NONE,
-	UNSAT_GPUS,        /* fewer GPUs of that type / memory in the cluster */
+	UNSAT_GPUS,	   /* fewer GPUs of that type / memory in the cluster */
 	UNSAT_SAME_NODE,   /* no node that large */
-	UNSAT_SPAN,        /* more than GQ_MAX_ALLOC nodes' worth */
+	UNSAT_SPAN,	   /* more than GQ_MAX_ALLOC nodes' worth */
 	UNSAT_QUEUE_LIMIT, /* beyond the queue's quota + borrowing limit */
-	UNSAT_HEADROOM,    /* beyond what P1/P2 may use outside the headroom */
+	UNSAT_HEADROOM,	   /* beyond what P1/P2 may use outside the headroom */
 	UNSAT_COUNT
 };
 const char *place_unsat_name(enum place_unsat u);

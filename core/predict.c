@@ -25,13 +25,13 @@
 #define MAX_BUCKETS 1024 /* aging steps told apart in the simulation */
 
 static const char *const never_names[NEVER_COUNT] = {
-	[NEVER_NO] = "",
-	[NEVER_HELD] = "held",
-	[NEVER_DEP_FAILED] = "dependency_failed",
-	[NEVER_DEP_NEVER] = "dependency_never",
-	[NEVER_UNSATISFIABLE] = "unsatisfiable",
-	[NEVER_DEPT_QUOTA] = "dept_quota",
-	[NEVER_CAPACITY] = "capacity",
+    [NEVER_NO] = "",
+    [NEVER_HELD] = "held",
+    [NEVER_DEP_FAILED] = "dependency_failed",
+    [NEVER_DEP_NEVER] = "dependency_never",
+    [NEVER_UNSATISFIABLE] = "unsatisfiable",
+    [NEVER_DEPT_QUOTA] = "dept_quota",
+    [NEVER_CAPACITY] = "capacity",
 };
 
 const char *predict_never_name(enum predict_never n)
@@ -40,8 +40,8 @@ const char *predict_never_name(enum predict_never n)
 }
 
 static const char *const gate_names[GATE_COUNT] = {
-	[GATE_NOW] = "now",	    [GATE_ENDS] = "ends",     [GATE_DEPENDENCY] = "dependency",
-	[GATE_COOLDOWN] = "cooldown", [GATE_WINDOW] = "window", [GATE_QUOTA] = "quota",
+    [GATE_NOW] = "now",		  [GATE_ENDS] = "ends",	    [GATE_DEPENDENCY] = "dependency",
+    [GATE_COOLDOWN] = "cooldown", [GATE_WINDOW] = "window", [GATE_QUOTA] = "quota",
 };
 
 const char *predict_gate_name(enum predict_gate g)
@@ -265,14 +265,14 @@ static struct tentry theap_pop(struct theap *h)
 enum { EV_END, EV_RELEASE, EV_WINDOW };
 enum { ST_GATED, ST_READY, ST_PARK_WINDOW, ST_PARK_QUOTA, ST_STARTED, ST_NEVER };
 
-struct pj { /* a pending job in the simulation; index = position - 1 */
+struct pj {		    /* a pending job in the simulation; index = position - 1 */
 	struct job_res req; /* a copy: the walk should not touch the large job records */
 	uint32_t jidx, rank, epoch;
 	int tier, qi, di, gpus, bucket, deps_left;
 	uint8_t status;
 	bool unconstrained; /* any GPU model and memory */
-	bool has_deps;      /* waits (or waited) for other jobs */
-	int64_t q;          /* aging reference: queued_time, INT64_MAX/4 when unset */
+	bool has_deps;	    /* waits (or waited) for other jobs */
+	int64_t q;	    /* aging reference: queued_time, INT64_MAX/4 when unset */
 	int64_t rt, rt_low, rt_high;
 	int64_t release_at; /* earliest start allowed by cooldown */
 	int64_t gate_t, gate_low, gate_high;
@@ -284,10 +284,10 @@ struct pj { /* a pending job in the simulation; index = position - 1 */
  * one small record instead of the large job and several arrays. */
 struct jinfo {
 	int64_t id;
-	int64_t end_low, end_high; /* expected end range while it holds GPUs */
+	int64_t end_low, end_high;     /* expected end range while it holds GPUs */
 	const struct job_alloc *alloc; /* into the pool */
-	int nalloc, held, qi; /* allocation entries, GPUs held, policy queue */
-	uint32_t dep_begin, dep_end; /* its dependents: dep_list[dep_begin..dep_end) */
+	int nalloc, held, qi;	       /* allocation entries, GPUs held, policy queue */
+	uint32_t dep_begin, dep_end;   /* its dependents: dep_list[dep_begin..dep_end) */
 };
 
 struct sim {
@@ -300,7 +300,7 @@ struct sim {
 	struct prediction *out; /* np items */
 	struct job_alloc *pool; /* the set's allocs: sized so that it never moves */
 	size_t npool, cap_pool;
-	int64_t min_rt; /* shortest expected runtime of any pending job */
+	int64_t min_rt;		/* shortest expected runtime of any pending job */
 	int64_t backfill_until; /* tmin of the walk at now */
 	int32_t *of_job;
 	/* per snapshot job: expected end range and the allocation it holds */
@@ -313,9 +313,9 @@ struct sim {
 	size_t *dep_off;
 	uint32_t *dep_list;
 	struct theap ends, events;
-	int steps; /* aging buckets - 1 */
-	struct rheap *ready; /* [tier][bucket] */
-	size_t nready_zero;  /* ready jobs asking for no GPU */
+	int steps;		  /* aging buckets - 1 */
+	struct rheap *ready;	  /* [tier][bucket] */
+	size_t nready_zero;	  /* ready jobs asking for no GPU */
 	size_t *by_q[TIER_COUNT]; /* pending indices per tier sorted by q */
 	size_t nby_q[TIER_COUNT];
 	size_t *cursor; /* [tier][bucket] */
@@ -418,7 +418,8 @@ static int matching_held(const struct sim *S, uint32_t jidx, const struct job_re
 	int n = 0;
 	for (int a = 0; a < S->ji[jidx].nalloc; a++) {
 		const struct job_alloc *al = &S->ji[jidx].alloc[a];
-		if ((size_t)al->node < S->s->nnodes && place_node_matches(&S->s->nodes[al->node], req))
+		if ((size_t)al->node < S->s->nnodes &&
+		    place_node_matches(&S->s->nodes[al->node], req))
 			n += __builtin_popcountll(al->mask & S->m.upmask[al->node]);
 	}
 	return n;
@@ -617,7 +618,8 @@ static void walk(struct sim *S, int64_t t)
 					int64_t nt = next_time(S);
 					if (nt < tmin)
 						tmin = nt;
-					if (++examined >= PREDICT_BACKFILL_DEPTH || t + S->min_rt > tmin)
+					if (++examined >= PREDICT_BACKFILL_DEPTH ||
+					    t + S->min_rt > tmin)
 						goto done;
 					continue;
 				}
@@ -626,7 +628,8 @@ static void walk(struct sim *S, int64_t t)
 					park_quota(S, e.p);
 					continue;
 				}
-				place_check_req(&S->m, s, &x->req, (enum tier)x->tier, x->qi, x->di, t, &r);
+				place_check_req(&S->m, s, &x->req, (enum tier)x->tier, x->qi, x->di,
+						t, &r);
 				if (r.blocks & PLACE_BIT(PLACE_WINDOW)) {
 					park_window(S, e.p, &r);
 					continue;
@@ -704,7 +707,8 @@ static void on_end(struct sim *S, uint32_t jidx, int64_t t)
 		if (--x->deps_left > 0)
 			continue;
 		if (x->release_at > t) {
-			gate_raise(x, x->release_at, x->release_at, x->release_at, GATE_COOLDOWN, 0);
+			gate_raise(x, x->release_at, x->release_at, x->release_at, GATE_COOLDOWN,
+				   0);
 			theap_push(&S->events, x->release_at, EV_RELEASE, p);
 		} else {
 			make_ready(S, p, t);
@@ -712,7 +716,8 @@ static void on_end(struct sim *S, uint32_t jidx, int64_t t)
 	}
 	if (qi >= 0) {
 		const struct queue_policy *q = &S->p->queues[qi];
-		int room = q->quota < 0 || q->borrow < 0 ? 0 : q->quota + q->borrow - S->m.queue_used[qi];
+		int room =
+		    q->quota < 0 || q->borrow < 0 ? 0 : q->quota + q->borrow - S->m.queue_used[qi];
 		struct rheap *h = &S->park_quota[qi];
 		while (h->n && room > 0) {
 			struct rentry e = rheap_pop(h);
@@ -1030,7 +1035,8 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 		if (x->status != ST_GATED || x->deps_left)
 			continue;
 		if (x->release_at > S->now) {
-			gate_raise(x, x->release_at, x->release_at, x->release_at, GATE_COOLDOWN, 0);
+			gate_raise(x, x->release_at, x->release_at, x->release_at, GATE_COOLDOWN,
+				   0);
 			theap_push(&S->events, x->release_at, EV_RELEASE, (uint32_t)p);
 		} else {
 			make_ready(S, (uint32_t)p, S->now);
@@ -1130,8 +1136,8 @@ void prediction_set_release(struct prediction_set *ps)
 	prediction_set_init(ps);
 }
 
-const struct prediction *prediction_find(const struct prediction_set *ps,
-					 const struct snapshot *s, int64_t id)
+const struct prediction *prediction_find(const struct prediction_set *ps, const struct snapshot *s,
+					 int64_t id)
 {
 	const struct job *j = snapshot_find(s, id);
 	if (!j)

@@ -57,18 +57,18 @@
 
 #include "job.h"
 
-#define PREDICT_MAX_WAITS 8        /* job ids kept per prediction */
-#define PREDICT_BACKFILL_DEPTH 64  /* blocked jobs looked past per event */
+#define PREDICT_MAX_WAITS 8	  /* job ids kept per prediction */
+#define PREDICT_BACKFILL_DEPTH 64 /* blocked jobs looked past per event */
 
 /* Why a job can never start under this snapshot. */
 enum predict_never {
-	NEVER_NO,            /* it can start */
-	NEVER_HELD,          /* held: starts only when released */
+	NEVER_NO,	     /* it can start */
+	NEVER_HELD,	     /* held: starts only when released */
 	NEVER_DEP_FAILED,    /* a dependency failed, was cancelled or timed out */
 	NEVER_DEP_NEVER,     /* a dependency itself never starts */
 	NEVER_UNSATISFIABLE, /* no node set could ever fit it (place_satisfiable) */
 	NEVER_DEPT_QUOTA,    /* its department used its monthly GPU-hours */
-	NEVER_CAPACITY,      /* fits on paper, but not on the nodes that are up */
+	NEVER_CAPACITY,	     /* fits on paper, but not on the nodes that are up */
 	NEVER_COUNT
 };
 /* Stable tokens: "", "held", "dependency_failed", "dependency_never",
@@ -77,31 +77,31 @@ const char *predict_never_name(enum predict_never n);
 
 /* What finally set the start time. */
 enum predict_gate {
-	GATE_NOW,        /* starts at now */
-	GATE_ENDS,       /* GPUs freed by the jobs in waits[] */
+	GATE_NOW,	 /* starts at now */
+	GATE_ENDS,	 /* GPUs freed by the jobs in waits[] */
 	GATE_DEPENDENCY, /* a dependency's predicted end */
-	GATE_COOLDOWN,   /* not_before */
-	GATE_WINDOW,     /* its queue's window ends */
-	GATE_QUOTA,      /* a job of its queue ends, making room under the quota */
+	GATE_COOLDOWN,	 /* not_before */
+	GATE_WINDOW,	 /* its queue's window ends */
+	GATE_QUOTA,	 /* a job of its queue ends, making room under the quota */
 	GATE_COUNT
 };
 /* "now", "ends", "dependency", "cooldown", "window", "quota". */
 const char *predict_gate_name(enum predict_gate g);
 
 struct prediction {
-	int64_t job;   /* job id */
-	size_t idx;    /* index in snapshot.jobs */
-	int position;  /* 1-based place in the order at now */
+	int64_t job;  /* job id */
+	size_t idx;   /* index in snapshot.jobs */
+	int position; /* 1-based place in the order at now */
 	enum predict_never never;
-	bool placed;   /* a start was found: start, low, high, end, alloc are valid */
-	int64_t start; /* predicted start, >= now; 0 when not placed */
+	bool placed;	   /* a start was found: start, low, high, end, alloc are valid */
+	int64_t start;	   /* predicted start, >= now; 0 when not placed */
 	int64_t low, high; /* range of the start: low <= start <= high */
-	int64_t end;   /* start + expected runtime */
-	int64_t runtime; /* expected runtime used */
+	int64_t end;	   /* start + expected runtime */
+	int64_t runtime;   /* expected runtime used */
 	enum predict_gate gate;
 	bool backfilled; /* starts while a job ahead of it is still blocked */
-	int nwaits;    /* job ids in waits[], ascending; at most PREDICT_MAX_WAITS */
-	int nwaits_all; /* how many there were before the cut */
+	int nwaits;	 /* job ids in waits[], ascending; at most PREDICT_MAX_WAITS */
+	int nwaits_all;	 /* how many there were before the cut */
 	int64_t waits[PREDICT_MAX_WAITS];
 	/* The simulated allocation (the real one when start == now): nalloc
 	 * entries at alloc, which points into the set's pool (NULL when 0). */
@@ -143,8 +143,8 @@ void prediction_set_release(struct prediction_set *ps);
 /* The prediction of job id, NULL when it is not pending in the snapshot the
  * set was computed from (which must still be that snapshot). Borrowed from
  * ps. */
-const struct prediction *prediction_find(const struct prediction_set *ps,
-					 const struct snapshot *s, int64_t id);
+const struct prediction *prediction_find(const struct prediction_set *ps, const struct snapshot *s,
+					 int64_t id);
 
 /*
  * Predicts every pending job of s (which must be sorted: snapshot_sort)

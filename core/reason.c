@@ -17,25 +17,25 @@
 
 static const char *const reason_tokens[REASON_COUNT] = {
 #define X(e, tok, text) [REASON_##e] = tok,
-	REASON_LIST(X)
+    REASON_LIST(X)
 #undef X
 };
 
 static const char *const reason_texts[REASON_COUNT] = {
 #define X(e, tok, text) [REASON_##e] = text,
-	REASON_LIST(X)
+    REASON_LIST(X)
 #undef X
 };
 
 static const char *const hint_tokens[HINT_COUNT] = {
 #define X(e, tok) [HINT_##e] = tok,
-	HINT_LIST(X)
+    HINT_LIST(X)
 #undef X
 };
 
 static const char *const reeval_tokens[REEVAL_COUNT] = {
 #define X(e, tok) [REEVAL_##e] = tok,
-	REEVAL_LIST(X)
+    REEVAL_LIST(X)
 #undef X
 };
 
@@ -129,7 +129,7 @@ static void add_hint(struct work *k, enum hint h, int64_t value, const char *arg
 struct ctx {
 	const struct snapshot *s;
 	const struct prediction_set *ps;
-	struct place_map m;          /* after the starts at now */
+	struct place_map m;	     /* after the starts at now */
 	int64_t qend[GQ_MAX_QUEUES]; /* earliest expected end of a job of the queue */
 	int64_t qend_job[GQ_MAX_QUEUES];
 	int64_t first_end, first_end_job; /* earliest expected end of any job */
@@ -224,7 +224,8 @@ static void hints(const struct ctx *c, const struct job *j, const struct place_r
 				add_hint(k, HINT_FEWER_GPUS, (int64_t)(it->limit - it->used), NULL);
 			for (int q = 0; q < p->nqueues; q++) {
 				const struct queue_policy *qp = &p->queues[q];
-				int lim = qp->quota < 0 || qp->borrow < 0 ? -1 : qp->quota + qp->borrow;
+				int lim =
+				    qp->quota < 0 || qp->borrow < 0 ? -1 : qp->quota + qp->borrow;
 				if (q == r->queue || place_window_paused(c->s, q, c->s->now) ||
 				    (lim >= 0 && c->m.queue_used[q] + r->need > lim))
 					continue;
@@ -258,7 +259,8 @@ static void hints(const struct ctx *c, const struct job *j, const struct place_r
 		case REASON_PRIORITY:
 			if (!r->blocks && c->ps->backfill_until > c->s->now &&
 			    pr->runtime > c->ps->backfill_until - c->s->now)
-				add_hint(k, HINT_SHORTER_ESTIMATE, c->ps->backfill_until - c->s->now, NULL);
+				add_hint(k, HINT_SHORTER_ESTIMATE,
+					 c->ps->backfill_until - c->s->now, NULL);
 			if (w->tier > TIER_P0)
 				add_hint(k, HINT_PROMOTE, w->tier - 1, NULL);
 			break;

@@ -68,12 +68,14 @@
 	X(RESOURCES, "resources", "not enough free GPUs, running jobs must end first")             \
 	X(STARTING, "starting", "chosen, GPUs being assigned")
 
+/* clang-format off */
 enum reason {
 #define X(e, tok, text) REASON_##e,
 	REASON_LIST(X)
 #undef X
 	REASON_COUNT
 };
+/* clang-format on */
 #define REASON_BIT(r) (1u << (r))
 
 /* "held", ...; "?" when out of range. */
@@ -118,12 +120,14 @@ struct reason_item {
 	X(QUEUE, "queue")                                                                          \
 	X(PROMOTE, "promote")
 
+/* clang-format off */
 enum hint {
 #define X(e, tok) HINT_##e,
 	HINT_LIST(X)
 #undef X
 	HINT_COUNT
 };
+/* clang-format on */
 const char *hint_name(enum hint h);
 
 struct reason_hint {
@@ -141,14 +145,21 @@ struct reason_hint {
  *   none        never: it cannot run (cancel it)
  *   now         it is being started
  */
-#define REEVAL_LIST(X) X(RELEASE, "release") X(JOB_END, "job_end") X(TIME, "time") \
-	X(POLICY, "policy") X(NONE, "none") X(NOW, "now")
+#define REEVAL_LIST(X)                                                                             \
+	X(RELEASE, "release")                                                                      \
+	X(JOB_END, "job_end")                                                                      \
+	X(TIME, "time")                                                                            \
+	X(POLICY, "policy")                                                                        \
+	X(NONE, "none")                                                                            \
+	X(NOW, "now")
+/* clang-format off */
 enum reeval {
 #define X(e, tok) REEVAL_##e,
 	REEVAL_LIST(X)
 #undef X
 	REEVAL_COUNT
 };
+/* clang-format on */
 const char *reeval_name(enum reeval r);
 
 #define REASON_MAX_AHEAD 5

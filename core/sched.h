@@ -57,7 +57,7 @@ struct plan_action {
 	int nalloc;    /* START: the GPUs to give the job */
 	struct job_alloc alloc[GQ_MAX_ALLOC];
 	char reason[64]; /* a stable token saying why, "" when the kind says it all */
-	bool observe;    /* PREEMPT, DOWNGRADE: rollout stage says record only */
+	bool observe;	 /* PREEMPT, DOWNGRADE: rollout stage says record only */
 };
 
 /*

@@ -9,7 +9,7 @@
 #include "core/job.h"
 
 #define T0 1700000000LL
-#define MIN(m) (T0 + (int64_t)(m) * 60)
+#define MIN(m) (T0 + (int64_t)(m)*60)
 
 /* Snapshot at now = T0 with nnodes up nodes of gpus GPUs ("a100", 80 GB)
  * and the default policy; release with snapshot_release. */

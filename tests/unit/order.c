@@ -34,7 +34,8 @@ static void test_c_steps_at_30_and_60_min_and_stops_at_half(void)
 		int minutes;
 		double weight;
 	} rows[] = {
-		{0, 30}, {29, 30}, {30, 33}, {59, 33}, {60, 36}, {120, 42}, {149, 42}, {150, 45}, {600, 45},
+	    {0, 30},   {29, 30},  {30, 33},  {59, 33},	{60, 36},
+	    {120, 42}, {149, 42}, {150, 45}, {600, 45},
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		CHECK_DBL(order_weight(&p, &j, MIN(rows[i].minutes)), rows[i].weight, 1e-9);
@@ -84,7 +85,7 @@ static void test_ties_break_by_fair_share_then_submit_then_id(void)
 	CHECK_INT(policy_set(&s.policy, "queue.busy.share", "2", &e), 0);
 	int qb = policy_queue_index(&s.policy, "busy");
 	s.qstate[qb].usage = 100; /* 100 / 2 = 50 */
-	s.qstate[0].usage = 60;   /* 60 / 1 = 60 */
+	s.qstate[0].usage = 60;	  /* 60 / 1 = 60 */
 	struct job *j = fx_pending(&s, 5, TIER_P1, 1, MIN(0));
 	STR_COPY(j->queue, "busy");
 	fx_pending(&s, 4, TIER_P1, 1, MIN(1));

@@ -140,7 +140,7 @@ static void test_window_alone(void)
 	fx_init(&s, 1, 8);
 	set(&s, "headroom.share", "0");
 	set(&s, "queue.default.window", "20:00-08:00");
-	s.tz_offset = 3600;                  /* local = UTC + 1h */
+	s.tz_offset = 3600;					 /* local = UTC + 1h */
 	s.now = 1700000000LL - 1700000000LL % 86400 + 21 * 3600; /* 21:00 UTC, 22:00 local */
 	fx_pending(&s, 1, TIER_P1, 1, s.now);
 	struct place_result r = check_job(&s, 1);
@@ -227,20 +227,23 @@ static void test_unsatisfiable_alone_with_text(void)
 	struct gq_err e = GQ_ERR_INIT;
 	snapshot_sort(&s);
 	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), -1);
-	CHECK_STR(e.msg, "needs 12 GPUs on one node, the largest matching node has 8: ask for fewer GPUs or drop same-node");
+	CHECK_STR(e.msg, "needs 12 GPUs on one node, the largest matching node has 8: ask for "
+			 "fewer GPUs or drop same-node");
 	struct place_result r = check_job(&s, 1);
 	CHECK(r.blocks & PLACE_BIT(PLACE_UNSATISFIABLE));
 	s.jobs[0].req.same_node = false;
 	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), 0);
 	STR_COPY(s.jobs[0].req.gpu_type, "h100");
 	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), -1);
-	CHECK_STR(e.msg, "needs 12 GPUs of type 'h100', the cluster has 0 such GPUs: ask for fewer or other GPUs");
+	CHECK_STR(e.msg, "needs 12 GPUs of type 'h100', the cluster has 0 such GPUs: ask for fewer "
+			 "or other GPUs");
 	s.jobs[0].req.gpu_type[0] = 0;
 	set(&s, "headroom.share", "0.25");
 	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), 0); /* 12 of 16 usable */
 	s.jobs[0].req.gpus = 13;
 	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), -1);
-	CHECK_STR(e.msg, "needs 13 GPUs, P1 jobs may use at most 12 of 16 (headroom.share keeps 4 for P0): ask for fewer GPUs");
+	CHECK_STR(e.msg, "needs 13 GPUs, P1 jobs may use at most 12 of 16 (headroom.share keeps 4 "
+			 "for P0): ask for fewer GPUs");
 	snapshot_release(&s);
 }
 

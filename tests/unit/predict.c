@@ -145,10 +145,10 @@ static void test_range_and_waits_exact(void)
 	fx_init(&s, 1, 8);
 	set(&s, "headroom.share", "0");
 	struct job *r1 = fx_running(&s, 10, TIER_P1, 0, 4, MIN(-10), 30 * 60); /* +20 */
-	r1->time_limit = 70 * 60;                                               /* +60 */
-	r1->hist_runtime = 20 * 60;                                             /* low +10 */
+	r1->time_limit = 70 * 60;					       /* +60 */
+	r1->hist_runtime = 20 * 60;					       /* low +10 */
 	struct job *r2 = fx_running(&s, 11, TIER_P1, 0, 4, MIN(-10), 50 * 60); /* +40 */
-	r2->time_limit = 130 * 60;                                              /* +120 */
+	r2->time_limit = 130 * 60;					       /* +120 */
 	struct job *a = fx_pending(&s, 12, TIER_P0, 8, MIN(0));
 	a->estimate = 60 * 60;
 	a->time_limit = 120 * 60;
@@ -402,7 +402,8 @@ static void test_backfill_never_delays_a_job_ahead(void)
 			predict_all(&c, &cut);
 			size_t later = 0;
 			for (size_t i = 0; i < cut.n; i++) {
-				const struct prediction *full = prediction_find(&all, &s, cut.items[i].job);
+				const struct prediction *full =
+				    prediction_find(&all, &s, cut.items[i].job);
 				if (full && full->placed && cut.items[i].placed &&
 				    full->start > cut.items[i].start)
 					later++;

@@ -48,9 +48,9 @@ static void done(struct snapshot *s, struct prediction_set *ps, struct why_set *
 
 static void test_tokens_in_fixed_order(void)
 {
-	static const char *const want[] = {"held",     "dependency", "window",    "cooldown",
+	static const char *const want[] = {"held",     "dependency",	"window",   "cooldown",
 					   "quota",    "unsatisfiable", "mismatch", "headroom",
-					   "priority", "resources",  "starting"};
+					   "priority", "resources",	"starting"};
 	CHECK_INT(REASON_COUNT, 11);
 	for (int i = 0; i < REASON_COUNT; i++) {
 		CHECK_STR(reason_name((enum reason)i), want[i]);
@@ -284,7 +284,7 @@ static void test_priority_with_jobs_ahead(void)
 	const struct why *w = get(&ws, &s, 42);
 	CHECK_INT(w->primary, REASON_PRIORITY);
 	CHECK_INT(w->position, 5); /* the held job is ahead in order ... */
-	CHECK_INT(w->ahead, 3);    /* ... but cannot run, so it does not count */
+	CHECK_INT(w->ahead, 3);	   /* ... but cannot run, so it does not count */
 	CHECK_INT(w->nahead, 3);
 	CHECK_INT(w->ahead_first[0].job, 101);
 	CHECK_INT(w->ahead_first[0].tier, TIER_P0);

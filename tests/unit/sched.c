@@ -70,11 +70,13 @@ static void test_plan_matches_prediction_at_now(void)
 					used = 0;
 				}
 				if (node < 3) {
-					fx_running(&s, i, t, node, g, MIN(-30), (int64_t)(rng_next(&x) % 90 + 31) * 60);
+					fx_running(&s, i, t, node, g, MIN(-30),
+						   (int64_t)(rng_next(&x) % 90 + 31) * 60);
 					used += g;
 				}
 			} else {
-				struct job *j = fx_pending(&s, i, t, g, MIN(-(int)(rng_next(&x) % 200)));
+				struct job *j =
+				    fx_pending(&s, i, t, g, MIN(-(int)(rng_next(&x) % 200)));
 				j->estimate = (int64_t)(rng_next(&x) % 100 + 1) * 60;
 				j->req.same_node = i % 5 == 0;
 			}
@@ -93,12 +95,14 @@ static void test_plan_matches_prediction_at_now(void)
 				continue;
 			now_starts++;
 			const struct plan_action *a = plan_find(&p, PLAN_START, pr->job);
-			mismatched += !a || a->nalloc != pr->nalloc ||
-				      memcmp(a->alloc, pr->alloc, sizeof(a->alloc[0]) * (size_t)a->nalloc);
+			mismatched +=
+			    !a || a->nalloc != pr->nalloc ||
+			    memcmp(a->alloc, pr->alloc, sizeof(a->alloc[0]) * (size_t)a->nalloc);
 		}
 		size_t plan_starts = 0;
 		for (size_t i = 0; i < p.n; i++)
-			plan_starts += p.actions[i].kind == PLAN_START && strcmp(p.actions[i].reason, "permit");
+			plan_starts += p.actions[i].kind == PLAN_START &&
+				       strcmp(p.actions[i].reason, "permit");
 		CHECK_INT(plan_starts, now_starts);
 		CHECK_INT(mismatched, 0);
 		CHECK(now_starts > 0);

@@ -90,8 +90,8 @@ static void bench_impact(void)
 			moves = im.nmoves;
 			impact_release(&im);
 		}
-		printf("impact preview, %6d pending, 8000 running: %8.1f ms (%zu jobs move)\n", pending,
-		       best, moves);
+		printf("impact preview, %6d pending, 8000 running: %8.1f ms (%zu jobs move)\n",
+		       pending, best, moves);
 		snapshot_release(&s);
 	}
 }
@@ -131,7 +131,8 @@ static void bench_repo(void)
 			free(text);
 			break;
 		}
-		char *next = xasprintf("%.*s\tgrace = %ds%s", (int)(grace - text), text, 60 + i, eol);
+		char *next =
+		    xasprintf("%.*s\tgrace = %ds%s", (int)(grace - text), text, 60 + i, eol);
 		char oid[POLICY_OID_HEX];
 		char *msg = xasprintf("Grace %d", i);
 		int rc = policy_repo_commit(r, next, strlen(next), msg, oid, &e);
@@ -139,7 +140,8 @@ static void bench_repo(void)
 		free(next);
 		free(text);
 		if (rc < 0) {
-			printf("commit: %s (set user.name and user.email to run this part)\n", e.msg);
+			printf("commit: %s (set user.name and user.email to run this part)\n",
+			       e.msg);
 			goto out;
 		}
 	}

@@ -31,10 +31,10 @@ struct popts {
 	const char *repo; /* --repo, else $GQ_POLICY_REPO, else the default */
 	bool json;
 	const char *message, *expected, *observe, *rollback_if; /* edit, rollback */
-	bool no_apply;                                          /* rollback */
-	bool roff;                                              /* keys */
-	int max;                                                /* log -n */
-	const char *window;                                     /* review --window */
+	bool no_apply;						/* rollback */
+	bool roff;						/* keys */
+	int max;						/* log -n */
+	const char *window;					/* review --window */
 };
 
 static char *repo_path(const struct popts *o)
@@ -96,7 +96,8 @@ static void print_changes(const struct policy_diff *d)
 			       c->new_value[0] ? c->new_value : "\"\"");
 			break;
 		case CHANGE_ADDED:
-			printf("  %s: added (%s)\n", c->key, c->new_value[0] ? c->new_value : "\"\"");
+			printf("  %s: added (%s)\n", c->key,
+			       c->new_value[0] ? c->new_value : "\"\"");
 			break;
 		case CHANGE_REMOVED:
 			printf("  %s: removed (was %s)\n", c->key,
@@ -169,8 +170,10 @@ static void print_impact(const struct snapshot *s, const struct impact *im)
 		const struct impact_eta *t = &im->etas[i];
 		if (!t->old_start || !t->new_start) {
 			printf("  #%lld starts %s -> %s\n", (long long)t->job,
-			       t->old_start ? dur_format(t->old_start - s->now, a, sizeof(a)) : "never",
-			       t->new_start ? dur_format(t->new_start - s->now, b, sizeof(b)) : "never");
+			       t->old_start ? dur_format(t->old_start - s->now, a, sizeof(a))
+					    : "never",
+			       t->new_start ? dur_format(t->new_start - s->now, b, sizeof(b))
+					    : "never");
 			continue;
 		}
 		printf("  #%lld starts in %s -> in %s (%s%s)\n", (long long)t->job,
@@ -468,8 +471,9 @@ static int sub_diff(const struct popts *o, int argc, char **argv)
 	policy_diff_init(&d);
 	struct buf text;
 	buf_init(&text, 0);
-	if (!(ta = policy_repo_text(r, a, &la, oa, &e)) || !(tb = policy_repo_text(r, b, &lb, ob, &e)) ||
-	    policy_repo_read(r, oa, pa, &e) < 0 || policy_repo_read(r, ob, pb, &e) < 0) {
+	if (!(ta = policy_repo_text(r, a, &la, oa, &e)) ||
+	    !(tb = policy_repo_text(r, b, &lb, ob, &e)) || policy_repo_read(r, oa, pa, &e) < 0 ||
+	    policy_repo_read(r, ob, pb, &e) < 0) {
 		rc = cmd_fail(&e);
 		goto out;
 	}
@@ -486,8 +490,11 @@ static int sub_diff(const struct popts *o, int argc, char **argv)
 	struct gq_err ve = GQ_ERR_INIT;
 	bool valid = policy_validate(pb, &ve) == 0;
 	if (o->json) {
-		struct jout_policy_report rep = {.from = oa, .to = ob, .error = valid ? NULL : ve.msg,
-						 .changes = &d, .text = text.data ? text.data : ""};
+		struct jout_policy_report rep = {.from = oa,
+						 .to = ob,
+						 .error = valid ? NULL : ve.msg,
+						 .changes = &d,
+						 .text = text.data ? text.data : ""};
 		finish_report(o, &rep, valid ? pb : NULL);
 		goto out;
 	}
@@ -533,7 +540,8 @@ static void print_applied(const struct log_ctx *lc, const struct policy_commit *
 		bool applied;
 		char oid[POLICY_OID_HEX];
 		const char *why = "";
-		if (strcmp(ev->kind, "policy") || policy_event_parse(ev->reason, &applied, oid, &why) < 0 ||
+		if (strcmp(ev->kind, "policy") ||
+		    policy_event_parse(ev->reason, &applied, oid, &why) < 0 ||
 		    !same_commit(c->oid, oid))
 			continue;
 		printf("    %s ", applied ? "Applied:" : "Refused:");
@@ -600,10 +608,10 @@ static int sub_log(const struct popts *o, int argc, char **argv)
 struct blame_ctx {
 	struct policy_repo *r;
 	const char *key;
-	char value[300];       /* the key's value at the start revision */
+	char value[300]; /* the key's value at the start revision */
 	struct policy_commit found;
 	bool have_found;
-	char before[300];      /* the value before the commit found */
+	char before[300]; /* the value before the commit found */
 	bool before_absent;
 	struct gq_err *e;
 };
@@ -729,9 +737,10 @@ static int run_editor(const char *path, struct gq_err *e)
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
 		if (!WIFEXITED(st) || WEXITSTATUS(st))
-			rc = err_set(e, GQ_EIO,
-				     "the editor '%s' failed (status %d); set EDITOR to one that works",
-				     ed, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+			rc = err_set(
+			    e, GQ_EIO,
+			    "the editor '%s' failed (status %d); set EDITOR to one that works", ed,
+			    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 	}
 	free(cmd);
 	free(file);
@@ -758,9 +767,9 @@ static char *commit_message(const struct popts *o, const char *suggested, bool p
 		       o->rollback_if ? xstrdup(o->rollback_if) : NULL};
 	static const char *const keys[3] = {"Expected", "Observe", "Rollback-if"};
 	static const char *const hints[3] = {
-		"what should change, measurably (e.g. 'P2 P95 wait under 6h')",
-		"how long to watch before judging (e.g. '7d')",
-		"the condition that undoes it (e.g. 'P1 P95 wait over 8h')"};
+	    "what should change, measurably (e.g. 'P2 P95 wait under 6h')",
+	    "how long to watch before judging (e.g. '7d')",
+	    "the condition that undoes it (e.g. 'P1 P95 wait over 8h')"};
 	if (prompt && !summary) {
 		char *p = xasprintf("Summary [%s]: ", suggested);
 		summary = ask(p);
@@ -840,10 +849,11 @@ static int sub_edit(const struct popts *o, int argc, char **argv)
 		struct gq_err be = GQ_ERR_INIT;
 		char *base = policy_read_file(base_path, &blen, &be);
 		if (base && strncmp(base, head_oid, strlen(head_oid)))
-			fprintf(stderr,
-				"gq: warning: HEAD moved since that edit began (from %.7s to %.7s); "
-				"check that the changes below undo nothing of theirs\n",
-				base, head_oid);
+			fprintf(
+			    stderr,
+			    "gq: warning: HEAD moved since that edit began (from %.7s to %.7s); "
+			    "check that the changes below undo nothing of theirs\n",
+			    base, head_oid);
 		free(base);
 	} else if (write_file(draft, head_text, head_len, &e) < 0 ||
 		   write_file(base_path, head_oid, strlen(head_oid), &e) < 0) {
@@ -955,8 +965,8 @@ static int sub_rollback(const struct popts *o, int argc, char **argv)
 		goto out;
 	}
 	if (len == hlen && !memcmp(text, head, len)) {
-		err_set(&e, GQ_ECONFLICT, "HEAD already has the policy of '%s'; nothing to roll back",
-			argv[1]);
+		err_set(&e, GQ_ECONFLICT,
+			"HEAD already has the policy of '%s'; nothing to roll back", argv[1]);
 		rc = cmd_fail(&e);
 		goto out;
 	}
@@ -1011,8 +1021,7 @@ static const char *trailer(const struct policy_commit *c, const char *key)
 	return NULL;
 }
 
-static const struct stats_group *find_group(const struct stats *st, const char *queue,
-					    enum tier t)
+static const struct stats_group *find_group(const struct stats *st, const char *queue, enum tier t)
 {
 	for (size_t i = 0; i < st->ngroups; i++)
 		if (!strcmp(st->groups[i].queue, queue) && st->groups[i].tier == t)
@@ -1023,7 +1032,8 @@ static const struct stats_group *find_group(const struct stats *st, const char *
 static void print_dur_pair(const char *name, int64_t a, int64_t b)
 {
 	char x[32], y[32];
-	printf("  %-14s %10s %10s\n", name, dur_format(a, x, sizeof(x)), dur_format(b, y, sizeof(y)));
+	printf("  %-14s %10s %10s\n", name, dur_format(a, x, sizeof(x)),
+	       dur_format(b, y, sizeof(y)));
 }
 
 static void print_int_pair(const char *name, long long a, long long b)
@@ -1041,9 +1051,9 @@ static void print_group(const char *queue, enum tier t, const struct stats_group
 	if (!b)
 		b = &zero;
 	/* A group with nothing to say on either side is left out. */
-	if (!a->starts && !b->starts && !a->longest_wait && !b->longest_wait &&
-	    !a->preemptions && !b->preemptions && !a->cancelled && !b->cancelled &&
-	    !a->would_preempt && !b->would_preempt)
+	if (!a->starts && !b->starts && !a->longest_wait && !b->longest_wait && !a->preemptions &&
+	    !b->preemptions && !a->cancelled && !b->cancelled && !a->would_preempt &&
+	    !b->would_preempt)
 		return;
 	printf("\nqueue %s, %s%*s%10s %10s\n", strcmp(queue, "*") ? queue : "(all)", tier_name(t),
 	       (int)(10 - strlen(strcmp(queue, "*") ? queue : "(all)")), "", "before", "after");
@@ -1054,7 +1064,8 @@ static void print_group(const char *queue, enum tier t, const struct stats_group
 	print_int_pair("over limit", a->over_limit, b->over_limit);
 	print_int_pair("overtaken", a->overtaken, b->overtaken);
 	print_int_pair("preemptions", a->preemptions, b->preemptions);
-	printf("  %-14s %10.1f %10.1f\n", "work lost GPUh", a->work_lost / 3600, b->work_lost / 3600);
+	printf("  %-14s %10.1f %10.1f\n", "work lost GPUh", a->work_lost / 3600,
+	       b->work_lost / 3600);
 	print_int_pair("cancelled", a->cancelled, b->cancelled);
 }
 
@@ -1139,10 +1150,11 @@ static int sub_review(const struct popts *o, int argc, char **argv)
 		}
 	}
 	if (!at) {
-		err_set(&e, GQ_ECONFLICT,
-			"'%s' (%s) was never applied by the server; put it in force with 'gq policy "
-			"apply %s' first",
-			argv[1], sh, sh);
+		err_set(
+		    &e, GQ_ECONFLICT,
+		    "'%s' (%s) was never applied by the server; put it in force with 'gq policy "
+		    "apply %s' first",
+		    argv[1], sh, sh);
 		rc = cmd_fail(&e);
 		goto out;
 	}
@@ -1150,8 +1162,8 @@ static int sub_review(const struct popts *o, int argc, char **argv)
 	if (at + len > s.now)
 		len = s.now - at;
 	if (len <= 0) {
-		err_set(&e, GQ_ECONFLICT, "'%s' was applied just now; there is nothing to review yet",
-			argv[1]);
+		err_set(&e, GQ_ECONFLICT,
+			"'%s' was applied just now; there is nothing to review yet", argv[1]);
 		rc = cmd_fail(&e);
 		goto out;
 	}
@@ -1188,7 +1200,8 @@ static int sub_review(const struct popts *o, int argc, char **argv)
 				    find_group(&after, g->queue, g->tier));
 		}
 	}
-	printf("\nutilisation %17.0f%% %9.0f%%\n", before.utilisation * 100, after.utilisation * 100);
+	printf("\nutilisation %17.0f%% %9.0f%%\n", before.utilisation * 100,
+	       after.utilisation * 100);
 out:
 	stats_release(&before);
 	stats_release(&after);
@@ -1205,7 +1218,8 @@ out:
 static int sub_export(const struct popts *o, int argc, char **argv)
 {
 	if (argc < 2 || argc > 3 || strcmp(argv[1], "slurm"))
-		return cmd_usage_error(&cmd_policy, "export takes a format ('slurm') and at most one revision");
+		return cmd_usage_error(&cmd_policy,
+				       "export takes a format ('slurm') and at most one revision");
 	int rc = EXIT_OK;
 	struct policy_repo *r = open_repo(o, &rc);
 	if (!r)
@@ -1310,18 +1324,18 @@ struct sub {
 };
 
 static const struct sub subs[] = {
-	{"show", "[REV]", sub_show},
-	{"check", "[REV|FILE]", sub_check},
-	{"edit", "[-m SUMMARY] [--expected TEXT] [--observe TEXT] [--rollback-if TEXT]", sub_edit},
-	{"diff", "[A [B]]", sub_diff},
-	{"log", "[-n N] [REV]", sub_log},
-	{"blame", "KEY [REV]", sub_blame},
-	{"apply", "[REV]", sub_apply},
-	{"rollback", "[-m SUMMARY] [--no-apply] REV", sub_rollback},
-	{"review", "[--window DURATION] REV", sub_review},
-	{"export", "slurm [REV]", sub_export},
-	{"keys", "[--roff]", sub_keys},
-	{"init", "", sub_init},
+    {"show", "[REV]", sub_show},
+    {"check", "[REV|FILE]", sub_check},
+    {"edit", "[-m SUMMARY] [--expected TEXT] [--observe TEXT] [--rollback-if TEXT]", sub_edit},
+    {"diff", "[A [B]]", sub_diff},
+    {"log", "[-n N] [REV]", sub_log},
+    {"blame", "KEY [REV]", sub_blame},
+    {"apply", "[REV]", sub_apply},
+    {"rollback", "[-m SUMMARY] [--no-apply] REV", sub_rollback},
+    {"review", "[--window DURATION] REV", sub_review},
+    {"export", "slurm [REV]", sub_export},
+    {"keys", "[--roff]", sub_keys},
+    {"init", "", sub_init},
 };
 
 static int policy_exec(int argc, char **argv)
@@ -1367,7 +1381,8 @@ static int policy_exec(int argc, char **argv)
 				goto out;
 			}
 			o.max = (int)n;
-		} else if (a[0] == '-' && a[1] && strcmp(a, "--") && !(a[1] >= '0' && a[1] <= '9')) {
+		} else if (a[0] == '-' && a[1] && strcmp(a, "--") &&
+			   !(a[1] >= '0' && a[1] <= '9')) {
 			rc = cmd_usage_error(&cmd_policy, "unknown option '%s'", a);
 			goto out;
 		} else {
@@ -1399,9 +1414,9 @@ out:
 }
 
 const struct cmd_entry cmd_policy = {
-	.name = "policy",
-	.usage = "[--repo PATH] [--json] SUBCOMMAND [ARGS]",
-	.summary = "review, change, apply and audit the scheduling policy",
-	.flags = 0,
-	.exec = policy_exec,
+    .name = "policy",
+    .usage = "[--repo PATH] [--json] SUBCOMMAND [ARGS]",
+    .summary = "review, change, apply and audit the scheduling policy",
+    .flags = 0,
+    .exec = policy_exec,
 };

@@ -41,33 +41,6 @@ static int apply_entry(const git_config_entry *ent, void *arg)
 	return 0;
 }
 
-/* Rewrites libgit2's "... (in /tmp/gq-policy-XXX:6)" as "shown:6: ...". */
-static void relocate_parse_error(struct gq_err *e, const char *tmp, const char *shown)
-{
-	const git_error *ge = git_error_last();
-	const char *msg = ge && ge->message ? ge->message : "cannot parse the file";
-	const char *prefix = "failed to parse config file: ";
-	if (!strncmp(msg, prefix, strlen(prefix)))
-		msg += strlen(prefix);
-	char why[400];
-	str_copy(why, sizeof(why), msg);
-	int line = 0;
-	char *in = strstr(why, " (in ");
-	if (in) {
-		const char *at = strstr(in, tmp);
-		if (at && at[strlen(tmp)] == ':')
-			line = atoi(at + strlen(tmp) + 1);
-		*in = '\0';
-	}
-	if (line > 0)
-		err_set(e, GQ_EINVAL,
-			"%s:%d: %s; fix the syntax (git-config format, see gq-policy(5))", shown,
-			line, why);
-	else
-		err_set(e, GQ_EINVAL,
-			"%s: %s; fix the syntax (git-config format, see gq-policy(5))", shown, why);
-}
-
 int policy_parse_text(struct policy *p, const char *text, size_t len, const char *shown,
 		      struct gq_err *e)
 {
@@ -108,7 +81,7 @@ int policy_parse_text(struct policy *p, const char *text, size_t len, const char
 		goto out;
 	}
 	if (git_config_add_file_ondisk(cfg, tmp, GIT_CONFIG_LEVEL_APP, NULL, 0) < 0) {
-		relocate_parse_error(e, tmp, shown);
+		gitx_parse_err(e, tmp, shown);
 		goto out;
 	}
 	struct apply_ctx c = {p, text, shown, e};

@@ -7,6 +7,7 @@
 #include <git2.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool git_ready;
@@ -61,5 +62,32 @@ int gitx_err(struct gq_err *e, int rc, const char *fmt, ...)
 		while (n && (e->msg[n - 1] == '\n' || e->msg[n - 1] == '.'))
 			e->msg[--n] = '\0';
 	}
+	return -1;
+}
+
+int gitx_parse_err(struct gq_err *e, const char *path, const char *shown)
+{
+	const git_error *ge = git_error_last();
+	const char *msg = ge && ge->message ? ge->message : "cannot parse the file";
+	const char *prefix = "failed to parse config file: ";
+	if (!strncmp(msg, prefix, strlen(prefix)))
+		msg += strlen(prefix);
+	char why[400];
+	str_copy(why, sizeof(why), msg);
+	int line = 0;
+	char *in = strstr(why, " (in ");
+	if (in) {
+		const char *at = strstr(in, path);
+		if (at && at[strlen(path)] == ':')
+			line = atoi(at + strlen(path) + 1);
+		*in = '\0';
+	}
+	if (line > 0)
+		err_set(e, GQ_EINVAL,
+			"%s:%d: %s; fix the syntax (git-config format, see gq-policy(5))", shown,
+			line, why);
+	else
+		err_set(e, GQ_EINVAL,
+			"%s: %s; fix the syntax (git-config format, see gq-policy(5))", shown, why);
 	return -1;
 }

@@ -24,4 +24,12 @@ void gitx_init(void);
  */
 int gitx_err(struct gq_err *e, int rc, const char *fmt, ...) GQ_PRINTF(3, 4);
 
+/*
+ * The config parser's last error for the file at path, as
+ * "shown:LINE: why; fix the syntax ..." (GQ_EINVAL): libgit2 names the file
+ * it parsed ("(in PATH:LINE)"), which may be a temporary copy; shown is
+ * what the user knows it as. Returns -1.
+ */
+int gitx_parse_err(struct gq_err *e, const char *path, const char *shown);
+
 #endif

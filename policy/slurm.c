@@ -59,45 +59,48 @@ static void slurm_conf(const struct policy *p, struct buf *o)
 		buf_printf(o, "PriorityMaxAge=%s\n", slurm_time(max_age, t1, sizeof(t1)));
 	else
 		buf_printf(o, "PriorityMaxAge=00:00:00\n");
-	buf_printf(o,
-		   "# gq: aging is multiplicative in gq (c = %g per full %s, at most %g, so a tier "
-		   "gains up to base x %g)\n"
-		   "# gq: and additive in Slurm: PriorityWeightAge gives every job what %s gains "
-		   "(%.0f), so aging never crosses\n"
-		   "# gq: tiers, but higher tiers age less than in gq, and Slurm ages linearly, not "
-		   "in steps.\n",
-		   p->aging_step, dur_format(p->aging_interval, t2, sizeof(t2)), p->aging_cap,
-		   p->aging_cap, tier_name((enum tier)(TIER_COUNT - 1)), round(lowest_gain));
+	buf_printf(
+	    o,
+	    "# gq: aging is multiplicative in gq (c = %g per full %s, at most %g, so a tier "
+	    "gains up to base x %g)\n"
+	    "# gq: and additive in Slurm: PriorityWeightAge gives every job what %s gains "
+	    "(%.0f), so aging never crosses\n"
+	    "# gq: tiers, but higher tiers age less than in gq, and Slurm ages linearly, not "
+	    "in steps.\n",
+	    p->aging_step, dur_format(p->aging_interval, t2, sizeof(t2)), p->aging_cap,
+	    p->aging_cap, tier_name((enum tier)(TIER_COUNT - 1)), round(lowest_gain));
 	buf_printf(o, "PriorityWeightFairshare=1\n");
-	buf_printf(o, "PriorityDecayHalfLife=%s\n",
-		   slurm_time(p->share_half_life, t1, sizeof(t1)));
+	buf_printf(o, "PriorityDecayHalfLife=%s\n", slurm_time(p->share_half_life, t1, sizeof(t1)));
 	buf_printf(o, "# gq: fair share only breaks ties between equal weights in gq; weight 1 "
 		      "keeps it nearly so.\n");
 	buf_printf(o, "PriorityWeightJobSize=0\nPriorityWeightPartition=0\n");
 	buf_printf(o, "PriorityUsageResetPeriod=MONTHLY\n");
 	buf_printf(o, "PreemptType=preempt/qos\n");
 	buf_printf(o, "PreemptMode=REQUEUE\n");
-	buf_printf(o, "# gq: a victim gets SIG%s, %s of grace (QOS GraceTime), then SIGKILL, and is "
-		      "requeued;\n",
+	buf_printf(o,
+		   "# gq: a victim gets SIG%s, %s of grace (QOS GraceTime), then SIGKILL, and is "
+		   "requeued;\n",
 		   signal_name(p, sig, sizeof(sig)), dur_format(p->grace, t1, sizeof(t1)));
 	if (strcmp(signal_name(p, sig, sizeof(sig)), "TERM"))
-		buf_printf(o, "# gq: Slurm sends SIGTERM, not SIG%s: add --signal=%s@%lld to "
-			      "job submissions.\n",
+		buf_printf(o,
+			   "# gq: Slurm sends SIGTERM, not SIG%s: add --signal=%s@%lld to "
+			   "job submissions.\n",
 			   signal_name(p, sig, sizeof(sig)), signal_name(p, sig, sizeof(sig)),
 			   (long long)p->grace);
-	buf_printf(o,
-		   "# gq: Slurm cannot express: only checkpointable jobs as victims, jobs that ran "
-		   "over %s protected\n"
-		   "# gq: (PreemptExemptTime protects the young, the opposite), a %s cooldown after "
-		   "preemption,\n"
-		   "# gq: %d preemptions per queue per hour, the rollout mode (preempt.mode = %s), "
-		   "the\n"
-		   "# gq: starvation permit, the P0 reminder and downgrade (downgrade.mode = %s), "
-		   "headroom of %g%% for P0\n"
-		   "# gq: (a reservation comes closest), and reclamation (reclaim.mode = %s).\n",
-		   dur_format(p->protect, t1, sizeof(t1)), dur_format(p->cooldown, t2, sizeof(t2)),
-		   p->max_preempt_hour, rollout_name(p->preempt_mode),
-		   rollout_name(p->downgrade_mode), p->headroom * 100, rollout_name(p->reclaim_mode));
+	buf_printf(
+	    o,
+	    "# gq: Slurm cannot express: only checkpointable jobs as victims, jobs that ran "
+	    "over %s protected\n"
+	    "# gq: (PreemptExemptTime protects the young, the opposite), a %s cooldown after "
+	    "preemption,\n"
+	    "# gq: %d preemptions per queue per hour, the rollout mode (preempt.mode = %s), "
+	    "the\n"
+	    "# gq: starvation permit, the P0 reminder and downgrade (downgrade.mode = %s), "
+	    "headroom of %g%% for P0\n"
+	    "# gq: (a reservation comes closest), and reclamation (reclaim.mode = %s).\n",
+	    dur_format(p->protect, t1, sizeof(t1)), dur_format(p->cooldown, t2, sizeof(t2)),
+	    p->max_preempt_hour, rollout_name(p->preempt_mode), rollout_name(p->downgrade_mode),
+	    p->headroom * 100, rollout_name(p->reclaim_mode));
 
 	for (int i = 0; i < p->nqueues; i++) {
 		const struct queue_policy *q = &p->queues[i];
@@ -107,13 +110,15 @@ static void slurm_conf(const struct policy *p, struct buf *o)
 			buf_printf(o, "%s%s", t ? "," : "", tier_name((enum tier)t));
 		buf_printf(o, " QOS=q_%s\n", q->name);
 		if (q->paused.set)
-			buf_printf(o,
-				   "# gq: queue %s pauses daily %s; Slurm has no daily window: use a "
-				   "recurring reservation (scontrol create reservation flags=DAILY).\n",
-				   q->name, window_format(&q->paused, t1, sizeof(t1)));
+			buf_printf(
+			    o,
+			    "# gq: queue %s pauses daily %s; Slurm has no daily window: use a "
+			    "recurring reservation (scontrol create reservation flags=DAILY).\n",
+			    q->name, window_format(&q->paused, t1, sizeof(t1)));
 		if (q->max_preempt_hour >= 0)
-			buf_printf(o, "# gq: queue %s allows %d preemptions per hour; Slurm cannot "
-				      "limit preemptions.\n",
+			buf_printf(o,
+				   "# gq: queue %s allows %d preemptions per hour; Slurm cannot "
+				   "limit preemptions.\n",
 				   q->name, q->max_preempt_hour);
 	}
 }
@@ -127,8 +132,9 @@ static void sacctmgr(const struct policy *p, struct buf *o)
 		const struct tier_policy *tp = &p->tier[t];
 		const char *name = tier_name((enum tier)t);
 		buf_printf(o, "sacctmgr -i add qos %s\n", name);
-		buf_printf(o, "sacctmgr -i modify qos %s set Priority=%.0f UsageFactor=%g GraceTime=%lld",
-			   name, round(tp->base / mb * 1000), tp->price, (long long)p->grace);
+		buf_printf(
+		    o, "sacctmgr -i modify qos %s set Priority=%.0f UsageFactor=%g GraceTime=%lld",
+		    name, round(tp->base / mb * 1000), tp->price, (long long)p->grace);
 		buf_printf(o, " Preempt=");
 		bool any = false;
 		for (int u = t + 1; u < TIER_COUNT; u++) {
@@ -138,23 +144,27 @@ static void sacctmgr(const struct policy *p, struct buf *o)
 		if (!any)
 			buf_printf(o, "''");
 		buf_printf(o, " PreemptMode=REQUEUE\n");
-		buf_printf(o, "# gq: tier %s: base weight %g (QOS priority is base / %g x 1000); "
-			      "waits over %s earn a starvation permit, which Slurm cannot express.\n",
+		buf_printf(o,
+			   "# gq: tier %s: base weight %g (QOS priority is base / %g x 1000); "
+			   "waits over %s earn a starvation permit, which Slurm cannot express.\n",
 			   name, tp->base, mb, slurm_time(tp->wait_limit, t1, sizeof(t1)));
 		if (strcmp(tp->allow, "*"))
-			buf_printf(o, "# gq: tier %s is for '%s' only: grant QOS %s to those users' "
-				      "associations (sacctmgr modify user NAME set qos+=%s).\n",
+			buf_printf(o,
+				   "# gq: tier %s is for '%s' only: grant QOS %s to those users' "
+				   "associations (sacctmgr modify user NAME set qos+=%s).\n",
 				   name, tp->allow, name, name);
 	}
 	for (int i = 0; i < p->ndepts; i++) {
 		const struct dept_policy *d = &p->depts[i];
 		buf_printf(o, "sacctmgr -i add account %s\n", d->name);
 		if (d->gpu_hours_month >= 0)
-			buf_printf(o, "sacctmgr -i modify account %s set GrpTRESMins=gres/gpu=%.0f\n",
+			buf_printf(o,
+				   "sacctmgr -i modify account %s set GrpTRESMins=gres/gpu=%.0f\n",
 				   d->name, round(d->gpu_hours_month * 60));
 		if (d->preempt_quota >= 0)
-			buf_printf(o, "# gq: department %s may preempt other departments %d times a "
-				      "month; Slurm cannot count preemptions.\n",
+			buf_printf(o,
+				   "# gq: department %s may preempt other departments %d times a "
+				   "month; Slurm cannot count preemptions.\n",
 				   d->name, d->preempt_quota);
 	}
 	for (int i = 0; i < p->nqueues; i++) {
@@ -163,27 +173,33 @@ static void sacctmgr(const struct policy *p, struct buf *o)
 		if (q->quota >= 0) {
 			int cap = q->borrow < 0 ? -1 : q->quota + q->borrow;
 			if (cap >= 0)
-				buf_printf(o, "sacctmgr -i modify qos q_%s set GrpTRES=gres/gpu=%d\n",
+				buf_printf(o,
+					   "sacctmgr -i modify qos q_%s set GrpTRES=gres/gpu=%d\n",
 					   q->name, cap);
 			else
-				buf_printf(o, "sacctmgr -i modify qos q_%s set GrpTRES=gres/gpu=-1\n",
+				buf_printf(o,
+					   "sacctmgr -i modify qos q_%s set GrpTRES=gres/gpu=-1\n",
 					   q->name);
-			buf_printf(o, "# gq: queue %s has a quota of %d GPUs and may borrow %s more; "
-				      "Slurm caps quota + borrowing and cannot reclaim borrowed GPUs "
-				      "first.\n",
+			buf_printf(o,
+				   "# gq: queue %s has a quota of %d GPUs and may borrow %s more; "
+				   "Slurm caps quota + borrowing and cannot reclaim borrowed GPUs "
+				   "first.\n",
 				   q->name, q->quota,
-				   q->borrow < 0 ? "without limit" : (snprintf(t1, sizeof(t1), "%d", q->borrow), t1));
+				   q->borrow < 0 ? "without limit"
+						 : (snprintf(t1, sizeof(t1), "%d", q->borrow), t1));
 		}
-		buf_printf(o, "# gq: queue %s is charged to department %s (submit with "
-			      "--account=%s) with fair-share weight %g; Slurm's Fairshare is per "
-			      "account.\n",
+		buf_printf(o,
+			   "# gq: queue %s is charged to department %s (submit with "
+			   "--account=%s) with fair-share weight %g; Slurm's Fairshare is per "
+			   "account.\n",
 			   q->name, q->dept, q->dept, q->share);
 	}
 }
 
 void policy_export_slurm(const struct policy *p, struct buf *out)
 {
-	buf_printf(out, "# Slurm configuration rendered by 'gq policy export slurm' from policy %s.\n",
+	buf_printf(out,
+		   "# Slurm configuration rendered by 'gq policy export slurm' from policy %s.\n",
 		   p->revision[0] ? p->revision : "(built-in defaults)");
 	buf_printf(out, "# Lines starting '# gq:' say what Slurm cannot express exactly.\n");
 	slurm_conf(p, out);

@@ -43,7 +43,7 @@ static void test_exact_moves_when_aging_goes(void)
 	struct gq_err e = GQ_ERR_INIT;
 	CHECK_INT(policy_set(&s.policy, "queue.exp.share", "1", &e), 0);
 	CHECK_INT(policy_set(&s.policy, "headroom.share", "0", &e), 0); /* 8-GPU P1 jobs fit */
-	struct job *a = fx_pending(&s, 10, TIER_P1, 8, MIN(-180)); /* weight 45 */
+	struct job *a = fx_pending(&s, 10, TIER_P1, 8, MIN(-180));	/* weight 45 */
 	(void)a;
 	struct job *b = fx_pending(&s, 11, TIER_P1, 8, MIN(-20)); /* weight 30 */
 	STR_COPY(b->queue, "exp");

@@ -10,14 +10,31 @@
 static void test_stats_round_trip(void)
 {
 	struct stats_group g[2] = {
-		{.queue = "exp", .tier = TIER_P2, .starts = 3, .p50_wait = 60, .p95_wait = 3600,
-		 .longest_wait = 7200, .longest_job = 42, .over_limit = 1, .overtaken = 2,
-		 .preemptions = 4, .would_preempt = 5, .work_lost = 1.5, .cancelled = 6},
-		{.queue = "*", .tier = TIER_P0, .starts = 1},
+	    {.queue = "exp",
+	     .tier = TIER_P2,
+	     .starts = 3,
+	     .p50_wait = 60,
+	     .p95_wait = 3600,
+	     .longest_wait = 7200,
+	     .longest_job = 42,
+	     .over_limit = 1,
+	     .overtaken = 2,
+	     .preemptions = 4,
+	     .would_preempt = 5,
+	     .work_lost = 1.5,
+	     .cancelled = 6},
+	    {.queue = "*", .tier = TIER_P0, .starts = 1},
 	};
 	struct stats_dept d = {.dept = "research", .gpu_hours = 12.5, .charged = 3.75};
-	struct stats st = {.from = 100, .to = 200, .ngroups = 2, .groups = g, .ndepts = 1,
-			   .depts = &d, .gpus = 8, .gpu_seconds = 400, .utilisation = 0.5};
+	struct stats st = {.from = 100,
+			   .to = 200,
+			   .ngroups = 2,
+			   .groups = g,
+			   .ndepts = 1,
+			   .depts = &d,
+			   .gpus = 8,
+			   .gpu_seconds = 400,
+			   .utilisation = 0.5};
 	int counts[JOB_STATE_COUNT] = {2, 0, 1};
 	json_t *v = codec_stats_encode(&st, counts, 250);
 	char *text = codec_dump(v);

@@ -50,7 +50,7 @@ BENCH_BIN := $(BENCH_SRC:%.c=$(BUILD)/%)
 all: gq
 
 gq: $(BUILD)/gq
-	@if [ "$(BUILD)" = build ]; then cp $(BUILD)/gq gq; fi
+	@if [ "$(BUILD)" = build ]; then cp $(BUILD)/gq gq.tmp && mv -f gq.tmp gq; fi
 
 $(BUILD)/gq: $(OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJ) $(LIBS)

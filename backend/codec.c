@@ -962,3 +962,47 @@ int codec_error_decode(const json_t *v, struct gq_err *out)
 	err_set(out, err_code_from_name(json_string_value(code)), "%s", json_string_value(msg));
 	return 0;
 }
+
+char *codec_job_text(const struct job *j)
+{
+	json_t *v = codec_job_encode(j);
+	char *s = codec_dump(v);
+	json_decref(v);
+	return s;
+}
+
+int codec_job_from_text(const char *text, struct job *out, struct gq_err *e)
+{
+	json_t *v = NULL;
+	if (codec_parse(text, strlen(text), &v, e) < 0)
+		return -1;
+	int rc = codec_job_decode(v, out, e);
+	json_decref(v);
+	return rc;
+}
+
+char *codec_command_text(char *const *argv, const char *script, const char *cwd,
+			 char *const *env)
+{
+	json_t *o = json_object();
+	if (script)
+		json_object_set_new(o, "script", json_string(script));
+	else
+		json_object_set_new(o, "argv", strv_encode(argv));
+	if (cwd)
+		json_object_set_new(o, "cwd", json_string(cwd));
+	json_object_set_new(o, "env", strv_encode(env));
+	char *s = codec_dump(o);
+	json_decref(o);
+	return s;
+}
+
+int codec_command_from_text(const char *text, struct submission *out, struct gq_err *e)
+{
+	json_t *v = NULL;
+	if (codec_parse(text, strlen(text), &v, e) < 0)
+		return -1;
+	int rc = codec_submit_decode(v, out, e);
+	json_decref(v);
+	return rc;
+}

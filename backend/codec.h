@@ -114,6 +114,17 @@ json_t *codec_stats_encode(const struct stats *st, const int *counts, int64_t no
 int codec_stats_parse(const char *text, size_t len, struct stats *out, int64_t *now,
 		      struct gq_err *e);
 
+/*
+ * Text forms, for the server's journal: a job as one line of JSON (caller
+ * frees) and back; a command ({"argv"|"script", "cwd", "env"}) as text and
+ * back into a struct submission (whose job part is then job_init()).
+ */
+char *codec_job_text(const struct job *j);
+int codec_job_from_text(const char *text, struct job *out, struct gq_err *e);
+char *codec_command_text(char *const *argv, const char *script, const char *cwd,
+			 char *const *env);
+int codec_command_from_text(const char *text, struct submission *out, struct gq_err *e);
+
 /* Error: {"error": {"code": "not_found", "message": "..."}}; the code is
  * err_code_name(). Decoding a body that is not such an object fills *out
  * with GQ_EINTERNAL "unexpected answer from the server" and returns -1;

@@ -1,0 +1,185 @@
+/*
+ * serve.c - `gq serve`: the embedded single-machine scheduler, in the
+ * foreground. Parses the command line into a struct server_config and
+ * hands over to server_run(); see gq-serve(8).
+ */
+#include "cmd.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "server/server.h"
+
+static const char *arg_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (!strcmp(argv[*i], name)) {
+		if (*i + 1 >= argc)
+			return NULL;
+		return argv[++*i];
+	}
+	return NULL;
+}
+
+static bool is_opt(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+	return !strcmp(arg, name) || (!strncmp(arg, name, n) && arg[n] == '=');
+}
+
+/* $XDG_RUNTIME_DIR/gq/sock, else /tmp/gq-UID/sock; the directory is made
+ * 0700. Caller frees. */
+static char *default_socket(void)
+{
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	char *dir = rt && rt[0] == '/' ? xasprintf("%s/gq", rt)
+				       : xasprintf("/tmp/gq-%u", (unsigned)getuid());
+	mkdir(dir, 0700);
+	char *sock = xasprintf("unix:%s/sock", dir);
+	free(dir);
+	return sock;
+}
+
+static char *default_state_dir(void)
+{
+	const char *st = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	if (st && st[0] == '/')
+		return xasprintf("%s/gq", st);
+	return xasprintf("%s/.local/state/gq", home && home[0] == '/' ? home : "/tmp");
+}
+
+static int serve_exec(int argc, char **argv)
+{
+	struct server_config cfg;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.gpus = -1;
+	cfg.gpu_mem_mb = -1;
+	cfg.log_level = LV_INFO;
+	char **listen = xcalloc((size_t)argc + 1, sizeof(*listen));
+	char *state = NULL, *sock = NULL;
+	struct gq_err e = GQ_ERR_INIT;
+	int rc = EXIT_USAGE;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			rc = cmd_print_usage(&cmd_serve);
+			goto out;
+		} else if (!strcmp(a, "--manual-clock")) {
+			cfg.manual_clock = true;
+		} else if (is_opt(a, "--listen")) {
+			if (!(v = arg_value(argc, argv, &i, "--listen")))
+				goto missing;
+			if (strncmp(v, "unix:", 5) != 0 && !strchr(v, ':')) {
+				rc = cmd_usage_error(&cmd_serve,
+						     "--listen '%s': expected unix:PATH or HOST:PORT", v);
+				goto out;
+			}
+			listen[cfg.nlisten++] = (char *)(uintptr_t)v;
+		} else if (is_opt(a, "--state-dir")) {
+			if (!(v = arg_value(argc, argv, &i, "--state-dir")))
+				goto missing;
+			cfg.state_dir = v;
+		} else if (is_opt(a, "--gpus")) {
+			int64_t n;
+			if (!(v = arg_value(argc, argv, &i, "--gpus")))
+				goto missing;
+			if (parse_int64(v, 1, GQ_MAX_NODE_GPUS, &n, &e) < 0) {
+				rc = cmd_usage_error(&cmd_serve, "--gpus: %s", e.msg);
+				goto out;
+			}
+			cfg.gpus = (int)n;
+		} else if (is_opt(a, "--gpu-model")) {
+			if (!(v = arg_value(argc, argv, &i, "--gpu-model")))
+				goto missing;
+			cfg.gpu_model = v;
+		} else if (is_opt(a, "--gpu-mem")) {
+			if (!(v = arg_value(argc, argv, &i, "--gpu-mem")))
+				goto missing;
+			if (parse_size_mb(v, &cfg.gpu_mem_mb, &e) < 0) {
+				rc = cmd_usage_error(&cmd_serve, "--gpu-mem: %s", e.msg);
+				goto out;
+			}
+		} else if (is_opt(a, "--tokens")) {
+			if (!(v = arg_value(argc, argv, &i, "--tokens")))
+				goto missing;
+			cfg.tokens_file = v;
+		} else if (is_opt(a, "--admin-group")) {
+			if (!(v = arg_value(argc, argv, &i, "--admin-group")))
+				goto missing;
+			cfg.admin_groups = v;
+		} else if (is_opt(a, "--policy")) {
+			if (!(v = arg_value(argc, argv, &i, "--policy")))
+				goto missing;
+			cfg.policy = v;
+		} else if (is_opt(a, "--log-level")) {
+			if (!(v = arg_value(argc, argv, &i, "--log-level")))
+				goto missing;
+			if (log_level_parse(v, &cfg.log_level) < 0) {
+				rc = cmd_usage_error(&cmd_serve,
+						     "--log-level '%s': use debug, info, warn or error", v);
+				goto out;
+			}
+		} else {
+			rc = cmd_usage_error(&cmd_serve, "unknown argument '%s'", a);
+			goto out;
+		}
+		continue;
+	missing:
+		rc = cmd_usage_error(&cmd_serve, "%s needs a value", a);
+		goto out;
+	}
+	for (int i = 0; i < cfg.nlisten; i++)
+		if (strncmp(listen[i], "unix:", 5) != 0 && !cfg.tokens_file) {
+			rc = cmd_usage_error(&cmd_serve,
+					     "--listen '%s' is TCP: give --tokens FILE so that callers "
+					     "can be identified",
+					     listen[i]);
+			goto out;
+		}
+	if (cfg.nlisten == 0) {
+		sock = default_socket();
+		listen[cfg.nlisten++] = sock;
+	}
+	cfg.listen = listen;
+	if (!cfg.state_dir)
+		cfg.state_dir = state = default_state_dir();
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0) {
+		fprintf(stderr, "gq serve: cannot find its own binary (/proc/self/exe)\n");
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	exe[n] = '\0';
+	cfg.exe = exe;
+	log_set_level(cfg.log_level);
+	if (server_run(&cfg, &e) < 0) {
+		log_error("%s", e.msg);
+		rc = cmd_exit_code(e.code);
+		if (rc == EXIT_OK)
+			rc = EXIT_FAIL;
+		goto out;
+	}
+	rc = EXIT_OK;
+out:
+	free(listen);
+	free(state);
+	free(sock);
+	return rc;
+}
+
+const struct cmd_entry cmd_serve = {
+	.name = "serve",
+	.usage = "[--listen unix:PATH|HOST:PORT]... [--state-dir DIR] [--gpus N] [--gpu-model NAME]\n"
+		 "       [--gpu-mem SIZE] [--tokens FILE] [--admin-group GROUP] [--policy REPO]\n"
+		 "       [--manual-clock] [--log-level LEVEL]",
+	.summary = "run the single-machine scheduler in the foreground",
+	.flags = 0,
+	.exec = serve_exec,
+};

@@ -1,0 +1,602 @@
+/*
+ * api.c - the /v1 routes: one table of method, path pattern and handler;
+ * every answer is JSON (the log endpoint aside) and every error
+ * {"error": {"code", "message"}} with its status.
+ */
+#include "api.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend/codec.h"
+#include "server/server.h"
+
+#ifndef GQ_VERSION
+#define GQ_VERSION "0.1.0"
+#endif
+
+#define MAX_ID (INT64_C(1) << 53)
+#define LOG_CHUNK (1 << 20)
+
+struct ctx {
+	struct server *s;
+	const struct http_req *req;
+	struct http_resp *resp;
+	struct identity who;
+	int64_t id; /* the {id} of the path, when it has one */
+	const char *verb; /* the last path segment for job actions */
+};
+
+int err_http_status(enum gq_errcode code)
+{
+	switch (code) {
+	case GQ_OK:
+		return 200;
+	case GQ_EINVAL:
+		return 400;
+	case GQ_ENOENT:
+		return 404;
+	case GQ_EPERM:
+		return 403;
+	case GQ_ECONFLICT:
+		return 409;
+	case GQ_EUNAVAIL:
+		return 503;
+	case GQ_ETOOBIG:
+		return 413;
+	case GQ_EIO:
+	case GQ_EINTERNAL:
+		return 500;
+	}
+	return 500;
+}
+
+static void reply(struct ctx *c, int status, json_t *v)
+{
+	c->resp->status = status;
+	c->resp->body = codec_dump(v);
+	c->resp->len = strlen(c->resp->body);
+	json_decref(v);
+}
+
+static void reply_status_err(struct ctx *c, int status, const struct gq_err *e)
+{
+	reply(c, status, codec_error_encode(e));
+}
+
+static void reply_err(struct ctx *c, const struct gq_err *e)
+{
+	reply_status_err(c, err_http_status(e->code), e);
+}
+
+static void reply_job(struct ctx *c, int status, const struct job *j)
+{
+	reply(c, status, codec_job_encode(j));
+}
+
+/* The body as a JSON object; an empty body is {} when optional. */
+static int body_object(struct ctx *c, bool optional, json_t **out, struct gq_err *e)
+{
+	if (c->req->body_len == 0 && optional) {
+		*out = json_object();
+		return 0;
+	}
+	json_t *v = NULL;
+	if (codec_parse(c->req->body, c->req->body_len, &v, e) < 0)
+		return -1;
+	if (!json_is_object(v)) {
+		json_decref(v);
+		return err_set(e, GQ_EINVAL, "the body must be a JSON object");
+	}
+	*out = v;
+	return 0;
+}
+
+/* Checks that obj has only the named members. */
+static int only_fields(const json_t *obj, const char *what, const char *const *names,
+		       struct gq_err *e)
+{
+	const char *key;
+	json_t *val;
+	json_object_foreach((json_t *)(uintptr_t)obj, key, val) {
+		bool ok = false;
+		for (size_t i = 0; names[i]; i++)
+			if (!strcmp(key, names[i]))
+				ok = true;
+		if (!ok)
+			return err_set(e, GQ_EINVAL, "%s: unknown field '%s'", what, key);
+	}
+	return 0;
+}
+
+static int query_int(struct ctx *c, const char *name, int64_t min, int64_t max, int64_t def,
+		     int64_t *out, struct gq_err *e)
+{
+	const char *v = http_query(c->req, name);
+	if (!v || !v[0]) {
+		*out = def;
+		return 0;
+	}
+	if (parse_int64(v, min, max, out, e) < 0) {
+		err_prefix(e, "query parameter '%s'", name);
+		e->code = GQ_EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- handlers ---- */
+
+static void h_ping(struct ctx *c)
+{
+	struct server_info si;
+	server_info(c->s, &si);
+	reply(c, 200,
+	      json_pack("{s:b,s:s,s:s,s:I,s:s,s:I,s:b}", "ok", 1, "version", GQ_VERSION, "user",
+			c->who.user, "uid", (json_int_t)c->who.uid, "role",
+			c->who.role == ROLE_ADMIN ? "admin" : "user", "now", (json_int_t)si.now,
+			"manual_clock", si.manual_clock));
+}
+
+static void h_snapshot(struct ctx *c)
+{
+	struct snapshot snap;
+	snapshot_init(&snap);
+	int64_t seq = 0;
+	server_snapshot(c->s, &snap, &seq);
+	json_t *v = codec_snapshot_encode(&snap);
+	snapshot_release(&snap);
+	http_resp_header(c->resp, "Gq-Event-Seq", "%" PRId64, seq);
+	reply(c, 200, v);
+}
+
+static void h_jobs_list(struct ctx *c)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	struct job_filter f;
+	memset(&f, 0, sizeof(f));
+	const char *all = http_query(c->req, "all");
+	f.all = all && (!strcmp(all, "1") || !strcmp(all, "true"));
+	const char *states = http_query(c->req, "state");
+	if (states && states[0]) {
+		char *list = xstrdup(states), *save = NULL;
+		for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			enum job_state st;
+			if (job_state_parse(t, &st) < 0) {
+				err_set(&e, GQ_EINVAL,
+					"unknown job state '%s' in 'state'; use pending, starting, "
+					"running, stopping, completed, failed, cancelled or timeout",
+					t);
+				free(list);
+				reply_err(c, &e);
+				return;
+			}
+			f.states |= 1u << st;
+		}
+		free(list);
+	}
+	f.user = http_query(c->req, "user");
+	int64_t limit;
+	if (query_int(c, "limit", 0, 1000000000, 0, &limit, &e) < 0) {
+		reply_err(c, &e);
+		return;
+	}
+	f.limit = (size_t)limit;
+	struct job *jobs;
+	size_t n;
+	server_jobs(c->s, &f, &jobs, &n);
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, codec_job_encode(&jobs[i]));
+	free(jobs);
+	reply(c, 200, json_pack("{s:o}", "jobs", arr));
+}
+
+static bool idem_valid(const char *k)
+{
+	size_t n = strlen(k);
+	if (n < 1 || n > 128)
+		return false;
+	for (; *k; k++)
+		if (*k < 0x21 || *k > 0x7e)
+			return false;
+	return true;
+}
+
+static void h_submit(struct ctx *c)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	const char *idem = http_header(c->req, "Idempotency-Key");
+	if (idem && !idem_valid(idem)) {
+		err_set(&e, GQ_EINVAL,
+			"Idempotency-Key must be 1-128 printable characters without spaces");
+		reply_err(c, &e);
+		return;
+	}
+	json_t *v = NULL;
+	struct submission sub;
+	if (body_object(c, false, &v, &e) < 0 || codec_submit_decode(v, &sub, &e) < 0) {
+		json_decref(v);
+		reply_err(c, &e);
+		return;
+	}
+	json_decref(v);
+	struct job j;
+	bool replay = false;
+	if (server_submit(c->s, &c->who, &sub, idem, &j, &replay, &e) < 0) {
+		reply_err(c, &e);
+		return;
+	}
+	reply(c, replay ? 200 : 201,
+	      json_pack("{s:I,s:o}", "id", (json_int_t)j.id, "job", codec_job_encode(&j)));
+}
+
+static void h_job_get(struct ctx *c)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	struct job j;
+	if (server_job(c->s, c->id, &j, &e) < 0)
+		reply_err(c, &e);
+	else
+		reply_job(c, 200, &j);
+}
+
+static void h_job_command(struct ctx *c)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	char *text = NULL;
+	if (server_command(c->s, &c->who, c->id, &text, &e) < 0) {
+		reply_err(c, &e);
+		return;
+	}
+	c->resp->status = 200;
+	c->resp->body = text;
+	c->resp->len = strlen(text);
+}
+
+static void h_job_logs(struct ctx *c)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	const char *stream = http_query(c->req, "stream");
+	int64_t off;
+	char *path = NULL;
+	if (query_int(c, "offset", 0, INT64_MAX, 0, &off, &e) < 0 ||
+	    server_log_path(c->s, &c->who, c->id, stream ? stream : "stdout", &path, &e) < 0) {
+		reply_err(c, &e);
+		return;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	struct stat st;
+	int64_t size = 0;
+	char *data = NULL;
+	size_t n = 0;
+	if (fd >= 0 && fstat(fd, &st) == 0) {
+		size = st.st_size;
+		if (off < size) {
+			size_t want = (size_t)(size - off) < LOG_CHUNK ? (size_t)(size - off) : LOG_CHUNK;
+			data = xmalloc(want);
+			ssize_t r = pread(fd, data, want, off);
+			n = r > 0 ? (size_t)r : 0;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	c->resp->status = 200;
+	c->resp->content_type = "application/octet-stream";
+	c->resp->body = data;
+	c->resp->len = n;
+	http_resp_header(c->resp, "Gq-Next-Offset", "%" PRId64, (off < size ? off : size) + (int64_t)n);
+	http_resp_header(c->resp, "Gq-Log-Size", "%" PRId64, size);
+}
+
+static void h_job_action(struct ctx *c)
+{
+	static const struct {
+		const char *name;
+		enum job_action a;
+	} acts[] = {
+		{"cancel", ACT_CANCEL},	  {"hold", ACT_HOLD},	       {"release", ACT_RELEASE},
+		{"requeue", ACT_REQUEUE}, {"override", ACT_OVERRIDE}, {"confirm", ACT_CONFIRM},
+		{"checkpoint", ACT_CHECKPOINT},
+	};
+	struct gq_err e = GQ_ERR_INIT;
+	enum job_action a = ACT_CANCEL;
+	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
+		if (!strcmp(c->verb, acts[i].name))
+			a = acts[i].a;
+	json_t *v = NULL;
+	struct act_args args;
+	memset(&args, 0, sizeof(args));
+	if (body_object(c, a != ACT_OVERRIDE, &v, &e) < 0)
+		goto fail;
+	if (a == ACT_OVERRIDE) {
+		static const char *const names[] = {"tier", "clear", "reason", NULL};
+		if (only_fields(v, "override", names, &e) < 0)
+			goto fail;
+		json_t *t = json_object_get(v, "tier"), *cl = json_object_get(v, "clear"),
+		       *r = json_object_get(v, "reason");
+		if (cl && !json_is_boolean(cl)) {
+			err_set(&e, GQ_EINVAL, "override.clear: expected true or false");
+			goto fail;
+		}
+		args.clear = cl && json_is_true(cl);
+		if (!args.clear) {
+			if (!json_is_string(t) || tier_parse(json_string_value(t), &args.tier, NULL) < 0) {
+				err_set(&e, GQ_EINVAL, "override.tier: expected P0, P1 or P2");
+				goto fail;
+			}
+		} else if (t) {
+			err_set(&e, GQ_EINVAL, "override: give either 'tier' or 'clear', not both");
+			goto fail;
+		}
+		if (r && !json_is_string(r)) {
+			err_set(&e, GQ_EINVAL, "override.reason: expected a string");
+			goto fail;
+		}
+		args.reason = r ? json_string_value(r) : NULL;
+	} else {
+		static const char *const none[] = {NULL};
+		if (only_fields(v, c->verb, none, &e) < 0)
+			goto fail;
+	}
+	struct job j;
+	if (server_act(c->s, &c->who, c->id, a, &args, &j, &e) < 0)
+		goto fail;
+	json_decref(v);
+	reply_job(c, 200, &j);
+	return;
+fail:
+	json_decref(v);
+	reply_err(c, &e);
+}
+
+static void h_events(struct ctx *c)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	int64_t after, wait, limit;
+	if (query_int(c, "after", 0, INT64_MAX, 0, &after, &e) < 0 ||
+	    query_int(c, "wait", 0, 60000, 0, &wait, &e) < 0 ||
+	    query_int(c, "limit", 1, 10000, 1000, &limit, &e) < 0) {
+		reply_err(c, &e);
+		return;
+	}
+	struct event *evs = NULL;
+	size_t n = 0;
+	int64_t next = after;
+	if (server_events(c->s, after, (int)wait, (int)limit, &evs, &n, &next, &e) < 0) {
+		reply_err(c, &e);
+		return;
+	}
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, codec_event_encode(&evs[i]));
+	free(evs);
+	reply(c, 200, json_pack("{s:o,s:I}", "events", arr, "next", (json_int_t)next));
+}
+
+static void h_stats(struct ctx *c)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	int64_t from, to, now;
+	if (query_int(c, "from", 0, INT64_MAX, 0, &from, &e) < 0 ||
+	    query_int(c, "to", 0, INT64_MAX, 0, &to, &e) < 0) {
+		reply_err(c, &e);
+		return;
+	}
+	struct stats st;
+	memset(&st, 0, sizeof(st));
+	int counts[JOB_STATE_COUNT];
+	if (server_stats(c->s, from, to, &st, counts, &now, &e) < 0) {
+		reply_err(c, &e);
+		return;
+	}
+	json_t *v = codec_stats_encode(&st, counts, now);
+	stats_release(&st);
+	reply(c, 200, v);
+}
+
+static void h_clock(struct ctx *c)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	json_t *v = NULL;
+	static const char *const names[] = {"advance", "set", NULL};
+	if (body_object(c, false, &v, &e) < 0 || only_fields(v, "clock", names, &e) < 0)
+		goto fail;
+	json_t *adv = json_object_get(v, "advance"), *set = json_object_get(v, "set");
+	if ((adv && set) || (!adv && !set)) {
+		err_set(&e, GQ_EINVAL, "clock: give either 'advance' (seconds) or 'set' (unix time)");
+		goto fail;
+	}
+	if ((adv && !json_is_integer(adv)) || (set && !json_is_integer(set))) {
+		err_set(&e, GQ_EINVAL, "clock: '%s' must be an integer number of seconds",
+			adv ? "advance" : "set");
+		goto fail;
+	}
+	if (set && json_integer_value(set) <= 0) {
+		err_set(&e, GQ_EINVAL, "clock.set: expected a unix time");
+		goto fail;
+	}
+	int64_t now;
+	if (server_clock(c->s, &c->who, adv ? json_integer_value(adv) : 0,
+			 set ? json_integer_value(set) : 0, &now, &e) < 0)
+		goto fail;
+	json_decref(v);
+	reply(c, 200, json_pack("{s:I}", "now", (json_int_t)now));
+	return;
+fail:
+	json_decref(v);
+	reply_err(c, &e);
+}
+
+static void h_policy(struct ctx *c)
+{
+	struct policy *p = xmalloc(sizeof(*p));
+	server_policy(c->s, p);
+	reply(c, 200, codec_policy_encode(p));
+	free(p);
+}
+
+static void h_policy_apply(struct ctx *c)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	json_t *v = NULL;
+	static const char *const names[] = {"revision", NULL};
+	struct policy *p = xmalloc(sizeof(*p));
+	if (body_object(c, true, &v, &e) < 0 || only_fields(v, "policy apply", names, &e) < 0)
+		goto fail;
+	json_t *rev = json_object_get(v, "revision");
+	if (rev && !json_is_string(rev)) {
+		err_set(&e, GQ_EINVAL, "policy apply.revision: expected a string");
+		goto fail;
+	}
+	if (server_policy_apply(c->s, &c->who, rev ? json_string_value(rev) : "", p, &e) < 0)
+		goto fail;
+	json_decref(v);
+	reply(c, 200, codec_policy_encode(p));
+	free(p);
+	return;
+fail:
+	free(p);
+	json_decref(v);
+	reply_err(c, &e);
+}
+
+/* ---- routing ---- */
+
+struct route {
+	const char *method;
+	const char *pattern; /* segments after /v1/; "#" matches a job id, "*" an action */
+	void (*fn)(struct ctx *c);
+};
+
+static const struct route routes[] = {
+	{"GET", "ping", h_ping},
+	{"GET", "snapshot", h_snapshot},
+	{"GET", "jobs", h_jobs_list},
+	{"POST", "jobs", h_submit},
+	{"GET", "jobs/#", h_job_get},
+	{"GET", "jobs/#/command", h_job_command},
+	{"GET", "jobs/#/logs", h_job_logs},
+	{"POST", "jobs/#/*", h_job_action},
+	{"GET", "events", h_events},
+	{"GET", "stats", h_stats},
+	{"POST", "clock", h_clock},
+	{"GET", "policy", h_policy},
+	{"POST", "policy/apply", h_policy_apply},
+};
+
+static const char *const job_actions[] = {"cancel",  "hold",	 "release",    "requeue",
+					  "override", "confirm", "checkpoint", NULL};
+
+/* Does path (after /v1/) match pattern? Fills c->id / c->verb; a bad id
+ * in a place where an id belongs is reported through *bad_id. */
+static bool match(const char *pattern, const char *path, struct ctx *c, bool *bad_id,
+		  struct gq_err *e)
+{
+	const char *p = pattern, *s = path;
+	while (*p && *s) {
+		size_t pl = strcspn(p, "/"), sl = strcspn(s, "/");
+		if (pl == 1 && *p == '#') {
+			char seg[64];
+			if (sl >= sizeof(seg))
+				sl = sizeof(seg) - 1;
+			memcpy(seg, s, sl);
+			seg[sl] = '\0';
+			int64_t id = 0;
+			struct gq_err ie = GQ_ERR_INIT;
+			if (parse_int64(seg, 1, MAX_ID, &id, &ie) < 0) {
+				*bad_id = true;
+				err_set(e, GQ_EINVAL, "bad job id '%s': expected a positive integer", seg);
+			}
+			c->id = id;
+		} else if (pl == 1 && *p == '*') {
+			bool ok = false;
+			for (size_t i = 0; job_actions[i]; i++)
+				if (strlen(job_actions[i]) == sl && !strncmp(job_actions[i], s, sl))
+					ok = true, c->verb = job_actions[i];
+			if (!ok)
+				return false;
+		} else if (pl != sl || strncmp(p, s, pl) != 0) {
+			return false;
+		}
+		p += pl;
+		s += sl;
+		if (*p == '/' && *s == '/') {
+			p++;
+			s++;
+		} else {
+			break;
+		}
+	}
+	return !*p && !*s;
+}
+
+static int identify(struct ctx *c, struct gq_err *e)
+{
+	const struct auth *a = server_auth(c->s);
+	if (c->req->unix_socket)
+		return auth_peer(a, c->req->fd, &c->who, e);
+	return auth_bearer(a, http_header(c->req, "Authorization"), &c->who, e);
+}
+
+void api_handle(void *arg, const struct http_req *req, struct http_resp *resp)
+{
+	struct ctx c;
+	memset(&c, 0, sizeof(c));
+	c.s = arg;
+	c.req = req;
+	c.resp = resp;
+	struct gq_err e = GQ_ERR_INIT;
+	if (req->too_big) {
+		err_set(&e, GQ_ETOOBIG, "the request body is over the limit of %u bytes",
+			CODEC_MAX_BODY);
+		reply_err(&c, &e);
+		return;
+	}
+	if (identify(&c, &e) < 0) {
+		reply_status_err(&c, req->unix_socket ? 403 : 401, &e);
+		return;
+	}
+	const char *path = req->path;
+	if (strncmp(path, "/v1/", 4) != 0) {
+		err_set(&e, GQ_ENOENT, "no endpoint '%s'; the API lives under /v1/ (see gq-api(7))",
+			path);
+		reply_err(&c, &e);
+		return;
+	}
+	path += 4;
+	char allow[64] = "";
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		bool bad_id = false;
+		struct gq_err me = GQ_ERR_INIT;
+		if (!match(routes[i].pattern, path, &c, &bad_id, &me))
+			continue;
+		if (strcmp(routes[i].method, req->method) != 0) {
+			if (!strstr(allow, routes[i].method))
+				snprintf(allow + strlen(allow), sizeof(allow) - strlen(allow), "%s%s",
+					 allow[0] ? ", " : "", routes[i].method);
+			continue;
+		}
+		if (bad_id) {
+			reply_err(&c, &me);
+			return;
+		}
+		routes[i].fn(&c);
+		return;
+	}
+	if (allow[0]) {
+		err_set(&e, GQ_EINVAL, "method %s is not allowed on '%s'; use %s", req->method,
+			req->path, allow);
+		reply_status_err(&c, 405, &e);
+		http_resp_header(resp, "Allow", "%s", allow);
+		return;
+	}
+	err_set(&e, GQ_ENOENT, "no endpoint '%s %s'; see gq-api(7)", req->method, req->path);
+	reply_err(&c, &e);
+}

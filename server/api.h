@@ -1,0 +1,20 @@
+/*
+ * api.h - the request layer of gq serve: routes /v1/... requests to the
+ * server's operations, checks who asks, decodes and encodes JSON through
+ * the codec, and maps our errors to HTTP statuses. See gq-api(7).
+ *
+ * It decides nothing about jobs (server.c does) and knows nothing of
+ * sockets (http.c does).
+ */
+#ifndef GQ_SERVER_API_H
+#define GQ_SERVER_API_H
+
+#include "server/http.h"
+
+/* The http_handler of gq serve; arg is the struct server. */
+void api_handle(void *arg, const struct http_req *req, struct http_resp *resp);
+
+/* The HTTP status for an error class. */
+int err_http_status(enum gq_errcode code);
+
+#endif

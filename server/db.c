@@ -1,0 +1,308 @@
+/*
+ * db.c - the SQLite journal of gq serve: the only file that includes
+ * sqlite3.h; sqlite_fail() turns SQLite's errors into ours.
+ *
+ * Statements are prepared once at open and reused, since the submit path
+ * runs them thousands of times a second.
+ */
+#include "db.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	ST_BEGIN,
+	ST_COMMIT,
+	ST_ROLLBACK,
+	ST_JOB_INSERT,
+	ST_JOB_UPDATE,
+	ST_JOB_BY_IDEM,
+	ST_JOB_COMMAND,
+	ST_JOBS_LOAD,
+	ST_EVENT_INSERT,
+	ST_EVENTS_AFTER,
+	ST_EVENT_LAST,
+	ST_META_GET,
+	ST_META_SET,
+	ST_COUNT
+};
+
+static const char *const sql_text[ST_COUNT] = {
+	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	[ST_COMMIT] = "COMMIT",
+	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_JOB_INSERT] = "INSERT INTO jobs(id, uid, idem, job, command, intent) "
+			  "VALUES (?, ?, ?, ?, ?, '')",
+	[ST_JOB_UPDATE] = "UPDATE jobs SET job = ?, intent = ? WHERE id = ?",
+	[ST_JOB_BY_IDEM] = "SELECT id FROM jobs WHERE uid = ? AND idem = ?",
+	[ST_JOB_COMMAND] = "SELECT command FROM jobs WHERE id = ?",
+	[ST_JOBS_LOAD] = "SELECT id, uid, idem, job, intent FROM jobs ORDER BY id",
+	[ST_EVENT_INSERT] = "INSERT INTO events(seq, time, job, kind, from_state, to_state, "
+			    "reason, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_EVENTS_AFTER] = "SELECT seq, time, job, kind, from_state, to_state, reason, actor "
+			    "FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+	[ST_EVENT_LAST] = "SELECT coalesce(max(seq), 0) FROM events",
+	[ST_META_GET] = "SELECT v FROM meta WHERE k = ?",
+	[ST_META_SET] = "INSERT INTO meta(k, v) VALUES (?, ?) "
+			"ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+};
+
+static const char schema[] =
+	"CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS jobs(id INTEGER PRIMARY KEY, uid INTEGER NOT NULL,"
+	" idem TEXT, job TEXT NOT NULL, command TEXT NOT NULL, intent TEXT NOT NULL);"
+	"CREATE UNIQUE INDEX IF NOT EXISTS jobs_idem ON jobs(uid, idem) WHERE idem IS NOT NULL;"
+	"CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY, time INTEGER NOT NULL,"
+	" job INTEGER NOT NULL, kind TEXT NOT NULL, from_state INTEGER NOT NULL,"
+	" to_state INTEGER NOT NULL, reason TEXT NOT NULL, actor TEXT NOT NULL);";
+
+struct db {
+	sqlite3 *h;
+	char *path;
+	sqlite3_stmt *st[ST_COUNT];
+};
+
+static int sqlite_fail(struct db *db, const char *what, struct gq_err *e)
+{
+	return err_set(e, GQ_EIO, "state database '%s': %s: %s", db->path, what,
+		       sqlite3_errmsg(db->h));
+}
+
+int db_open(const char *path, struct db **out, struct gq_err *e)
+{
+	struct db *db = xcalloc(1, sizeof(*db));
+	db->path = xstrdup(path);
+	if (sqlite3_open_v2(path, &db->h,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		if (!db->h) {
+			err_set(e, GQ_EIO, "state database '%s': cannot open", path);
+			goto fail;
+		}
+		sqlite_fail(db, "open", e);
+		goto fail;
+	}
+	sqlite3_busy_timeout(db->h, 5000);
+	/* WAL + FULL: a commit is on disk when COMMIT returns, with one
+	 * fsync of the log; readers never block the writer. */
+	if (sqlite3_exec(db->h,
+			 "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF;",
+			 NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db->h, schema, NULL, NULL, NULL) != SQLITE_OK) {
+		sqlite_fail(db, "schema", e);
+		goto fail;
+	}
+	for (int i = 0; i < ST_COUNT; i++) {
+		if (sqlite3_prepare_v3(db->h, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT, &db->st[i],
+				       NULL) != SQLITE_OK) {
+			sqlite_fail(db, "prepare", e);
+			goto fail;
+		}
+	}
+	*out = db;
+	return 0;
+fail:
+	db_close(db);
+	return -1;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(db->st[i]);
+	sqlite3_close(db->h);
+	free(db->path);
+	free(db);
+}
+
+/* Runs a statement that returns no rows, then resets it. */
+static int step_done(struct db *db, sqlite3_stmt *st, const char *what, struct gq_err *e)
+{
+	int rc = sqlite3_step(st);
+	int ret = 0;
+	if (rc != SQLITE_DONE)
+		ret = sqlite_fail(db, what, e);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
+}
+
+int db_begin(struct db *db, struct gq_err *e)
+{
+	return step_done(db, db->st[ST_BEGIN], "begin", e);
+}
+
+int db_commit(struct db *db, struct gq_err *e)
+{
+	return step_done(db, db->st[ST_COMMIT], "commit", e);
+}
+
+void db_rollback(struct db *db)
+{
+	step_done(db, db->st[ST_ROLLBACK], "rollback", NULL);
+}
+
+int db_job_insert(struct db *db, int64_t id, uint32_t uid, const char *idem, const char *job,
+		  const char *command, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_JOB_INSERT];
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, uid);
+	if (idem)
+		sqlite3_bind_text(st, 3, idem, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_text(st, 4, job, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, command, -1, SQLITE_STATIC);
+	return step_done(db, st, "insert job", e);
+}
+
+int db_job_update(struct db *db, int64_t id, const char *job, const char *intent,
+		  struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_JOB_UPDATE];
+	sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, intent ? intent : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, id);
+	return step_done(db, st, "update job", e);
+}
+
+int db_job_by_idem(struct db *db, uint32_t uid, const char *idem, int64_t *id, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_JOB_BY_IDEM];
+	sqlite3_bind_int64(st, 1, uid);
+	sqlite3_bind_text(st, 2, idem, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st), ret = 0;
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		ret = 1;
+	} else if (rc != SQLITE_DONE) {
+		ret = sqlite_fail(db, "find idempotency key", e);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
+}
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? (const char *)t : "";
+}
+
+int db_job_command(struct db *db, int64_t id, char **out, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_JOB_COMMAND];
+	sqlite3_bind_int64(st, 1, id);
+	int rc = sqlite3_step(st), ret = 0;
+	if (rc == SQLITE_ROW)
+		*out = xstrdup(col_text(st, 0));
+	else if (rc == SQLITE_DONE)
+		ret = err_set(e, GQ_ENOENT, "no job '%lld' in the state database", (long long)id);
+	else
+		ret = sqlite_fail(db, "read command", e);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
+}
+
+int db_jobs_load(struct db *db, db_job_fn fn, void *arg, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_JOBS_LOAD];
+	int rc, ret = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *idem = sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL : col_text(st, 2);
+		if (fn(arg, sqlite3_column_int64(st, 0), (uint32_t)sqlite3_column_int64(st, 1), idem,
+		       col_text(st, 3), col_text(st, 4), e) < 0) {
+			ret = -1;
+			break;
+		}
+	}
+	if (ret == 0 && rc != SQLITE_DONE)
+		ret = sqlite_fail(db, "load jobs", e);
+	sqlite3_reset(st);
+	return ret;
+}
+
+int db_event_insert(struct db *db, const struct event *ev, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_EVENT_INSERT];
+	sqlite3_bind_int64(st, 1, ev->seq);
+	sqlite3_bind_int64(st, 2, ev->time);
+	sqlite3_bind_int64(st, 3, ev->job);
+	sqlite3_bind_text(st, 4, ev->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 5, (int)ev->from);
+	sqlite3_bind_int(st, 6, (int)ev->to);
+	sqlite3_bind_text(st, 7, ev->reason, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 8, ev->actor, -1, SQLITE_STATIC);
+	return step_done(db, st, "insert event", e);
+}
+
+int db_events_after(struct db *db, int64_t after, struct event *out, int max, int *n,
+		    struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_EVENTS_AFTER];
+	sqlite3_bind_int64(st, 1, after);
+	sqlite3_bind_int(st, 2, max);
+	int rc, cnt = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && cnt < max) {
+		struct event *ev = &out[cnt++];
+		memset(ev, 0, sizeof(*ev));
+		ev->seq = sqlite3_column_int64(st, 0);
+		ev->time = sqlite3_column_int64(st, 1);
+		ev->job = sqlite3_column_int64(st, 2);
+		STR_COPY(ev->kind, col_text(st, 3));
+		int f = sqlite3_column_int(st, 4), t = sqlite3_column_int(st, 5);
+		ev->from = (unsigned)f < JOB_STATE_COUNT ? (enum job_state)f : JOB_PENDING;
+		ev->to = (unsigned)t < JOB_STATE_COUNT ? (enum job_state)t : JOB_PENDING;
+		STR_COPY(ev->reason, col_text(st, 6));
+		STR_COPY(ev->actor, col_text(st, 7));
+	}
+	int ret = 0;
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		ret = sqlite_fail(db, "read events", e);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (ret == 0)
+		*n = cnt;
+	return ret;
+}
+
+int db_event_last(struct db *db, int64_t *seq, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_EVENT_LAST];
+	int ret = 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*seq = sqlite3_column_int64(st, 0);
+	else
+		ret = sqlite_fail(db, "read last event", e);
+	sqlite3_reset(st);
+	return ret;
+}
+
+int db_meta_get(struct db *db, const char *key, char *out, size_t size, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_META_GET];
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st), ret = 0;
+	if (rc == SQLITE_ROW)
+		str_copy(out, size, col_text(st, 0));
+	else if (rc == SQLITE_DONE)
+		str_copy(out, size, "");
+	else
+		ret = sqlite_fail(db, "read meta", e);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
+}
+
+int db_meta_set(struct db *db, const char *key, const char *value, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_META_SET];
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	return step_done(db, st, "write meta", e);
+}

@@ -1,0 +1,63 @@
+/*
+ * db.h - gq serve's durable state in SQLite (WAL mode, synchronous=FULL):
+ * jobs, what they run, events, and a few named values (the manual clock,
+ * the policy revision in force).
+ *
+ * This file is the only sqlite user. It stores and returns text: the job
+ * and command JSON are made and read by the caller (server.c through the
+ * codec), so the schema does not change when a job gains a field.
+ *
+ * A struct db is not thread-safe; server.c serialises every use under its
+ * state lock. Every function returns 0 / -1 with e filled (GQ_EIO, the
+ * message naming the database file and SQLite's error).
+ */
+#ifndef GQ_SERVER_DB_H
+#define GQ_SERVER_DB_H
+
+#include <stdint.h>
+
+#include "core/event.h"
+#include "core/util.h"
+
+struct db;
+
+/* Opens (creating when absent) the database at path. */
+int db_open(const char *path, struct db **out, struct gq_err *e);
+void db_close(struct db *db);
+
+/* A transaction around a batch of writes: one fsync per commit. */
+int db_begin(struct db *db, struct gq_err *e);
+int db_commit(struct db *db, struct gq_err *e);
+void db_rollback(struct db *db);
+
+/* Inserts a new job. idem may be NULL (no Idempotency-Key). */
+int db_job_insert(struct db *db, int64_t id, uint32_t uid, const char *idem, const char *job,
+		  const char *command, struct gq_err *e);
+/* The id of uid's job submitted with Idempotency-Key idem: 1 and *id when
+ * there is one, 0 when not, -1 on failure. Sees the current transaction. */
+int db_job_by_idem(struct db *db, uint32_t uid, const char *idem, int64_t *id, struct gq_err *e);
+/* Replaces the job's JSON and its stop intent ("" none). */
+int db_job_update(struct db *db, int64_t id, const char *job, const char *intent,
+		  struct gq_err *e);
+/* The command JSON of job id; *out (caller frees) on success; GQ_ENOENT. */
+int db_job_command(struct db *db, int64_t id, char **out, struct gq_err *e);
+
+/* Calls fn for every job in id order; fn's -1 stops the walk and is
+ * returned (fn fills e). The strings are valid during the call. */
+typedef int (*db_job_fn)(void *arg, int64_t id, uint32_t uid, const char *idem, const char *job,
+			 const char *intent, struct gq_err *e);
+int db_jobs_load(struct db *db, db_job_fn fn, void *arg, struct gq_err *e);
+
+int db_event_insert(struct db *db, const struct event *ev, struct gq_err *e);
+/* Up to max events with seq > after, in order, into out[] (caller's array
+ * of max); *n written. */
+int db_events_after(struct db *db, int64_t after, struct event *out, int max, int *n,
+		    struct gq_err *e);
+/* The highest event seq (0 when none). */
+int db_event_last(struct db *db, int64_t *seq, struct gq_err *e);
+
+/* Named values. db_meta_get writes "" when the key is absent. */
+int db_meta_get(struct db *db, const char *key, char *out, size_t size, struct gq_err *e);
+int db_meta_set(struct db *db, const char *key, const char *value, struct gq_err *e);
+
+#endif

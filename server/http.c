@@ -1,0 +1,282 @@
+/*
+ * http.c - the libmicrohttpd adapter: sockets, bodies, responses.
+ */
+#define _GNU_SOURCE
+#include "http.h"
+
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "log.h"
+
+struct listener {
+	struct MHD_Daemon *d;
+	int fd;
+	bool is_unix;
+	char *path; /* unix socket path to unlink */
+	struct http_server *h;
+};
+
+struct http_server {
+	struct listener *l;
+	int n;
+	size_t max_body;
+	http_handler fn;
+	void *arg;
+};
+
+/* Per request: the body being read. */
+struct reqstate {
+	struct buf body;
+	bool too_big;
+};
+
+const char *http_query(const struct http_req *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+const char *http_header(const struct http_req *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+void http_resp_header(struct http_resp *r, const char *name, const char *fmt, ...)
+{
+	if (r->nheaders >= HTTP_MAX_HEADERS)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->hvalue[r->nheaders], sizeof(r->hvalue[0]), fmt, ap);
+	va_end(ap);
+	r->hname[r->nheaders++] = name;
+}
+
+static enum MHD_Result send_resp(struct MHD_Connection *c, struct http_resp *r)
+{
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(r->len, r->body ? r->body : (char *)(uintptr_t) "",
+						r->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	if (!resp) {
+		free(r->body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				r->content_type ? r->content_type : "application/json");
+	for (int i = 0; i < r->nheaders; i++)
+		MHD_add_response_header(resp, r->hname[i], r->hvalue[i]);
+	enum MHD_Result ret = MHD_queue_response(c, (unsigned)r->status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version,
+				  const char *upload_data, size_t *upload_data_size, void **con_cls)
+{
+	struct listener *l = cls;
+	struct http_server *h = l->h;
+	struct reqstate *rs = *con_cls;
+	if (!rs) {
+		rs = xcalloc(1, sizeof(*rs));
+		buf_init(&rs->body, h->max_body);
+		*con_cls = rs;
+		/* Refuse an announced oversized body before reading it. */
+		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							     MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl && strtoull(cl, NULL, 10) > h->max_body)
+			rs->too_big = true;
+		else
+			return MHD_YES;
+	}
+	if (*upload_data_size > 0) {
+		if (!rs->too_big && buf_add(&rs->body, upload_data, *upload_data_size) < 0)
+			rs->too_big = true;
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct http_req req = {
+		.method = method,
+		.path = url,
+		.body = rs->body.data ? rs->body.data : "",
+		.body_len = rs->body.len,
+		.too_big = rs->too_big,
+		.unix_socket = l->is_unix,
+		.fd = ci ? ci->connect_fd : -1,
+		.conn = c,
+	};
+	(void)version;
+	struct http_resp resp;
+	memset(&resp, 0, sizeof(resp));
+	resp.status = 500;
+	h->fn(h->arg, &req, &resp);
+	return send_resp(c, &resp);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)c;
+	(void)toe;
+	struct reqstate *rs = *con_cls;
+	if (rs) {
+		buf_release(&rs->body);
+		free(rs);
+		*con_cls = NULL;
+	}
+}
+
+static int listen_unix(const char *path, bool world, struct gq_err *e)
+{
+	struct sockaddr_un sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return err_set(e, GQ_EINVAL, "socket path '%s' is longer than %zu bytes", path,
+			       sizeof(sa.sun_path) - 1);
+	strcpy(sa.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return err_set(e, GQ_EIO, "socket: %s", strerror(errno));
+	struct stat st;
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			close(fd);
+			return err_set(e, GQ_ECONFLICT, "'%s' exists and is not a socket; remove it",
+				       path);
+		}
+		/* A socket nobody answers on is left over from a server that
+		 * died; one that answers belongs to a live server. */
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			close(fd);
+			return err_set(e, GQ_ECONFLICT,
+				       "a server already listens on '%s'; stop it or use another "
+				       "--listen",
+				       path);
+		}
+		close(fd);
+		unlink(path);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return err_set(e, GQ_EIO, "socket: %s", strerror(errno));
+	}
+	mode_t old = umask(world ? 0111 : 0177);
+	int rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (rc < 0 || listen(fd, 256) < 0) {
+		err_set(e, GQ_EIO, "cannot listen on '%s': %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int listen_tcp(const char *addr, struct gq_err *e)
+{
+	const char *colon = strrchr(addr, ':');
+	if (!colon || colon == addr || !colon[1])
+		return err_set(e, GQ_EINVAL,
+			       "--listen '%s': expected unix:PATH or HOST:PORT (e.g. 127.0.0.1:7070)",
+			       addr);
+	char host[256];
+	size_t hl = (size_t)(colon - addr);
+	if (hl >= sizeof(host))
+		return err_set(e, GQ_EINVAL, "--listen '%s': host name too long", addr);
+	memcpy(host, addr, hl);
+	host[hl] = '\0';
+	char *h = host;
+	if (h[0] == '[' && hl > 2 && h[hl - 1] == ']') {
+		h[hl - 1] = '\0';
+		h++;
+	}
+	struct addrinfo hints, *res = NULL;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	int g = getaddrinfo(h[0] ? h : NULL, colon + 1, &hints, &res);
+	if (g != 0)
+		return err_set(e, GQ_EINVAL, "--listen '%s': %s", addr, gai_strerror(g));
+	int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int one = 1;
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, 256) < 0) {
+		err_set(e, GQ_EIO, "cannot listen on '%s': %s", addr, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(res);
+		return -1;
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
+int http_start(char *const *addrs, int naddrs, bool mode_world, size_t max_body, http_handler fn,
+	       void *arg, struct http_server **out, struct gq_err *e)
+{
+	struct http_server *h = xcalloc(1, sizeof(*h));
+	h->l = xcalloc((size_t)naddrs, sizeof(*h->l));
+	h->max_body = max_body;
+	h->fn = fn;
+	h->arg = arg;
+	for (int i = 0; i < naddrs; i++) {
+		struct listener *l = &h->l[i];
+		l->h = h;
+		l->is_unix = !strncmp(addrs[i], "unix:", 5);
+		l->fd = l->is_unix ? listen_unix(addrs[i] + 5, mode_world, e)
+				   : listen_tcp(addrs[i], e);
+		h->n = i + 1;
+		if (l->fd < 0)
+			goto fail;
+		if (l->is_unix)
+			l->path = xstrdup(addrs[i] + 5);
+		l->d = MHD_start_daemon(
+			MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+				MHD_USE_POLL,
+			0, NULL, NULL, on_request, l, MHD_OPTION_LISTEN_SOCKET, l->fd,
+			MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
+			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024), MHD_OPTION_END);
+		if (!l->d) {
+			err_set(e, GQ_EIO, "cannot serve HTTP on '%s'", addrs[i]);
+			goto fail;
+		}
+		log_info("listening on %s", addrs[i]);
+	}
+	*out = h;
+	return 0;
+fail:
+	http_stop(h);
+	return -1;
+}
+
+void http_stop(struct http_server *h)
+{
+	if (!h)
+		return;
+	for (int i = 0; i < h->n; i++) {
+		struct listener *l = &h->l[i];
+		/* The daemon owns the listening socket once started. */
+		if (l->d)
+			MHD_stop_daemon(l->d);
+		else if (l->fd >= 0)
+			close(l->fd);
+		if (l->path) {
+			unlink(l->path);
+			free(l->path);
+		}
+	}
+	free(h->l);
+	free(h);
+}

@@ -1,0 +1,68 @@
+/*
+ * http.h - gq serve's HTTP front: listening sockets, one libmicrohttpd
+ * daemon per address, requests handed to one handler as plain structs.
+ *
+ * This file is the only libmicrohttpd user. It knows nothing of the API's
+ * paths or JSON (api.c does); it reads bodies up to a limit, tells the
+ * handler which kind of socket the request came on and its descriptor (for
+ * SO_PEERCRED), and sends what the handler answers.
+ *
+ * Connections are served one thread each, so a handler may block (the
+ * events long-poll does); handlers run concurrently.
+ */
+#ifndef GQ_SERVER_HTTP_H
+#define GQ_SERVER_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/util.h"
+
+struct http_req {
+	const char *method;
+	const char *path; /* without the query string */
+	const char *body; /* NUL-terminated; "" when none */
+	size_t body_len;
+	bool too_big; /* the body was over the limit and was dropped */
+	bool unix_socket;
+	int fd; /* the connection's socket */
+	void *conn;
+};
+
+/* A query parameter or a header of req; NULL when absent. Borrowed for the
+ * duration of the handler. */
+const char *http_query(const struct http_req *req, const char *name);
+const char *http_header(const struct http_req *req, const char *name);
+
+#define HTTP_MAX_HEADERS 4
+
+struct http_resp {
+	int status;
+	char *body; /* owned; freed after sending */
+	size_t len;
+	const char *content_type; /* static */
+	const char *hname[HTTP_MAX_HEADERS];
+	char hvalue[HTTP_MAX_HEADERS][64];
+	int nheaders;
+};
+
+/* Adds a header (name static); silently ignores more than HTTP_MAX_HEADERS. */
+void http_resp_header(struct http_resp *r, const char *name, const char *fmt, ...)
+	GQ_PRINTF(3, 4);
+
+typedef void (*http_handler)(void *arg, const struct http_req *req, struct http_resp *resp);
+
+struct http_server;
+
+/*
+ * Listens on each address ("unix:PATH" or "HOST:PORT"; a stale socket file
+ * at PATH is replaced, a live one is an error) and serves requests with
+ * fn(arg, ...). Unix sockets are made 0666 when mode_world is true (a
+ * root server serving every user), else 0600. max_body bounds bodies.
+ */
+int http_start(char *const *addrs, int naddrs, bool mode_world, size_t max_body, http_handler fn,
+	       void *arg, struct http_server **out, struct gq_err *e);
+/* Stops accepting, waits for running handlers, closes and unlinks sockets. */
+void http_stop(struct http_server *h);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * server.h - gq serve's state and what can be done to it: the jobs (a
+ * struct snapshot kept in memory, journalled in SQLite), the scheduling
+ * loop that carries out core's plan, and the operations the API offers.
+ *
+ * Threads: HTTP handlers call the server_* operations concurrently; one
+ * committer thread batches submissions into one transaction each (group
+ * commit); one scheduler thread reacts to submissions, exits, clock moves
+ * and deadlines. Everything in struct server is guarded by its lock; the
+ * operations take it themselves.
+ *
+ * Decisions are core's: the scheduler calls sched_plan() and does what the
+ * plan says. This file only carries out, journals and reports.
+ *
+ * Operations return 0 or -1 with e filled: GQ_ENOENT no such job,
+ * GQ_EPERM not the caller's job or not an admin, GQ_ECONFLICT wrong state,
+ * GQ_EINVAL bad arguments, GQ_EIO the journal failed.
+ */
+#ifndef GQ_SERVER_SERVER_H
+#define GQ_SERVER_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend/codec.h"
+#include "core/event.h"
+#include "core/job.h"
+#include "core/stats.h"
+#include "server/auth.h"
+#include "server/log.h"
+
+struct server_config {
+	char **listen; /* "unix:PATH" / "HOST:PORT" */
+	int nlisten;
+	const char *state_dir;
+	bool manual_clock;
+	int gpus; /* slots, or -1 to ask nvidia-smi */
+	const char *gpu_model;
+	int64_t gpu_mem_mb; /* -1: detected */
+	const char *tokens_file;
+	const char *admin_groups;
+	const char *policy; /* policy repository spec (policy_repo_open_server), NULL default */
+	const char *exe;    /* this gq binary, for `gq __supervise` */
+	enum log_level log_level;
+};
+
+/* Runs gq serve in the foreground until SIGTERM or SIGINT: locks the state
+ * directory, opens the journal, re-adopts running jobs, listens. Jobs keep
+ * running when it returns. */
+int server_run(const struct server_config *cfg, struct gq_err *e);
+
+struct server;
+
+/* Why a running job is being stopped: decides its state once it exited. */
+enum stop_intent {
+	STOP_NONE,
+	STOP_CANCEL,  /* -> cancelled */
+	STOP_REQUEUE, /* -> pending, restarts + 1 */
+	STOP_TIMEOUT, /* -> timeout */
+	STOP_PREEMPT, /* -> pending, restarts + 1, not_before = now + cooldown */
+};
+
+/*
+ * Stops running job j: sends sig to its process group, marks it stopping
+ * with stop_deadline = now + grace (then SIGKILL), records an event (kind
+ * "state", running -> stopping, reason, actor). When it exits it becomes
+ * what intent says. For the plan executor (preemption: STOP_PREEMPT with
+ * policy.preempt_signal and policy.grace). Call with the lock held, inside
+ * the scheduler's transaction.
+ */
+int server_stop_locked(struct server *s, struct job *j, enum stop_intent intent, int sig,
+		       int64_t grace, const char *actor, const char *reason, struct gq_err *e);
+
+/* ---- operations for the API (they lock) ---- */
+
+struct server_info {
+	int64_t now;
+	bool manual_clock;
+	int64_t last_seq;
+};
+void server_info(struct server *s, struct server_info *out);
+
+/* A copy of the state for clients: active jobs and jobs that ended within
+ * the last 24 hours. *out must be snapshot_init()ed. */
+void server_snapshot(struct server *s, struct snapshot *out, int64_t *last_seq);
+
+struct job_filter {
+	bool all;          /* every state */
+	unsigned states;   /* bit (1 << state); 0 = the active states */
+	const char *user;  /* NULL = everyone */
+	size_t limit;      /* the last N; 0 = all */
+};
+/* Matching jobs in id order; *out (caller frees) and *n. */
+void server_jobs(struct server *s, const struct job_filter *f, struct job **out, size_t *n);
+
+int server_job(struct server *s, int64_t id, struct job *out, struct gq_err *e);
+
+/* Submits; acknowledged (returns 0) once committed. With idem (an
+ * Idempotency-Key), a repeat by the same user returns the first job's id
+ * with *replay = true. sub is consumed (its strings are released). */
+int server_submit(struct server *s, const struct identity *who, struct submission *sub,
+		  const char *idem, struct job *out, bool *replay, struct gq_err *e);
+
+enum job_action {
+	ACT_CANCEL,
+	ACT_HOLD,
+	ACT_RELEASE,
+	ACT_REQUEUE,
+	ACT_OVERRIDE, /* admin: tier + reason, or clear */
+	ACT_CONFIRM,
+	ACT_CHECKPOINT,
+};
+struct act_args {
+	enum tier tier;
+	bool clear;
+	const char *reason;
+};
+int server_act(struct server *s, const struct identity *who, int64_t id, enum job_action a,
+	       const struct act_args *args, struct job *out, struct gq_err *e);
+
+/* The job's command JSON (caller frees); owner or admin. */
+int server_command(struct server *s, const struct identity *who, int64_t id, char **json,
+		   struct gq_err *e);
+/* The path of the job's log stream ("stdout"/"stderr"); caller frees. */
+int server_log_path(struct server *s, const struct identity *who, int64_t id, const char *stream,
+		    char **path, struct gq_err *e);
+
+/* Events with seq > after (at most max), waiting up to wait_ms for the
+ * first. *out (caller frees), *n; *next is the seq to ask after next. */
+int server_events(struct server *s, int64_t after, int wait_ms, int max, struct event **out,
+		  size_t *n, int64_t *next, struct gq_err *e);
+
+/* Metrics of [from, to) (to 0 = now; from 0 = to - 24h). */
+int server_stats(struct server *s, int64_t from, int64_t to, struct stats *out, int *counts,
+		 int64_t *now, struct gq_err *e);
+
+/* Manual clock (admin): advance by delta >= 0, or set to `set` (>= now)
+ * when set != 0. *now is the new time. GQ_ECONFLICT without
+ * --manual-clock. */
+int server_clock(struct server *s, const struct identity *who, int64_t delta, int64_t set,
+		 int64_t *now, struct gq_err *e);
+
+void server_policy(struct server *s, struct policy *out);
+/* Admin: load revision rev ("" = the followed branch) and put it in
+ * force; *out gets it. A revision that does not validate is refused
+ * (GQ_EINVAL) and recorded as an event; the policy in force stays. */
+int server_policy_apply(struct server *s, const struct identity *who, const char *rev,
+			struct policy *out, struct gq_err *e);
+
+/* The tokens / peer-credential checker, for the request layer. */
+const struct auth *server_auth(struct server *s);
+
+#endif

@@ -176,9 +176,9 @@ out:
 
 const struct cmd_entry cmd_serve = {
 	.name = "serve",
-	.usage = "[--listen unix:PATH|HOST:PORT]... [--state-dir DIR] [--gpus N] [--gpu-model NAME]\n"
-		 "       [--gpu-mem SIZE] [--tokens FILE] [--admin-group GROUP] [--policy REPO]\n"
-		 "       [--manual-clock] [--log-level LEVEL]",
+	.usage = "[--listen ADDR]... [--state-dir DIR] [--gpus N] [--gpu-model NAME] [--gpu-mem SIZE] "
+		 "[--tokens FILE] [--admin-group GROUP] [--policy REPO] [--manual-clock] "
+		 "[--log-level LEVEL]",
 	.summary = "run the single-machine scheduler in the foreground",
 	.flags = 0,
 	.exec = serve_exec,

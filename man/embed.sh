@@ -8,7 +8,7 @@ echo '#include "cmd/manpages.h"'
 echo '#include <string.h>'
 echo 'static const struct { const char *name, *text; } pages[] = {'
 for f in "$@"; do
-	name=$(basename "$f" .1)
+	name=$(basename "$f"); name=${name%.[0-9]}
 	text=$(awk -f "$here/totext.awk" "$f")
 	printf '\t{"%s",\n' "$name"
 	printf '%s\n' "$text" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t "/' -e 's/$/\\n"/'

@@ -1,28 +1,43 @@
 /*
- * analyze.c - runs the core's ordering, wait reasons and start-time
- * prediction on the model's snapshot (see analyze.h). Only glue: every
- * number comes from core/.
+ * analyze.c - runs the core's start-time prediction and wait reasons on
+ * the model's snapshot (see analyze.h). Only glue: every number comes from
+ * core/ (predict.h, reason.h), exactly as `gq ls` and `gq why` get theirs.
  */
 #include "analyze.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/order.h"
+#include "core/predict.h"
+#include "core/reason.h"
 
 void analyze_queue(struct model *m)
 {
 	const struct snapshot *s = &m->snap;
-	size_t *idx = xcalloc(s->njobs + 1, sizeof(*idx));
-	size_t n = order_pending(s, idx);
+	struct prediction_set ps;
+	struct why_set ws;
+	prediction_set_init(&ps);
+	why_set_init(&ws);
+	predict_all(s, &ps);
+	reason_all(s, &ps, &ws);
 	free(m->queue);
-	m->queue = xcalloc(n + 1, sizeof(*m->queue));
-	m->nqueue = n;
-	for (size_t i = 0; i < n; i++) {
-		struct qrow *q = &m->queue[i];
-		q->job = idx[i];
-		q->pos = (int)i + 1;
-		q->weight = order_weight(&s->policy, &s->jobs[idx[i]], s->now);
+	m->queue = xcalloc(ws.n + 1, sizeof(*m->queue));
+	m->nqueue = 0;
+	for (size_t i = 0; i < ws.n; i++) {
+		const struct why *w = &ws.items[i];
+		const struct prediction *p = w->pred;
+		struct qrow *q = &m->queue[m->nqueue++];
+		q->job = w->idx;
+		q->pos = w->position;
+		q->weight = w->weight;
+		q->never = w->never;
+		STR_COPY(q->reason, reason_name(w->primary));
+		if (p && !p->never) {
+			q->eta = p->start;
+			q->eta_lo = p->low;
+			q->eta_hi = p->high;
+		}
 	}
-	free(idx);
+	why_set_release(&ws);
+	prediction_set_release(&ps);
 }

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd/explain.h"
 #include "term.h"
 
 #define POLL_WAIT_MS 1000    /* one long-poll; also how long quitting may wait for it */
@@ -52,6 +53,7 @@ struct app {
 	pthread_cond_t cv;
 	struct model *fresh; /* a model the UI has not taken yet */
 	bool online, status_changed, stop, refresh;
+	int64_t want_job; /* the Job view's job: explain it in each model */
 	char offline[300];
 	int wake[2];
 
@@ -75,7 +77,7 @@ struct app {
 	char ui_offline[300];
 	struct buf log;
 	int64_t log_job, log_next;
-	char *why;
+	char *why; /* the open job's explanation when the model has none for it */
 	enum prompt prompt;
 	char input[160];
 	char saved_filter[64];
@@ -94,6 +96,28 @@ static volatile sig_atomic_t quit_signal;
 static void on_quit_signal(int sig)
 {
 	quit_signal = sig;
+}
+
+/* The explanation of `gq why` for job id (pending or starting) in s: the
+ * shared renderer's paragraph and what would make it start sooner. NULL
+ * for any other job. The caller frees it. */
+static char *why_text(const struct snapshot *s, int64_t id)
+{
+	struct explain_set x;
+	struct buf b;
+	const struct job *j = snapshot_find(s, id);
+	if (!id || !j || (j->state != JOB_PENDING && j->state != JOB_STARTING))
+		return NULL;
+	buf_init(&b, 0);
+	explain_compute(s, &x);
+	const struct explain *ex = explain_find(&x, id);
+	if (ex) {
+		explain_text(&x, ex, &b);
+		buf_addstr(&b, "\n");
+		explain_sooner(&x, ex, &b);
+	}
+	explain_release(&x);
+	return buf_detach(&b);
 }
 
 /* ---- the fetcher ---- */
@@ -207,6 +231,11 @@ static void *fetcher(void *arg)
 			struct model *m = xcalloc(1, sizeof(*m));
 			model_build(m, &s, a->evs, a->nevs);
 			snapshot_release(&s);
+			pthread_mutex_lock(&a->mu);
+			int64_t want = a->want_job;
+			pthread_mutex_unlock(&a->mu);
+			m->why_job = want;
+			m->why = why_text(&m->snap, want);
 			pthread_mutex_lock(&a->mu);
 			if (a->fresh) {
 				model_release(a->fresh);
@@ -335,9 +364,28 @@ static void show_view(struct app *a, enum view_id v)
 		fetch_log(a);
 }
 
+/* Points st.why at the open job's explanation: the model's when it has
+ * one for this job, else one computed now (once, on opening). */
+static void update_why(struct app *a, bool compute)
+{
+	if (a->m->why_job == a->st.job && a->m->why_job) {
+		a->st.why = a->m->why ? a->m->why : "";
+		return;
+	}
+	if (compute) {
+		free(a->why);
+		a->why = why_text(&a->m->snap, a->st.job);
+	}
+	a->st.why = a->why ? a->why : "";
+}
+
 static void open_job(struct app *a, int64_t id)
 {
 	a->st.job = id;
+	pthread_mutex_lock(&a->mu);
+	a->want_job = id;
+	pthread_mutex_unlock(&a->mu);
+	update_why(a, true);
 	a->views[VIEW_JOB].top = 0;
 	if (a->cur == VIEW_JOB)
 		fetch_log(a);
@@ -345,17 +393,18 @@ static void open_job(struct app *a, int64_t id)
 		show_view(a, VIEW_JOB);
 }
 
-static const char *act_verb(enum action act)
+/* "cancel" / "cancelled", ... */
+static const char *act_verb(enum action act, bool done)
 {
 	switch (act) {
 	case ACT_CANCEL:
-		return "cancel";
+		return done ? "cancelled" : "cancel";
 	case ACT_HOLD:
-		return "hold";
+		return done ? "held" : "hold";
 	case ACT_RELEASE:
-		return "release";
+		return done ? "released" : "release";
 	default:
-		return "override";
+		return done ? "overridden" : "override";
 	}
 }
 
@@ -396,7 +445,7 @@ static void run_request(struct app *a)
 			set_msg(a, GC_GOOD, "job %lld: now treated as %s", (long long)a->p_job,
 				tier_name(a->p_tier));
 	} else {
-		set_msg(a, GC_GOOD, "job %lld: %s done", (long long)a->p_job, act_verb(a->p_act));
+		set_msg(a, GC_GOOD, "job %lld: %s", (long long)a->p_job, act_verb(a->p_act, true));
 	}
 	pthread_mutex_lock(&a->mu);
 	a->refresh = true;
@@ -623,7 +672,7 @@ static void draw_status(struct app *a, int y, int w)
 	int right = (int)strlen(hint);
 	if (a->prompt == P_CONFIRM) {
 		const struct job *j = snapshot_find(&a->m->snap, a->p_job);
-		snprintf(line, sizeof(line), "%s job %lld%s%s%s%s? y/n", act_verb(a->p_act),
+		snprintf(line, sizeof(line), "%s job %lld%s%s%s%s? y/n", act_verb(a->p_act, false),
 			 (long long)a->p_job, j ? " '" : "", j ? j->name : "", j ? "' of " : "",
 			 j ? j->user : "");
 		grid_put(g, 0, y, w, GA_BOLD | GC_WARN, line);
@@ -697,6 +746,10 @@ static bool take_update(struct app *a)
 	a->fresh = NULL;
 	changed = a->status_changed || m;
 	a->status_changed = false;
+	if (a->online && !a->ui_online)
+		set_msg(a, GC_GOOD, "reconnected to %s", a->describe);
+	else if (!a->online)
+		a->msg[0] = 0;
 	a->ui_online = a->online;
 	snprintf(a->ui_offline, sizeof(a->ui_offline), "%s", a->offline);
 	pthread_mutex_unlock(&a->mu);
@@ -707,6 +760,7 @@ static bool take_update(struct app *a)
 		}
 		a->m = m;
 		refresh_views(a);
+		update_why(a, false);
 		if (a->st.job) {
 			const struct job *j = snapshot_find(&m->snap, a->st.job);
 			if (a->cur == VIEW_JOB && j && job_state_holds_gpus(j->state))

@@ -172,6 +172,7 @@ void model_release(struct model *m)
 	free(m->gpu_base);
 	free(m->gpu_job);
 	free(m->events);
+	free(m->why);
 	memset(m, 0, sizeof(*m));
 }
 

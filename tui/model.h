@@ -21,13 +21,14 @@
 #define MODEL_MAX_EVENTS 1000 /* events kept for the Events and Job views */
 #define MODEL_MAX_POOLS 16
 
-/* A pending job, in scheduling order. */
+/* A pending (or starting) job, in scheduling order. */
 struct qrow {
 	size_t job;    /* index into snap.jobs */
 	int pos;       /* 1-based position in scheduling order */
 	double weight; /* the job's weight now (DESIGN §3) */
-	int64_t eta;   /* predicted start (unix s); 0 when unknown */
+	int64_t eta;   /* predicted start (unix s); 0 when it never starts here */
 	int64_t eta_lo, eta_hi;
+	bool never;	 /* cannot start under this snapshot (held, ...) */
 	char reason[24]; /* primary wait reason token ("priority", "held", ...) */
 };
 
@@ -60,6 +61,10 @@ struct model {
 	/* The most recent events, oldest first (a copy). */
 	struct event *events;
 	size_t nevents;
+	/* The `gq why` text of job why_job, when the app asked for one (owned;
+	 * NULL none). */
+	char *why;
+	int64_t why_job;
 };
 
 /*

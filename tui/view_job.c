@@ -73,15 +73,17 @@ static void build(const struct tui_state *st, struct text *t)
 		const struct qrow *q = model_qrow(m, j->id);
 		if (q) {
 			int64_t qt = j->queued_time ? j->queued_time : j->submit_time;
-			if (q->eta > now)
-				dur_format(q->eta - now, b, sizeof(b));
+			if (q->never || !q->eta)
+				snprintf(b, sizeof(b), "never under this snapshot");
+			else if (q->eta > now)
+				snprintf(b, sizeof(b), "in %s",
+					 dur_format(q->eta - now, c, sizeof(c)));
 			else
-				snprintf(b, sizeof(b), "%s", q->eta ? "now" : "unknown");
-			text_line(t, 0,
-				  "State pending (%s)  position %d of %zu  weight %.1f  waited %s  "
-				  "start in %s",
-				  q->reason, q->pos, m->nqueue, q->weight,
-				  age_text(now, qt, a, sizeof(a)), b);
+				snprintf(b, sizeof(b), "now");
+			text_line(t, 0, "State %s (%s)  position %d of %zu  weight %.1f  waited %s",
+				  job_state_name(j->state), q->reason, q->pos, m->nqueue, q->weight,
+				  age_text(now, qt, a, sizeof(a)));
+			text_line(t, 0, "Start %s", b);
 		} else if (job_state_holds_gpus(j->state)) {
 			text_line(t, 0, "State %s  for %s on %d GPU%s  restarts %d",
 				  job_state_name(j->state),

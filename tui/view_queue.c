@@ -56,6 +56,11 @@ static void q_refresh(struct view *v, const struct tui_state *st)
 }
 
 #define Q_TITLES "#:-4|ID:-7|USER:10|QUEUE:8|TIER:4|GPU:-3|WEIGHT:-7|WAITED:-7|ETA:-7|REASON:0"
+/* From this width on the job's name follows the reason. */
+#define Q_WIDE 100
+#define Q_REASON_WIDE 20
+#define Q_TITLES_WIDE                                                                              \
+	"#:-4|ID:-7|USER:10|QUEUE:8|TIER:4|GPU:-3|WEIGHT:-7|WAITED:-7|ETA:-7|REASON:20|NAME:0"
 
 static void q_row(const struct tui_state *st, const struct row *r, struct grid *g, int x, int y,
 		  int w)
@@ -76,22 +81,31 @@ static void q_row(const struct tui_state *st, const struct row *r, struct grid *
 	int64_t qt = j->queued_time ? j->queued_time : j->submit_time;
 	grid_put_right(g, c, y, 7, 0, age_text(now, qt, buf, sizeof(buf)));
 	c += 8;
-	if (q->eta > now)
+	if (q->never || !q->eta)
+		snprintf(buf, sizeof(buf), "-");
+	else if (q->eta > now)
 		dur_format(q->eta - now, buf, sizeof(buf));
 	else
-		snprintf(buf, sizeof(buf), "%s", q->eta ? "now" : "?");
+		snprintf(buf, sizeof(buf), "now");
 	grid_put_right(g, c, y, 7, 0, buf);
 	c += 8;
 	uint16_t ra = !strcmp(q->reason, "held")	    ? GC_WARN
 		      : !strcmp(q->reason, "unsatisfiable") ? GC_BAD
 							    : GC_DEFAULT;
-	grid_put(g, c, y, x + w - c, ra, q->reason);
+	if (w < Q_WIDE) {
+		grid_put(g, c, y, x + w - c, ra, q->reason);
+	} else {
+		grid_put(g, c, y, Q_REASON_WIDE, ra, q->reason);
+		c += Q_REASON_WIDE + 1;
+		grid_put(g, c, y, x + w - c, 0, j->name);
+	}
 }
 
 static void q_draw(struct view *v, const struct tui_state *st, struct grid *g, int x, int y, int w,
 		   int h)
 {
-	list_draw(v, v->priv, g, x, y, w, h, Q_TITLES, q_row, st, "no job is pending");
+	list_draw(v, v->priv, g, x, y, w, h, w < Q_WIDE ? Q_TITLES : Q_TITLES_WIDE, q_row, st,
+		  "no job is pending");
 }
 
 static unsigned q_key(struct view *v, struct tui_state *st, enum action a)

@@ -174,9 +174,13 @@ static void queue_view_lists_pending_jobs_in_order(void)
 	draw_view(&view_queue_ops, &v, &m, &g);
 	CHECK_STR(text(&g, 0), "   #      ID USER       QUEUE    TIER GPU  WEIGHT  WAITED     ETA "
 			       "REASON     1/3");
-	CHECK_STR(text(&g, 1), "   1       2 bob        prod     P0     8   110.0     30m       ?");
-	CHECK_STR(text(&g, 2), "   2       4 dave       train    P1     1    30.0      1m       ?");
-	CHECK_STR(text(&g, 3), "   3       3 carol      exp      P2     2     7.5   5h00m       ?");
+	/* Job 1 (4h limit, 1h run) frees its GPUs in 3h; the P2 job fits now. */
+	CHECK_STR(text(&g, 1),
+		  "   1       2 bob        prod     P0     8   110.0     30m   3h00m resources");
+	CHECK_STR(text(&g, 2),
+		  "   2       4 dave       train    P1     1    30.0      1m       - held");
+	CHECK_STR(text(&g, 3),
+		  "   3       3 carol      exp      P2     2     7.5   5h00m     now starting");
 	CHECK_INT(grid_at(&g, 0, 1)->attr & GA_REVERSE, GA_REVERSE); /* selected */
 	CHECK_INT(grid_at(&g, 0, 2)->attr & GA_REVERSE, 0);
 	v.ops->close(&v);
@@ -202,7 +206,8 @@ static void queue_view_filters_and_sorts(void)
 	v.ops->refresh(&v, &st);
 	grid_clear(&g);
 	v.ops->draw(&v, &st, &g, 0, 0, 80, 6);
-	CHECK_STR(text(&g, 1), "   3       3 carol      exp      P2     2     7.5   5h00m       ?");
+	CHECK_STR(text(&g, 1),
+		  "   3       3 carol      exp      P2     2     7.5   5h00m     now starting");
 	char name[32];
 	CHECK_STR(view_sort_name(&v, name, sizeof(name)), "waited");
 	v.ops->close(&v);
@@ -320,6 +325,37 @@ static void job_view_shows_state_history_and_log(void)
 	model_release(&m);
 }
 
+static void job_view_of_a_pending_job_wraps_its_explanation(void)
+{
+	struct model m;
+	struct grid g;
+	struct view v;
+	build(&m);
+	grid_init(&g, true);
+	grid_resize(&g, 40, 12);
+	struct tui_state st = {.m = &m,
+			       .job = 2,
+			       .log_tail = "",
+			       .why = "Pending: resources. Needs 8 GPUs; 4 free.\nAsk for 4 GPUs."};
+	memset(&v, 0, sizeof(v));
+	v.ops = &view_job_ops;
+	v.ops->open(&v);
+	v.ops->draw(&v, &st, &g, 0, 0, 40, 12);
+	CHECK_STR(text(&g, 1), "State pending (resources)  position 1 of");
+	CHECK_STR(text(&g, 2), "Start in 3h00m");
+	CHECK_STR(text(&g, 5), "Why");
+	CHECK_STR(text(&g, 6), "  Pending: resources. Needs 8 GPUs; 4");
+	CHECK_STR(text(&g, 7), "  free.");
+	CHECK_STR(text(&g, 8), "  Ask for 4 GPUs.");
+	CHECK_INT(v.rows > 12, 1);
+	CHECK_INT(v.ops->key(&v, &st, ACT_END), R_REDRAW); /* scrolls */
+	CHECK_INT(v.ops->key(&v, &st, ACT_CANCEL), R_REQUEST);
+	CHECK_INT(st.req_job, 2);
+	v.ops->close(&v);
+	grid_release(&g);
+	model_release(&m);
+}
+
 static void help_lists_every_binding(void)
 {
 	struct model m;
@@ -394,6 +430,7 @@ void suite_top(void)
 	RUN(nodes_view_shows_each_gpu_and_its_job);
 	RUN(events_view_is_newest_first);
 	RUN(job_view_shows_state_history_and_log);
+	RUN(job_view_of_a_pending_job_wraps_its_explanation);
 	RUN(help_lists_every_binding);
 	RUN(keys_map_to_their_actions);
 	RUN(tiny_grids_draw_nothing_out_of_bounds);

@@ -1070,6 +1070,20 @@ static void sim_release(struct sim *S)
 	free(S->pj);
 }
 
+/* The first time after now at which the plan may change with no event: a
+ * release (cooldown) or the edge of any queue's window; the walk may have
+ * stopped before parking every job of a paused queue. */
+static int64_t first_wake(const struct sim *S)
+{
+	int64_t w = S->events.n ? S->events.v[0].t : 0;
+	for (int q = 0; q < S->p->nqueues; q++) {
+		int64_t e = place_window_next_edge(S->s, q, S->now);
+		if (e && (!w || e < w))
+			w = e;
+	}
+	return w;
+}
+
 static void run(const struct snapshot *s, int64_t until, struct prediction_set *out)
 {
 	prediction_set_release(out);
@@ -1091,7 +1105,7 @@ static void run(const struct snapshot *s, int64_t until, struct prediction_set *
 		migrate(&S, t);
 		walk(&S, t);
 		if (first) {
-			out->wake = S.events.n ? S.events.v[0].t : 0;
+			out->wake = first_wake(&S);
 			out->backfill_until = S.backfill_until == INT64_MAX ? 0 : S.backfill_until;
 			first = false;
 		}

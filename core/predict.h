@@ -121,8 +121,9 @@ struct prediction {
  */
 struct prediction_set {
 	int64_t now;
-	/* The earliest time after now at which the predictions change without
-	 * an event (a cooldown ends, a window opens or closes); 0 none. */
+	/* The earliest time after now at which the plan may change without
+	 * an event (a cooldown ends, a queue's window opens or closes); 0
+	 * none. */
 	int64_t wake;
 	/* At now, once a job is blocked: a job behind it that fits starts in
 	 * the gap only if it ends by this time; 0 when nothing is blocked at

@@ -133,9 +133,26 @@ static void test_plan_wakes_at_cooldown_end(void)
 	snapshot_release(&s);
 }
 
+static void test_plan_wakes_at_window_edge(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	set(&s, "queue.exp.window", "20:00-08:00");
+	s.now = 1700000000LL - 1700000000LL % 86400 + 19 * 3600 + 1800; /* 19:30 UTC */
+	fx_running(&s, 1, TIER_P1, 0, 8, s.now - 60, 7200);
+	snapshot_sort(&s);
+	struct plan p;
+	plan_init(&p);
+	sched_plan(&s, &p);
+	CHECK_INT(p.wake, s.now + 1800); /* the pause begins at 20:00 */
+	plan_release(&p);
+	snapshot_release(&s);
+}
+
 void suite_sched(void)
 {
 	RUN(test_plan_starts_fitting_jobs_in_order);
 	RUN(test_plan_matches_prediction_at_now);
 	RUN(test_plan_wakes_at_cooldown_end);
+	RUN(test_plan_wakes_at_window_edge);
 }

@@ -1,0 +1,59 @@
+#!/bin/bash
+# t01: the core's prediction and wait reasons through the real binary and a
+# real gq serve: DESIGN §5's worked example (8 GPUs, three 8-GPU P0 jobs
+# ahead with 40, 25 and 60 min to run: a new 8-GPU P1 starts in 125 min),
+# the ETA moving when reality differs, and a never-runnable job.
+. "$(dirname "$0")/lib.sh"
+
+# One machine of 8 GPUs: without headroom (15% of 8 would keep a GPU from
+# P1, and an 8-GPU P1 job could never start).
+R="$T_DIR/repo"
+export GQ_POLICY_REPO="$R"
+printf '[user]\n\tname = Admin\n\temail = admin@example.org\n' >"$HOME/.gitconfig"
+"$GQ" policy init >/dev/null
+printf '#!/bin/sh\nsed -i -e "s/^\\tshare = 0.15$/\\tshare = 0/" "$1"\n' >"$T_DIR/ed.sh"
+chmod +x "$T_DIR/ed.sh"
+EDITOR="$T_DIR/ed.sh" "$GQ" policy edit -m "No headroom on one machine" >/dev/null 2>&1
+check_eq "the policy holds no headroom" \
+	"$("$GQ" policy show --json | jq -r '.keys[] | select(.key == "headroom.share") | .value')" "0"
+server_start --gpus 8 --policy "$R"
+
+api() { curl -s --unix-socket "$SERVER_SOCK" "http://gq$1"; }
+wait_state() { # ID STATE
+	for _ in $(seq 1 100); do
+		[ "$(api "/v1/jobs/$1" | jq -r .state)" = "$2" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+now() { "$GQ" clock --json | jq .now; }
+
+"$GQ" submit --tier P0 --gpus 8 --estimate 40m -- sleep 100000 >/dev/null
+check "the first P0 job runs" wait_state 1 running
+"$GQ" submit --tier P0 --gpus 8 --estimate 25m -- sleep 100000 >/dev/null
+"$GQ" submit --tier P0 --gpus 8 --estimate 60m -- sleep 100000 >/dev/null
+"$GQ" submit --gpus 8 -- true >/dev/null
+t0=$(now)
+eta=$("$GQ" eta --json 4)
+check_eq "the 8-GPU P1 starts in 125 minutes" "$(echo "$eta" | jq ".[0].predicted_start - $t0")" 7500
+check_eq "it waits for the last P0, gated by ends" \
+	"$(echo "$eta" | jq -c '.[0].explanation | [.reason, .ahead, .waits_for, .gate]')" '["priority",2,[3],"ends"]'
+check_match "gq why words it" "$("$GQ" why 4)" '^Pending: priority\. 2 jobs ahead \(P0 #2 weight 100\.0, P0 #3 weight 100\.0\);'
+check_eq "the P0 jobs ahead start at 40 and 65 minutes" \
+	"$("$GQ" eta --json 2 3 | jq -c "[.[].predicted_start - $t0]")" '[2400,3900]'
+
+# Reality differs: the first job ends early (cancelled after 10 minutes, gone
+# after its grace period), and the next snapshot moves every ETA.
+"$GQ" clock +10m >/dev/null
+"$GQ" cancel 1 >/dev/null
+"$GQ" clock +5m >/dev/null
+check "the second P0 job runs" wait_state 2 running
+t1=$(now)
+check_eq "the P1 now starts 85 minutes later" "$("$GQ" eta --json 4 | jq ".[0].predicted_start - $t1")" 5100
+
+# A job whose dependency was cancelled can never start, and says so.
+"$GQ" submit --gpus 1 --after 1 -- true >/dev/null
+out=$("$GQ" why --json 5)
+check_eq "a dead dependency: reason dependency, never" \
+	"$(echo "$out" | jq -c '.explanation | [.reason, .never]')" '["dependency","dependency_failed"]'
+finish

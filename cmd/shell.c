@@ -218,6 +218,9 @@ static int shell_exec(int argc, char **argv)
 		char *p = line;
 		while (*p == ' ' || *p == '\t')
 			p++;
+		size_t len = strlen(p);
+		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+			p[--len] = '\0';
 		if (!*p) {
 			free(line);
 			continue;

@@ -280,6 +280,51 @@ static const char *base_name(const char *p)
 
 extern char **environ;
 
+/* Is s valid UTF-8? (JSON carries nothing else.) */
+static bool utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		int n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2
+			: (*p & 0xf8) == 0xf0 ? 3 : -1;
+		if (n < 0 || (n == 1 && *p < 0xc2))
+			return false;
+		p++;
+		for (int i = 0; i < n; i++, p++)
+			if ((*p & 0xc0) != 0x80)
+				return false;
+	}
+	return true;
+}
+
+/* The environment the job gets: ours, less what JSON cannot carry (a
+ * variable that is not UTF-8 is left out with a warning) and less the
+ * GQ_ variables of a job we may be running inside. NULL-terminated;
+ * the strings are borrowed from environ. */
+static char **job_env(void)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = xcalloc(n + 1, sizeof(*env));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *v = environ[i];
+		if (!strncmp(v, "GQ_JOB_ID=", 10) || !strncmp(v, "GQ_GPUS=", 8) ||
+		    !strncmp(v, "GQ_RESTART_COUNT=", 17) || !strncmp(v, "GQ_CHECKPOINT_DIR=", 18) ||
+		    !strncmp(v, "GQ_GRACE_SECONDS=", 17))
+			continue;
+		if (!utf8_valid(v)) {
+			const char *eq = strchr(v, '=');
+			fprintf(stderr, "gq: warning: environment variable '%.*s' is not UTF-8; the job will not see it\n",
+				eq ? (int)(eq - v) : 0, v);
+			continue;
+		}
+		env[k++] = environ[i];
+	}
+	return env;
+}
+
 static int submit_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_submit;
@@ -315,6 +360,7 @@ static int submit_exec(int argc, char **argv)
 	int nargs = argc - optind;
 	char **args = argv + optind;
 	char *script = NULL;
+	char **env = NULL;
 	int rc = EXIT_OK;
 	if (nargs == 0)
 		return cmd_usage_error(c, dashdash ? "no command after '--'"
@@ -351,12 +397,23 @@ static int submit_exec(int argc, char **argv)
 		.job = o.job,
 		.argv = dashdash ? args : NULL,
 		.cwd = cwd,
-		.env = environ,
+		.env = NULL,
 		.script = script,
 	};
 	char *nul_argv[] = {NULL};
 	if (!dashdash)
 		r.argv = nul_argv;
+	for (char **a = r.argv; *a; a++)
+		if (!utf8_valid(*a)) {
+			rc = cmd_usage_error(c, "argument '%s' is not UTF-8; gq carries only UTF-8 text", *a);
+			goto out;
+		}
+	if (script && !utf8_valid(script)) {
+		rc = cmd_usage_error(c, "script '%s' is not UTF-8 text", args[0]);
+		goto out;
+	}
+	env = job_env();
+	r.env = env;
 	struct backend *b = cmd_backend(true, &rc);
 	if (!b)
 		goto out;
@@ -370,6 +427,7 @@ static int submit_exec(int argc, char **argv)
 	}
 	backend_close(b);
 out:
+	free(env);
 	free(script);
 	return rc;
 }

@@ -718,12 +718,18 @@ static void on_end(struct sim *S, uint32_t jidx, int64_t t)
 		const struct queue_policy *q = &S->p->queues[qi];
 		int room =
 		    q->quota < 0 || q->borrow < 0 ? 0 : q->quota + q->borrow - S->m.queue_used[qi];
+		/* In order, while the first waiting job fits under the limit:
+		 * a queue at its limit starts its jobs in order. */
 		struct rheap *h = &S->park_quota[qi];
-		while (h->n && room > 0) {
-			struct rentry e = rheap_pop(h);
-			struct pj *x = &S->pj[e.p];
-			if (x->status != ST_PARK_QUOTA || x->epoch != e.epoch)
+		while (h->n) {
+			struct pj *x = &S->pj[h->v[0].p];
+			if (x->status != ST_PARK_QUOTA || x->epoch != h->v[0].epoch) {
+				rheap_pop(h);
 				continue;
+			}
+			if (x->gpus > room)
+				break;
+			struct rentry e = rheap_pop(h);
 			gate_raise(x, t, S->ji[jidx].end_low, S->ji[jidx].end_high, GATE_QUOTA, id);
 			make_ready(S, e.p, t);
 			room -= x->gpus;
@@ -1013,13 +1019,17 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 		S->ji[i].dep_end = (uint32_t)S->dep_off[i + 1];
 	}
 
-	/* Per tier, by queued time, for the aging cursors. */
+	/* Per tier, by queued time, for the aging cursors; jobs already at
+	 * the cap, or that never start, never move again. */
 	struct qkey *qk = xmalloc((S->np ? S->np : 1) * sizeof(*qk));
 	for (int tier = 0; tier < TIER_COUNT; tier++) {
 		size_t n = 0;
-		for (size_t p = 0; p < S->np; p++)
-			if (S->pj[p].tier == tier)
-				qk[n++] = (struct qkey){S->pj[p].q, S->pj[p].rank, (uint32_t)p};
+		for (size_t p = 0; p < S->np; p++) {
+			const struct pj *x = &S->pj[p];
+			if (x->tier == tier && x->status != ST_NEVER &&
+			    bucket_at(S, x, S->now) < S->steps)
+				qk[n++] = (struct qkey){x->q, x->rank, (uint32_t)p};
+		}
 		qsort(qk, n, sizeof(*qk), cmp_qkey);
 		S->by_q[tier] = xmalloc((n ? n : 1) * sizeof(size_t));
 		S->nby_q[tier] = n;

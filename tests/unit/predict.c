@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/order.h"
 #include "core/predict.h"
 #include "fixture.h"
 
@@ -417,6 +418,28 @@ static void test_backfill_never_delays_a_job_ahead(void)
 	}
 }
 
+/* The prediction's positions are order_pending's order, which gq ls shows. */
+static void test_positions_follow_order_pending(void)
+{
+	struct snapshot s;
+	workload(&s, 99, 400);
+	s.qstate[1].usage = 3; /* "exp": a different fair share */
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	size_t *idx = malloc(s.njobs * sizeof(*idx));
+	size_t n = order_pending(&s, idx);
+	CHECK_INT(ps.n, n);
+	size_t diff = 0;
+	for (size_t i = 0; i < n && i < ps.n; i++)
+		diff += ps.items[i].idx != idx[i] || ps.items[i].position != (int)i + 1;
+	CHECK_INT(diff, 0);
+	free(idx);
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
 static void test_history_helpers(void)
 {
 	static const int64_t rt[] = {600, 0, 300, 1200, 900};
@@ -467,6 +490,7 @@ void suite_predict(void)
 	RUN(test_quota_parks_until_queue_job_ends);
 	RUN(test_determinism_shuffled_input);
 	RUN(test_backfill_never_delays_a_job_ahead);
+	RUN(test_positions_follow_order_pending);
 	RUN(test_history_helpers);
 	RUN(test_overdue_job_ends_after_now);
 }

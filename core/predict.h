@@ -40,8 +40,11 @@
  * predicted to run first), and its dependencies. A job that can never
  * start under this snapshot has `never` set and a cause, and no times.
  *
- * The month boundary of department GPU-hour quotas is not simulated: a
- * department at its quota never starts anything in the prediction. Aging
+ * Not simulated: the month boundary of department GPU-hour quotas (a
+ * department at its quota never starts anything in the prediction),
+ * preemption (victims, starvation permits, the checkpoint-preemption of a
+ * queue's running jobs when its window starts: running jobs run to their
+ * expected end), and the requeue of a stopping job after its grace period. Aging
  * steps beyond 1023 (a policy with a tiny aging.step) are not told apart.
  *
  * Cost: O(n log n) for n jobs, plus a bounded look-ahead per event; see

@@ -2,12 +2,14 @@
  * sched.h - what gq serve does now: the scheduling plan for one snapshot.
  *
  * sched_plan() turns a snapshot into a list of actions for the server to
- * carry out. Today the actions are job starts with their allocations; other
- * kinds (preemptions, permits, downgrades, reminders) are added by the
- * preemption logic through plan_add(). The plan is consistent with the
- * prediction by construction: both run the same simulation (predict.h), and
- * the jobs the plan starts are exactly the jobs predicted to start at
- * snapshot.now.
+ * carry out: job starts with their allocations, then what preemption and
+ * permits (preempt.h) and reminders and downgrades (downgrade.h) add
+ * through plan_add(). The starts are consistent with the prediction by
+ * construction: both run the same simulation (predict.h), and the jobs the
+ * plan starts in the order's name are exactly the jobs predicted to start
+ * at snapshot.now. Starts with reason "permit" come on top: a starvation
+ * permit takes a free GPU ahead of its turn, which the prediction (of the
+ * order, not of permits) does not foresee.
  *
  * This file decides; it does not act (no processes, no journal) and does
  * not explain (reason.h).
@@ -87,8 +89,10 @@ const struct plan_action *plan_find(const struct plan *p, enum plan_kind k, int6
 /*
  * The plan for snapshot s at s->now: appends to *out (which must be
  * initialised) one PLAN_START per job to start now, in scheduling order,
- * and sets out->now and out->wake. s must be sorted (snapshot_sort).
- * Never fails; a snapshot with nothing to do gives an empty plan.
+ * then the actions of preemption, permits, reminders and downgrades, and
+ * sets out->now and out->wake. s must be sorted (snapshot_sort). Never
+ * fails; a snapshot with nothing to do gives an empty plan. Costs one
+ * simulation step (predict_until(s, s->now)): see bench/predict.c.
  */
 void sched_plan(const struct snapshot *s, struct plan *out);
 

@@ -28,10 +28,10 @@
  *     rule safe: a backfilled job is always gone before a job ahead could
  *     have used its GPUs. Reservations protect the jobs that wait for
  *     capacity (resources, mismatch, headroom); a job held back by its
- *     queue's quota or window, a cooldown or a dependency holds none.
- *     At most PREDICT_BACKFILL_DEPTH blocked jobs are
- *     looked past at one time (as Slurm's bf_max_job_test); deeper jobs
- *     wait for a later event, which can only make a prediction later.
+ *     queue's quota or window, a cooldown or a dependency holds none. At
+ *     most PREDICT_BACKFILL_DEPTH blocked jobs are looked past at one time
+ *     (as Slurm's bf_max_job_test); deeper jobs wait for a later event,
+ *     which can only make a prediction later.
  *
  * Each prediction has a start, a range [low, high] (low: every job runs
  * only as long as the shortest of its estimate, history and
@@ -44,8 +44,9 @@
  * department at its quota never starts anything in the prediction),
  * preemption (victims, starvation permits, the checkpoint-preemption of a
  * queue's running jobs when its window starts: running jobs run to their
- * expected end), and the requeue of a stopping job after its grace period. Aging
- * steps beyond 1023 (a policy with a tiny aging.step) are not told apart.
+ * expected end), and the requeue of a stopping job after its grace
+ * period. Aging steps beyond 1023 (a policy with a tiny aging.step) are not
+ * told apart.
  *
  * Cost: O(n log n) for n jobs, plus a bounded look-ahead per event; see
  * bench/predict.c. Pure and deterministic: the same snapshot gives the

@@ -1,6 +1,7 @@
 /* place.c - the free-GPU map, best fit, and each constraint deciding alone. */
 #include "harness.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/place.h"
@@ -247,6 +248,56 @@ static void test_unsatisfiable_alone_with_text(void)
 	snapshot_release(&s);
 }
 
+/* More than 64 GPU classes: the index steps aside and a pass over the
+ * nodes makes the same choices. */
+static void test_many_gpu_classes_same_choices(void)
+{
+	struct snapshot s;
+	fx_init(&s, 0, 8);
+	set(&s, "headroom.share", "0");
+	for (int i = 0; i < 70; i++) {
+		struct node *n = snapshot_add_node(&s);
+		snprintf(n->name, sizeof(n->name), "n%d", i);
+		snprintf(n->gpu_model, sizeof(n->gpu_model), "m%d", i);
+		n->ngpus = 4;
+	}
+	for (int i = 0; i < 70; i++)
+		if (i != 40 && i != 41 && i != 42)
+			fx_running(&s, 100 + i, TIER_P1, i, 4, MIN(-10), 3600);
+	fx_running(&s, 200, TIER_P1, 41, 2, MIN(-10), 3600); /* n41: 2 free */
+	fx_running(&s, 201, TIER_P1, 42, 1, MIN(-10), 3600); /* n42: 3 free; n40: 4 */
+	fx_pending(&s, 1, TIER_P1, 2, MIN(0));
+	fx_pending(&s, 2, TIER_P1, 8, MIN(0));
+	struct job *j = fx_pending(&s, 3, TIER_P1, 1, MIN(0));
+	STR_COPY(j->req.gpu_type, "m42");
+	struct place_result r = check_job(&s, 1);
+	CHECK_INT(r.blocks, 0);
+	CHECK_INT(r.alloc[0].node, 41); /* the tightest that fits */
+	r = check_job(&s, 2);
+	CHECK_INT(r.blocks, 0);
+	CHECK_INT(r.nalloc, 3); /* 4 + 3 + 1, fullest first */
+	CHECK_INT(r.alloc[0].node, 40);
+	CHECK_INT(r.alloc[1].node, 42);
+	CHECK_INT(r.alloc[2].node, 41);
+	CHECK_INT(r.alloc[2].mask, 0x4);
+	r = check_job(&s, 3);
+	CHECK_INT(r.blocks, 0);
+	CHECK_INT(r.alloc[0].node, 42);
+	CHECK_INT(r.alloc[0].mask, 0x2);
+	/* One class: the index answers, the same. */
+	for (size_t i = 0; i < s.nnodes; i++)
+		STR_COPY(s.nodes[i].gpu_model, "a100");
+	r = check_job(&s, 1);
+	CHECK_INT(r.alloc[0].node, 41);
+	r = check_job(&s, 2);
+	CHECK_INT(r.nalloc, 3);
+	CHECK_INT(r.alloc[0].node, 40);
+	CHECK_INT(r.alloc[1].node, 42);
+	CHECK_INT(r.alloc[2].node, 41);
+	CHECK_INT(r.alloc[2].mask, 0x4);
+	snapshot_release(&s);
+}
+
 void suite_place(void)
 {
 	RUN(test_map_counts_held_gpus_and_down_nodes);
@@ -260,4 +311,5 @@ void suite_place(void)
 	RUN(test_dept_quota_alone);
 	RUN(test_headroom_alone_p0_exempt);
 	RUN(test_unsatisfiable_alone_with_text);
+	RUN(test_many_gpu_classes_same_choices);
 }

@@ -1202,6 +1202,12 @@ static int sub_review(const struct popts *o, int argc, char **argv)
 	}
 	printf("\nutilisation %17.0f%% %9.0f%%\n", before.utilisation * 100,
 	       after.utilisation * 100);
+	if (c.parent[0]) {
+		char psh[8];
+		printf("\nwhen %s, undo it with 'gq policy rollback %s'\n",
+		       trailer(&c, "Rollback-if") ? "Rollback-if holds" : "it disappoints",
+		       short_oid(c.parent, psh));
+	}
 out:
 	stats_release(&before);
 	stats_release(&after);

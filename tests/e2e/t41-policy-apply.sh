@@ -79,6 +79,17 @@ check_eq "the last good policy stays in force" "$(echo "$out" | jq_ .impact.poli
 out=$("$GQ" policy log -n 1)
 check_match "log shows the refusal" "$out" "^    Refused: .* by admin:[a-z0-9_-]+: ${bad:0:7}:policy.conf:$line"
 
+# A restart with the invalid HEAD: refused again at start-up, by the
+# scheduler, and the last good policy is still the one in force.
+server_stop
+server_start --gpus 8 || { t_report 1 "server restarts"; finish; }
+ev=$("$GQ" events --json | jq -c '[.[] | select(.kind == "policy")] | last')
+check_eq "at start-up the invalid HEAD is refused" "$(echo "$ev" | jq -r '.actor + " " + .reason')" \
+	"scheduler refused $bad: ${bad:0:7}:policy.conf:$line: aging.cap: not a number: 'abc'"
+out=$("$GQ" policy check --json "$cap0")
+check_eq "and the last good policy is in force after the restart" \
+	"$(echo "$out" | jq_ .impact.policy_in_force)" "$cap0"
+
 # Roll back to the policy before "No aging": A is first again.
 before=$("$GQ" policy log --json | jq_ '.[2].commit')
 out=$("$GQ" policy rollback "${before:0:7}" 2>&1)

@@ -195,11 +195,58 @@ static void add_events(struct app *a, const struct event_list *l)
 	}
 }
 
+static int64_t thread_cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Fetches a snapshot, builds its model (and the open job's explanation)
+ * and hands it to the UI. */
+static int publish_snapshot(struct app *a, struct gq_err *e)
+{
+	struct snapshot s;
+	snapshot_init(&s);
+	if (a->poll->ops->snapshot(a->poll, &s, e) < 0) {
+		snapshot_release(&s);
+		return -1;
+	}
+	struct model *m = xcalloc(1, sizeof(*m));
+	model_build(m, &s, a->evs, a->nevs);
+	snapshot_release(&s);
+	pthread_mutex_lock(&a->mu);
+	int64_t want = a->want_job;
+	pthread_mutex_unlock(&a->mu);
+	m->why_job = want;
+	m->why = why_text(&m->snap, want);
+	pthread_mutex_lock(&a->mu);
+	if (a->fresh) {
+		model_release(a->fresh);
+		free(a->fresh);
+	}
+	a->fresh = m;
+	if (!a->online)
+		a->status_changed = true;
+	a->online = true;
+	wake_ui(a);
+	pthread_mutex_unlock(&a->mu);
+	return 0;
+}
+
+/*
+ * The fetcher's loop. A snapshot is fetched when events came, when the UI
+ * asks, and otherwise every `interval` seconds. What a snapshot costs (our
+ * CPU to fetch, decode and analyse it) paces the loop so that a large queue
+ * cannot make gq top expensive: after events, the next snapshot waits at
+ * least 10 times that cost (events meanwhile are collected); with nothing
+ * happening, at least 200 times (at most 0.5% of a core).
+ */
 static void *fetcher(void *arg)
 {
 	struct app *a = arg;
 	bool need = true, fresh_start = true;
-	int64_t last_snap = 0;
+	int64_t last_snap = 0, cost = 0;
 	int backoff = 500;
 	for (;;) {
 		bool refresh = false;
@@ -221,49 +268,39 @@ static void *fetcher(void *arg)
 			fresh_start = false;
 			need = true;
 		}
-		if (need || refresh || mono_ms() - last_snap >= (int64_t)a->o->interval * 1000) {
-			struct snapshot s;
-			snapshot_init(&s);
-			if (a->poll->ops->snapshot(a->poll, &s, &e) < 0) {
-				snapshot_release(&s);
+		int64_t now = mono_ms();
+		int64_t busy_gap = cost * 10 > 250 ? cost * 10 : 250;
+		int64_t idle_gap = (int64_t)a->o->interval * 1000;
+		if (cost * 200 > idle_gap)
+			idle_gap = cost * 200;
+		int64_t due = last_snap + (need ? busy_gap : idle_gap);
+		if (refresh || last_snap == 0 || now >= due) {
+			int64_t c0 = thread_cpu_ms();
+			if (publish_snapshot(a, &e) < 0)
 				goto offline;
-			}
-			struct model *m = xcalloc(1, sizeof(*m));
-			model_build(m, &s, a->evs, a->nevs);
-			snapshot_release(&s);
-			pthread_mutex_lock(&a->mu);
-			int64_t want = a->want_job;
-			pthread_mutex_unlock(&a->mu);
-			m->why_job = want;
-			m->why = why_text(&m->snap, want);
-			pthread_mutex_lock(&a->mu);
-			if (a->fresh) {
-				model_release(a->fresh);
-				free(a->fresh);
-			}
-			a->fresh = m;
-			if (!a->online)
-				a->status_changed = true;
-			a->online = true;
-			wake_ui(a);
-			pthread_mutex_unlock(&a->mu);
+			cost = thread_cpu_ms() - c0;
 			last_snap = mono_ms();
 			need = false;
 			backoff = 500;
+			due = last_snap + idle_gap;
+			now = last_snap;
 		}
+		int wait = POLL_WAIT_MS;
+		if (due - now < wait)
+			wait = due - now > 0 ? (int)(due - now) : 0;
 		struct event_list el = {0};
 		int64_t asked = mono_ms();
-		if (a->poll->ops->events(a->poll, a->last_seq, POLL_WAIT_MS, &el, &e) < 0) {
+		if (a->poll->ops->events(a->poll, a->last_seq, wait, &el, &e) < 0) {
 			event_list_release(&el);
 			goto offline;
 		}
 		if (el.n) {
 			add_events(a, &el);
 			need = true;
-		} else if (mono_ms() - asked < POLL_WAIT_MS / 2) {
+		} else if (mono_ms() - asked < wait / 2) {
 			/* A backend that answers at once instead of waiting (one
 			 * without long-poll) must not make us spin. */
-			if (pause_ms(a, POLL_WAIT_MS))
+			if (pause_ms(a, wait))
 				break;
 		}
 		event_list_release(&el);
@@ -271,6 +308,7 @@ static void *fetcher(void *arg)
 	offline:
 		set_offline(a, &e);
 		fresh_start = true;
+		last_snap = 0;
 		if (pause_ms(a, backoff))
 			break;
 		backoff = backoff * 2 > 5000 ? 5000 : backoff * 2;

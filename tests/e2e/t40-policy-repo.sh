@@ -162,6 +162,14 @@ check_match "and the edit is committed" "$out" '^committed [0-9a-f]{7}: P1 31$'
 out=$("$GQ" policy log --json -n 1 2>/dev/null)
 check_eq "log --json without a server: applied is null" "$(echo "$out" | jq -c '.[0].applied')" null
 
+# Bad command lines: one line, exit 2.
+for a in "" "nosuch" "--bogus show" "log -n abc" "log -n" "review --window abc HEAD" \
+	"review --window 0 HEAD" "export yaml" "blame" "show a b" "diff a b c" "init extra" \
+	"rollback" "edit extra" "apply a b"; do
+	out=$("$GQ" policy $a 2>&1); rc=$?
+	check_eq "bad command line '$a': exit 2 and one line" "$rc $(echo "$out" | wc -l)" "2 1"
+done
+
 # Completion words, and the bash completion using them.
 check_eq "subcommands come from the SYNOPSIS" "$("$GQ" __complete subcommands policy | tr '\n' ' ')" \
 	"show check edit diff log blame apply rollback review export keys init "

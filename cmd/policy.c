@@ -107,6 +107,27 @@ static void print_changes(const struct policy_diff *d)
 	}
 }
 
+/* A unified diff, in colour on a terminal (NO_COLOR is obeyed). */
+static void print_patch(const char *patch)
+{
+	bool on = cmd_color(stdout);
+	printf("\n");
+	for (const char *l = patch; *l;) {
+		size_t n = strcspn(l, "\n");
+		const char *sgr = "";
+		if (!strncmp(l, "+++ ", 4) || !strncmp(l, "--- ", 4) || !strncmp(l, "diff ", 5))
+			sgr = SGR_BOLD;
+		else if (*l == '+')
+			sgr = SGR_GREEN;
+		else if (*l == '-')
+			sgr = SGR_RED;
+		else if (!strncmp(l, "@@", 2))
+			sgr = SGR_BLUE;
+		printf("%s%.*s%s\n", cmd_sgr(on && *sgr, sgr), (int)n, l, cmd_sgr(on && *sgr, SGR_RESET));
+		l += n + (l[n] == '\n');
+	}
+}
+
 /* Warns on stderr when d changes more than one policy variable. */
 static void warn_variables(const struct policy_diff *d)
 {
@@ -501,7 +522,7 @@ static int sub_diff(const struct popts *o, int argc, char **argv)
 	printf("policy %s -> %s:\n", sa, sb);
 	print_changes(&d);
 	if (text.len)
-		printf("\n%s", text.data);
+		print_patch(text.data);
 	if (!valid)
 		fprintf(stderr, "gq: warning: %s does not validate: %s\n", sb, ve.msg);
 	else

@@ -154,6 +154,99 @@ double predict_hist_ratio(const int64_t *runtimes, const int64_t *limits, size_t
 	return r;
 }
 
+/* History: finished runs grouped by user and name. */
+
+struct hrun {
+	const char *user, *name; /* borrowed from the snapshot */
+	int64_t runtime, limit;
+};
+
+static int cmp_hrun_name(const void *a, const void *b)
+{
+	const struct hrun *x = a, *y = b;
+	int c = strcmp(x->user, y->user);
+	if (!c)
+		c = strcmp(x->name, y->name);
+	if (!c)
+		c = (x->runtime > y->runtime) - (x->runtime < y->runtime);
+	return c;
+}
+
+static int cmp_ratio(const void *a, const void *b)
+{
+	const struct hrun *x = a, *y = b;
+	int c = strcmp(x->user, y->user);
+	if (c)
+		return c;
+	/* runtime / limit compared without division */
+	double l = (double)x->runtime * (double)y->limit, r = (double)y->runtime * (double)x->limit;
+	return (l > r) - (l < r);
+}
+
+/* The first run of [lo, hi) matching user (and name when byname), by
+ * binary search; *n gets how many match. */
+static size_t group(const struct hrun *v, size_t count, const char *user, const char *name,
+		    bool byname, size_t *n)
+{
+	size_t lo = 0, hi = count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(v[mid].user, user);
+		if (!c && byname)
+			c = strcmp(v[mid].name, name);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t end = lo;
+	while (end < count && !strcmp(v[end].user, user) && (!byname || !strcmp(v[end].name, name)))
+		end++;
+	*n = end - lo;
+	return lo;
+}
+
+void predict_fill_history(struct snapshot *s)
+{
+	size_t n = 0, nl = 0;
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (j->state == JOB_COMPLETED && j->start_time > 0 && j->end_time > j->start_time)
+			n++;
+	}
+	struct hrun *byname = xmalloc((n ? n : 1) * sizeof(*byname));
+	struct hrun *bylimit = xmalloc((n ? n : 1) * sizeof(*bylimit));
+	n = 0;
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (j->state != JOB_COMPLETED || j->start_time <= 0 || j->end_time <= j->start_time)
+			continue;
+		struct hrun h = {j->user, j->name, j->end_time - j->start_time, j->time_limit};
+		byname[n++] = h;
+		if (j->time_limit > 0)
+			bylimit[nl++] = h;
+	}
+	qsort(byname, n, sizeof(*byname), cmp_hrun_name);
+	qsort(bylimit, nl, sizeof(*bylimit), cmp_ratio);
+	for (size_t i = 0; i < s->njobs; i++) {
+		struct job *j = &s->jobs[i];
+		if (!job_state_active(j->state))
+			continue;
+		size_t m, at = group(byname, n, j->user, j->name, true, &m);
+		j->hist_runtime = m ? byname[at + (m + 1) / 2 - 1].runtime : 0;
+		at = group(bylimit, nl, j->user, NULL, false, &m);
+		if (m) {
+			const struct hrun *h = &bylimit[at + (m + 1) / 2 - 1];
+			double r = (double)h->runtime / (double)h->limit;
+			j->hist_ratio = r > 1 ? 1 : r;
+		} else {
+			j->hist_ratio = 0;
+		}
+	}
+	free(byname);
+	free(bylimit);
+}
+
 /* Heaps. */
 
 struct rentry { /* a ready or parked job */

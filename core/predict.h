@@ -187,4 +187,16 @@ int64_t predict_end(const struct policy *p, const struct job *j, int64_t now);
 int64_t predict_hist_runtime(const int64_t *runtimes, size_t n);
 double predict_hist_ratio(const int64_t *runtimes, const int64_t *limits, size_t n);
 
+/*
+ * Fills hist_runtime and hist_ratio of every pending or running job of s
+ * from the finished jobs s holds: hist_runtime is the P50 runtime of the
+ * same user's completed jobs of the same name, hist_ratio the P50 of
+ * runtime / time limit over that user's completed jobs that had a limit
+ * (both 0 without such jobs). Only jobs that completed count: a failed or
+ * cancelled run says little about how long the work takes. Overwrites the
+ * fields, so that calling it on every new snapshot keeps them current.
+ * O(n log n); allocates scratch arrays it frees. s need not be sorted.
+ */
+void predict_fill_history(struct snapshot *s);
+
 #endif

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "core/place.h"
+#include "core/predict.h"
 #include "core/sched.h"
 #include "core/share.h"
 #include "policy/repo.h"
@@ -479,6 +480,7 @@ static int64_t tick(struct server *s)
 	 * exists, so that a crash between here and the fork is recovered as
 	 * "never started" rather than lost. */
 	s->snap.now = now;
+	predict_fill_history(&s->snap); /* runtimes from the finished jobs (DESIGN §5) */
 	struct plan plan;
 	plan_init(&plan);
 	sched_plan(&s->snap, &plan);

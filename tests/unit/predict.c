@@ -464,6 +464,56 @@ static void test_history_helpers(void)
 	CHECK_INT(predict_runtime_high(&p, &j), 4000);
 }
 
+static struct job *finished(struct snapshot *s, int64_t id, const char *user, const char *name,
+			    enum job_state st, int64_t runtime, int64_t limit)
+{
+	struct job *j = fx_pending(s, id, TIER_P1, 1, MIN(-600));
+	STR_COPY(j->user, user);
+	STR_COPY(j->name, name);
+	j->state = st;
+	j->start_time = MIN(-500);
+	j->end_time = j->start_time + runtime;
+	j->time_limit = limit;
+	return j;
+}
+
+/* History from the snapshot's finished jobs: P50 runtime per user and
+ * name, P50 runtime/limit per user; only completed runs count. */
+static void test_fill_history_from_finished_jobs(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	finished(&s, 1, "alice", "train", JOB_COMPLETED, 1800, 3600);
+	finished(&s, 2, "alice", "train", JOB_COMPLETED, 600, 3600);
+	finished(&s, 3, "alice", "train", JOB_COMPLETED, 1200, 3600);
+	finished(&s, 4, "alice", "train", JOB_FAILED, 5, 3600);
+	finished(&s, 5, "alice", "eval", JOB_COMPLETED, 300, 0);
+	finished(&s, 6, "bob", "train", JOB_CANCELLED, 100, 200);
+	struct job *a = fx_pending(&s, 10, TIER_P1, 1, MIN(0));
+	STR_COPY(a->name, "train");
+	struct job *b = fx_pending(&s, 11, TIER_P1, 1, MIN(0));
+	STR_COPY(b->name, "other");
+	b->time_limit = 6 * 3600;
+	struct job *c = fx_pending(&s, 12, TIER_P1, 1, MIN(0));
+	STR_COPY(c->user, "bob");
+	STR_COPY(c->name, "train");
+	c->hist_runtime = 999; /* stale: overwritten */
+	predict_fill_history(&s);
+	snapshot_sort(&s);
+	const struct job *j = snapshot_find(&s, 10);
+	CHECK_INT(j->hist_runtime, 1200);
+	CHECK_DBL(j->hist_ratio, 1.0 / 3, 1e-12);
+	j = snapshot_find(&s, 11);
+	CHECK_INT(j->hist_runtime, 0);
+	CHECK_DBL(j->hist_ratio, 1.0 / 3, 1e-12);
+	CHECK_INT(predict_runtime(&s.policy, j), 2 * 3600); /* 6 h x 1/3 */
+	j = snapshot_find(&s, 12);
+	CHECK_INT(j->hist_runtime, 0);
+	CHECK_DBL(j->hist_ratio, 0, 0);
+	CHECK_INT(snapshot_find(&s, 1)->hist_runtime, 0); /* finished jobs untouched */
+	snapshot_release(&s);
+}
+
 static void test_overdue_job_ends_after_now(void)
 {
 	struct snapshot s;
@@ -493,4 +543,5 @@ void suite_predict(void)
 	RUN(test_positions_follow_order_pending);
 	RUN(test_history_helpers);
 	RUN(test_overdue_job_ends_after_now);
+	RUN(test_fill_history_from_finished_jobs);
 }

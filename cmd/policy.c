@@ -123,7 +123,8 @@ static void print_patch(const char *patch)
 			sgr = SGR_RED;
 		else if (!strncmp(l, "@@", 2))
 			sgr = SGR_BLUE;
-		printf("%s%.*s%s\n", cmd_sgr(on && *sgr, sgr), (int)n, l, cmd_sgr(on && *sgr, SGR_RESET));
+		printf("%s%.*s%s\n", cmd_sgr(on && *sgr, sgr), (int)n, l,
+		       cmd_sgr(on && *sgr, SGR_RESET));
 		l += n + (l[n] == '\n');
 	}
 }
@@ -1053,13 +1054,13 @@ static const struct stats_group *find_group(const struct stats *st, const char *
 static void print_dur_pair(const char *name, int64_t a, int64_t b)
 {
 	char x[32], y[32];
-	printf("  %-14s %10s %10s\n", name, dur_format(a, x, sizeof(x)),
+	printf("  %-20s %10s %10s\n", name, dur_format(a, x, sizeof(x)),
 	       dur_format(b, y, sizeof(y)));
 }
 
 static void print_int_pair(const char *name, long long a, long long b)
 {
-	printf("  %-14s %10lld %10lld\n", name, a, b);
+	printf("  %-20s %10lld %10lld\n", name, a, b);
 }
 
 /* One (queue, tier) group of both windows. */
@@ -1076,8 +1077,10 @@ static void print_group(const char *queue, enum tier t, const struct stats_group
 	    !b->preemptions && !a->cancelled && !b->cancelled && !a->would_preempt &&
 	    !b->would_preempt)
 		return;
-	printf("\nqueue %s, %s%*s%10s %10s\n", strcmp(queue, "*") ? queue : "(all)", tier_name(t),
-	       (int)(10 - strlen(strcmp(queue, "*") ? queue : "(all)")), "", "before", "after");
+	char label[64];
+	snprintf(label, sizeof(label), "queue %s, %s", strcmp(queue, "*") ? queue : "(all)",
+		 tier_name(t));
+	printf("\n%-22s %10s %10s\n", label, "before", "after");
 	print_int_pair("starts", a->starts, b->starts);
 	print_dur_pair("P50 wait", a->p50_wait, b->p50_wait);
 	print_dur_pair("P95 wait", a->p95_wait, b->p95_wait);
@@ -1085,7 +1088,7 @@ static void print_group(const char *queue, enum tier t, const struct stats_group
 	print_int_pair("over limit", a->over_limit, b->over_limit);
 	print_int_pair("overtaken", a->overtaken, b->overtaken);
 	print_int_pair("preemptions", a->preemptions, b->preemptions);
-	printf("  %-14s %10.1f %10.1f\n", "work lost GPUh", a->work_lost / 3600,
+	printf("  %-20s %10.1f %10.1f\n", "work lost (GPU-h)", a->work_lost / 3600,
 	       b->work_lost / 3600);
 	print_int_pair("cancelled", a->cancelled, b->cancelled);
 }
@@ -1221,7 +1224,30 @@ static int sub_review(const struct popts *o, int argc, char **argv)
 				    find_group(&after, g->queue, g->tier));
 		}
 	}
-	printf("\nutilisation %17.0f%% %9.0f%%\n", before.utilisation * 100,
+	/* Departments: GPU-hours held and charged (x the tier's price). */
+	for (int pass = 0; pass < 2; pass++) {
+		const struct stats *st = pass ? &before : &after;
+		for (size_t i = 0; i < st->ndepts; i++) {
+			const char *dn = st->depts[i].dept;
+			const struct stats_dept *x = NULL, *y = NULL;
+			for (size_t k = 0; k < before.ndepts; k++)
+				if (!strcmp(before.depts[k].dept, dn))
+					x = &before.depts[k];
+			for (size_t k = 0; k < after.ndepts; k++)
+				if (!strcmp(after.depts[k].dept, dn))
+					y = &after.depts[k];
+			if (pass && y)
+				continue;
+			char label[64];
+			snprintf(label, sizeof(label), "department %s", dn);
+			printf("\n%-22s %10s %10s\n", label, "before", "after");
+			printf("  %-20s %10.1f %10.1f\n", "GPU-hours", x ? x->gpu_hours : 0,
+			       y ? y->gpu_hours : 0);
+			printf("  %-20s %10.1f %10.1f\n", "charged", x ? x->charged : 0,
+			       y ? y->charged : 0);
+		}
+	}
+	printf("\n%-22s %9.0f%% %9.0f%%\n", "utilisation", before.utilisation * 100,
 	       after.utilisation * 100);
 	if (c.parent[0]) {
 		char psh[8];

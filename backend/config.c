@@ -58,6 +58,16 @@ int state_dir(char *out, size_t size, bool create, struct gq_err *e)
 	return create ? mkdirs(out, e) : 0;
 }
 
+char *config_policy_repo(void)
+{
+	const char *env = getenv("GQ_POLICY_REPO");
+	if (env && *env)
+		return xstrdup(env);
+	char dir[GQ_PATH_MAX];
+	state_dir(dir, sizeof(dir), false, NULL);
+	return xasprintf("%s/policy", dir);
+}
+
 int default_socket(char *out, size_t size, bool create, struct gq_err *e)
 {
 	char dir[GQ_PATH_MAX];

@@ -52,6 +52,13 @@ void config_path(char *out, size_t size);
 int state_dir(char *out, size_t size, bool create, struct gq_err *e);
 
 /*
+ * The policy repository the client reads (gq policy, gq top's Policy view):
+ * $GQ_POLICY_REPO, else <state_dir>/policy, where your own gq serve keeps
+ * it. Caller frees.
+ */
+char *config_policy_repo(void);
+
+/*
  * The user's own server socket: $XDG_RUNTIME_DIR/gq/sock, or
  * /tmp/gq-$UID/sock when XDG_RUNTIME_DIR is unset. With create, makes the
  * directory (mode 0700).

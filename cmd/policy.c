@@ -41,13 +41,7 @@ static char *repo_path(const struct popts *o)
 {
 	if (o->repo)
 		return xstrdup(o->repo);
-	const char *env = getenv("GQ_POLICY_REPO");
-	if (env && *env)
-		return xstrdup(env);
-	/* Where your own gq serve keeps it: <its state directory>/policy. */
-	char dir[GQ_PATH_MAX];
-	state_dir(dir, sizeof(dir), false, NULL);
-	return xasprintf("%s/policy", dir);
+	return config_policy_repo();
 }
 
 static struct policy_repo *open_repo(const struct popts *o, int *rc)

@@ -28,7 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/config.h"
 #include "cmd/explain.h"
+#include "policy/repo.h"
 #include "term.h"
 
 #define POLL_WAIT_MS 1000    /* one long-poll; also how long quitting may wait for it */
@@ -77,7 +79,9 @@ struct app {
 	char ui_offline[300];
 	struct buf log;
 	int64_t log_job, log_next;
-	char *why; /* the open job's explanation when the model has none for it */
+	char *why;		 /* the open job's explanation when the model has none for it */
+	char *policy_log;	 /* the Policy view's commits, read for ... */
+	char policy_log_rev[64]; /* ... this revision in force */
 	enum prompt prompt;
 	char input[160];
 	char saved_filter[64];
@@ -389,6 +393,57 @@ static void fetch_log(struct app *a)
 	a->st.log_tail = a->log.data ? p : "";
 }
 
+struct log_walk {
+	struct buf *b;
+	const char *in_force;
+};
+
+static int log_commit(const struct policy_commit *c, void *arg)
+{
+	struct log_walk *w = arg;
+	char when[32];
+	time_t t = (time_t)c->time;
+	struct tm tm;
+	localtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+	buf_printf(w->b, "%.10s %s %s: %s%s\n", c->oid, when, c->author_name, c->summary,
+		   strcmp(c->oid, w->in_force) ? "" : "  (in force)");
+	for (int i = 0; i < c->ntrailers; i++)
+		buf_printf(w->b, "    %s: %s\n", c->trailers[i].key, c->trailers[i].value);
+	return 0;
+}
+
+/* Reads the last commits of the policy repository for the Policy view, once
+ * per revision in force. A repository that cannot be read is said there. */
+static void read_policy_log(struct app *a)
+{
+	const char *rev = a->m->snap.policy.revision;
+	if (a->policy_log && !strcmp(a->policy_log_rev, rev))
+		return;
+	struct gq_err e = GQ_ERR_INIT;
+	struct buf b;
+	char *path = config_policy_repo();
+	buf_init(&b, 0);
+	struct policy_repo *r = policy_repo_open(path, &e);
+	if (!r) {
+		buf_printf(&b,
+			   "no policy repository here (%s); 'gq policy log' on the server's "
+			   "machine shows the history",
+			   e.msg);
+	} else {
+		struct log_walk w = {&b, rev};
+		buf_printf(&b, "%s:\n", policy_repo_path(r));
+		if (policy_repo_walk(r, "HEAD", 10, log_commit, &w, &e) < 0)
+			buf_printf(&b, "(cannot read its history: %s)", e.msg);
+		policy_repo_free(r);
+	}
+	free(path);
+	free(a->policy_log);
+	a->policy_log = buf_detach(&b);
+	snprintf(a->policy_log_rev, sizeof(a->policy_log_rev), "%s", rev);
+	a->st.policy_log = a->policy_log;
+}
+
 static void show_view(struct app *a, enum view_id v)
 {
 	if (v == a->cur)
@@ -400,6 +455,8 @@ static void show_view(struct app *a, enum view_id v)
 	a->cur = v;
 	if (v == VIEW_JOB)
 		fetch_log(a);
+	if (v == VIEW_POLICY)
+		read_policy_log(a);
 }
 
 /* Points st.why at the open job's explanation: the model's when it has
@@ -799,6 +856,8 @@ static bool take_update(struct app *a)
 		a->m = m;
 		refresh_views(a);
 		update_why(a, false);
+		if (a->cur == VIEW_POLICY)
+			read_policy_log(a);
 		if (a->st.job) {
 			const struct job *j = snapshot_find(&m->snap, a->st.job);
 			if (a->cur == VIEW_JOB && j && job_state_holds_gpus(j->state))
@@ -832,6 +891,7 @@ int app_run(struct backend *poll_be, struct backend *act, const struct app_opts 
 	a->st.m = a->m;
 	a->st.log_tail = "";
 	a->st.why = "";
+	a->st.policy_log = "";
 	buf_init(&a->log, 0);
 	for (int i = 0; i < VIEW_COUNT; i++) {
 		a->views[i].ops = ops[i];
@@ -940,6 +1000,7 @@ out_views:
 	snapshot_release(&a->empty.snap);
 	buf_release(&a->log);
 	free(a->why);
+	free(a->policy_log);
 	free(a->evs);
 	free(a);
 	return rc;

@@ -46,6 +46,7 @@ struct tui_state {
 	int64_t job;	       /* the Job view's job; 0 none */
 	const char *log_tail;  /* the Job view's log tail ("" none), UTF-8 */
 	const char *why;       /* the Job view's explanation text ("" none) */
+	const char *policy_log; /* the Policy view's recent commits, lines ("" none) */
 	/* Filled by a view returning R_OPEN_JOB or R_REQUEST. */
 	int64_t req_job;
 	enum action req_act;

@@ -1,7 +1,8 @@
 /*
  * view_policy.c - the Policy view: the revision in force, the recent
- * policy events (applied, refused, rolled back) from the event stream, and
- * every key's value with the ones that differ from the defaults first.
+ * commits of the policy repository (read by the app, st->policy_log), the
+ * policy events (applied, refused) from the event stream, and every key's
+ * value with the ones that differ from the defaults first.
  */
 #include "tui.h"
 
@@ -51,7 +52,13 @@ static void build(const struct tui_state *st, struct text *t)
 	char a[32];
 	text_line(t, GA_BOLD, "Revision %s", p->revision[0] ? p->revision : "(built-in defaults)");
 	text_line(t, 0, "%s", "");
-	text_line(t, GA_BOLD | GC_ACCENT, "Recent policy events");
+	text_line(t, GA_BOLD | GC_ACCENT, "Recent changes");
+	if (st->policy_log && st->policy_log[0])
+		text_wrap(t, 0, 2, st->policy_log);
+	else
+		text_line(t, GC_DIM, "  (not read yet)");
+	text_line(t, 0, "%s", "");
+	text_line(t, GA_BOLD | GC_ACCENT, "Applied by the scheduler");
 	int n = 0;
 	for (size_t i = m->nevents; i-- > 0 && n < 20;) {
 		const struct event *ev = &m->events[i];

@@ -292,7 +292,9 @@ static int sub_apply(const struct popts *o, int argc, char **argv)
 	struct policy_repo *r = policy_repo_open(path, &e);
 	free(path);
 	/* Without a local repository the server resolves the revision itself. */
-	int rc = apply_rev(o, r, argc > 1 ? argv[1] : "");
+	/* HEAD of the local repository: what was just committed here (the
+	 * server itself follows its upstream when it has one). */
+	int rc = apply_rev(o, r, argc > 1 ? argv[1] : r ? "HEAD" : "");
 	policy_repo_free(r);
 	return rc;
 }

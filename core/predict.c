@@ -49,7 +49,22 @@ const char *predict_gate_name(enum predict_gate g)
 	return (unsigned)g < GATE_COUNT ? gate_names[g] : "?";
 }
 
-/* Runtimes. */
+/* Runtimes. Everything is capped at MAX_RUNTIME so that no sum of times
+ * can overflow, whatever a snapshot holds. */
+
+#define MAX_RUNTIME ((int64_t)100 * 366 * 86400)
+
+static int64_t cap_rt(int64_t rt)
+{
+	return rt < 1 ? 1 : rt > MAX_RUNTIME ? MAX_RUNTIME : rt;
+}
+
+/* time_limit × hist_ratio, the ratio taken as at most 1. */
+static int64_t by_ratio(const struct job *j)
+{
+	double r = j->hist_ratio > 1 ? 1 : j->hist_ratio;
+	return (int64_t)((double)cap_rt(j->time_limit) * r + 0.5);
+}
 
 int64_t predict_runtime(const struct policy *p, const struct job *j)
 {
@@ -59,14 +74,14 @@ int64_t predict_runtime(const struct policy *p, const struct job *j)
 	else if (j->hist_runtime > 0)
 		rt = j->hist_runtime;
 	else if (j->time_limit > 0 && j->hist_ratio > 0)
-		rt = (int64_t)((double)j->time_limit * j->hist_ratio + 0.5);
+		rt = by_ratio(j);
 	else if (j->time_limit > 0)
 		rt = j->time_limit;
 	else
 		rt = p->default_runtime;
 	if (j->time_limit > 0 && rt > j->time_limit)
 		rt = j->time_limit;
-	return rt < 1 ? 1 : rt;
+	return cap_rt(rt);
 }
 
 int64_t predict_runtime_low(const struct policy *p, const struct job *j)
@@ -77,26 +92,28 @@ int64_t predict_runtime_low(const struct policy *p, const struct job *j)
 	if (j->hist_runtime > 0 && j->hist_runtime < low)
 		low = j->hist_runtime;
 	if (j->time_limit > 0 && j->hist_ratio > 0) {
-		int64_t r = (int64_t)((double)j->time_limit * j->hist_ratio + 0.5);
+		int64_t r = by_ratio(j);
 		if (r > 0 && r < low)
 			low = r;
 	}
-	return low < 1 ? 1 : low;
+	return cap_rt(low);
 }
 
 int64_t predict_runtime_high(const struct policy *p, const struct job *j)
 {
 	int64_t mid = predict_runtime(p, j);
-	return j->time_limit > mid ? j->time_limit : mid;
+	return cap_rt(j->time_limit > mid ? j->time_limit : mid);
 }
 
 /* Expected end of a job holding GPUs, from a runtime; see predict_end(). */
 static int64_t holder_end(const struct job *j, int64_t rt, int64_t now)
 {
-	int64_t st = j->start_time > 0 ? j->start_time : now;
+	int64_t st = j->start_time > 0 && j->start_time < now ? j->start_time : now;
+	if (st < now - MAX_RUNTIME)
+		st = now - MAX_RUNTIME;
 	int64_t e = st + rt;
-	if (e <= now && j->time_limit > 0 && st + j->time_limit > now)
-		e = st + j->time_limit;
+	if (e <= now && j->time_limit > 0 && st + cap_rt(j->time_limit) > now)
+		e = st + cap_rt(j->time_limit);
 	if (j->state == JOB_STOPPING && j->stop_deadline > 0 && j->stop_deadline < e)
 		e = j->stop_deadline;
 	return e < now + 1 ? now + 1 : e;
@@ -983,8 +1000,11 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 		S->ji[i].end_high = hi > e ? hi : e;
 		out->ends[i] = e;
 		S->ji[i].alloc = j->alloc;
-		S->ji[i].nalloc = j->nalloc < GQ_MAX_ALLOC ? j->nalloc : GQ_MAX_ALLOC;
-		S->ji[i].held = job_gpus_held(j);
+		S->ji[i].nalloc = j->nalloc < 0		     ? 0
+				  : j->nalloc < GQ_MAX_ALLOC ? j->nalloc
+							     : GQ_MAX_ALLOC;
+		for (int a = 0; a < S->ji[i].nalloc; a++)
+			S->ji[i].held += __builtin_popcountll(j->alloc[a].mask);
 		theap_push(&S->ends, e, EV_END, (uint32_t)i);
 	}
 
@@ -1027,6 +1047,8 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 		x->rt_low = predict_runtime_low(S->p, j);
 		x->rt_high = predict_runtime_high(S->p, j);
 		x->release_at = j->not_before > S->now ? j->not_before : S->now;
+		if (x->release_at > S->now + MAX_RUNTIME)
+			x->release_at = S->now + MAX_RUNTIME;
 		x->gate_t = x->gate_low = x->gate_high = S->now;
 		x->gate = GATE_NOW;
 		x->status = ST_GATED;

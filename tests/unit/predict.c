@@ -7,6 +7,7 @@
 
 #include "core/order.h"
 #include "core/predict.h"
+#include "core/reason.h"
 #include "fixture.h"
 
 static void set(struct snapshot *s, const char *k, const char *v)
@@ -528,6 +529,47 @@ static void test_overdue_job_ends_after_now(void)
 	snapshot_release(&s);
 }
 
+/* Whatever a snapshot holds, no time overflows (UBSan would stop here)
+ * and every placed job starts at or after now. */
+static void test_extreme_values_stay_in_range(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	struct job *r = fx_running(&s, 1, TIER_P1, 0, 2, INT64_MAX - 5, INT64_MAX);
+	r->time_limit = INT64_MAX;
+	r = fx_running(&s, 2, TIER_P1, 0, 2, MIN(-1), 60);
+	r->nalloc = -3;
+	struct job *j = fx_pending(&s, 3, TIER_P1, 8, MIN(0));
+	j->estimate = INT64_MAX;
+	j->time_limit = INT64_MAX;
+	j->hist_ratio = 1e300;
+	j = fx_pending(&s, 4, TIER_P1, 1, INT64_MAX);
+	j->not_before = INT64_MAX - 1;
+	j = fx_pending(&s, 5, TIER_P2, 1, MIN(0));
+	j->time_limit = 1000;
+	j->hist_ratio = 1e300;
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	size_t bad = 0;
+	for (size_t i = 0; i < ps.n; i++) {
+		const struct prediction *p = &ps.items[i];
+		bad += p->placed && (p->start < s.now || p->low > p->start || p->high < p->start ||
+				     p->end < p->start);
+	}
+	CHECK_INT(bad, 0);
+	CHECK(find(&ps, &s, 4)->placed);
+	CHECK_INT(find(&ps, &s, 5)->runtime, 1000);
+	struct why_set ws;
+	why_set_init(&ws);
+	reason_all(&s, &ps, &ws);
+	CHECK_INT(ws.n, 3);
+	why_set_release(&ws);
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
 void suite_predict(void)
 {
 	RUN(test_worked_example_125_minutes);
@@ -544,4 +586,5 @@ void suite_predict(void)
 	RUN(test_history_helpers);
 	RUN(test_overdue_job_ends_after_now);
 	RUN(test_fill_history_from_finished_jobs);
+	RUN(test_extreme_values_stay_in_range);
 }

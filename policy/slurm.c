@@ -101,6 +101,11 @@ static void slurm_conf(const struct policy *p, struct buf *o)
 	    dur_format(p->protect, t1, sizeof(t1)), dur_format(p->cooldown, t2, sizeof(t2)),
 	    p->max_preempt_hour, rollout_name(p->preempt_mode), rollout_name(p->downgrade_mode),
 	    p->headroom * 100, rollout_name(p->reclaim_mode));
+	buf_printf(o,
+		   "# gq: predict.defaultRuntime (%s) is only gq's prediction of a job without "
+		   "an estimate; Slurm's\n"
+		   "# gq: start estimates come from time limits (a partition's DefaultTime).\n",
+		   dur_format(p->default_runtime, t1, sizeof(t1)));
 
 	for (int i = 0; i < p->nqueues; i++) {
 		const struct queue_policy *q = &p->queues[i];

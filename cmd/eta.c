@@ -20,18 +20,19 @@ static void eta_line(const struct explain_set *x, const struct explain *ex, stru
 	explain_eta(x, ex, out);
 	int w = (int)(out->len - at);
 	buf_printf(out, "%*s", w < 26 ? 26 - w : 1, "");
-	if (p->never == NEVER_NO && p->start > x->s->now)
+	if (p && p->never == NEVER_NO && p->start > x->s->now)
 		buf_printf(out, "in %-8s", dur_format(p->start - x->s->now, d, sizeof(d)));
 	else
 		buf_printf(out, "-");
-	if (p->nwaits) {
-		if (!(p->never == NEVER_NO && p->start > x->s->now))
+	const struct why *wy = ex->why;
+	if (wy->nwaits) {
+		if (!(p && p->never == NEVER_NO && p->start > x->s->now))
 			buf_printf(out, "%10s", "");
 		buf_addstr(out, " after ");
-		for (int i = 0; i < p->nwaits; i++)
-			buf_printf(out, "%s#%lld", i ? ", " : "", (long long)p->waits[i]);
-		if (p->nwaits_all > p->nwaits)
-			buf_printf(out, " and %d more", p->nwaits_all - p->nwaits);
+		for (int i = 0; i < wy->nwaits; i++)
+			buf_printf(out, "%s#%lld", i ? ", " : "", (long long)wy->waits[i].job);
+		if (p && p->nwaits_all > wy->nwaits)
+			buf_printf(out, " and %d more", p->nwaits_all - wy->nwaits);
 	}
 	buf_addstr(out, "\n");
 }

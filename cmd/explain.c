@@ -1,7 +1,7 @@
 /*
- * explain.c - wait reasons, ETAs and their sentences (see explain.h). The
- * decisions and the reasons are core's (predict.h, reason.h); this file
- * only words them.
+ * explain.c - wait reasons and ETAs in words (see explain.h). Core decides
+ * and explains as data (core/predict.h, core/reason.h); this file only
+ * words it, reason by reason.
  */
 #include "explain.h"
 
@@ -9,39 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "core/order.h"
-
-/* Fills ex from core's explanation w; m is the free map after the starts
- * at now, which is what core judged capacity on. */
-static void explain_one(const struct snapshot *s, const struct place_map *m, const struct why *w,
-			struct explain *ex)
-{
-	ex->why = w;
-	place_check(m, s, ex->job, s->now, &ex->place);
-	ex->reason = w->primary;
-	ex->blocks = 0;
-	for (int i = 0; i < w->nitems; i++) {
-		const struct reason_item *it = &w->items[i];
-		ex->blocks |= REASON_BIT(it->reason);
-		if (it->reason == REASON_DEPENDENCY) {
-			ex->dep_waiting = it->job;
-			ex->dep_failed = it->never;
-		}
-	}
-	ex->position = w->position;
-	ex->ahead = w->ahead;
-	for (int i = 0; i < w->nahead && ex->nshown < EXPLAIN_AHEAD_SHOWN; i++) {
-		const struct job *a = snapshot_find(s, w->ahead_first[i].job);
-		if (a)
-			ex->shown[ex->nshown++] = a;
-	}
-	ex->base = w->base;
-	ex->weight = w->weight;
-	ex->c = w->c;
-	ex->rises = w->rises;
-	ex->rise_at = w->rise_at;
-	ex->rise_to = w->rise_weight;
-}
+#include "core/place.h"
 
 void explain_compute(const struct snapshot *s, struct explain_set *out)
 {
@@ -51,29 +19,24 @@ void explain_compute(const struct snapshot *s, struct explain_set *out)
 	why_set_init(&out->ws);
 	predict_all(s, &out->ps);
 	reason_all(s, &out->ps, &out->ws);
-	out->n = out->ps.n;
-	out->items = xcalloc(out->n ? out->n : 1, sizeof(*out->items));
 	struct place_map m;
 	place_map_init(&m, s);
-	for (size_t i = 0; i < out->n; i++) {
-		const struct prediction *p = &out->ps.items[i];
-		if (p->placed && p->start == s->now && p->never == NEVER_NO)
-			place_take(&m, policy_queue_index(&s->policy, s->jobs[p->idx].queue), p->nalloc,
-				   p->alloc);
-	}
-	for (size_t i = 0; i < out->n; i++) {
-		struct explain *ex = &out->items[i];
-		ex->pred = &out->ps.items[i];
-		ex->job = &s->jobs[ex->pred->idx];
-		explain_one(s, &m, &out->ws.items[i], ex);
-	}
+	out->nfree = m.nfree;
 	place_map_release(&m);
+	out->n = out->ws.n;
+	out->items = xcalloc(out->n ? out->n : 1, sizeof(*out->items));
+	for (size_t i = 0; i < out->n; i++) {
+		const struct why *w = &out->ws.items[i];
+		out->items[i].why = w;
+		out->items[i].job = &s->jobs[w->idx];
+		out->items[i].pred = w->pred;
+	}
 }
 
 void explain_release(struct explain_set *x)
 {
-	prediction_set_release(&x->ps);
 	why_set_release(&x->ws);
+	prediction_set_release(&x->ps);
 	free(x->items);
 	x->items = NULL;
 	x->n = 0;
@@ -81,10 +44,14 @@ void explain_release(struct explain_set *x)
 
 const struct explain *explain_find(const struct explain_set *x, int64_t id)
 {
-	const struct prediction *p = prediction_find(&x->ps, x->s, id);
-	if (!p)
-		return NULL;
-	return &x->items[p - x->ps.items];
+	const struct why *w = why_find(&x->ws, x->s, id);
+	return w ? &x->items[w - x->ws.items] : NULL;
+}
+
+int64_t explain_start(const struct explain *ex)
+{
+	const struct prediction *p = ex->pred;
+	return p && p->never == NEVER_NO ? p->start : 0;
 }
 
 static const char *tm(const struct explain_set *x, int64_t t, char *out, size_t size)
@@ -92,19 +59,9 @@ static const char *tm(const struct explain_set *x, int64_t t, char *out, size_t 
 	return cmd_time(t, x->s->now, out, size);
 }
 
-/* "#88, #90 and #91" (the cut ones counted). */
-static void id_list(const int64_t *ids, int n, int total, struct buf *out)
-{
-	for (int i = 0; i < n; i++)
-		buf_printf(out, "%s#%lld", i == 0 ? "" : i == n - 1 && total == n ? " and " : ", ",
-			   (long long)ids[i]);
-	if (total > n)
-		buf_printf(out, " and %d more", total - n);
-}
-
 static void never_text(const struct explain *ex, struct buf *out)
 {
-	switch (ex->pred->never) {
+	switch (ex->pred ? ex->pred->never : NEVER_NO) {
 	case NEVER_HELD:
 		buf_addstr(out, "never while held");
 		break;
@@ -134,6 +91,10 @@ void explain_eta(const struct explain_set *x, const struct explain *ex, struct b
 {
 	const struct prediction *p = ex->pred;
 	char a[32], b[32], c[32];
+	if (!p || ex->why->primary == REASON_STARTING) {
+		buf_addstr(out, "now");
+		return;
+	}
 	if (p->never != NEVER_NO) {
 		never_text(ex, out);
 		return;
@@ -149,16 +110,24 @@ void explain_eta(const struct explain_set *x, const struct explain *ex, struct b
 
 void explain_short(const struct explain *ex, struct buf *out)
 {
-	buf_addstr(out, reason_name(ex->reason));
-	switch (ex->reason) {
+	const struct why *w = ex->why;
+	const struct reason_item *it = w->nitems ? &w->items[0] : NULL;
+	buf_addstr(out, reason_name(w->primary));
+	switch (w->primary) {
 	case REASON_DEPENDENCY:
-		buf_printf(out, " #%lld", (long long)ex->dep_waiting);
+		if (it && it->job)
+			buf_printf(out, " #%lld", (long long)it->job);
 		break;
 	case REASON_PRIORITY:
-		buf_printf(out, " (%d ahead)", ex->ahead);
+		buf_printf(out, " (%d ahead)", w->ahead);
 		break;
 	case REASON_RESOURCES:
-		buf_printf(out, " (%d/%d free)", ex->place.free, ex->place.need);
+		if (it)
+			buf_printf(out, " (%d/%d free)", it->free, it->need);
+		break;
+	case REASON_QUOTA:
+		if (it && it->detail[0])
+			buf_printf(out, " (%s)", it->detail);
 		break;
 	default:
 		break;
@@ -177,82 +146,98 @@ static void need_text(const struct job_res *r, struct buf *out)
 		buf_addstr(out, " on one node");
 }
 
+/* The primary reason's numbers, as a sentence after "Pending: REASON." */
 static void reason_detail(const struct explain_set *x, const struct explain *ex, struct buf *out)
 {
 	const struct job *j = ex->job;
-	const struct place_result *pr = &ex->place;
+	const struct why *w = ex->why;
+	const struct reason_item *it = w->nitems ? &w->items[0] : NULL;
 	char t[32];
-	switch (ex->reason) {
+	if (!it)
+		return;
+	switch (w->primary) {
 	case REASON_HELD:
 		buf_printf(out, " Held by %s at %s.", j->held_by[0] ? j->held_by : "?",
 			   tm(x, j->held_at, t, sizeof(t)));
 		break;
-	case REASON_DEPENDENCY: {
-		const struct job *d = snapshot_find(x->s, ex->dep_waiting);
-		buf_printf(out, " Waits for #%lld to finish", (long long)ex->dep_waiting);
-		if (d)
-			buf_printf(out, " (%s)", job_state_name(d->state));
-		buf_addstr(out, ".");
+	case REASON_DEPENDENCY:
+		buf_printf(out, " Waits for #%lld to finish (%s", (long long)it->job,
+			   it->detail[0] ? it->detail : "?");
+		if (it->until && !it->never)
+			buf_printf(out, ", expected to end %s", tm(x, it->until, t, sizeof(t)));
+		buf_addstr(out, ").");
 		break;
-	}
 	case REASON_WINDOW:
-		buf_printf(out, " Queue %s is paused until %s.", j->queue,
-			   tm(x, pr->window_end, t, sizeof(t)));
+		buf_printf(out, " Queue %s is paused until %s.", j->queue, tm(x, it->until, t, sizeof(t)));
 		break;
 	case REASON_COOLDOWN:
 		buf_printf(out, " Preempted recently; may start again at %s.",
-			   tm(x, j->not_before, t, sizeof(t)));
+			   tm(x, it->until, t, sizeof(t)));
 		break;
 	case REASON_QUOTA:
-		if (pr->quota_queue)
-			buf_printf(out, " Queue %s holds %d GPUs of its limit %d.", j->queue, pr->queue_used,
-				   pr->queue_limit);
-		if (pr->quota_dept)
+		if (!strcmp(it->detail, "dept"))
 			buf_printf(out, " Department %s used %.0f of its %.0f GPU-hours this month.", j->dept,
-				   pr->dept_used, pr->dept_limit);
+				   it->used, it->limit);
+		else
+			buf_printf(out, " Queue %s holds %.0f GPUs of its limit %.0f.", j->queue, it->used,
+				   it->limit);
+		break;
+	case REASON_UNSATISFIABLE:
+		buf_printf(out, " It asks for %d GPUs; at most %d could ever be given (%s).", it->need,
+			   it->have, it->detail);
 		break;
 	case REASON_MISMATCH:
-		buf_printf(out, " %d GPUs are free but only %d match.", pr->free, pr->usable);
+		buf_printf(out, " %d GPUs are free but only %d match.", it->free, it->have);
 		break;
 	case REASON_HEADROOM:
-		buf_printf(out, " %d GPUs are free but %d are held back for P0.", pr->free, pr->reserve);
+		buf_printf(out, " %d GPUs are free but %.0f are held back for P0.", it->free, it->limit);
 		break;
 	default:
 		break;
 	}
 }
 
+static void waits_text(const struct why *w, struct buf *out)
+{
+	int n = w->nwaits;
+	for (int i = 0; i < n; i++)
+		buf_printf(out, "%s#%lld", i == 0 ? "" : i == n - 1 ? " and " : ", ",
+			   (long long)w->waits[i].job);
+	buf_addstr(out, n == 1 ? " ends" : " end");
+}
+
 void explain_text(const struct explain_set *x, const struct explain *ex, struct buf *out)
 {
 	const struct job *j = ex->job;
+	const struct why *w = ex->why;
 	const struct prediction *p = ex->pred;
-	const struct policy *pol = &x->s->policy;
 	char t[32];
-	buf_printf(out, "Pending: %s.", reason_name(ex->reason));
+	if (w->primary == REASON_STARTING && !p) {
+		buf_addstr(out, "Starting: its GPUs are being assigned.");
+		return;
+	}
+	buf_printf(out, "Pending: %s.", reason_name(w->primary));
 	reason_detail(x, ex, out);
-	if (ex->ahead) {
-		buf_printf(out, " %d job%s ahead (", ex->ahead, ex->ahead == 1 ? "" : "s");
-		for (int i = 0; i < ex->nshown; i++) {
-			const struct job *a = ex->shown[i];
-			buf_printf(out, "%s%s #%lld weight %.1f", i ? ", " : "", tier_name(job_tier(a)),
-				   (long long)a->id, order_weight(pol, a, x->s->now));
-		}
-		if (ex->ahead > ex->nshown)
+	if (w->ahead) {
+		buf_printf(out, " %d job%s ahead (", w->ahead, w->ahead == 1 ? "" : "s");
+		int shown = w->nahead < 3 ? w->nahead : 3;
+		for (int i = 0; i < shown; i++)
+			buf_printf(out, "%s%s #%lld weight %.1f", i ? ", " : "",
+				   tier_name(w->ahead_first[i].tier), (long long)w->ahead_first[i].job,
+				   w->ahead_first[i].weight);
+		if (w->ahead > shown)
 			buf_addstr(out, ", …");
 		buf_addstr(out, ");");
 	} else {
-		buf_addstr(out, " First in line;");
+		buf_addstr(out, " None ahead;");
 	}
-	buf_printf(out, " your weight %.1f = %.0f × (1 + %.1f)", ex->weight, ex->base, ex->c);
-	if (ex->rises)
-		buf_printf(out, ", rises to %.1f at %s", ex->rise_to, tm(x, ex->rise_at, t, sizeof(t)));
+	buf_printf(out, " your weight %.1f = %.0f × (1 + %.1f)", w->weight, w->base, w->c);
+	if (w->rises)
+		buf_printf(out, ", rises to %.1f at %s", w->rise_weight, tm(x, w->rise_at, t, sizeof(t)));
 	buf_addstr(out, ". Needs ");
 	need_text(&j->req, out);
-	buf_printf(out, "; %d free", ex->place.free);
-	if (ex->place.usable != ex->place.free)
-		buf_printf(out, ", %d matching", ex->place.usable);
-	buf_addstr(out, ".");
-	if (p->never != NEVER_NO) {
+	buf_printf(out, "; %d free.", x->nfree);
+	if (!p || p->never != NEVER_NO) {
 		buf_addstr(out, " Start: ");
 		never_text(ex, out);
 		buf_addstr(out, ".");
@@ -266,10 +251,9 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 	explain_eta(x, ex, out);
 	switch (p->gate) {
 	case GATE_ENDS:
-		if (p->nwaits) {
+		if (w->nwaits) {
 			buf_addstr(out, " when ");
-			id_list(p->waits, p->nwaits, p->nwaits_all, out);
-			buf_addstr(out, p->nwaits_all == 1 ? " ends" : " end");
+			waits_text(w, out);
 		}
 		break;
 	case GATE_DEPENDENCY:
@@ -296,41 +280,78 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 void explain_sooner(const struct explain_set *x, const struct explain *ex, struct buf *out)
 {
 	const struct job *j = ex->job;
-	const struct place_result *pr = &ex->place;
-	const struct prediction *p = ex->pred;
-	switch (ex->reason) {
-	case REASON_HELD:
-		buf_printf(out, "Release it: gq release %lld\n", (long long)j->id);
-		return;
-	case REASON_DEPENDENCY:
-		if (ex->dep_failed)
-			buf_printf(out, "Its dependency #%lld did not succeed: cancel it (gq cancel %lld) and resubmit\n",
-				   (long long)ex->dep_waiting, (long long)j->id);
-		return;
-	case REASON_WINDOW:
-		buf_printf(out, "Submit to a queue that is not paused now (--queue)\n");
-		return;
-	case REASON_UNSATISFIABLE:
-		buf_printf(out, "Ask for what a node has: see gq nodes\n");
-		return;
-	case REASON_MISMATCH:
-		if (j->req.gpu_type[0] || j->req.gpu_mem_mb)
-			buf_printf(out, "Drop --gpu-type or --gpu-mem: %d GPUs of any kind are free\n", pr->free);
-		if (j->req.same_node)
-			buf_printf(out, "Drop --same-node: %d GPUs are free across nodes\n", pr->free);
-		return;
-	case REASON_COOLDOWN:
-	case REASON_STARTING:
-		return;
-	default:
+	const struct why *w = ex->why;
+	char d[32];
+	(void)x;
+	for (int i = 0; i < w->nhints; i++) {
+		const struct reason_hint *h = &w->hints[i];
+		bool seen = false;
+		for (int k = 0; k < i; k++)
+			if (w->hints[k].hint == h->hint && w->hints[k].value == h->value &&
+			    !strcmp(w->hints[k].arg, h->arg))
+				seen = true;
+		if (seen)
+			continue;
+		switch (h->hint) {
+		case HINT_RELEASE:
+			buf_printf(out, "Release it: gq release %lld\n", (long long)j->id);
+			break;
+		case HINT_CANCEL:
+			buf_printf(out, "It can never run: cancel it (gq cancel %lld) and resubmit\n",
+				   (long long)j->id);
+			break;
+		case HINT_FEWER_GPUS:
+			buf_printf(out, "Ask for %lld GPU%s or fewer: that would fit\n", (long long)h->value,
+				   h->value == 1 ? "" : "s");
+			break;
+		case HINT_ANY_GPU_TYPE:
+			buf_printf(out, "Drop --gpu-type / --gpu-mem: GPUs of another kind are free now\n");
+			break;
+		case HINT_SPREAD:
+			buf_printf(out, "Drop --same-node: enough GPUs are free across nodes\n");
+			break;
+		case HINT_SHORTER_ESTIMATE:
+			buf_printf(out, "An --estimate of %s or less would let it start now, in a gap\n",
+				   dur_format(h->value, d, sizeof(d)));
+			break;
+		case HINT_QUEUE:
+			buf_printf(out, "Queue %s has room now (--queue %s)\n", h->arg, h->arg);
+			break;
+		case HINT_PROMOTE:
+			buf_printf(out, "Tier P%lld would put it ahead, if the work qualifies (admin: gq prio --reason TEXT %lld P%lld)\n",
+				   (long long)h->value, (long long)j->id, (long long)h->value);
+			break;
+		case HINT_COUNT:
+			break;
+		}
+	}
+}
+
+void explain_reeval(const struct explain_set *x, const struct explain *ex, struct buf *out)
+{
+	const struct why *w = ex->why;
+	char t[32];
+	switch (w->reeval) {
+	case REEVAL_RELEASE:
+		buf_addstr(out, "when it is released");
+		break;
+	case REEVAL_JOB_END:
+		buf_printf(out, "when #%lld ends", (long long)w->reeval_job);
+		if (w->reeval_at)
+			buf_printf(out, " (%s)", tm(x, w->reeval_at, t, sizeof(t)));
+		break;
+	case REEVAL_TIME:
+		buf_printf(out, "at %s", tm(x, w->reeval_at, t, sizeof(t)));
+		break;
+	case REEVAL_POLICY:
+		buf_addstr(out, "when the policy or the nodes change");
+		break;
+	case REEVAL_NONE:
+		buf_addstr(out, "never");
+		break;
+	case REEVAL_NOW:
+	case REEVAL_COUNT:
+		buf_addstr(out, "now");
 		break;
 	}
-	if (j->req.gpus > pr->free && pr->free > 0)
-		buf_printf(out, "Ask for %d GPU%s or fewer: that many are free now\n", pr->free,
-			   pr->free == 1 ? "" : "s");
-	if (!j->estimate && p->never == NEVER_NO && p->start > x->s->now)
-		buf_printf(out, "Give --estimate: a short job can be backfilled into gaps\n");
-	if (job_tier(j) != TIER_P0 && ex->ahead)
-		buf_printf(out, "A higher tier if the work qualifies (an admin can: gq prio --reason TEXT %lld P%d)\n",
-			   (long long)j->id, (int)job_tier(j) - 1);
 }

@@ -1,14 +1,13 @@
 /*
- * explain.h - why each pending job waits and when it will start, as data
- * and as text: the client side of DESIGN §4 and §5, shared by `gq ls`,
- * `gq why`, `gq eta` and the dashboard (tui/), so that they all say the
- * same thing.
+ * explain.h - why each pending job waits and when it will start, in
+ * words: the client side of DESIGN §4 and §5, shared by `gq ls`, `gq why`,
+ * `gq eta` and the dashboard (tui/), so that they all say the same thing.
  *
- * explain_compute() runs core on a fetched snapshot: the queue-traversal
- * prediction (predict.h) and the wait reasons (reason.h: the primary
- * reason, every blocking constraint in its fixed order, the jobs ahead).
- * The rendering functions turn that into gq's sentences. Nothing here does
- * I/O; the caller prints.
+ * explain_compute() runs core on a fetched snapshot — the queue-traversal
+ * prediction (core/predict.h) and the wait reasons as data (core/reason.h)
+ * — and the functions below turn that data into gq's sentences. Every
+ * number and token comes from core; nothing here decides. No I/O: the
+ * caller prints.
  */
 #ifndef GQ_CMD_EXPLAIN_H
 #define GQ_CMD_EXPLAIN_H
@@ -18,39 +17,24 @@
 #include <stdint.h>
 
 #include "core/job.h"
-#include "core/place.h"
 #include "core/predict.h"
 #include "core/reason.h"
 
-#define EXPLAIN_AHEAD_SHOWN 3
-
-/* One pending job's explanation. Pointers are borrowed from the snapshot
+/* One pending (or starting) job. Pointers are borrowed from the snapshot
  * and the set; valid while both live unchanged. */
 struct explain {
 	const struct job *job;
-	const struct prediction *pred;
-	const struct why *why; /* core's explanation, from the set's why_set */
-	enum reason reason;   /* the primary reason */
-	unsigned blocks;      /* REASON_BIT of every reason that applies */
-	struct place_result place; /* placement on the GPUs free after the starts at now */
-	int position;         /* 1-based in the scheduling order */
-	int ahead;            /* pending jobs ahead of it */
-	int nshown;           /* the first few of them, in order */
-	const struct job *shown[EXPLAIN_AHEAD_SHOWN];
-	double weight, base, c; /* weight = base × (1 + c) */
-	bool rises;           /* the weight still rises by aging: */
-	int64_t rise_at;      /* ... at this time */
-	double rise_to;       /* ... to this weight */
-	int64_t dep_waiting;  /* REASON_DEPENDENCY: the first unfinished dependency */
-	bool dep_failed;      /* a dependency failed or was cancelled: never starts */
+	const struct why *why;          /* core's explanation */
+	const struct prediction *pred;  /* NULL for a job in state starting */
 };
 
 struct explain_set {
 	const struct snapshot *s; /* borrowed */
 	struct prediction_set ps;
 	struct why_set ws;
+	int nfree;  /* free GPUs on nodes that are up, now */
 	size_t n;
-	struct explain *items; /* pending jobs in scheduling order */
+	struct explain *items; /* pending jobs in scheduling order, then starting ones */
 };
 
 /*
@@ -59,20 +43,23 @@ struct explain_set {
  */
 void explain_compute(const struct snapshot *s, struct explain_set *out);
 void explain_release(struct explain_set *x);
-/* The explanation of job id, NULL when it is not pending. */
+/* The explanation of job id, NULL when it is neither pending nor starting. */
 const struct explain *explain_find(const struct explain_set *x, int64_t id);
 
-/* Appends the paragraph of `gq why` (DESIGN §4): reason, who is ahead,
- * weight and its next rise, needs vs free, likely start with its range and
- * the jobs it waits for. One line, no newline. */
+/* Appends the paragraph of `gq why` (DESIGN §4): reason and its numbers,
+ * who is ahead, weight and its next rise, needs vs free, likely start with
+ * its range and the jobs it waits for. One line, no newline. */
 void explain_text(const struct explain_set *x, const struct explain *ex, struct buf *out);
-/* Appends what would make it start sooner, one suggestion per line (each
- * ends with a newline); nothing when nothing would. */
+/* Appends what would make it start sooner (core's hints), one sentence a
+ * line, each ending with a newline; nothing when nothing would. */
 void explain_sooner(const struct explain_set *x, const struct explain *ex, struct buf *out);
-/* Appends the short form for `gq ls`: "priority", "resources", ... with a
- * detail when it fits ("dependency #41"). */
+/* Appends when it will be looked at again: "when #88 ends (14:35)". */
+void explain_reeval(const struct explain_set *x, const struct explain *ex, struct buf *out);
+/* Appends the short form for `gq ls`: "priority (3 ahead)", "dependency #41". */
 void explain_short(const struct explain *ex, struct buf *out);
-/* Appends "14:35 (range 14:10-16:20)" or "never (held)". */
+/* Appends "14:35 (range 14:10-16:20)", "now" or "never while held". */
 void explain_eta(const struct explain_set *x, const struct explain *ex, struct buf *out);
+/* The predicted start (unix seconds) or 0 when unknown or never. */
+int64_t explain_start(const struct explain *ex);
 
 #endif

@@ -176,7 +176,7 @@ static json_t *int_or_null(int64_t v)
 
 static json_t *ls_row(const struct explain_set *x, const struct job *j)
 {
-	const struct explain *ex = j->state == JOB_PENDING ? explain_find(x, j->id) : NULL;
+	const struct explain *ex = explain_find(x, j->id);
 	int64_t now = x->s->now;
 	const struct policy *pol = &x->s->policy;
 	json_t *o = json_object();
@@ -187,7 +187,7 @@ static json_t *ls_row(const struct explain_set *x, const struct job *j)
 	json_object_set_new(o, "tier", json_string(tier_name(job_tier(j))));
 	json_object_set_new(o, "state", json_string(job_state_name(j->state)));
 	json_object_set_new(o, "gpus", json_integer(j->req.gpus));
-	json_object_set_new(o, "weight", json_real(ex ? ex->weight : pol->tier[job_tier(j)].base));
+	json_object_set_new(o, "weight", json_real(ex ? ex->why->weight : pol->tier[job_tier(j)].base));
 	json_object_set_new(o, "submit_time", json_integer(j->submit_time));
 	json_object_set_new(o, "start_time", int_or_null(j->start_time));
 	json_object_set_new(o, "end_time", int_or_null(job_state_active(j->state) ? 0 : j->end_time));
@@ -195,8 +195,9 @@ static json_t *ls_row(const struct explain_set *x, const struct job *j)
 			 : j->start_time && j->queued_time ? j->start_time - j->queued_time
 							   : 0;
 	json_object_set_new(o, "waited", json_integer(waited > 0 ? waited : 0));
-	json_object_set_new(o, "position", ex ? json_integer(ex->position) : json_null());
-	const struct prediction *p = ex ? ex->pred : NULL;
+	bool pending = ex && j->state == JOB_PENDING;
+	json_object_set_new(o, "position", pending ? json_integer(ex->why->position) : json_null());
+	const struct prediction *p = pending ? ex->pred : NULL;
 	bool known = p && p->never == NEVER_NO;
 	json_object_set_new(o, "predicted_start", known ? json_integer(p->start) : json_null());
 	int64_t end = known ? p->end : 0;
@@ -210,7 +211,7 @@ static json_t *ls_row(const struct explain_set *x, const struct job *j)
 			    known ? json_pack("{s:I,s:I}", "low", (json_int_t)p->low, "high",
 					      (json_int_t)p->high)
 				  : json_null());
-	json_object_set_new(o, "reason", ex ? json_string(reason_name(ex->reason)) : json_null());
+	json_object_set_new(o, "reason", pending ? json_string(reason_name(ex->why->primary)) : json_null());
 	return o;
 }
 
@@ -222,47 +223,71 @@ void jout_ls(const struct explain_set *x, const struct job *const *rows, size_t 
 	emit(a, n > 100);
 }
 
+/* A string (the text of a buf, "" when empty). */
+static json_t *buf_json(struct buf *b)
+{
+	json_t *v = json_string(b->data ? b->data : "");
+	return v ? v : json_string("");
+}
+
 static json_t *explanation(const struct explain_set *x, const struct explain *ex)
 {
-	json_t *o = json_object();
+	const struct why *w = ex->why;
 	const struct prediction *p = ex->pred;
-	json_object_set_new(o, "reason", json_string(reason_name(ex->reason)));
-	json_t *blocks = json_array();
-	for (int r = 0; r < REASON_COUNT; r++)
-		if (ex->blocks & REASON_BIT(r))
-			json_array_append_new(blocks, json_string(reason_name((enum reason)r)));
+	const struct job *j = ex->job;
+	json_t *o = json_object();
+	json_object_set_new(o, "reason", json_string(reason_name(w->primary)));
+	json_t *items = json_array(), *blocks = json_array();
+	for (int i = 0; i < w->nitems; i++) {
+		const struct reason_item *it = &w->items[i];
+		json_array_append_new(blocks, json_string(reason_name(it->reason)));
+		json_array_append_new(
+			items, json_pack("{s:s,s:s,s:o,s:i,s:i,s:i,s:f,s:f,s:i,s:o,s:b}", "reason",
+					 reason_name(it->reason), "detail", it->detail, "job",
+					 int_or_null(it->job), "need", it->need, "have", it->have, "free",
+					 it->free, "used", it->used, "limit", it->limit, "quota", it->quota,
+					 "until", int_or_null(it->until), "never", it->never));
+	}
 	json_object_set_new(o, "blocks", blocks);
+	json_object_set_new(o, "items", items);
 	struct buf b;
 	buf_init(&b, 0);
 	explain_text(x, ex, &b);
-	json_object_set_new(o, "text", json_string(b.data ? b.data : ""));
-	json_object_set_new(o, "position", json_integer(ex->position));
-	json_object_set_new(o, "ahead", json_integer(ex->ahead));
+	json_object_set_new(o, "text", buf_json(&b));
+	json_object_set_new(o, "position", json_integer(w->position));
+	json_object_set_new(o, "ahead", json_integer(w->ahead));
 	json_t *ahead = json_array();
-	for (int i = 0; i < ex->nshown; i++)
-		json_array_append_new(
-			ahead, json_pack("{s:I,s:s,s:f}", "id", (json_int_t)ex->shown[i]->id, "tier",
-					 tier_name(job_tier(ex->shown[i])), "weight",
-					 order_weight(&x->s->policy, ex->shown[i], x->s->now)));
+	for (int i = 0; i < w->nahead; i++)
+		json_array_append_new(ahead, json_pack("{s:I,s:s,s:f}", "id", (json_int_t)w->ahead_first[i].job,
+						       "tier", tier_name(w->ahead_first[i].tier),
+						       "weight", w->ahead_first[i].weight));
 	json_object_set_new(o, "ahead_jobs", ahead);
 	json_object_set_new(o, "weight",
-			    json_pack("{s:f,s:f,s:f,s:o,s:o}", "value", ex->weight, "base", ex->base, "c",
-				      ex->c, "rises_at", ex->rises ? json_integer(ex->rise_at) : json_null(),
-				      "rises_to", ex->rises ? json_real(ex->rise_to) : json_null()));
+			    json_pack("{s:f,s:f,s:f,s:o,s:o}", "value", w->weight, "base", w->base, "c",
+				      w->c, "rises_at", w->rises ? json_integer(w->rise_at) : json_null(),
+				      "rises_to", w->rises ? json_real(w->rise_weight) : json_null()));
 	json_object_set_new(o, "needs",
-			    json_pack("{s:i,s:s,s:I,s:b,s:i,s:i,s:i}", "gpus", ex->job->req.gpus,
-				      "gpu_type", ex->job->req.gpu_type, "gpu_mem_mb",
-				      (json_int_t)ex->job->req.gpu_mem_mb, "same_node",
-				      ex->job->req.same_node, "free", ex->place.free, "usable",
-				      ex->place.usable, "reserve", ex->place.reserve));
+			    json_pack("{s:i,s:s,s:I,s:b,s:i}", "gpus", j->req.gpus, "gpu_type",
+				      j->req.gpu_type, "gpu_mem_mb", (json_int_t)j->req.gpu_mem_mb,
+				      "same_node", j->req.same_node, "free", x->nfree));
 	json_t *waits = json_array();
-	for (int i = 0; i < p->nwaits; i++)
-		json_array_append_new(waits, json_integer(p->waits[i]));
+	for (int i = 0; i < w->nwaits; i++)
+		json_array_append_new(waits, json_pack("{s:I,s:I,s:b}", "id", (json_int_t)w->waits[i].job,
+						       "end", (json_int_t)w->waits[i].end, "running",
+						       w->waits[i].running));
 	json_object_set_new(o, "waits_for", waits);
-	json_object_set_new(o, "gate", json_string(predict_gate_name(p->gate)));
-	json_object_set_new(o, "never", p->never == NEVER_NO ? json_null()
-							     : json_string(predict_never_name(p->never)));
-	json_object_set_new(o, "backfilled", json_boolean(p->backfilled));
+	json_object_set_new(o, "gate", p ? json_string(predict_gate_name(p->gate)) : json_null());
+	json_object_set_new(o, "never", p && p->never != NEVER_NO ? json_string(predict_never_name(p->never))
+								 : json_null());
+	json_object_set_new(o, "backfilled", json_boolean(p && p->backfilled));
+	json_t *hints = json_array();
+	for (int i = 0; i < w->nhints; i++) {
+		json_t *arg = w->hints[i].arg[0] ? json_string(w->hints[i].arg) : json_null();
+		json_array_append_new(hints, json_pack("{s:s,s:I,s:o}", "hint", hint_name(w->hints[i].hint),
+						       "value", (json_int_t)w->hints[i].value, "arg",
+						       arg ? arg : json_null()));
+	}
+	json_object_set_new(o, "hints", hints);
 	buf_reset(&b);
 	explain_sooner(x, ex, &b);
 	json_t *sooner = json_array();
@@ -270,6 +295,12 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 	     line = strtok_r(NULL, "\n", &save))
 		json_array_append_new(sooner, json_string(line));
 	json_object_set_new(o, "sooner", sooner);
+	buf_reset(&b);
+	explain_reeval(x, ex, &b);
+	json_object_set_new(o, "reeval",
+			    json_pack("{s:s,s:o,s:o,s:o}", "kind", reeval_name(w->reeval), "job",
+				      int_or_null(w->reeval_job), "at", int_or_null(w->reeval_at), "text",
+				      buf_json(&b)));
 	buf_release(&b);
 	return o;
 }
@@ -279,8 +310,7 @@ void jout_why(const struct explain_set *x, const struct job *const *rows, size_t
 	json_t *a = json_array();
 	for (size_t i = 0; i < n; i++) {
 		json_t *o = ls_row(x, rows[i]);
-		const struct explain *ex =
-			rows[i]->state == JOB_PENDING ? explain_find(x, rows[i]->id) : NULL;
+		const struct explain *ex = explain_find(x, rows[i]->id);
 		json_object_set_new(o, "explanation", ex ? explanation(x, ex) : json_null());
 		json_array_append_new(a, o);
 	}

@@ -63,6 +63,7 @@ static const struct job **rows_of(const struct explain_set *x, const struct filt
 static void field(const struct explain_set *x, const struct job *j, const char *name, struct buf *out)
 {
 	const struct explain *ex = j->state == JOB_PENDING ? explain_find(x, j->id) : NULL;
+	int64_t start = ex ? explain_start(ex) : 0;
 	int64_t now = x->s->now;
 	char d[32];
 	if (!strcmp(name, "id"))
@@ -80,9 +81,9 @@ static void field(const struct explain_set *x, const struct job *j, const char *
 	else if (!strcmp(name, "gpus"))
 		buf_printf(out, "%d", j->req.gpus);
 	else if (!strcmp(name, "weight"))
-		buf_printf(out, "%.1f", ex ? ex->weight : x->s->policy.tier[job_tier(j)].base);
+		buf_printf(out, "%.1f", ex ? ex->why->weight : x->s->policy.tier[job_tier(j)].base);
 	else if (!strcmp(name, "position") && ex)
-		buf_printf(out, "%d", ex->position);
+		buf_printf(out, "%d", ex->why->position);
 	else if (!strcmp(name, "position"))
 		buf_addstr(out, "-");
 	else if (!strcmp(name, "waited") || !strcmp(name, "time")) {
@@ -95,9 +96,8 @@ static void field(const struct explain_set *x, const struct job *j, const char *
 		else
 			buf_addstr(out, "-");
 	} else if (!strcmp(name, "eta")) {
-		if (ex && ex->pred->never == NEVER_NO)
-			buf_addstr(out, ex->pred->start <= now ? "now"
-							       : cmd_time(ex->pred->start, now, d, sizeof(d)));
+		if (start)
+			buf_addstr(out, start <= now ? "now" : cmd_time(start, now, d, sizeof(d)));
 		else
 			buf_addstr(out, ex ? "never" : "-");
 	} else if (!strcmp(name, "reason")) {
@@ -111,7 +111,7 @@ static void field(const struct explain_set *x, const struct job *j, const char *
 		buf_printf(out, "%lld", (long long)j->start_time);
 	else if (!strcmp(name, "predicted_start"))
 		buf_printf(out, "%lld",
-			   ex && ex->pred->never == NEVER_NO ? (long long)ex->pred->start : 0LL);
+			   (long long)start);
 }
 
 static const char *const format_fields[] = {

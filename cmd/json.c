@@ -270,12 +270,15 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 			    json_pack("{s:i,s:s,s:I,s:b,s:i}", "gpus", j->req.gpus, "gpu_type",
 				      j->req.gpu_type, "gpu_mem_mb", (json_int_t)j->req.gpu_mem_mb,
 				      "same_node", j->req.same_node, "free", x->nfree));
-	json_t *waits = json_array();
-	for (int i = 0; i < w->nwaits; i++)
+	json_t *waits = json_array(), *ids = json_array();
+	for (int i = 0; i < w->nwaits; i++) {
+		json_array_append_new(ids, json_integer(w->waits[i].job));
 		json_array_append_new(waits, json_pack("{s:I,s:I,s:b}", "id", (json_int_t)w->waits[i].job,
 						       "end", (json_int_t)w->waits[i].end, "running",
 						       w->waits[i].running));
-	json_object_set_new(o, "waits_for", waits);
+	}
+	json_object_set_new(o, "waits_for", ids);
+	json_object_set_new(o, "waits", waits);
 	json_object_set_new(o, "gate", p ? json_string(predict_gate_name(p->gate)) : json_null());
 	json_object_set_new(o, "never", p && p->never != NEVER_NO ? json_string(predict_never_name(p->never))
 								 : json_null());

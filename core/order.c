@@ -27,10 +27,11 @@ int order_aging_steps(const struct policy *p)
 
 double order_aging_c(const struct policy *p, int64_t k)
 {
-	if (k <= 0)
+	int steps = order_aging_steps(p);
+	if (k <= 0 || steps == 0)
 		return 0;
-	if (k >= order_aging_steps(p))
-		return p->aging_cap > 0 ? p->aging_cap : 0;
+	if (k >= steps)
+		return p->aging_cap;
 	return (double)k * p->aging_step;
 }
 

@@ -44,6 +44,22 @@ static void test_c_steps_at_30_and_60_min_and_stops_at_half(void)
 	CHECK_DBL(order_aging_c(&p, 9), 0.5, 1e-12);
 }
 
+static void test_zero_aging_step_means_no_aging(void)
+{
+	struct policy p;
+	policy_defaults(&p);
+	CHECK_INT(policy_set(&p, "aging.step", "0", NULL), 0);
+	struct job j;
+	job_init(&j);
+	j.tier = TIER_P1;
+	j.queued_time = T0;
+	CHECK_DBL(order_weight(&p, &j, MIN(600)), 30, 1e-12);
+	CHECK_DBL(order_aging_c(&p, 7), 0, 0);
+	int64_t at = 0;
+	double w = 0;
+	CHECK(!order_next_rise(&p, &j, MIN(10), &at, &w));
+}
+
 static void test_next_rise_time_and_weight(void)
 {
 	struct policy p;
@@ -105,6 +121,7 @@ void suite_order(void)
 {
 	RUN(test_p2_after_5h_weighs_7_5_below_fresh_p0);
 	RUN(test_c_steps_at_30_and_60_min_and_stops_at_half);
+	RUN(test_zero_aging_step_means_no_aging);
 	RUN(test_next_rise_time_and_weight);
 	RUN(test_override_tier_decides);
 	RUN(test_ties_break_by_fair_share_then_submit_then_id);

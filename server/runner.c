@@ -281,7 +281,12 @@ int runner_start(struct runner *r, const struct run_spec *s, struct gq_err *e)
 	}
 	if (p1 == 0) {
 		/* Only async-signal-safe calls from here to exec. The double fork
-		 * makes the supervisor a child of init, not of the server. */
+		 * makes the supervisor a child of init, not of the server. The
+		 * server blocks SIGTERM & co. for its sigwait(); exec keeps the
+		 * mask, so the supervisor and its job start with none blocked. */
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		setsid();
 		pid_t p2 = fork();
 		if (p2 != 0)
@@ -514,6 +519,9 @@ int runner_supervise(const char *rundir)
 	if (child < 0)
 		return 2;
 	if (child == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);

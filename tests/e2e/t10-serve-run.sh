@@ -4,21 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 server_start --gpus 4 --gpu-model a100 --gpu-mem 80G
 
-api() { # METHOD PATH [BODY]
-	if [ $# -ge 3 ]; then
-		curl -s --unix-socket "$SERVER_SOCK" -X "$1" -H 'Content-Type: application/json' \
-			--data-binary "$3" "http://gq$2"
-	else
-		curl -s --unix-socket "$SERVER_SOCK" -X "$1" "http://gq$2"
-	fi
-}
-wait_state() { # ID STATE: a short poll until the job is in STATE
-	for _ in $(seq 1 100); do
-		[ "$(api GET /v1/jobs/$1 | jq -r .state)" = "$2" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
+. "$T_SRC/api.sh"
 
 ping=$(api GET /v1/ping)
 check_eq "ping answers as the caller, admin of its own server" \

@@ -28,7 +28,9 @@ wait_state() { # ID STATE
 }
 now() { "$GQ" clock --json | jq .now; }
 
-"$GQ" submit --tier P0 --gpus 8 --estimate 40m -- sleep 100000 >/dev/null
+# The first one ignores SIGTERM, so that a cancel frees its GPUs only when
+# the grace period (5 min) ends with SIGKILL.
+"$GQ" submit --tier P0 --gpus 8 --estimate 40m -- sh -c 'trap "" TERM; sleep 100000' >/dev/null
 check "the first P0 job runs" wait_state 1 running
 "$GQ" submit --tier P0 --gpus 8 --estimate 25m -- sleep 100000 >/dev/null
 "$GQ" submit --tier P0 --gpus 8 --estimate 60m -- sleep 100000 >/dev/null

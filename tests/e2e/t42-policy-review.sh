@@ -21,7 +21,8 @@ state_is() { # job state: waits (bounded) until the job is in state
 # wait_round WAIT: a blocker starts at once, X waits WAIT minutes behind it,
 # then both are cancelled: two starts, waits 0 and WAIT.
 wait_round() {
-	blk=$("$GQ" submit --json --gpus 6 -- sleep 600 | id_of)
+	# The blocker ignores SIGTERM: it goes at the end of the grace period.
+	blk=$("$GQ" submit --json --gpus 6 -- sh -c 'trap "" TERM; sleep 600' | id_of)
 	state_is "$blk" running
 	x=$("$GQ" submit --json --gpus 6 -- sleep 600 | id_of)
 	"$GQ" clock "+$(($1 - 5))m" >/dev/null

@@ -80,21 +80,13 @@ double order_fair_share(const struct snapshot *s, const struct job *j)
 	return s->qstate[qi].usage / (share > 0 ? share : 1e-9);
 }
 
-/* The fair shares of the last few queue names looked up: a sort looks up
- * every job's queue, and a lookup is a string search over the policy. */
-#define FS_CACHE 8
-struct fs_cache {
-	char queue[FS_CACHE][GQ_NAME_MAX];
-	double fs[FS_CACHE];
-	int n, next;
-};
-
-static double fair_share_cached(const struct snapshot *s, const struct job *j, struct fs_cache *c)
+double order_fair_share_cached(const struct snapshot *s, const struct job *j,
+			       struct order_fs_cache *c)
 {
 	for (int i = 0; i < c->n; i++)
 		if (c->queue[i][0] == j->queue[0] && !strncmp(c->queue[i], j->queue, GQ_NAME_MAX))
 			return c->fs[i];
-	int i = c->n < FS_CACHE ? c->n++ : c->next++ % FS_CACHE;
+	int i = c->n < ORDER_FS_CACHE ? c->n++ : c->next++ % ORDER_FS_CACHE;
 	STR_COPY(c->queue[i], j->queue);
 	c->fs[i] = order_fair_share(s, j);
 	return c->fs[i];
@@ -157,12 +149,12 @@ size_t order_pending(const struct snapshot *s, size_t *out)
 		return 0;
 	struct okey *keys = xmalloc(n * sizeof(*keys));
 	int steps = order_aging_steps(&s->policy);
-	struct fs_cache c = {.n = 0};
+	struct order_fs_cache c = ORDER_FS_CACHE_INIT;
 	size_t m = 0;
 	for (size_t i = 0; i < s->njobs; i++) {
 		if (s->jobs[i].state != JOB_PENDING)
 			continue;
-		key_fill(s, &s->jobs[i], s->now, steps, fair_share_cached(s, &s->jobs[i], &c),
+		key_fill(s, &s->jobs[i], s->now, steps, order_fair_share_cached(s, &s->jobs[i], &c),
 			 &keys[m]);
 		keys[m++].idx = i;
 	}
@@ -173,16 +165,9 @@ size_t order_pending(const struct snapshot *s, size_t *out)
 	return n;
 }
 
-struct rkey {
-	double fs;
-	int64_t submit;
-	int64_t id;
-	size_t i;
-};
-
 static int rkey_cmp(const void *pa, const void *pb)
 {
-	const struct rkey *a = pa, *b = pb;
+	const struct order_key *a = pa, *b = pb;
 	if (a->fs != b->fs)
 		return a->fs < b->fs ? -1 : 1;
 	if (a->submit != b->submit)
@@ -190,21 +175,26 @@ static int rkey_cmp(const void *pa, const void *pb)
 	return (a->id > b->id) - (a->id < b->id);
 }
 
+void order_rank_keys(struct order_key *keys, size_t n, uint32_t *rank)
+{
+	qsort(keys, n, sizeof(*keys), rkey_cmp);
+	for (size_t i = 0; i < n; i++)
+		rank[keys[i].i] = (uint32_t)i;
+}
+
 void order_rank_static(const struct snapshot *s, const size_t *idx, size_t n, uint32_t *rank)
 {
 	if (!n)
 		return;
-	struct rkey *keys = xmalloc(n * sizeof(*keys));
-	struct fs_cache c = {.n = 0};
+	struct order_key *keys = xmalloc(n * sizeof(*keys));
+	struct order_fs_cache c = ORDER_FS_CACHE_INIT;
 	for (size_t i = 0; i < n; i++) {
 		const struct job *j = &s->jobs[idx[i]];
-		keys[i].fs = fair_share_cached(s, j, &c);
+		keys[i].fs = order_fair_share_cached(s, j, &c);
 		keys[i].submit = j->submit_time;
 		keys[i].id = j->id;
 		keys[i].i = i;
 	}
-	qsort(keys, n, sizeof(*keys), rkey_cmp);
-	for (size_t i = 0; i < n; i++)
-		rank[keys[i].i] = (uint32_t)i;
+	order_rank_keys(keys, n, rank);
 	free(keys);
 }

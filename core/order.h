@@ -75,4 +75,31 @@ size_t order_pending(const struct snapshot *s, size_t *out);
  */
 void order_rank_static(const struct snapshot *s, const size_t *idx, size_t n, uint32_t *rank);
 
+/* The same from keys gathered by the caller (order_fair_share(),
+ * submit_time, id): rank[i] is the position of keys[i]. keys[].i must be
+ * 0..n-1 on entry; the array is sorted in place. */
+struct order_key {
+	double fs;
+	int64_t submit;
+	int64_t id;
+	size_t i;
+};
+void order_rank_keys(struct order_key *keys, size_t n, uint32_t *rank);
+
+/* Fair share of j's queue, with a small cache of the last queue names
+ * looked up (a lookup is a string search over the policy): for loops over
+ * many jobs. Initialise the cache with ORDER_FS_CACHE_INIT. */
+#define ORDER_FS_CACHE 8
+struct order_fs_cache {
+	char queue[ORDER_FS_CACHE][GQ_NAME_MAX];
+	double fs[ORDER_FS_CACHE];
+	int n, next;
+};
+#define ORDER_FS_CACHE_INIT                                                                        \
+	{                                                                                          \
+		.n = 0                                                                             \
+	}
+double order_fair_share_cached(const struct snapshot *s, const struct job *j,
+			       struct order_fs_cache *c);
+
 #endif

@@ -388,6 +388,7 @@ struct pj {		    /* a pending job in the simulation; index = position - 1 */
 	int64_t gate_t, gate_low, gate_high;
 	enum predict_gate gate;
 	int64_t gate_job; /* the job whose end released it (dependency, quota), 0 none */
+	enum predict_never never;
 };
 
 /* What the events need of a snapshot job, in one place: an end touches
@@ -902,45 +903,53 @@ static int name_lookup(struct name_cache *c, const struct policy *p, const char 
 	return c->idx[i];
 }
 
-/*
- * Turns order[0..np) (pending jobs in snapshot order) with their static
- * ranks into the order at now (tier, aging step at now descending, rank),
- * permuting rank alongside. A counting sort: O(n + buckets).
- */
-static void sort_now(struct sim *S, size_t *order, uint32_t *rank)
+/* Fills the simulation record of pending job j (snapshot index i) and says
+ * whether it can ever start; deps_left counts the dependencies it waits
+ * for. */
+static void stage_pending(struct sim *S, const struct job *j, size_t i, struct name_cache *dc,
+			  struct pj *x)
 {
-	size_t np = S->np, nb = (size_t)TIER_COUNT * (size_t)(S->steps + 1);
-	size_t *by_rank = xmalloc((np ? np : 1) * sizeof(*by_rank));
-	uint32_t *key = xmalloc((np ? np : 1) * sizeof(*key));
-	size_t *start = xcalloc(nb + 1, sizeof(*start));
-	/* order[] is in snapshot order here: read the jobs in sequence. */
-	for (size_t i = 0; i < np; i++) {
-		const struct job *j = &S->s->jobs[order[i]];
-		int64_t q = j->queued_time > 0 ? j->queued_time : INT64_MAX / 4;
-		int b = 0;
-		if (S->now > q) {
-			int64_t k = order_aging_k(S->p, S->now - q);
-			b = k > S->steps ? S->steps : (int)k;
+	const struct snapshot *s = S->s;
+	x->jidx = (uint32_t)i;
+	x->tier = (int)job_tier(j);
+	x->qi = S->ji[i].qi;
+	x->di = name_lookup(dc, S->p, j->dept, policy_dept_index);
+	x->gpus = j->req.gpus;
+	x->req = j->req;
+	x->unconstrained = !j->req.gpu_type[0] && j->req.gpu_mem_mb <= 0;
+	x->q = j->queued_time > 0 ? j->queued_time : INT64_MAX / 4;
+	x->rt = predict_runtime(S->p, j);
+	x->rt_low = predict_runtime_low(S->p, j);
+	x->rt_high = predict_runtime_high(S->p, j);
+	x->release_at = j->not_before > S->now ? j->not_before : S->now;
+	if (x->release_at > S->now + MAX_RUNTIME)
+		x->release_at = S->now + MAX_RUNTIME;
+	x->gate_t = x->gate_low = x->gate_high = S->now;
+	x->gate = GATE_NOW;
+	x->status = ST_GATED;
+	x->never = NEVER_NO;
+	if (j->held)
+		x->never = NEVER_HELD;
+	else if (place_satisfiable_map(&S->m, s, j, x->qi, NULL) < 0)
+		x->never = NEVER_UNSATISFIABLE;
+	else if (x->di >= 0 && x->gpus > 0 && S->p->depts[x->di].gpu_hours_month >= 0 &&
+		 s->dstate[x->di].gpu_hours_month >= S->p->depts[x->di].gpu_hours_month)
+		x->never = NEVER_DEPT_QUOTA;
+	for (int d = 0; x->never == NEVER_NO && d < j->ndeps && d < GQ_MAX_DEPS; d++) {
+		const struct job *dj = snapshot_find(s, j->deps[d]);
+		if (!dj || dj->state == JOB_COMPLETED)
+			continue;
+		if (!job_state_active(dj->state) || dj == j) {
+			x->never = dj == j ? NEVER_DEP_NEVER : NEVER_DEP_FAILED;
+			break;
 		}
-		key[i] = (uint32_t)((int)job_tier(j) * (S->steps + 1) + (S->steps - b));
-		start[key[i] + 1]++;
-		by_rank[rank[i]] = i;
+		x->deps_left++;
+		x->has_deps = true;
 	}
-	for (size_t b = 1; b <= nb; b++)
-		start[b] += start[b - 1];
-	size_t *out = xmalloc((np ? np : 1) * sizeof(*out));
-	for (size_t r = 0; r < np; r++) {
-		size_t i = by_rank[r];
-		size_t at = start[key[i]]++;
-		out[at] = order[i];
-		rank[at] = (uint32_t)r;
+	if (x->never != NEVER_NO) {
+		x->status = ST_NEVER;
+		x->deps_left = 0;
 	}
-	if (np)
-		memcpy(order, out, np * sizeof(*out));
-	free(out);
-	free(start);
-	free(key);
-	free(by_rank);
 }
 
 static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_set *out)
@@ -951,31 +960,21 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 	S->now = s->now;
 	size_t nj = s->njobs, nj1 = nj ? nj : 1;
 	place_map_init(&S->m, s);
+	S->steps = order_aging_steps(S->p);
+	if (S->steps > MAX_BUCKETS - 1)
+		S->steps = MAX_BUCKETS - 1;
 
-	/* The order at now without a second sort: rank the pending jobs by
-	 * the static keys (fair share, submit time, id), then bucket them by
-	 * tier and aging step, which keeps rank order inside each bucket. */
-	size_t *order = xmalloc(nj1 * sizeof(*order));
 	for (size_t i = 0; i < nj; i++)
-		if (s->jobs[i].state == JOB_PENDING)
-			order[S->np++] = i;
+		S->np += s->jobs[i].state == JOB_PENDING;
+	size_t np = S->np, np1 = np ? np : 1;
 	out->now = s->now;
-	out->n = S->np;
-	out->items = xcalloc(S->np ? S->np : 1, sizeof(*out->items));
+	out->n = np;
+	out->items = xcalloc(np1, sizeof(*out->items));
 	out->njobs = nj;
 	out->of_job = xmalloc(nj1 * sizeof(*out->of_job));
 	out->ends = xcalloc(nj1, sizeof(*out->ends));
 	S->out = out->items;
 	S->of_job = out->of_job;
-	for (size_t i = 0; i < nj; i++)
-		S->of_job[i] = -1;
-
-	S->ji = xcalloc(nj1, sizeof(*S->ji));
-	struct name_cache qc = {.n = 0}, dc = {.n = 0};
-	for (size_t i = 0; i < nj; i++) {
-		S->ji[i].id = s->jobs[i].id;
-		S->ji[i].qi = name_lookup(&qc, S->p, s->jobs[i].queue, policy_queue_index);
-	}
 
 	S->goff = xmalloc((s->nnodes + 1) * sizeof(size_t));
 	size_t ng = 0;
@@ -988,112 +987,98 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 	S->rel_job = xcalloc(ng ? ng : 1, sizeof(uint32_t));
 	S->rel_t = xcalloc(ng ? ng : 1, sizeof(int64_t));
 
-	/* Jobs holding GPUs: their ends. */
-	for (size_t i = 0; i < nj; i++) {
-		const struct job *j = &s->jobs[i];
-		if (!job_state_holds_gpus(j->state))
-			continue;
-		int64_t e = predict_end(S->p, j, S->now);
-		int64_t lo = holder_end(j, predict_runtime_low(S->p, j), S->now);
-		int64_t hi = holder_end(j, predict_runtime_high(S->p, j), S->now);
-		S->ji[i].end_low = lo < e ? lo : e;
-		S->ji[i].end_high = hi > e ? hi : e;
-		out->ends[i] = e;
-		S->ji[i].alloc = j->alloc;
-		S->ji[i].nalloc = j->nalloc < 0		     ? 0
-				  : j->nalloc < GQ_MAX_ALLOC ? j->nalloc
-							     : GQ_MAX_ALLOC;
-		for (int a = 0; a < S->ji[i].nalloc; a++)
-			S->ji[i].held += __builtin_popcountll(j->alloc[a].mask);
-		theap_push(&S->ends, e, EV_END, (uint32_t)i);
-	}
-
-	/* Pending jobs, in the order at now. */
-	S->pj = xcalloc(S->np ? S->np : 1, sizeof(*S->pj));
-	uint32_t *rank = xmalloc((S->np ? S->np : 1) * sizeof(*rank));
-	order_rank_static(s, order, S->np, rank);
-	S->steps = order_aging_steps(S->p);
-	if (S->steps > MAX_BUCKETS - 1)
-		S->steps = MAX_BUCKETS - 1;
-	sort_now(S, order, rank);
-	S->ready = xcalloc((size_t)TIER_COUNT * (size_t)(S->steps + 1), sizeof(*S->ready));
-	S->cursor = xcalloc((size_t)TIER_COUNT * (size_t)(S->steps + 1), sizeof(*S->cursor));
-	size_t ndeps = 0, npool = 0;
-	for (size_t p = 0; p < S->np; p++)
-		S->of_job[order[p]] = (int32_t)p;
+	/*
+	 * One pass over the job records, in snapshot order (they are large,
+	 * and reading them in sequence is what the cache likes): every job's
+	 * compact record, the ends of the jobs holding GPUs, and a staged
+	 * record of every pending job with the keys of the order at now: its
+	 * static rank (fair share, submit time, id), tier and aging step.
+	 */
+	S->ji = xcalloc(nj1, sizeof(*S->ji));
+	struct pj *stage = xcalloc(np1, sizeof(*stage));
+	struct order_key *keys = xmalloc(np1 * sizeof(*keys));
+	uint32_t *bkey = xmalloc(np1 * sizeof(*bkey));
+	struct name_cache qc = {.n = 0}, dc = {.n = 0};
+	struct order_fs_cache fc = ORDER_FS_CACHE_INIT;
+	size_t k = 0, npool = 0, ndeps = 0;
 	S->min_rt = INT64_MAX;
-	/* In snapshot order, not queue order: the job array is large, and
-	 * walking it in sequence is what the cache likes. */
 	for (size_t i = 0; i < nj; i++) {
-		if (S->of_job[i] < 0)
-			continue;
-		size_t p = (size_t)S->of_job[i];
 		const struct job *j = &s->jobs[i];
-		struct pj *x = &S->pj[p];
-		struct prediction *o = &S->out[p];
-		o->job = j->id;
-		o->idx = i;
-		o->position = (int)p + 1;
-		x->jidx = (uint32_t)i;
-		x->rank = rank[p];
-		x->tier = (int)job_tier(j);
-		x->qi = S->ji[i].qi;
-		x->di = name_lookup(&dc, S->p, j->dept, policy_dept_index);
-		x->gpus = j->req.gpus;
-		x->req = j->req;
-		x->unconstrained = !j->req.gpu_type[0] && j->req.gpu_mem_mb <= 0;
-		x->q = j->queued_time > 0 ? j->queued_time : INT64_MAX / 4;
-		x->rt = predict_runtime(S->p, j);
-		x->rt_low = predict_runtime_low(S->p, j);
-		x->rt_high = predict_runtime_high(S->p, j);
-		x->release_at = j->not_before > S->now ? j->not_before : S->now;
-		if (x->release_at > S->now + MAX_RUNTIME)
-			x->release_at = S->now + MAX_RUNTIME;
-		x->gate_t = x->gate_low = x->gate_high = S->now;
-		x->gate = GATE_NOW;
-		x->status = ST_GATED;
+		S->of_job[i] = -1;
+		S->ji[i].id = j->id;
+		S->ji[i].qi = name_lookup(&qc, S->p, j->queue, policy_queue_index);
+		if (job_state_holds_gpus(j->state)) {
+			int64_t e = predict_end(S->p, j, S->now);
+			int64_t lo = holder_end(j, predict_runtime_low(S->p, j), S->now);
+			int64_t hi = holder_end(j, predict_runtime_high(S->p, j), S->now);
+			S->ji[i].end_low = lo < e ? lo : e;
+			S->ji[i].end_high = hi > e ? hi : e;
+			out->ends[i] = e;
+			S->ji[i].alloc = j->alloc;
+			S->ji[i].nalloc = j->nalloc < 0		     ? 0
+					  : j->nalloc < GQ_MAX_ALLOC ? j->nalloc
+								     : GQ_MAX_ALLOC;
+			for (int a = 0; a < S->ji[i].nalloc; a++)
+				S->ji[i].held += __builtin_popcountll(j->alloc[a].mask);
+			npool += (size_t)S->ji[i].nalloc;
+			theap_push(&S->ends, e, EV_END, (uint32_t)i);
+			continue;
+		}
+		if (j->state != JOB_PENDING)
+			continue;
+		struct pj *x = &stage[k];
+		stage_pending(S, j, i, &dc, x);
 		if (x->rt < S->min_rt)
 			S->min_rt = x->rt;
 		if (x->gpus > 0)
 			npool += (size_t)(x->gpus < GQ_MAX_ALLOC ? x->gpus : GQ_MAX_ALLOC);
-		o->runtime = x->rt;
-		if (j->held) {
-			x->status = ST_NEVER;
-			o->never = NEVER_HELD;
-			continue;
-		}
-		if (place_satisfiable_map(&S->m, s, j, x->qi, NULL) < 0) {
-			x->status = ST_NEVER;
-			o->never = NEVER_UNSATISFIABLE;
-			continue;
-		}
-		if (x->di >= 0 && x->gpus > 0 && S->p->depts[x->di].gpu_hours_month >= 0 &&
-		    s->dstate[x->di].gpu_hours_month >= S->p->depts[x->di].gpu_hours_month) {
-			x->status = ST_NEVER;
-			o->never = NEVER_DEPT_QUOTA;
-			continue;
-		}
-		for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++) {
-			const struct job *dj = snapshot_find(s, j->deps[d]);
-			if (!dj || dj->state == JOB_COMPLETED)
-				continue;
-			if (!job_state_active(dj->state) || dj == j) {
-				x->status = ST_NEVER;
-				o->never = dj == j ? NEVER_DEP_NEVER : NEVER_DEP_FAILED;
-				break;
-			}
-			x->deps_left++;
-			x->has_deps = true;
-		}
-		if (x->status == ST_NEVER)
-			x->deps_left = 0;
 		ndeps += (size_t)x->deps_left;
+		keys[k] = (struct order_key){order_fair_share_cached(s, j, &fc), j->submit_time,
+					     j->id, k};
+		int b = bucket_at(S, x, S->now);
+		bkey[k] = (uint32_t)(x->tier * (S->steps + 1) + (S->steps - b));
+		k++;
 	}
+
+	/* The order at now without a second sort: bucket the ranked jobs by
+	 * tier and aging step, which keeps rank order inside each bucket. */
+	uint32_t *rank = xmalloc(np1 * sizeof(*rank));
+	order_rank_keys(keys, np, rank);
+	free(keys);
+	size_t nb = (size_t)TIER_COUNT * (size_t)(S->steps + 1);
+	size_t *start = xcalloc(nb + 1, sizeof(*start));
+	size_t *by_rank = xmalloc(np1 * sizeof(*by_rank));
+	for (size_t i = 0; i < np; i++) {
+		start[bkey[i] + 1]++;
+		by_rank[rank[i]] = i;
+	}
+	for (size_t b = 1; b <= nb; b++)
+		start[b] += start[b - 1];
+	S->pj = xmalloc(np1 * sizeof(*S->pj));
+	for (size_t r = 0; r < np; r++) {
+		size_t i = by_rank[r];
+		size_t p = start[bkey[i]]++;
+		struct pj *x = &S->pj[p];
+		*x = stage[i];
+		x->rank = (uint32_t)r;
+		struct prediction *o = &S->out[p];
+		o->job = S->ji[x->jidx].id;
+		o->idx = x->jidx;
+		o->position = (int)p + 1;
+		o->runtime = x->rt;
+		o->never = x->never;
+		S->of_job[x->jidx] = (int32_t)p;
+	}
+	free(by_rank);
+	free(start);
 	free(rank);
+	free(bkey);
+	free(stage);
+	S->ready = xcalloc(nb, sizeof(*S->ready));
+	S->cursor = xcalloc(nb, sizeof(*S->cursor));
+
 	/* The pool holds the allocations of the jobs holding GPUs too, so
 	 * that an end reads them from there rather than from the job. */
-	for (size_t i = 0; i < nj; i++)
-		npool += (size_t)S->ji[i].nalloc;
 	S->cap_pool = npool;
 	S->pool = out->allocs = xmalloc((npool ? npool : 1) * sizeof(*S->pool));
 	for (size_t i = 0; i < nj; i++) {
@@ -1152,7 +1137,6 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 			S->by_q[tier][i] = qk[i].p;
 	}
 	free(qk);
-	free(order);
 
 	migrate(S, S->now);
 	for (size_t p = 0; p < S->np; p++) {

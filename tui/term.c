@@ -42,7 +42,7 @@ int term_open(const struct term_opts *o, bool *ascii, struct gq_err *e)
 	nonl();
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
-	set_escdelay(25);
+	set_escdelay(50);
 	curs_set(0);
 	T.color = o->color && has_colors();
 	if (T.color) {

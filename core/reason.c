@@ -520,25 +520,43 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 		place_take(&c.m, policy_queue_index(&s->policy, j->queue), pr->nalloc, pr->alloc);
 	}
 
-	struct work k;
+	/* Who is ahead of whom needs the queue order and the predictions
+	 * only: a job ahead counts unless it starts now or can never start,
+	 * which is what its own explanation will say. */
+	int *ahead_of = xmalloc((ps->n ? ps->n : 1) * sizeof(*ahead_of));
 	int nfirst = 0, ahead = 0;
 	for (size_t i = 0; i < ps->n; i++) {
 		const struct prediction *pr = &ps->items[i];
-		const struct job *j = &s->jobs[pr->idx];
-		struct why *w = &out->items[i];
-		k.w = w;
-		out->of_job[pr->idx] = (int32_t)i;
-		fill_weight(s, j, w);
-		w->idx = pr->idx;
-		w->rises = order_next_rise(&s->policy, j, s->now, &w->rise_at, &w->rise_weight);
-		explain(&c, pr, ahead, nfirst, &k);
-		keep(out, &pl, i, &k);
-		if (w->primary == REASON_STARTING || w->never)
+		ahead_of[i] = ahead;
+		if (pr->never || (pr->placed && pr->start == s->now))
 			continue;
 		ahead++;
-		if (nfirst < REASON_MAX_AHEAD)
-			out->ahead_first[nfirst++] = (struct why_ahead){j->id, w->tier, w->weight};
+		if (nfirst < REASON_MAX_AHEAD) {
+			const struct job *j = &s->jobs[pr->idx];
+			out->ahead_first[nfirst++] = (struct why_ahead){
+			    j->id, job_tier(j), order_weight(&s->policy, j, s->now)};
+		}
 	}
+	/* The explanations in snapshot order: the job records are large, and
+	 * reading them in sequence is what the cache likes. */
+	struct work k;
+	for (size_t idx = 0; idx < s->njobs; idx++) {
+		if (idx >= ps->njobs || ps->of_job[idx] < 0)
+			continue;
+		size_t i = (size_t)ps->of_job[idx];
+		const struct prediction *pr = &ps->items[i];
+		const struct job *j = &s->jobs[idx];
+		struct why *w = &out->items[i];
+		k.w = w;
+		out->of_job[idx] = (int32_t)i;
+		fill_weight(s, j, w);
+		w->idx = idx;
+		w->rises = order_next_rise(&s->policy, j, s->now, &w->rise_at, &w->rise_weight);
+		explain(&c, pr, ahead_of[i],
+			ahead_of[i] < REASON_MAX_AHEAD ? ahead_of[i] : REASON_MAX_AHEAD, &k);
+		keep(out, &pl, i, &k);
+	}
+	free(ahead_of);
 	size_t n = ps->n;
 	for (size_t i = 0; i < s->njobs; i++) {
 		const struct job *j = &s->jobs[i];

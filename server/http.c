@@ -247,7 +247,7 @@ int http_start(char *const *addrs, int naddrs, bool mode_world, size_t max_body,
 			0, NULL, NULL, on_request, l, MHD_OPTION_LISTEN_SOCKET, l->fd,
 			MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
 			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024), MHD_OPTION_END);
+			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024), MHD_OPTION_END);
 		if (!l->d) {
 			err_set(e, GQ_EIO, "cannot serve HTTP on '%s'", addrs[i]);
 			goto fail;

@@ -302,6 +302,36 @@ static int spawn(struct server *s, struct job *j, struct gq_err *e)
 
 /* ---- the scheduling loop ---- */
 
+static int32_t tz_offset(int64_t now)
+{
+	time_t t = (time_t)now;
+	struct tm tm;
+	localtime_r(&t, &tm);
+	return (int32_t)tm.tm_gmtoff;
+}
+
+/* What clients see and what the plan is made on: the active jobs and those
+ * that ended within RECENT_WINDOW, the node, the policy and its state at
+ * `now`. Lock held. */
+static void copy_locked(struct server *s, struct snapshot *out, int64_t now)
+{
+	snapshot_release(out);
+	out->now = now;
+	out->tz_offset = tz_offset(now);
+	out->policy = s->snap.policy;
+	memcpy(out->qstate, s->snap.qstate, sizeof(out->qstate));
+	memcpy(out->dstate, s->snap.dstate, sizeof(out->dstate));
+	for (size_t i = 0; i < s->snap.nnodes; i++)
+		*snapshot_add_node(out) = s->snap.nodes[i];
+	out->jobs = xmalloc((s->snap.njobs ? s->snap.njobs : 1) * sizeof(*out->jobs));
+	out->jobs_cap = s->snap.njobs ? s->snap.njobs : 1;
+	for (size_t i = 0; i < s->snap.njobs; i++) {
+		const struct job *j = &s->snap.jobs[i];
+		if (job_state_active(j->state) || j->end_time >= now - RECENT_WINDOW)
+			out->jobs[out->njobs++] = *j;
+	}
+}
+
 /* Dept GPU-hours of the running month and fair-share usage, from the last
  * tick to now. */
 static void account(struct server *s, int64_t now)
@@ -476,28 +506,66 @@ static int64_t tick(struct server *s)
 		}
 	}
 
-	/* The plan. Starts are journalled as STARTING before any process
-	 * exists, so that a crash between here and the fork is recovered as
-	 * "never started" rather than lost. */
-	s->snap.now = now;
-	predict_fill_history(&s->snap); /* runtimes from the finished jobs (DESIGN §5) */
+	if (changed)
+		save_usage(s);
+	if (db_commit(s->db, &e) < 0)
+		journal_fatal(&e);
+	for (int i = 0; i < nforget; i++)
+		runner_forget(s->runner, forget[i]);
+
+	/* The plan, on a copy of what clients see and without the lock: a
+	 * pass over 10,000 jobs takes milliseconds, and submissions keep
+	 * committing meanwhile. Anything committed during the pass writes the
+	 * wake-up pipe, so the loop comes straight back for another pass. */
+	struct snapshot cp;
+	snapshot_init(&cp);
+	copy_locked(s, &cp, now);
+	pthread_mutex_unlock(&s->mu);
+	predict_fill_history(&cp); /* runtimes from the finished jobs (DESIGN §5) */
 	struct plan plan;
 	plan_init(&plan);
-	sched_plan(&s->snap, &plan);
+	sched_plan(&cp, &plan);
+	snapshot_release(&cp);
+	pthread_mutex_lock(&s->mu);
 	if (plan.wake > now)
 		DUE(plan.wake);
+
+	/* Starts are journalled as STARTING before any process exists, so
+	 * that a crash between here and the fork is recovered as "never
+	 * started" rather than lost. A start the world has overtaken (the job
+	 * was held or cancelled meanwhile) is dropped; the next pass sees it. */
+	uint64_t *used = xcalloc(s->snap.nnodes + 1, sizeof(*used));
+	for (size_t i = 0; i < s->snap.njobs; i++) {
+		const struct job *j = &s->snap.jobs[i];
+		if (job_state_holds_gpus(j->state))
+			for (int k = 0; k < j->nalloc; k++)
+				if (j->alloc[k].node >= 0 && (size_t)j->alloc[k].node < s->snap.nnodes)
+					used[j->alloc[k].node] |= j->alloc[k].mask;
+	}
 	int64_t *starting = xcalloc(plan.n + 1, sizeof(*starting));
 	size_t nstart = 0;
+	if (db_begin(s->db, &e) < 0)
+		journal_fatal(&e);
 	for (size_t i = 0; i < plan.n; i++) {
 		const struct plan_action *a = &plan.actions[i];
 		if (a->kind != PLAN_START)
 			continue;
 		struct job *j = snapshot_find(&s->snap, a->job);
-		if (!j || j->state != JOB_PENDING)
+		if (!j || j->state != JOB_PENDING || j->held)
 			continue;
+		bool free_now = a->nalloc > 0;
+		for (int k = 0; k < a->nalloc; k++)
+			if (a->alloc[k].node < 0 || (size_t)a->alloc[k].node >= s->snap.nnodes ||
+			    (used[a->alloc[k].node] & a->alloc[k].mask))
+				free_now = false;
+		if (!free_now)
+			continue;
+		for (int k = 0; k < a->nalloc; k++)
+			used[a->alloc[k].node] |= a->alloc[k].mask;
 		j->state = JOB_STARTING;
 		j->nalloc = a->nalloc;
-		memcpy(j->alloc, a->alloc, sizeof(j->alloc));
+		memset(j->alloc, 0, sizeof(j->alloc));
+		memcpy(j->alloc, a->alloc, (size_t)a->nalloc * sizeof(j->alloc[0]));
 		j->borrowed = a->borrowed;
 		j->start_time = now;
 		j->exit_status = -1;
@@ -507,13 +575,12 @@ static int64_t tick(struct server *s)
 			journal_fatal(&e);
 		starting[nstart++] = j->id;
 	}
+	free(used);
 	plan_release(&plan);
-	if (nstart > 0 || changed)
+	if (nstart > 0)
 		save_usage(s);
 	if (db_commit(s->db, &e) < 0)
 		journal_fatal(&e);
-	for (int i = 0; i < nforget; i++)
-		runner_forget(s->runner, forget[i]);
 
 	if (nstart > 0) {
 		if (db_begin(s->db, &e) < 0)
@@ -552,12 +619,22 @@ static int64_t tick(struct server *s)
 	return next;
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void *scheduler_main(void *arg)
 {
 	struct server *s = arg;
+	double cost = 0;
 	pthread_mutex_lock(&s->mu);
 	while (!s->stopping) {
+		double t0 = mono_s();
 		int64_t due = tick(s);
+		cost = mono_s() - t0;
 		int timeout = -1;
 		if (!s->cfg->manual_clock) {
 			/* The real clock: sleep until the next deadline, and at
@@ -568,6 +645,14 @@ static void *scheduler_main(void *arg)
 				timeout = due <= now ? 0 : (int)((due - now) * 1000 < MAX_WAIT_MS ? (due - now) * 1000 : MAX_WAIT_MS);
 		}
 		pthread_mutex_unlock(&s->mu);
+		/* Pace the passes: after one that took `cost`, wait at least as
+		 * long before the next, so that a busy queue (a pass per
+		 * commit) leaves half the time to the handlers and the journal.
+		 * What happens meanwhile is taken by the next pass. */
+		if (cost > 0.0005) {
+			struct timespec ts = {0, (long)((cost < 0.1 ? cost : 0.1) * 1e9)};
+			nanosleep(&ts, NULL);
+		}
 		struct pollfd pf[2] = {{s->wake[0], POLLIN, 0}, {runner_fd(s->runner), POLLIN, 0}};
 		poll(pf, 2, timeout);
 		if (pf[0].revents & POLLIN) {
@@ -645,10 +730,16 @@ static void *committer_main(void *arg)
 			break;
 		struct pending_submit *list = s->q_head;
 		s->q_head = s->q_tail = NULL;
+		bool startable = false;
+		for (struct pending_submit *p = list; p; p = p->next)
+			if (p->rc == 0 && !p->replay && !p->job.held)
+				startable = true;
 		commit_batch(s, list);
 		pthread_cond_broadcast(&s->done_cv);
 		pthread_cond_broadcast(&s->ev_cv);
-		wake_scheduler(s);
+		/* A held job changes no plan until it is released. */
+		if (startable)
+			wake_scheduler(s);
 	}
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
@@ -1010,33 +1101,10 @@ void server_info(struct server *s, struct server_info *out)
 	pthread_mutex_unlock(&s->mu);
 }
 
-static int32_t tz_offset(int64_t now)
-{
-	time_t t = (time_t)now;
-	struct tm tm;
-	localtime_r(&t, &tm);
-	return (int32_t)tm.tm_gmtoff;
-}
-
 void server_snapshot(struct server *s, struct snapshot *out, int64_t *last_seq)
 {
 	pthread_mutex_lock(&s->mu);
-	int64_t now = now_locked(s);
-	snapshot_release(out);
-	out->now = now;
-	out->tz_offset = tz_offset(now);
-	out->policy = s->snap.policy;
-	memcpy(out->qstate, s->snap.qstate, sizeof(out->qstate));
-	memcpy(out->dstate, s->snap.dstate, sizeof(out->dstate));
-	for (size_t i = 0; i < s->snap.nnodes; i++)
-		*snapshot_add_node(out) = s->snap.nodes[i];
-	out->jobs = xmalloc((s->snap.njobs ? s->snap.njobs : 1) * sizeof(*out->jobs));
-	out->jobs_cap = s->snap.njobs ? s->snap.njobs : 1;
-	for (size_t i = 0; i < s->snap.njobs; i++) {
-		const struct job *j = &s->snap.jobs[i];
-		if (job_state_active(j->state) || j->end_time >= now - RECENT_WINDOW)
-			out->jobs[out->njobs++] = *j;
-	}
+	copy_locked(s, out, now_locked(s));
 	*last_seq = s->last_seq;
 	pthread_mutex_unlock(&s->mu);
 }

@@ -1006,3 +1006,220 @@ int codec_command_from_text(const char *text, struct submission *out, struct gq_
 	json_decref(v);
 	return rc;
 }
+
+/* ---- fast text ---- */
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+	if (buf_add(b, s, n) < 0)
+		BUG("unbounded buffer refused data");
+}
+
+/* A JSON string of s[0..n) as jansson writes it: \" \\ \b \f \n \r \t,
+ * other controls as \u00XX, '/' as is; invalid UTF-8 becomes '?'. */
+static void put_str(struct buf *b, const char *s, size_t n)
+{
+	put(b, "\"", 1);
+	size_t i = 0, run = 0;
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i];
+		size_t len = 1;
+		const char *esc = NULL;
+		char tmp[8];
+		if (c < 0x80) {
+			switch (c) {
+			case '"':
+				esc = "\\\"";
+				break;
+			case '\\':
+				esc = "\\\\";
+				break;
+			case '\b':
+				esc = "\\b";
+				break;
+			case '\f':
+				esc = "\\f";
+				break;
+			case '\n':
+				esc = "\\n";
+				break;
+			case '\r':
+				esc = "\\r";
+				break;
+			case '\t':
+				esc = "\\t";
+				break;
+			default:
+				if (c < 0x20) {
+					snprintf(tmp, sizeof(tmp), "\\u%04X", c);
+					esc = tmp;
+				}
+			}
+		} else {
+			size_t need = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+			bool ok = need > 0 && i + need <= n;
+			for (size_t k = 1; ok && k < need; k++)
+				if (((unsigned char)s[i + k] & 0xc0) != 0x80)
+					ok = false;
+			if (ok)
+				len = need;
+			else
+				esc = "?";
+		}
+		if (esc) {
+			put(b, s + i - run, run);
+			run = 0;
+			put(b, esc, strlen(esc));
+			i += len;
+			continue;
+		}
+		run += len;
+		i += len;
+	}
+	put(b, s + i - run, run);
+	put(b, "\"", 1);
+}
+
+/* A real as jansson 2.14 writes it: %.17g, with ".0" when it looks like
+ * an integer. */
+static void put_real(struct buf *b, double v)
+{
+	char tmp[64];
+	int n = snprintf(tmp, sizeof(tmp), "%.17g", v);
+	if (n > 0 && !strpbrk(tmp, ".eEn")) {
+		tmp[n++] = '.';
+		tmp[n++] = '0';
+		tmp[n] = '\0';
+	}
+	put(b, tmp, strlen(tmp));
+}
+
+static void write_field(struct buf *b, const struct field *f, const void *base, bool first)
+{
+	const char *p = (const char *)base + f->off;
+	char tmp[48];
+	if (!first)
+		put(b, ",", 1);
+	put(b, "\"", 1);
+	put(b, f->name, strlen(f->name));
+	put(b, "\":", 2);
+	switch (f->type) {
+	case F_I64:
+		snprintf(tmp, sizeof(tmp), "%lld", (long long)*(const int64_t *)p);
+		put(b, tmp, strlen(tmp));
+		break;
+	case F_INT:
+		snprintf(tmp, sizeof(tmp), "%d", *(const int *)p);
+		put(b, tmp, strlen(tmp));
+		break;
+	case F_U32:
+		snprintf(tmp, sizeof(tmp), "%u", *(const uint32_t *)p);
+		put(b, tmp, strlen(tmp));
+		break;
+	case F_BOOL:
+		if (*(const bool *)p)
+			put(b, "true", 4);
+		else
+			put(b, "false", 5);
+		break;
+	case F_DBL:
+		put_real(b, *(const double *)p);
+		break;
+	case F_STR:
+		put_str(b, p, strnlen(p, f->size));
+		break;
+	case F_TIER: {
+		const char *t = tier_name(*(const enum tier *)p);
+		put_str(b, t, strlen(t));
+		break;
+	}
+	case F_STATE: {
+		const char *t = job_state_name(*(const enum job_state *)p);
+		put_str(b, t, strlen(t));
+		break;
+	}
+	}
+}
+
+static void write_table(struct buf *b, const struct field *t, size_t n, const void *base)
+{
+	put(b, "{", 1);
+	for (size_t i = 0; i < n; i++)
+		write_field(b, &t[i], base, i == 0);
+	put(b, "}", 1);
+}
+
+void codec_job_write(struct buf *b, const struct job *j)
+{
+	char tmp[48];
+	write_table(b, job_fields, NF(job_fields), j);
+	b->len--; /* reopen the object */
+	put(b, ",\"req\":", 7);
+	write_table(b, res_fields, NF(res_fields), &j->req);
+	put(b, ",\"override\":", 12);
+	if (j->ovr.set)
+		write_table(b, ovr_fields, NF(ovr_fields), &j->ovr);
+	else
+		put(b, "null", 4);
+	put(b, ",\"alloc\":[", 10);
+	for (int i = 0; i < j->nalloc && i < GQ_MAX_ALLOC; i++) {
+		snprintf(tmp, sizeof(tmp), "%s{\"node\":%d,\"gpus\":[", i ? "," : "", j->alloc[i].node);
+		put(b, tmp, strlen(tmp));
+		bool first = true;
+		for (int g = 0; g < GQ_MAX_NODE_GPUS; g++)
+			if (j->alloc[i].mask & (UINT64_C(1) << g)) {
+				snprintf(tmp, sizeof(tmp), "%s%d", first ? "" : ",", g);
+				put(b, tmp, strlen(tmp));
+				first = false;
+			}
+		put(b, "]}", 2);
+	}
+	put(b, "],\"deps\":[", 10);
+	for (int i = 0; i < j->ndeps && i < GQ_MAX_DEPS; i++) {
+		snprintf(tmp, sizeof(tmp), "%s%lld", i ? "," : "", (long long)j->deps[i]);
+		put(b, tmp, strlen(tmp));
+	}
+	put(b, "]}", 2);
+}
+
+char *codec_jobs_text(const struct job *jobs, size_t n, size_t *len)
+{
+	struct buf b;
+	buf_init(&b, 0);
+	put(&b, "{\"jobs\":[", 9);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			put(&b, ",", 1);
+		codec_job_write(&b, &jobs[i]);
+	}
+	put(&b, "]}", 2);
+	*len = b.len;
+	return buf_detach(&b);
+}
+
+char *codec_snapshot_text(const struct snapshot *s, size_t *len)
+{
+	/* Everything but the jobs through jansson (small), the jobs spliced
+	 * in where the empty array stands. */
+	struct snapshot head = *s;
+	head.njobs = 0;
+	json_t *v = codec_snapshot_encode(&head);
+	char *text = codec_dump(v);
+	json_decref(v);
+	const char *mark = strstr(text, "\"jobs\":[]");
+	if (!mark)
+		BUG("snapshot text without its jobs array");
+	size_t at = (size_t)(mark - text) + 8;
+	struct buf b;
+	buf_init(&b, 0);
+	put(&b, text, at);
+	for (size_t i = 0; i < s->njobs; i++) {
+		if (i)
+			put(&b, ",", 1);
+		codec_job_write(&b, &s->jobs[i]);
+	}
+	put(&b, text + at, strlen(text + at));
+	free(text);
+	*len = b.len;
+	return buf_detach(&b);
+}

@@ -52,6 +52,27 @@ static CURL *conn(struct buf *out)
 	return c;
 }
 
+static pid_t srv;
+
+/* CPU seconds the server has used so far (user + system). */
+static double server_cpu(void)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)srv);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	unsigned long ut = 0, st = 0;
+	/* Fields after the command: state ppid pgrp ... utime (14) stime (15). */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
 struct worker {
 	int n;
 	const char *body;
@@ -77,11 +98,14 @@ static void *submitter(void *arg)
 	return NULL;
 }
 
+static double last_cpu_us; /* server CPU per acknowledged submit in the last run */
+
 /* n submits from k concurrent clients; returns acknowledged per second. */
 static double run(int k, int n, const char *body, int *failed)
 {
 	pthread_t t[8];
 	struct worker w[8];
+	double c0 = server_cpu();
 	double t0 = now_s();
 	for (int i = 0; i < k; i++) {
 		w[i].n = n / k;
@@ -94,7 +118,21 @@ static double run(int k, int n, const char *body, int *failed)
 		pthread_join(t[i], NULL);
 		*failed += w[i].failed;
 	}
-	return (double)(n / k * k - *failed) / (now_s() - t0);
+	double dt = now_s() - t0;
+	int ok = n / k * k - *failed;
+	last_cpu_us = ok > 0 ? (server_cpu() - c0) * 1e6 / ok : 0;
+	return (double)ok / dt;
+}
+
+static const char *loadavg(void)
+{
+	static char b[128];
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (!f || !fgets(b, sizeof(b), f))
+		strcpy(b, "?\n");
+	if (f)
+		fclose(f);
+	return b;
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -138,7 +176,7 @@ int main(int argc, char **argv)
 	}
 	snprintf(sock, sizeof(sock), "%s/sock", dir);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	pid_t srv = start_server(gq);
+	srv = start_server(gq);
 
 	static const char held[] = "{\"argv\":[\"true\"],\"held\":true,\"name\":\"bench\"}";
 	static const char queued[] = "{\"argv\":[\"sleep\",\"1000\"],\"req\":{\"gpus\":4},"
@@ -146,13 +184,13 @@ int main(int argc, char **argv)
 	int failed;
 	printf("durable submits over the unix socket (acknowledged after commit, %d each):\n", n);
 	double r1 = run(1, n, held, &failed);
-	printf("  held jobs,   1 client:   %7.0f submits/s (%d failed)\n", r1, failed);
+	printf("  held jobs,   1 client:   %7.0f submits/s, server CPU %4.0f us each (%d failed)\n", r1, last_cpu_us, failed);
 	double r8 = run(8, n, held, &failed);
-	printf("  held jobs,   8 clients:  %7.0f submits/s (%d failed)\n", r8, failed);
+	printf("  held jobs,   8 clients:  %7.0f submits/s, server CPU %4.0f us each (%d failed)\n", r8, last_cpu_us, failed);
 	double q1 = run(1, n, queued, &failed);
-	printf("  queued jobs, 1 client:   %7.0f submits/s (%d failed)\n", q1, failed);
+	printf("  queued jobs, 1 client:   %7.0f submits/s, server CPU %4.0f us each (%d failed)\n", q1, last_cpu_us, failed);
 	double q8 = run(8, n, queued, &failed);
-	printf("  queued jobs, 8 clients:  %7.0f submits/s (%d failed)\n", q8, failed);
+	printf("  queued jobs, 8 clients:  %7.0f submits/s, server CPU %4.0f us each (%d failed)\n", q8, last_cpu_us, failed);
 
 	int have = 4 * n;
 	if (have < snap_jobs)
@@ -172,6 +210,7 @@ int main(int argc, char **argv)
 		bytes = out.len;
 	}
 	qsort(lat, SAMPLES, sizeof(lat[0]), cmp_dbl);
+	printf("load average during the run: %s", loadavg());
 	printf("GET /v1/snapshot with %d jobs (%zu kB): p50 %.1f ms, p99 %.1f ms\n",
 	       have > snap_jobs ? have : snap_jobs, bytes / 1024, lat[SAMPLES / 2],
 	       lat[SAMPLES * 99 / 100]);

@@ -149,10 +149,10 @@ static void h_snapshot(struct ctx *c)
 	snapshot_init(&snap);
 	int64_t seq = 0;
 	server_snapshot(c->s, &snap, &seq);
-	json_t *v = codec_snapshot_encode(&snap);
+	c->resp->body = codec_snapshot_text(&snap, &c->resp->len);
+	c->resp->status = 200;
 	snapshot_release(&snap);
 	http_resp_header(c->resp, "Gq-Event-Seq", "%" PRId64, seq);
-	reply(c, 200, v);
 }
 
 static void h_jobs_list(struct ctx *c)
@@ -190,11 +190,9 @@ static void h_jobs_list(struct ctx *c)
 	struct job *jobs;
 	size_t n;
 	server_jobs(c->s, &f, &jobs, &n);
-	json_t *arr = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, codec_job_encode(&jobs[i]));
+	c->resp->body = codec_jobs_text(jobs, n, &c->resp->len);
+	c->resp->status = 200;
 	free(jobs);
-	reply(c, 200, json_pack("{s:o}", "jobs", arr));
 }
 
 static bool idem_valid(const char *k)

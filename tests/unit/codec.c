@@ -311,8 +311,85 @@ static void test_error_round_trip(void)
 	json_decref(v);
 }
 
+static void test_fast_job_text_matches_jansson(void)
+{
+	struct job j;
+	sample_job(&j);
+	STR_COPY(j.ovr.reason, "say \"hi\" \\ \n\t\x01 caf\xc3\xa9 /");
+	j.hist_ratio = 0.1;
+	j.exit_status = -3;
+	for (int round = 0; round < 3; round++) {
+		if (round == 1) {
+			job_init(&j);
+			j.id = 7;
+		}
+		if (round == 2)
+			j.hist_ratio = 12345.0;
+		json_t *v = codec_job_encode(&j);
+		char *want = codec_dump(v);
+		struct buf b;
+		buf_init(&b, 0);
+		codec_job_write(&b, &j);
+		CHECK_STR(b.data, want);
+		buf_release(&b);
+		free(want);
+		json_decref(v);
+	}
+}
+
+static void test_fast_text_replaces_bad_utf8(void)
+{
+	struct job j;
+	job_init(&j);
+	STR_COPY(j.name, "a\xff\xc3" "b");
+	struct buf b;
+	buf_init(&b, 0);
+	codec_job_write(&b, &j);
+	CHECK(strstr(b.data, "\"name\":\"a??b\"") != NULL);
+	json_t *v = NULL;
+	CHECK_INT(codec_parse(b.data, b.len, &v, NULL), 0);
+	json_decref(v);
+	buf_release(&b);
+}
+
+static void test_snapshot_text_matches_jansson(void)
+{
+	struct snapshot s;
+	snapshot_init(&s);
+	s.now = 1700000000;
+	sample_job(snapshot_add_job(&s));
+	struct job *j = snapshot_add_job(&s);
+	job_init(j);
+	j->id = 50;
+	struct node *n = snapshot_add_node(&s);
+	STR_COPY(n->name, "local");
+	n->ngpus = 8;
+	json_t *v = codec_snapshot_encode(&s);
+	char *want = codec_dump(v);
+	size_t len = 0;
+	char *got = codec_snapshot_text(&s, &len);
+	CHECK_STR(got, want);
+	CHECK_INT(len, strlen(want));
+	size_t jl = 0;
+	char *jobs = codec_jobs_text(s.jobs, s.njobs, &jl);
+	json_t *arr = json_object_get(v, "jobs");
+	json_t *wrap = json_pack("{s:O}", "jobs", arr);
+	char *wantj = codec_dump(wrap);
+	CHECK_STR(jobs, wantj);
+	free(wantj);
+	json_decref(wrap);
+	free(jobs);
+	free(got);
+	free(want);
+	json_decref(v);
+	snapshot_release(&s);
+}
+
 void suite_codec(void)
 {
+	RUN(test_fast_job_text_matches_jansson);
+	RUN(test_fast_text_replaces_bad_utf8);
+	RUN(test_snapshot_text_matches_jansson);
 	RUN(test_job_round_trip);
 	RUN(test_job_without_override_encodes_null);
 	RUN(test_job_rejects_bad_fields);

@@ -30,10 +30,10 @@ now() { "$GQ" clock --json | jq .now; }
 
 # The first one ignores SIGTERM, so that a cancel frees its GPUs only when
 # the grace period (5 min) ends with SIGKILL.
-"$GQ" submit --tier P0 --gpus 8 --estimate 40m -- sh -c 'trap "" TERM; sleep 100000' >/dev/null
+"$GQ" submit --tier P0 --gpus 8 --estimate 40m -- sh -c 'trap "" TERM; sleep 600' >/dev/null
 check "the first P0 job runs" wait_state 1 running
-"$GQ" submit --tier P0 --gpus 8 --estimate 25m -- sleep 100000 >/dev/null
-"$GQ" submit --tier P0 --gpus 8 --estimate 60m -- sleep 100000 >/dev/null
+"$GQ" submit --tier P0 --gpus 8 --estimate 25m -- sleep 600 >/dev/null
+"$GQ" submit --tier P0 --gpus 8 --estimate 60m -- sleep 600 >/dev/null
 "$GQ" submit --gpus 8 -- true >/dev/null
 t0=$(now)
 eta=$("$GQ" eta --json 4)
@@ -58,4 +58,10 @@ check_eq "the P1 now starts 85 minutes later" "$("$GQ" eta --json 4 | jq ".[0].p
 out=$("$GQ" why --json 5)
 check_eq "a dead dependency: reason dependency, never" \
 	"$(echo "$out" | jq -c '.explanation | [.reason, .never]')" '["dependency","dependency_failed"]'
+
+# Jobs outlive their server by design: stop them before leaving.
+"$GQ" cancel 2 3 >/dev/null 2>&1 || { "$GQ" cancel 2; "$GQ" cancel 3; } >/dev/null 2>&1
+"$GQ" clock +10m >/dev/null
+check "the sleeping jobs are gone" wait_state 2 cancelled
+check "the sleeping jobs are gone (2)" wait_state 3 cancelled
 finish

@@ -19,10 +19,10 @@
 #include "preempt.h"
 
 static const char *const kind_names[PLAN_KIND_COUNT] = {
-	[PLAN_START] = "start",
-	[PLAN_PREEMPT] = "preempt",
-	[PLAN_REMIND] = "remind",
-	[PLAN_DOWNGRADE] = "downgrade",
+    [PLAN_START] = "start",
+    [PLAN_PREEMPT] = "preempt",
+    [PLAN_REMIND] = "remind",
+    [PLAN_DOWNGRADE] = "downgrade",
 };
 
 const char *plan_kind_name(enum plan_kind k)
@@ -86,7 +86,8 @@ void sched_plan(const struct snapshot *s, struct plan *out)
 		if (a->kind != PLAN_START)
 			continue;
 		const struct job *j = snapshot_find(s, a->job);
-		place_take(&m, j ? policy_queue_index(&s->policy, j->queue) : -1, a->nalloc, a->alloc);
+		place_take(&m, j ? policy_queue_index(&s->policy, j->queue) : -1, a->nalloc,
+			   a->alloc);
 	}
 	size_t *idx = xmalloc((s->njobs ? s->njobs : 1) * sizeof(*idx));
 	size_t n = order_pending(s, idx);

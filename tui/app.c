@@ -380,17 +380,19 @@ static void fetch_log(struct app *a)
 	}
 	buf_release(&chunk);
 	/* The last LOG_LINES lines. */
-	const char *end = a->log.data ? a->log.data + a->log.len : "";
-	const char *p = end;
+	a->st.log_tail = "";
+	if (!a->log.data || !a->log.len)
+		return;
+	const char *start = a->log.data, *p = start + a->log.len;
 	int lines = 0;
-	if (p > a->log.data && p[-1] == '\n')
+	if (p[-1] == '\n')
 		p--;
-	while (a->log.data && p > a->log.data) {
+	while (p > start) {
 		if (p[-1] == '\n' && ++lines == LOG_LINES)
 			break;
 		p--;
 	}
-	a->st.log_tail = a->log.data ? p : "";
+	a->st.log_tail = p;
 }
 
 struct log_walk {

@@ -14,7 +14,8 @@ check_eq "without a terminal it says so and exits 2" "$?:$out" \
 
 server_start || { t_report 1 "server starts"; finish; }
 # One job runs on 6 of 8 slots; 30 jobs of 4 GPUs wait behind it.
-"$GQ" submit --gpus 6 --tier P1 --name big -- sleep 1000 >/dev/null
+"$GQ" submit --gpus 6 --tier P1 --name big -- \
+	sh -c 'for i in 1 2 3; do echo "epoch $i"; done; exec sleep 1000' >/dev/null
 for i in $(seq 2 31); do
 	"$GQ" submit --gpus 4 --tier P2 --name "w$i" -- sleep 1000 >/dev/null
 done
@@ -75,6 +76,19 @@ check "a click on the selection opens the job" wait_screen '^Job [0-9]+ '
 tab=$(screen_raw | sed -n 4p | awk '{print index($0, "3 Nodes")}')
 click "$tab" 3
 check "a click on a tab switches to it" wait_screen '^NODE '
+
+# The Job view of a running job ends with its log's last lines.
+keys 2 Home Enter
+check "Enter in the running view opens the job" wait_screen '^Job 1 +big '
+check "its log tail is shown" wait_screen '^  epoch 3$'
+check "with the lines before" wait_screen '^  epoch 1$'
+
+# The Events view filters on any text of an event.
+keys 4 /
+keys -l override
+keys Enter
+check "the events filter keeps the override" wait_screen '^ +[0-9]+ [0-9:]+ +2 override '
+check "and drops the rest" wait_screen_not ' submit '
 top_stop
 
 # NO_COLOR (lib.sh sets it): attributes but no colour.

@@ -399,6 +399,61 @@ static void h_stats(struct ctx *c)
 	reply(c, 200, v);
 }
 
+static void h_preemptions(struct ctx *c)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	int64_t job, limit, now;
+	if (query_int(c, "job", 1, MAX_ID, 0, &job, &e) < 0 ||
+	    query_int(c, "limit", 1, 100000, 0, &limit, &e) < 0) {
+		reply_err(c, &e);
+		return;
+	}
+	struct preempt_record *r = NULL;
+	size_t n = 0;
+	server_preemptions(c->s, job, (size_t)limit, &r, &n, &now);
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = json_pack(
+			"{s:I,s:I,s:I,s:s,s:s,s:s,s:s,s:b,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:b}", "id",
+			(json_int_t)r[i].id, "victim", (json_int_t)r[i].victim, "trigger",
+			(json_int_t)r[i].trigger, "reason", r[i].reason, "queue", r[i].queue, "dept",
+			r[i].dept, "trigger_dept", r[i].trigger_dept, "cross_dept", r[i].cross_dept,
+			"gpus", r[i].gpus, "ran", (json_int_t)r[i].ran, "last_checkpoint",
+			(json_int_t)r[i].last_checkpoint, "signalled", (json_int_t)r[i].signalled,
+			"saved", (json_int_t)r[i].saved, "released", (json_int_t)r[i].released,
+			"restarted", (json_int_t)r[i].restarted, "work_lost", r[i].work_lost, "resumed",
+			r[i].resumed);
+		json_array_append_new(arr, v);
+	}
+	free(r);
+	reply(c, 200, json_pack("{s:I,s:o}", "now", (json_int_t)now, "preemptions", arr));
+}
+
+static void h_reclaim(struct ctx *c)
+{
+	struct reclaim_entry *r = NULL;
+	size_t n = 0;
+	int64_t now;
+	struct policy *p = xmalloc(sizeof(*p));
+	server_reclaim(c->s, &r, &n, &now, p);
+	json_t *arr = json_array();
+	int gpus = 0;
+	for (size_t i = 0; i < n; i++) {
+		gpus += r[i].gpus;
+		json_array_append_new(
+			arr, json_pack("{s:I,s:s,s:i,s:s,s:I,s:I,s:b}", "job", (json_int_t)r[i].job,
+				       "kind", reclaim_kind_name(r[i].kind), "gpus", r[i].gpus,
+				       "gpu_list", r[i].gpu_list, "since", (json_int_t)r[i].since,
+				       "for", (json_int_t)(now - r[i].since), "acts", r[i].acts));
+	}
+	json_t *v = json_pack("{s:I,s:s,s:s,s:I,s:i,s:o}", "now", (json_int_t)now, "mode",
+			      rollout_name(p->reclaim_mode), "trial_queues", p->reclaim_trial,
+			      "idle_after", (json_int_t)p->reclaim_idle, "gpus", gpus, "jobs", arr);
+	free(p);
+	free(r);
+	reply(c, 200, v);
+}
+
 static void h_clock(struct ctx *c)
 {
 	struct gq_err e = GQ_ERR_INIT;
@@ -484,6 +539,8 @@ static const struct route routes[] = {
 	{"POST", "jobs/#/*", h_job_action},
 	{"GET", "events", h_events},
 	{"GET", "stats", h_stats},
+	{"GET", "preemptions", h_preemptions},
+	{"GET", "reclaim", h_reclaim},
 	{"POST", "clock", h_clock},
 	{"GET", "policy", h_policy},
 	{"POST", "policy/apply", h_policy_apply},

@@ -25,6 +25,8 @@ enum {
 	ST_EVENT_LAST,
 	ST_META_GET,
 	ST_META_SET,
+	ST_PREEMPT_PUT,
+	ST_PREEMPTS_LOAD,
 	ST_COUNT
 };
 
@@ -46,6 +48,13 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_META_GET] = "SELECT v FROM meta WHERE k = ?",
 	[ST_META_SET] = "INSERT INTO meta(k, v) VALUES (?, ?) "
 			"ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+	[ST_PREEMPT_PUT] = "INSERT OR REPLACE INTO preemptions(id, victim, trigger_job, reason, queue,"
+			   " dept, trigger_dept, cross_dept, gpus, ran, last_checkpoint, signalled,"
+			   " saved, released, restarted, work_lost, resumed)"
+			   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_PREEMPTS_LOAD] = "SELECT id, victim, trigger_job, reason, queue, dept, trigger_dept,"
+			     " cross_dept, gpus, ran, last_checkpoint, signalled, saved, released,"
+			     " restarted, work_lost, resumed FROM preemptions ORDER BY id",
 };
 
 static const char schema[] =
@@ -55,7 +64,13 @@ static const char schema[] =
 	"CREATE UNIQUE INDEX IF NOT EXISTS jobs_idem ON jobs(uid, idem) WHERE idem IS NOT NULL;"
 	"CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY, time INTEGER NOT NULL,"
 	" job INTEGER NOT NULL, kind TEXT NOT NULL, from_state INTEGER NOT NULL,"
-	" to_state INTEGER NOT NULL, reason TEXT NOT NULL, actor TEXT NOT NULL);";
+	" to_state INTEGER NOT NULL, reason TEXT NOT NULL, actor TEXT NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS preemptions(id INTEGER PRIMARY KEY, victim INTEGER NOT NULL,"
+	" trigger_job INTEGER NOT NULL, reason TEXT NOT NULL, queue TEXT NOT NULL,"
+	" dept TEXT NOT NULL, trigger_dept TEXT NOT NULL, cross_dept INTEGER NOT NULL,"
+	" gpus INTEGER NOT NULL, ran INTEGER NOT NULL, last_checkpoint INTEGER NOT NULL,"
+	" signalled INTEGER NOT NULL, saved INTEGER NOT NULL, released INTEGER NOT NULL,"
+	" restarted INTEGER NOT NULL, work_lost REAL NOT NULL, resumed INTEGER NOT NULL);";
 
 struct db {
 	sqlite3 *h;
@@ -305,4 +320,65 @@ int db_meta_set(struct db *db, const char *key, const char *value, struct gq_err
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
 	return step_done(db, st, "write meta", e);
+}
+
+int db_preempt_put(struct db *db, const struct preempt_record *r, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_PREEMPT_PUT];
+	sqlite3_bind_int64(st, 1, r->id);
+	sqlite3_bind_int64(st, 2, r->victim);
+	sqlite3_bind_int64(st, 3, r->trigger);
+	sqlite3_bind_text(st, 4, r->reason, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, r->queue, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, r->dept, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, r->trigger_dept, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 8, r->cross_dept);
+	sqlite3_bind_int(st, 9, r->gpus);
+	sqlite3_bind_int64(st, 10, r->ran);
+	sqlite3_bind_int64(st, 11, r->last_checkpoint);
+	sqlite3_bind_int64(st, 12, r->signalled);
+	sqlite3_bind_int64(st, 13, r->saved);
+	sqlite3_bind_int64(st, 14, r->released);
+	sqlite3_bind_int64(st, 15, r->restarted);
+	sqlite3_bind_double(st, 16, r->work_lost);
+	sqlite3_bind_int(st, 17, r->resumed);
+	return step_done(db, st, "write preemption record", e);
+}
+
+int db_preempts_load(struct db *db, struct preempt_record **out, size_t *n, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_PREEMPTS_LOAD];
+	struct preempt_record *v = NULL;
+	size_t cnt = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		GROW(v, cap, cnt + 1);
+		struct preempt_record *r = &v[cnt++];
+		memset(r, 0, sizeof(*r));
+		r->id = sqlite3_column_int64(st, 0);
+		r->victim = sqlite3_column_int64(st, 1);
+		r->trigger = sqlite3_column_int64(st, 2);
+		STR_COPY(r->reason, col_text(st, 3));
+		STR_COPY(r->queue, col_text(st, 4));
+		STR_COPY(r->dept, col_text(st, 5));
+		STR_COPY(r->trigger_dept, col_text(st, 6));
+		r->cross_dept = sqlite3_column_int(st, 7) != 0;
+		r->gpus = sqlite3_column_int(st, 8);
+		r->ran = sqlite3_column_int64(st, 9);
+		r->last_checkpoint = sqlite3_column_int64(st, 10);
+		r->signalled = sqlite3_column_int64(st, 11);
+		r->saved = sqlite3_column_int64(st, 12);
+		r->released = sqlite3_column_int64(st, 13);
+		r->restarted = sqlite3_column_int64(st, 14);
+		r->work_lost = sqlite3_column_double(st, 15);
+		r->resumed = sqlite3_column_int(st, 16) != 0;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return sqlite_fail(db, "load preemption records", e);
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
 }

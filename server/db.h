@@ -18,6 +18,7 @@
 
 #include "core/event.h"
 #include "core/util.h"
+#include "server/enforce.h"
 
 struct db;
 
@@ -59,5 +60,10 @@ int db_event_last(struct db *db, int64_t *seq, struct gq_err *e);
 /* Named values. db_meta_get writes "" when the key is absent. */
 int db_meta_get(struct db *db, const char *key, char *out, size_t size, struct gq_err *e);
 int db_meta_set(struct db *db, const char *key, const char *value, struct gq_err *e);
+
+/* Preemption records (enforce.h): insert or replace record r->id; load
+ * every record in id order into *out (caller frees; NULL when none). */
+int db_preempt_put(struct db *db, const struct preempt_record *r, struct gq_err *e);
+int db_preempts_load(struct db *db, struct preempt_record **out, size_t *n, struct gq_err *e);
 
 #endif

@@ -371,6 +371,18 @@ int runner_signal(struct runner *r, int64_t id, int sig, struct gq_err *e)
 	return rc;
 }
 
+long runner_pgid(struct runner *r, int64_t id)
+{
+	char *rd = run_dir(r, id), *pp = xasprintf("%s/pid", rd);
+	char b[32];
+	long pid = 0;
+	if (read_small(pp, b, sizeof(b)) == 0)
+		pid = strtol(b, NULL, 10);
+	free(rd);
+	free(pp);
+	return pid > 1 ? pid : 0;
+}
+
 static bool read_exit(const struct runner *r, int64_t id, int *status)
 {
 	char *x = xasprintf("%s/run/%lld.exit", r->dir, (long long)id);

@@ -67,6 +67,10 @@ enum run_state {
 /* What became of job id's run. */
 enum run_state runner_probe(struct runner *r, int64_t id, int *status);
 
+/* The job's process group id, 0 when it has none (never started, or its
+ * run files are gone). */
+long runner_pgid(struct runner *r, int64_t id);
+
 /* Removes the run files once its status is recorded. */
 void runner_forget(struct runner *r, int64_t id);
 

@@ -39,6 +39,7 @@
 #include "policy/repo.h"
 #include "server/api.h"
 #include "server/db.h"
+#include "server/enforce.h"
 #include "server/gpus.h"
 #include "server/http.h"
 #include "server/runner.h"
@@ -72,6 +73,7 @@ struct server {
 	struct runner *runner;
 	struct auth *auth;
 	struct policy_repo *prepo;
+	struct enforce *enf;
 	int64_t next_id, last_seq;
 	int64_t manual_now;
 	int64_t share_prev;
@@ -91,6 +93,12 @@ static const char *const intent_names[] = {"", "cancel", "requeue", "timeout", "
 static int64_t now_locked(const struct server *s)
 {
 	return s->cfg->manual_clock ? s->manual_now : (int64_t)time(NULL);
+}
+
+static struct enforce_ctx enforce_ctx_of(struct server *s)
+{
+	struct enforce_ctx c = {s, &s->snap, s->db, s->runner, now_locked(s)};
+	return c;
 }
 
 static void wake_scheduler(struct server *s)
@@ -223,9 +231,10 @@ static int finish_locked(struct server *s, struct job *j, int status, const char
 		j->stop_deadline = 0;
 	}
 	stop_clear(s, j->id);
-	if (persist(s, j, e) < 0)
+	struct enforce_ctx ec = enforce_ctx_of(s);
+	if (persist(s, j, e) < 0 || emit(s, j->id, "state", from, j->state, reason, "scheduler", e) < 0)
 		return -1;
-	return emit(s, j->id, "state", from, j->state, reason, "scheduler", e);
+	return enforce_job_ended(s->enf, &ec, j, runner_pgid(s->runner, j->id), e);
 }
 
 int server_stop_locked(struct server *s, struct job *j, enum stop_intent intent, int sig,
@@ -243,7 +252,20 @@ int server_stop_locked(struct server *s, struct job *j, enum stop_intent intent,
 	if (persist(s, j, e) < 0)
 		return -1;
 	wake_scheduler(s);
-	return emit(s, j->id, "state", from, JOB_STOPPING, reason, actor, e);
+	/* Kind "preempt" tells the metrics a preemption from other stops. */
+	return emit(s, j->id, intent == STOP_PREEMPT ? "preempt" : "state", from, JOB_STOPPING, reason,
+		    actor, e);
+}
+
+int server_emit_locked(struct server *s, int64_t job, const char *kind, enum job_state from,
+		       enum job_state to, const char *reason, const char *actor, struct gq_err *e)
+{
+	return emit(s, job, kind, from, to, reason, actor, e);
+}
+
+int server_persist_locked(struct server *s, const struct job *j, struct gq_err *e)
+{
+	return persist(s, j, e);
 }
 
 /* ---- starting jobs ---- */
@@ -481,6 +503,10 @@ static int64_t tick(struct server *s)
 
 	int64_t next = 0;
 #define DUE(t) (next = (next == 0 || (t) < next) ? (t) : next)
+	struct enforce_ctx ec = enforce_ctx_of(s);
+	int64_t budget_back = enforce_prepare(s->enf, &ec);
+	if (budget_back > now)
+		DUE(budget_back);
 	for (size_t i = 0; i < s->snap.njobs; i++) {
 		struct job *j = &s->snap.jobs[i];
 		if (j->state == JOB_STOPPING && j->stop_deadline > 0) {
@@ -548,8 +574,12 @@ static int64_t tick(struct server *s)
 		journal_fatal(&e);
 	for (size_t i = 0; i < plan.n; i++) {
 		const struct plan_action *a = &plan.actions[i];
-		if (a->kind != PLAN_START)
+		if (a->kind != PLAN_START) {
+			if (enforce_act(s->enf, &ec, a, &e) < 0)
+				journal_fatal(&e);
+			changed = true;
 			continue;
+		}
 		struct job *j = snapshot_find(&s->snap, a->job);
 		if (!j || j->state != JOB_PENDING || j->held)
 			continue;
@@ -603,7 +633,8 @@ static int64_t tick(struct server *s)
 			j->state = JOB_RUNNING;
 			if (persist(s, j, &e) < 0 ||
 			    emit(s, j->id, "state", JOB_STARTING, JOB_RUNNING, "started", "scheduler",
-				 &e) < 0)
+				 &e) < 0 ||
+			    enforce_job_started(s->enf, &ec, j, &e) < 0)
 				journal_fatal(&e);
 			log_info("job %" PRId64 " started", j->id);
 			if (j->time_limit > 0)
@@ -1045,7 +1076,9 @@ int server_act(struct server *s, const struct identity *who, int64_t id, enum jo
 		if (rc < 0 || db_commit(s->db, e) < 0)
 			journal_fatal(e);
 	} else {
+		struct enforce_ctx ec = enforce_ctx_of(s);
 		if (persist(s, &c, e) < 0 || emit(s, c.id, kind, j->state, c.state, reason, actor, e) < 0 ||
+		    (a == ACT_CHECKPOINT && enforce_job_checkpoint(s->enf, &ec, &c, e) < 0) ||
 		    db_commit(s->db, e) < 0) {
 			db_rollback(s->db);
 			s->last_seq = seq0;
@@ -1217,6 +1250,26 @@ int server_stats(struct server *s, int64_t from, int64_t to, struct stats *out, 
 	snapshot_release(&snap);
 	*nowp = now;
 	return rc;
+}
+
+void server_preemptions(struct server *s, int64_t job, size_t limit, struct preempt_record **out,
+			size_t *n, int64_t *nowp)
+{
+	pthread_mutex_lock(&s->mu);
+	enforce_records(s->enf, job, limit, out, n);
+	*nowp = now_locked(s);
+	pthread_mutex_unlock(&s->mu);
+}
+
+void server_reclaim(struct server *s, struct reclaim_entry **out, size_t *n, int64_t *nowp,
+		    struct policy *p)
+{
+	pthread_mutex_lock(&s->mu);
+	struct enforce_ctx ec = enforce_ctx_of(s);
+	enforce_reclaim(s->enf, &ec, out, n);
+	*nowp = ec.now;
+	*p = s->snap.policy;
+	pthread_mutex_unlock(&s->mu);
 }
 
 int server_clock(struct server *s, const struct identity *who, int64_t delta, int64_t set,
@@ -1571,7 +1624,7 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 		if (db_meta_set(s->db, "clock", clk, e) < 0)
 			goto out;
 	}
-	if (load_policy(s) < 0)
+	if (load_policy(s) < 0 || enforce_open(s->db, &s->enf, e) < 0)
 		goto out;
 	load_usage(s);
 	if (runner_open(cfg->state_dir, cfg->exe, &s->runner, e) < 0)
@@ -1623,6 +1676,7 @@ out:
 		pthread_join(committer, NULL);
 		pthread_join(scheduler, NULL);
 	}
+	enforce_free(s->enf);
 	runner_close(s->runner);
 	db_close(s->db);
 	policy_repo_free(s->prepo);

@@ -27,6 +27,7 @@
 #include "core/job.h"
 #include "core/stats.h"
 #include "server/auth.h"
+#include "server/enforce.h"
 #include "server/log.h"
 
 struct server_config {
@@ -70,6 +71,13 @@ enum stop_intent {
  */
 int server_stop_locked(struct server *s, struct job *j, enum stop_intent intent, int sig,
 		       int64_t grace, const char *actor, const char *reason, struct gq_err *e);
+
+/* For the plan executor (enforce.c), lock held, inside the scheduler's
+ * transaction: record an event; write job j (a job of the snapshot) to the
+ * journal. */
+int server_emit_locked(struct server *s, int64_t job, const char *kind, enum job_state from,
+		       enum job_state to, const char *reason, const char *actor, struct gq_err *e);
+int server_persist_locked(struct server *s, const struct job *j, struct gq_err *e);
 
 /* ---- operations for the API (they lock) ---- */
 
@@ -133,6 +141,17 @@ int server_events(struct server *s, int64_t after, int wait_ms, int max, struct 
 /* Metrics of [from, to) (to 0 = now; from 0 = to - 24h). */
 int server_stats(struct server *s, int64_t from, int64_t to, struct stats *out, int *counts,
 		 int64_t *now, struct gq_err *e);
+
+/* Preemption records (enforce.h), oldest first: every one, or those where
+ * job is victim or trigger (job != 0), the last `limit` (0 = all). *out is
+ * the caller's. */
+void server_preemptions(struct server *s, int64_t job, size_t limit, struct preempt_record **out,
+			size_t *n, int64_t *now);
+
+/* The reclamation report now (enforce.h); *out is the caller's. The policy
+ * in force is copied to *p for its reclaim.* keys. */
+void server_reclaim(struct server *s, struct reclaim_entry **out, size_t *n, int64_t *now,
+		    struct policy *p);
 
 /* Manual clock (admin): advance by delta >= 0, or set to `set` (>= now)
  * when set != 0. *now is the new time. GQ_ECONFLICT without

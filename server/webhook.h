@@ -1,0 +1,38 @@
+/*
+ * webhook.h - POSTs notifications (P0 reminders and downgrades) as JSON to
+ * the URL of policy key downgrade.webhook, so that a team can route them
+ * to its chat. This file is the server's only libcurl user.
+ *
+ * Sending never blocks the scheduler: notes are queued and one thread
+ * sends them, each with a 5 s timeout; a failure is logged and the note
+ * dropped (the event in the journal is the record; the webhook is a
+ * courtesy).
+ */
+#ifndef GQ_SERVER_WEBHOOK_H
+#define GQ_SERVER_WEBHOOK_H
+
+#include <stdint.h>
+
+struct webhook;
+
+/* What one POST says; the strings are copied. */
+struct webhook_note {
+	const char *event; /* "reminder", "downgrade" */
+	int64_t time;	   /* server clock */
+	int64_t job;
+	const char *name, *user, *queue, *tier;
+	int64_t pending;  /* seconds pending since the cycle began */
+	int64_t deadline; /* reminder: confirm before this time; 0 otherwise */
+	const char *text; /* one human sentence */
+};
+
+/* Starts the sender thread; never fails (out of memory is fatal). */
+struct webhook *webhook_start(void);
+/* Queues a POST of n to url. At most 256 notes wait; beyond, the note is
+ * dropped with a warning in the log. */
+void webhook_send(struct webhook *w, const char *url, const struct webhook_note *n);
+/* Sends what is queued (each within its timeout), stops the thread, frees.
+ * Accepts NULL. */
+void webhook_stop(struct webhook *w);
+
+#endif

@@ -22,16 +22,16 @@ clock +5m
 t0=$("$GQ" clock --json | jq .now)
 
 p0=$(sub --gpus 4 --tier P0 -- $LONG)
-check "the P2 that ran 5 min is stopping" wait_state "$new" stopping
-check_eq "the P2 that ran 40 min runs on; the P0 waits for the GPUs" "$(states "$old" "$p0")" "$old:running $p0:pending"
-check_eq "the victim got SIGTERM and a deadline at the end of its grace" \
-	"$(field "$new" .stop_deadline)" "$((t0 + 300))"
-check "the victim exits on SIGTERM and is pending again" wait_state "$new" pending
 check "the P0 starts on the freed GPUs" wait_state "$p0" running
-check_eq "the victim: restart 1, cooldown of 10 min" \
+check_eq "the P2 that ran 40 min runs on; the one that ran 5 min is pending again" \
+	"$(states "$old" "$new")" "$old:running $new:pending"
+check_eq "the victim: restart 1, cooldown of 10 min, queued again now" \
 	"$(api GET /v1/jobs/$new | jq -c "[.restarts, .not_before - $t0, .queued_time - $t0]")" '[1,600,0]'
-check_eq "its events" "$(events_of "$new" | tail -3)" "preempt running->stopping priority: for job $p0
+check_eq "its events: signalled for the P0, exited on SIGTERM, requeued" "$(events_of "$new" | tail -2)" \
+	"preempt running->stopping priority: for job $p0
 state stopping->pending signal 15"
+check_eq "the P0 runs on the victim's GPUs (the first P2 holds 0-3)" \
+	"$(field "$old" '.alloc[0].gpus|@csv') $(field "$p0" '.alloc[0].gpus|@csv')" "0,1,2,3 4,5,6,7"
 rec=$(api GET "/v1/preemptions?job=$new" | jq -c ".preemptions[] | [.victim, .trigger, .reason, .gpus, .ran, .last_checkpoint - $t0, .signalled - $t0, .released - $t0, .restarted, .work_lost, .resumed]")
 check_eq "the record: trigger, reason, time run, checkpoint, times, work lost" "$rec" \
 	"[$new,$p0,\"priority\",4,300,-300,0,0,0,1200,false]"

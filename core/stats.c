@@ -305,7 +305,9 @@ static void step(struct ctx *c, const struct event *ev)
 		settle_loss(c, ji);
 	if (job_state_holds_gpus(from) && !job_state_holds_gpus(to))
 		add_gpu_time(c, ji, tr->hold_since, ev->time);
-	if (to == JOB_STOPPING && in) {
+	/* Cancels, requeues and time limits stop jobs too: only kind
+	 * "preempt" is a preemption. */
+	if (to == JOB_STOPPING && in && !strcmp(ev->kind, "preempt")) {
 		grp(c, ji)->preemptions++;
 		total(c, ji)->preemptions++;
 		tr->signal = ev->time;

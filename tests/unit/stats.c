@@ -221,6 +221,12 @@ static void test_checkpoint_in_grace_loses_nothing(void)
 	g = find(&st, "default", TIER_P2);
 	CHECK(g && g->work_lost == 4 * 590);
 	stats_release(&st);
+	/* A cancel of a running job stops it too, and is no preemption. */
+	STR_COPY(l.v[2].kind, "state");
+	CHECK_INT(stats_compute(&s, l.v, l.n, 0, 1000, &st, &e), 0);
+	g = find(&st, "default", TIER_P2);
+	CHECK(g && g->preemptions == 0 && g->work_lost == 0);
+	stats_release(&st);
 	snapshot_release(&s);
 }
 

@@ -1,0 +1,24 @@
+#!/bin/bash
+# t36: a P2 pending longer than its tier's wait limit (12 h) gets a
+# starvation permit and starts on free GPUs ahead of a P1 that waits for
+# the whole machine; one minute earlier it still waited its turn.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/enforce.sh"
+policy_server '[headroom]
+	share = 0
+[tier "P1"]
+	waitLimit = 30d'
+
+a=$(sub --gpus 4 --tier P1 --estimate 100h -- $LONG)
+check "a P1 holds 4 GPUs for a long time" wait_state "$a" running
+b=$(sub --gpus 8 --tier P1 --estimate 1h -- $LONG)
+c=$(sub --gpus 4 --tier P2 --estimate 200h -- $LONG)
+clock +11h59m
+check_eq "11h59m later the P2 still waits behind the P1 (it would delay it)" "$(states "$b" "$c")" \
+	"$b:pending $c:pending"
+clock +1m
+check "at 12 h the P2 starts with its permit" wait_state "$c" running
+check_eq "its start says permit" "$(events_of "$c" | grep 'pending->starting')" \
+	"state pending->starting permit"
+check_eq "the P1 still waits" "$(state "$b")" pending
+finish

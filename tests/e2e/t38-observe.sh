@@ -1,0 +1,34 @@
+#!/bin/bash
+# t38: rollout stage observe (preempt.mode, downgrade.mode): gq serve
+# records what it would do ("would-preempt", "would-downgrade") and acts on
+# nothing; trial acts only in the queues it names.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/enforce.sh"
+policy_server '[headroom]
+	share = 0
+[tier "P0"]
+	waitLimit = 30d
+[preempt]
+	mode = observe
+[downgrade]
+	mode = observe'
+
+v=$(sub --gpus 8 --tier P2 --checkpointable -- $LONG)
+check "a P2 holds the machine" wait_state "$v" running
+"$GQ" checkpoint "$v" >/dev/null
+x=$(sub --gpus 4 --tier P0 -- $LONG)
+clock +1m
+check_eq "the P2 runs on, the P0 waits" "$(states "$v" "$x")" "$v:running $x:pending"
+check_eq "what would have happened is an event" "$(events_of "$v" | grep would-preempt | head -1)" \
+	"would-preempt running->running would preempt $v for $x (priority)"
+check_eq "no preemption record" "$(records)" ""
+check_eq "gq stats counts it as observed only" \
+	"$(api GET /v1/stats | jq -c '.groups[] | select(.queue == "*" and .tier == "P2") | [.preemptions, (.would_preempt > 0)]')" \
+	'[0,true]'
+clock +2h
+check_eq "at 2 h the reminder is sent (reminders are notes, sent in every mode)" \
+	"$(events_of "$x" | grep -c reminder)" 1
+clock +30m
+check_eq "30 min later, unconfirmed, it is still P0" "$(field "$x" .tier)" P0
+check_eq "and its downgrade was only recorded" "$(events_of "$x" | grep -c would-downgrade)" 1
+finish

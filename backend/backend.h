@@ -86,6 +86,11 @@ struct backend_ops {
 	/* Metrics as the server computes them (JSON text; caller frees).
 	 * query is a URL query string ("" for the defaults). */
 	int (*stats)(struct backend *b, const char *query, char **json, struct gq_err *e);
+	/* Preemption records (GET /v1/preemptions; query "job=ID" or "") and
+	 * the reclamation report (GET /v1/reclaim), as JSON text (caller
+	 * frees); shapes in gq-api(7). */
+	int (*preemptions)(struct backend *b, const char *query, char **json, struct gq_err *e);
+	int (*reclaim)(struct backend *b, char **json, struct gq_err *e);
 	/* Manual clock: move by delta seconds (0 = just read it); *now gets the
 	 * time. GQ_ECONFLICT when the server's clock is not manual. */
 	int (*clock)(struct backend *b, int64_t delta, int64_t *now, struct gq_err *e);

@@ -377,6 +377,30 @@ static int n_stats(struct backend *b, const char *query, char **json, struct gq_
 	return rc;
 }
 
+static int n_get_text(struct backend *b, const char *path, char **json, struct gq_err *e)
+{
+	struct buf out;
+	buf_init(&out, MAX_ANSWER);
+	int rc = http(N(b), "GET", path, NULL, NULL, 0, &out, e);
+	if (rc == 0)
+		*json = buf_detach(&out);
+	buf_release(&out);
+	return rc;
+}
+
+static int n_preemptions(struct backend *b, const char *query, char **json, struct gq_err *e)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "/v1/preemptions%s%s", query && *query ? "?" : "",
+		 query ? query : "");
+	return n_get_text(b, path, json, e);
+}
+
+static int n_reclaim(struct backend *b, char **json, struct gq_err *e)
+{
+	return n_get_text(b, "/v1/reclaim", json, e);
+}
+
 static int n_clock(struct backend *b, int64_t delta, int64_t *now, struct gq_err *e)
 {
 	json_t *v = NULL;
@@ -448,6 +472,8 @@ static const struct backend_ops native_ops = {
 	.logs = n_logs,
 	.events = n_events,
 	.stats = n_stats,
+	.preemptions = n_preemptions,
+	.reclaim = n_reclaim,
 	.clock = n_clock,
 	.policy_apply = n_policy_apply,
 	.describe = n_describe,

@@ -169,6 +169,79 @@ int jout_stats_text(const char *text, struct gq_err *e)
 	return 0;
 }
 
+int jout_preemptions_text(const char *text, struct gq_err *e)
+{
+	json_t *v = NULL;
+	if (codec_parse(text, strlen(text), &v, e) < 0)
+		return -1;
+	json_t *recs = json_object_get(v, "preemptions");
+	if (!json_is_array(recs)) {
+		json_decref(v);
+		return err_set(e, GQ_EINTERNAL, "unexpected answer from the server (no preemptions)");
+	}
+	int64_t now = ival(v, "now");
+	if (json_array_size(recs) == 0)
+		printf("no preemptions\n");
+	else
+		printf("%-4s %-6s %-7s %-8s %4s %6s %-12s %-12s %-12s %-12s %9s %s\n", "ID", "VICTIM",
+		       "FOR", "REASON", "GPUS", "RAN", "SIGNALLED", "SAVED", "RELEASED", "RESTARTED",
+		       "LOST", "RESUMED");
+	size_t i;
+	json_t *r;
+	json_array_foreach(recs, i, r) {
+		char ran[16], t[4][32], trig[24], lost[24];
+		static const char *const times[] = {"signalled", "saved", "released", "restarted"};
+		for (int k = 0; k < 4; k++)
+			cmd_time(ival(r, times[k]), now, t[k], sizeof(t[k]));
+		if (ival(r, "trigger"))
+			snprintf(trig, sizeof(trig), "%lld", ival(r, "trigger"));
+		else
+			snprintf(trig, sizeof(trig), "-");
+		snprintf(lost, sizeof(lost), "%.2f GPU-h",
+			 json_number_value(json_object_get(r, "work_lost")) / 3600);
+		printf("%-4lld %-6lld %-7s %-8s %4lld %6s %-12s %-12s %-12s %-12s %9s %s\n",
+		       ival(r, "id"), ival(r, "victim"), trig, str_or(json_object_get(r, "reason"), "-"),
+		       ival(r, "gpus"), dur(r, "ran", ran, sizeof(ran)), t[0], t[1], t[2], t[3], lost,
+		       json_is_true(json_object_get(r, "resumed")) ? "yes" : "no");
+	}
+	json_decref(v);
+	return 0;
+}
+
+int jout_reclaim_text(const char *text, struct gq_err *e)
+{
+	json_t *v = NULL;
+	if (codec_parse(text, strlen(text), &v, e) < 0)
+		return -1;
+	json_t *jobs = json_object_get(v, "jobs");
+	if (!json_is_array(jobs)) {
+		json_decref(v);
+		return err_set(e, GQ_EINTERNAL, "unexpected answer from the server (no jobs)");
+	}
+	int64_t now = ival(v, "now");
+	char idle[16];
+	dur(v, "idle_after", idle, sizeof(idle));
+	printf("reclaim.mode %s, idle after %s: %lld GPU%s held by %zu job%s (report only)\n",
+	       str_or(json_object_get(v, "mode"), "-"), idle, ival(v, "gpus"),
+	       ival(v, "gpus") == 1 ? "" : "s", json_array_size(jobs),
+	       json_array_size(jobs) == 1 ? "" : "s");
+	if (json_array_size(jobs))
+		printf("%-6s %-10s %4s %-12s %-12s %8s %s\n", "JOB", "KIND", "GPUS", "GPU-LIST",
+		       "SINCE", "FOR", "ACT");
+	size_t i;
+	json_t *j;
+	json_array_foreach(jobs, i, j) {
+		char since[32], d[16];
+		printf("%-6lld %-10s %4lld %-12s %-12s %8s %s\n", ival(j, "job"),
+		       str_or(json_object_get(j, "kind"), "-"), ival(j, "gpus"),
+		       str_or(json_object_get(j, "gpu_list"), "-"),
+		       cmd_time(ival(j, "since"), now, since, sizeof(since)), dur(j, "for", d, sizeof(d)),
+		       json_is_true(json_object_get(j, "acts")) ? "yes" : "no");
+	}
+	json_decref(v);
+	return 0;
+}
+
 static json_t *int_or_null(int64_t v)
 {
 	return v ? json_integer(v) : json_null();

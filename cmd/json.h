@@ -46,6 +46,10 @@ void jout_why(const struct explain_set *x, const struct job *const *rows, size_t
  * the text is not the documented shape.
  */
 int jout_stats_text(const char *json, struct gq_err *e);
+/* Render the server's /v1/preemptions and /v1/reclaim answers for people
+ * (gq preemptions, gq reclaim); -1 with e filled when malformed. */
+int jout_preemptions_text(const char *json, struct gq_err *e);
+int jout_reclaim_text(const char *json, struct gq_err *e);
 
 /* ---- gq policy (shapes in gq-policy(1)) ---- */
 struct policy_diff;

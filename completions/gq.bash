@@ -38,7 +38,7 @@ _gq()
 		;;
 	help) COMPREPLY=($(compgen -W "$("$gq" __complete commands 2>/dev/null)" -- "$cur")) ;;
 	submit) COMPREPLY=($(compgen -f -- "$cur")) ;;
-	ls | stats | nodes | clock | shell | version | events) ;;
+	ls | stats | reclaim | nodes | clock | shell | version | events) ;;
 	prio)
 		if [[ $prev =~ ^#?[0-9]+$ ]]; then
 			COMPREPLY=($(compgen -W "$("$gq" __complete tiers 2>/dev/null)" -- "$cur"))

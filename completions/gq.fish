@@ -37,7 +37,7 @@ function __gq_args
 			$gq __complete commands 2>/dev/null
 		case submit
 			__fish_complete_path $cur
-		case ls stats nodes clock shell version events
+		case ls stats reclaim nodes clock shell version events
 		case prio
 			if string match -qr '^#?[0-9]+$' -- $prev
 				$gq __complete tiers 2>/dev/null

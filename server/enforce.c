@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "enforce.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -178,10 +179,40 @@ static void sample_logs(struct enforce *en, const struct enforce_ctx *c)
 	}
 }
 
-/* Does anything of process group pgid still run? */
+/* Does anything of process group pgid still run? kill() answers for the
+ * group, zombies included; a zombie holds no GPU, so when kill() says yes
+ * /proc is asked for a member that is not one. */
 static bool group_alive(long pgid)
 {
-	return pgid > 1 && (kill((pid_t)-pgid, 0) == 0 || errno == EPERM);
+	if (pgid <= 1 || (kill((pid_t)-pgid, 0) < 0 && errno != EPERM))
+		return false;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return true;
+	bool alive = false;
+	struct dirent *de;
+	while (!alive && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		char path[64], b[512];
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		size_t n = fread(b, 1, sizeof(b) - 1, f);
+		fclose(f);
+		b[n] = '\0';
+		/* "pid (comm) state ppid pgrp ...": comm may hold anything, so
+		 * read after its last ')'. */
+		const char *r = strrchr(b, ')');
+		char st;
+		long ppid, pgrp;
+		if (r && sscanf(r + 1, " %c %ld %ld", &st, &ppid, &pgrp) == 3 && pgrp == pgid &&
+		    st != 'Z' && st != 'X')
+			alive = true;
+	}
+	closedir(d);
+	return alive;
 }
 
 /* ---- before each plan ---- */

@@ -22,8 +22,16 @@ sub() {
 	"$GQ" submit --json "$@" | jq -r .id
 }
 
-# A job that runs until it is stopped.
-LONG="sleep 100000"
+# A job that runs until it is stopped. Its command line is this script's
+# own, so that the end of the script can kill what its jobs left running
+# (the server's shutdown leaves jobs alone, by design).
+LONG="sleep 7$$"
+enforce_cleanup() {
+	pkill -KILL -f "^sleep [67]$$\$" 2>/dev/null
+	pkill -KILL -f "train.sh gqt$$" 2>/dev/null
+	t_cleanup
+}
+trap enforce_cleanup EXIT
 
 api() { # METHOD PATH [BODY]
 	if [ $# -ge 3 ]; then

@@ -17,7 +17,9 @@ wait_state() { # ID STATE: a short poll until the job is in STATE
 # A job that runs until stopped; its argv names T_DIR so that lib.sh's
 # cleanup finds it, and its sleeps are short so that nothing outlives us long.
 long_job=(sh -c 'i=0; while [ $i -lt 900 ]; do sleep 1; i=$((i + 1)); done' "$T_DIR")
-"$GQ" submit --gpus 7 --checkpointable -- "${long_job[@]}" >/dev/null # 1: holds 7 of 8 (1 is P0 headroom)
+# 1: holds 7 of 8 (1 is P0 headroom); not checkpointable, so that the P0
+# below cannot preempt it (gq serve enforces the policy)
+"$GQ" submit --gpus 7 -- "${long_job[@]}" >/dev/null
 check "job 1 runs" wait_state 1 running
 "$GQ" submit --gpus 4 -- true >/dev/null                       # 2: pending
 "$GQ" submit --gpus 4 --tier P0 -- true >/dev/null             # 3: pending P0

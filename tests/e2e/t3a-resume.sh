@@ -28,7 +28,7 @@ last() { # ID REGEX: the last matching line of job ID's output
 	"$GQ" logs "$1" | grep -E "$2" | tail -1
 }
 
-w=$(sub --gpus 8 --tier P2 --checkpointable -- env GQ="$GQ" TRAIN_EVERY=5 TRAIN_STEP_SECONDS=0.05 sh "$W")
+w=$(sub --gpus 8 --tier P2 --checkpointable -- env GQ="$GQ" TRAIN_EVERY=5 TRAIN_STEP_SECONDS=0.05 sh "$W" gqt$$)
 check "the workload runs and saves its first checkpoint" log_wait "$w" '^checkpoint step 5$'
 check "its report is on record" test "$(field "$w" .last_checkpoint)" != 0
 clock +2m
@@ -49,7 +49,7 @@ check_eq "the record: saved at the signal, no work lost, restarted, resumed" \
 check "the first workload is cancelled" wait_state "$w" cancelled
 
 # Without a save on SIGTERM: back to the last periodic checkpoint.
-u=$(sub --gpus 8 --tier P2 --checkpointable -- env GQ="$GQ" TRAIN_EVERY=5 TRAIN_STEP_SECONDS=0.05 TRAIN_SAVE_ON_TERM=0 sh "$W")
+u=$(sub --gpus 8 --tier P2 --checkpointable -- env GQ="$GQ" TRAIN_EVERY=5 TRAIN_STEP_SECONDS=0.05 TRAIN_SAVE_ON_TERM=0 sh "$W" gqt$$)
 check "the second workload checkpoints" log_wait "$u" '^checkpoint step 10$'
 clock +1m
 y=$(sub --gpus 8 --tier P0 -- $LONG)

@@ -1,0 +1,53 @@
+/*
+ * reclaim.c - `gq reclaim`: the reclamation report of gq serve (DESIGN
+ * §6): GPUs held by idle jobs (no output, no checkpoint for
+ * reclaim.idleAfter), by failed jobs whose processes still run, and by
+ * finished jobs that did not release them. Report only; see gq-reclaim(1).
+ */
+#include "cmd.h"
+
+#include <stdlib.h>
+
+#include "backend/backend.h"
+#include "json.h"
+
+static int reclaim_exec(int argc, char **argv)
+{
+	const struct cmd_entry *c = &cmd_reclaim;
+	static const struct option lo[] = {{"json", no_argument, NULL, 'j'}, {0, 0, 0, 0}};
+	bool json = false;
+	int o, rc = EXIT_OK;
+	while ((o = cmd_getopt(c, argc, argv, "", lo)) != -1) {
+		if (o == 'j')
+			json = true;
+		else
+			return cmd_opt_exit(o);
+	}
+	if (optind < argc)
+		return cmd_usage_error(c, "unexpected '%s'", argv[optind]);
+	struct backend *b = cmd_backend(true, &rc);
+	if (!b)
+		return rc;
+	struct gq_err e = GQ_ERR_INIT;
+	char *text = NULL;
+	if (!b->ops->reclaim) {
+		err_set(&e, GQ_EUNAVAIL, "this backend has no reclamation report");
+		rc = cmd_fail(&e);
+	} else if (b->ops->reclaim(b, &text, &e) < 0)
+		rc = cmd_fail(&e);
+	else if (json)
+		printf("%s\n", text);
+	else if (jout_reclaim_text(text, &e) < 0)
+		rc = cmd_fail(&e);
+	free(text);
+	backend_close(b);
+	return rc;
+}
+
+const struct cmd_entry cmd_reclaim = {
+	.name = "reclaim",
+	.usage = "[--json]",
+	.summary = "report GPUs held by idle, failed or finished jobs",
+	.flags = CMD_NEEDS_BACKEND,
+	.exec = reclaim_exec,
+};

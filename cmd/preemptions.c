@@ -52,9 +52,9 @@ static int preemptions_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_preemptions = {
-	.name = "preemptions",
-	.usage = "[--json] [JOB]",
-	.summary = "list the preemption records: victim, trigger, times, work lost",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = preemptions_exec,
+    .name = "preemptions",
+    .usage = "[--json] [JOB]",
+    .summary = "list the preemption records: victim, trigger, times, work lost",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = preemptions_exec,
 };

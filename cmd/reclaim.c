@@ -45,9 +45,9 @@ static int reclaim_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_reclaim = {
-	.name = "reclaim",
-	.usage = "[--json]",
-	.summary = "report GPUs held by idle, failed or finished jobs",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = reclaim_exec,
+    .name = "reclaim",
+    .usage = "[--json]",
+    .summary = "report GPUs held by idle, failed or finished jobs",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = reclaim_exec,
 };

@@ -269,16 +269,17 @@ static int preempt(struct enforce *en, const struct enforce_ctx *c, const struct
 	if (window)
 		snprintf(text, sizeof(text), "window: queue '%s' is paused now", v->queue);
 	else
-		snprintf(text, sizeof(text), "%s: for job %" PRId64, a->reason[0] ? a->reason : "priority",
-			 a->other);
+		snprintf(text, sizeof(text), "%s: for job %" PRId64,
+			 a->reason[0] ? a->reason : "priority", a->other);
 	if (a->observe) {
 		char why[160];
 		if (window)
-			snprintf(why, sizeof(why), "would preempt %" PRId64 ": queue '%s' is paused now",
-				 v->id, v->queue);
+			snprintf(why, sizeof(why),
+				 "would preempt %" PRId64 ": queue '%s' is paused now", v->id,
+				 v->queue);
 		else
-			snprintf(why, sizeof(why), "would preempt %" PRId64 " for %" PRId64 " (%s)", v->id,
-				 a->other, a->reason[0] ? a->reason : "priority");
+			snprintf(why, sizeof(why), "would preempt %" PRId64 " for %" PRId64 " (%s)",
+				 v->id, a->other, a->reason[0] ? a->reason : "priority");
 		return server_emit_locked(c->srv, v->id, "would-preempt", v->state, v->state, why,
 					  "scheduler", e);
 	}
@@ -315,8 +316,8 @@ static int preempt(struct enforce *en, const struct enforce_ctx *c, const struct
 		if (d >= 0)
 			s->dstate[d].preempts_month++;
 	}
-	log_info("job %" PRId64 " preempted (%s), %d GPUs, work lost %.0f GPU-seconds", v->id,
-		 text, r.gpus, r.work_lost);
+	log_info("job %" PRId64 " preempted (%s), %d GPUs, work lost %.0f GPU-seconds", v->id, text,
+		 r.gpus, r.work_lost);
 	return 0;
 }
 
@@ -327,16 +328,16 @@ static void notify(struct enforce *en, const struct enforce_ctx *c, const char *
 	if (!url[0])
 		return;
 	struct webhook_note n = {
-		.event = event,
-		.time = c->now,
-		.job = j->id,
-		.name = j->name,
-		.user = j->user,
-		.queue = j->queue,
-		.tier = tier_name(j->tier),
-		.pending = pending,
-		.deadline = deadline,
-		.text = text,
+	    .event = event,
+	    .time = c->now,
+	    .job = j->id,
+	    .name = j->name,
+	    .user = j->user,
+	    .queue = j->queue,
+	    .tier = tier_name(j->tier),
+	    .pending = pending,
+	    .deadline = deadline,
+	    .text = text,
 	};
 	webhook_send(en->hook, url, &n);
 }
@@ -347,8 +348,7 @@ static int64_t cycle_pending(const struct enforce_ctx *c, const struct job *j)
 	return c->now - base;
 }
 
-static int remind(struct enforce *en, const struct enforce_ctx *c, struct job *j,
-		  struct gq_err *e)
+static int remind(struct enforce *en, const struct enforce_ctx *c, struct job *j, struct gq_err *e)
 {
 	const struct policy *p = &c->snap->policy;
 	char waited[32], within[32], text[160];
@@ -361,8 +361,8 @@ static int remind(struct enforce *en, const struct enforce_ctx *c, struct job *j
 		 j->id, waited, j->id, within);
 	j->reminded_at = c->now;
 	if (server_persist_locked(c->srv, j, e) < 0 ||
-	    server_emit_locked(c->srv, j->id, "reminder", j->state, j->state, text, "scheduler", e) <
-		    0)
+	    server_emit_locked(c->srv, j->id, "reminder", j->state, j->state, text, "scheduler",
+			       e) < 0)
 		return -1;
 	notify(en, c, "reminder", j, pending, c->now + p->confirm_within, text);
 	return 0;
@@ -376,16 +376,17 @@ static int downgrade(struct enforce *en, const struct enforce_ctx *c, struct job
 	int64_t pending = cycle_pending(c, j);
 	if (observe) {
 		snprintf(text, sizeof(text),
-			 "would downgrade %" PRId64 " to P1: not confirmed within %s of the reminder",
+			 "would downgrade %" PRId64
+			 " to P1: not confirmed within %s of the reminder",
 			 j->id, within);
 		/* A new cycle, so that one observation is not repeated every
 		 * plan (downgrade.h). */
 		j->confirmed_at = c->now;
 		return server_persist_locked(c->srv, j, e) < 0 ||
-				       server_emit_locked(c->srv, j->id, "would-downgrade", j->state,
-							  j->state, text, "scheduler", e) < 0
-			       ? -1
-			       : 0;
+			       server_emit_locked(c->srv, j->id, "would-downgrade", j->state,
+						  j->state, text, "scheduler", e) < 0
+			   ? -1
+			   : 0;
 	}
 	snprintf(text, sizeof(text), "P0 -> P1: not confirmed within %s of the reminder", within);
 	j->tier = TIER_P1;
@@ -521,7 +522,8 @@ void enforce_reclaim(struct enforce *en, const struct enforce_ctx *c, struct rec
 				entry_add(&v, &cnt, &cap, j, RECLAIM_IDLE, job_gpus_held(j), list,
 					  w->progress, p);
 			}
-		} else if (j->state == JOB_STOPPING && j->stop_deadline && j->stop_deadline < c->now) {
+		} else if (j->state == JOB_STOPPING && j->stop_deadline &&
+			   j->stop_deadline < c->now) {
 			gpu_list(j, list, sizeof(list));
 			entry_add(&v, &cnt, &cap, j, RECLAIM_UNRELEASED, job_gpus_held(j), list,
 				  j->stop_deadline, p);
@@ -531,8 +533,8 @@ void enforce_reclaim(struct enforce *en, const struct enforce_ctx *c, struct rec
 				continue;
 			}
 			enum reclaim_kind k = j->state == JOB_FAILED || j->state == JOB_TIMEOUT
-						      ? RECLAIM_FAILED
-						      : RECLAIM_UNRELEASED;
+						  ? RECLAIM_FAILED
+						  : RECLAIM_UNRELEASED;
 			gpu_list(j, list, sizeof(list));
 			entry_add(&v, &cnt, &cap, j, k, j->req.gpus, list, w->ended, p);
 		}

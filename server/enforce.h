@@ -35,19 +35,19 @@
 #include "core/util.h"
 
 struct preempt_record {
-	int64_t id;			   /* from 1, in signal order */
-	int64_t victim;			   /* the job suspended */
-	int64_t trigger;		   /* the job it made room for; 0 for a window */
-	char reason[16];		   /* "priority", "permit" or "window" */
-	char queue[GQ_NAME_MAX];	   /* the victim's queue */
-	char dept[GQ_NAME_MAX];		   /* the victim's department */
-	char trigger_dept[GQ_NAME_MAX];	   /* the trigger's department, "" for a window */
-	bool cross_dept;		   /* charged one peak preemption to trigger_dept */
-	int gpus;			   /* GPUs the victim held */
-	int64_t ran;			   /* seconds its run had lasted at the signal */
-	int64_t last_checkpoint;	   /* its last report before the signal, 0 none */
+	int64_t id;			/* from 1, in signal order */
+	int64_t victim;			/* the job suspended */
+	int64_t trigger;		/* the job it made room for; 0 for a window */
+	char reason[16];		/* "priority", "permit" or "window" */
+	char queue[GQ_NAME_MAX];	/* the victim's queue */
+	char dept[GQ_NAME_MAX];		/* the victim's department */
+	char trigger_dept[GQ_NAME_MAX]; /* the trigger's department, "" for a window */
+	bool cross_dept;		/* charged one peak preemption to trigger_dept */
+	int gpus;			/* GPUs the victim held */
+	int64_t ran;			/* seconds its run had lasted at the signal */
+	int64_t last_checkpoint;	/* its last report before the signal, 0 none */
 	int64_t signalled, saved, released, restarted; /* 0: not (yet) */
-	double work_lost;		   /* GPU-seconds */
+	double work_lost;			       /* GPU-seconds */
 	bool resumed;
 };
 

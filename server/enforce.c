@@ -45,6 +45,12 @@ struct enforce {
 	size_t nrecs, recs_cap;
 	struct watch *w;
 	size_t nw, w_cap;
+	/* What observe mode recorded: each (victim run, trigger) once, not
+	 * at every plan while nothing changes. */
+	struct observed {
+		int64_t victim, start, trigger;
+	} * obs;
+	size_t nobs, obs_cap;
 	struct webhook *hook;
 };
 
@@ -76,6 +82,7 @@ void enforce_free(struct enforce *en)
 	webhook_stop(en->hook);
 	free(en->recs);
 	free(en->w);
+	free(en->obs);
 	free(en);
 }
 
@@ -253,6 +260,13 @@ int64_t enforce_prepare(struct enforce *en, const struct enforce_ctx *c)
 		if (next == 0 || m < next)
 			next = m;
 	}
+	for (size_t i = 0; i < en->nobs;) {
+		const struct job *v = snapshot_find(s, en->obs[i].victim);
+		if (v && v->state == JOB_RUNNING && v->start_time == en->obs[i].start)
+			i++;
+		else
+			en->obs[i] = en->obs[--en->nobs];
+	}
 	sample_logs(en, c);
 	return next;
 }
@@ -272,6 +286,12 @@ static int preempt(struct enforce *en, const struct enforce_ctx *c, const struct
 		snprintf(text, sizeof(text), "%s: for job %" PRId64,
 			 a->reason[0] ? a->reason : "priority", a->other);
 	if (a->observe) {
+		for (size_t i = 0; i < en->nobs; i++)
+			if (en->obs[i].victim == v->id && en->obs[i].start == v->start_time &&
+			    en->obs[i].trigger == a->other)
+				return 0;
+		GROW(en->obs, en->obs_cap, en->nobs + 1);
+		en->obs[en->nobs++] = (struct observed){v->id, v->start_time, a->other};
 		char why[160];
 		if (window)
 			snprintf(why, sizeof(why),

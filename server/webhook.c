@@ -76,7 +76,7 @@ static void *sender_main(void *arg)
 	for (;;) {
 		while (!w->head && !w->stop)
 			pthread_cond_wait(&w->cv, &w->mu);
-		if (!w->head)
+		if (w->stop)
 			break;
 		struct note *n = w->head;
 		w->head = n->next;
@@ -157,6 +157,14 @@ void webhook_stop(struct webhook *w)
 	pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	pthread_join(w->th, NULL);
+	if (w->queued > 0)
+		log_warn("webhook: %d notes not sent before shutdown", w->queued);
+	for (struct note *n = w->head, *next; n; n = next) {
+		next = n->next;
+		free(n->url);
+		free(n->body);
+		free(n);
+	}
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
 	free(w);

@@ -31,8 +31,9 @@ struct webhook *webhook_start(void);
 /* Queues a POST of n to url. At most 256 notes wait; beyond, the note is
  * dropped with a warning in the log. */
 void webhook_send(struct webhook *w, const char *url, const struct webhook_note *n);
-/* Sends what is queued (each within its timeout), stops the thread, frees.
- * Accepts NULL. */
+/* Stops the thread once the note being sent (if any) is done, at most its
+ * timeout; notes still queued are dropped with a warning. Frees. Accepts
+ * NULL. */
 void webhook_stop(struct webhook *w);
 
 #endif

@@ -35,4 +35,9 @@ check_eq "the P0 runs on the victim's GPUs (the first P2 holds 0-3)" \
 rec=$(api GET "/v1/preemptions?job=$new" | jq -c ".preemptions[] | [.victim, .trigger, .reason, .gpus, .ran, .last_checkpoint - $t0, .signalled - $t0, .released - $t0, .restarted, .work_lost, .resumed]")
 check_eq "the record: trigger, reason, time run, checkpoint, times, work lost" "$rec" \
 	"[$new,$p0,\"priority\",4,300,-300,0,0,0,1200,false]"
+check_eq "gq stats: one preemption of a P2, the same work lost" \
+	"$(api GET /v1/stats | jq -c '.groups[] | select(.queue == "*" and .tier == "P2") | [.preemptions, .work_lost]')" \
+	'[1,1200]'
+check_match "gq preemptions shows the record" "$("$GQ" preemptions "$new")" \
+	"^1 +$new +$p0 +priority +4 +5m +[0-9:]+ +- +[0-9:]+ +- +0.33 GPU-h no$"
 finish

@@ -11,11 +11,6 @@
 #include "backend/backend.h"
 #include "tui/app.h"
 
-static const char *const view_names[] = {
-    [VIEW_QUEUE] = "queue",   [VIEW_RUNNING] = "running", [VIEW_NODES] = "nodes",
-    [VIEW_EVENTS] = "events", [VIEW_POLICY] = "policy",
-};
-
 static int top_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_top;
@@ -42,16 +37,13 @@ static int top_exec(int argc, char **argv)
 			break;
 		}
 		case 'v': {
-			size_t n = sizeof(view_names) / sizeof(view_names[0]), i;
-			for (i = 0; i < n; i++)
-				if (!strcmp(optarg, view_names[i]))
-					break;
-			if (i == n)
+			int v = view_find(optarg);
+			if (v < 0 || v == VIEW_JOB || v == VIEW_HELP)
 				return cmd_usage_error(c,
 						       "--view: '%s' is not a view; use queue, "
 						       "running, nodes, events or policy",
 						       optarg);
-			o.view = (enum view_id)i;
+			o.view = (enum view_id)v;
 			break;
 		}
 		case 'J':

@@ -74,7 +74,7 @@ struct app {
 	struct grid g;
 	struct tui_state st;
 	int body_y, body_h, tab_y;
-	int tab_x[VIEW_COUNT + 1];
+	int tab_x[VIEW_TABS + 1];
 	bool ui_online;
 	char ui_offline[300];
 	struct buf log;
@@ -658,7 +658,7 @@ static bool handle_key(struct app *a, const struct key_event *k)
 	}
 	if (k->code == K_MOUSE) {
 		if (k->y == a->tab_y) {
-			for (int i = 0; i < VIEW_JOB + 1; i++)
+			for (int i = 0; i < VIEW_TABS; i++)
 				if (k->x >= a->tab_x[i] && k->x < a->tab_x[i + 1])
 					show_view(a, (enum view_id)i);
 		} else if (k->y >= a->body_y && k->y < a->body_y + a->body_h) {
@@ -686,7 +686,7 @@ static bool handle_key(struct app *a, const struct key_event *k)
 		break;
 	case ACT_NEXT_VIEW:
 	case ACT_PREV_VIEW: {
-		int n = VIEW_JOB + 1, c = a->cur == VIEW_HELP ? a->help_prev : a->cur;
+		int n = VIEW_TABS, c = a->cur == VIEW_HELP ? a->help_prev : a->cur;
 		show_view(a, (enum view_id)((c + (act == ACT_NEXT_VIEW ? 1 : n - 1)) % n));
 		break;
 	}
@@ -696,6 +696,8 @@ static bool handle_key(struct app *a, const struct key_event *k)
 	case ACT_VIEW_EVENTS:
 	case ACT_VIEW_POLICY:
 	case ACT_VIEW_JOB:
+		_Static_assert(ACT_VIEW_JOB - ACT_VIEW_QUEUE == VIEW_JOB - VIEW_QUEUE,
+			       "the number keys follow VIEW_LIST");
 		show_view(a, (enum view_id)(VIEW_QUEUE + (act - ACT_VIEW_QUEUE)));
 		break;
 	case ACT_FILTER:
@@ -742,7 +744,7 @@ static void draw_tabs(struct app *a, int y, int w)
 	struct grid *g = &a->g;
 	int x = 0;
 	grid_fill(g, 0, y, w, 1, ' ', GA_REVERSE);
-	for (int i = 0; i <= VIEW_JOB; i++) {
+	for (int i = 0; i < VIEW_TABS; i++) {
 		char t[48];
 		const char *name = a->views[i].ops->name;
 		if (i == VIEW_QUEUE)
@@ -757,7 +759,7 @@ static void draw_tabs(struct app *a, int y, int w)
 		bool on = (enum view_id)i == (a->cur == VIEW_HELP ? a->help_prev : a->cur);
 		x += grid_put(g, x, y, w - x, on ? GA_BOLD : GA_REVERSE, t);
 	}
-	a->tab_x[VIEW_JOB + 1] = x;
+	a->tab_x[VIEW_TABS] = x;
 }
 
 static void draw_status(struct app *a, int y, int w)
@@ -817,8 +819,10 @@ static void render(struct app *a)
 		grid_clear(&a->g);
 	a->st.m = a->m;
 	if (w < 40 || h < 10) {
-		grid_put(&a->g, 0, 0, w, GA_BOLD, "gq top: the terminal is too small");
-		grid_put(&a->g, 0, 1, w, 0, "80x24 or more is best");
+		/* Short lines: they must fit where nothing else does. */
+		grid_put(&a->g, 0, 0, w, GA_BOLD, "gq top: too small");
+		grid_printf(&a->g, 0, 1, w, 0, "%dx%d, need 40x10", w, h);
+		grid_put(&a->g, 0, 2, w, 0, "q quits");
 		term_draw(&a->g);
 		return;
 	}
@@ -872,12 +876,6 @@ static bool take_update(struct app *a)
 int app_run(struct backend *poll_be, struct backend *act, const struct app_opts *o,
 	    struct gq_err *e)
 {
-	static const struct view_ops *const ops[VIEW_COUNT] = {
-	    [VIEW_QUEUE] = &view_queue_ops,   [VIEW_RUNNING] = &view_running_ops,
-	    [VIEW_NODES] = &view_nodes_ops,   [VIEW_EVENTS] = &view_events_ops,
-	    [VIEW_POLICY] = &view_policy_ops, [VIEW_JOB] = &view_job_ops,
-	    [VIEW_HELP] = &view_help_ops,
-	};
 	struct app *a = xcalloc(1, sizeof(*a));
 	bool ascii = false;
 	int rc = -1;
@@ -896,8 +894,8 @@ int app_run(struct backend *poll_be, struct backend *act, const struct app_opts 
 	a->st.policy_log = "";
 	buf_init(&a->log, 0);
 	for (int i = 0; i < VIEW_COUNT; i++) {
-		a->views[i].ops = ops[i];
-		ops[i]->open(&a->views[i]);
+		a->views[i].ops = view_table[i];
+		view_table[i]->open(&a->views[i]);
 	}
 	a->cur = a->prev = a->help_prev = o->view;
 	if (pipe(a->wake) < 0) {

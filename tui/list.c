@@ -300,3 +300,22 @@ int list_job_cells(struct grid *g, int x, int y, const struct job *j, int gpus)
 	grid_put_right(g, x, y, 3, 0, buf);
 	return x + 4;
 }
+
+const struct view_ops *const view_table[VIEW_COUNT] = {
+#define X(e, name, ops) [VIEW_##e] = &ops,
+    VIEW_LIST(X)
+#undef X
+};
+
+int view_find(const char *name)
+{
+	static const char *const names[VIEW_COUNT] = {
+#define X(e, n, ops) [VIEW_##e] = n,
+	    VIEW_LIST(X)
+#undef X
+	};
+	for (int i = 0; i < VIEW_COUNT; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}

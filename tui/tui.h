@@ -19,16 +19,28 @@
 #include "keys.h"
 #include "model.h"
 
+/*
+ * The views, once: X(ENUM, name for --view, ops). The tabs are drawn, the
+ * number keys bound (keys.c, ACT_VIEW_*) and --view parsed in this order;
+ * Help comes last and has no tab.
+ */
+#define VIEW_LIST(X)                                                                               \
+	X(QUEUE, "queue", view_queue_ops)                                                          \
+	X(RUNNING, "running", view_running_ops)                                                    \
+	X(NODES, "nodes", view_nodes_ops)                                                          \
+	X(EVENTS, "events", view_events_ops)                                                       \
+	X(POLICY, "policy", view_policy_ops)                                                       \
+	X(JOB, "job", view_job_ops)                                                                \
+	X(HELP, "help", view_help_ops)
+
 enum view_id {
-	VIEW_QUEUE,
-	VIEW_RUNNING,
-	VIEW_NODES,
-	VIEW_EVENTS,
-	VIEW_POLICY,
-	VIEW_JOB,
-	VIEW_HELP,
-	VIEW_COUNT
+#define X(e, name, ops) VIEW_##e,
+	VIEW_LIST(X)
+#undef X
+	    VIEW_COUNT
 };
+/* Views with a tab: all but Help. */
+#define VIEW_TABS VIEW_HELP
 
 /* Reactions a view returns from key() and click(); may be or-ed. */
 enum reaction {
@@ -42,10 +54,10 @@ enum reaction {
 
 /* What the app lends views for one call. */
 struct tui_state {
-	const struct model *m; /* never NULL; may be empty before the first fetch */
-	int64_t job;	       /* the Job view's job; 0 none */
-	const char *log_tail;  /* the Job view's log tail ("" none), UTF-8 */
-	const char *why;       /* the Job view's explanation text ("" none) */
+	const struct model *m;	/* never NULL; may be empty before the first fetch */
+	int64_t job;		/* the Job view's job; 0 none */
+	const char *log_tail;	/* the Job view's log tail ("" none), UTF-8 */
+	const char *why;	/* the Job view's explanation text ("" none) */
 	const char *policy_log; /* the Policy view's recent commits, lines ("" none) */
 	/* Filled by a view returning R_OPEN_JOB or R_REQUEST. */
 	int64_t req_job;
@@ -79,8 +91,13 @@ struct view_ops {
 	void (*close)(struct view *v);
 };
 
-extern const struct view_ops view_queue_ops, view_running_ops, view_nodes_ops, view_events_ops,
-    view_policy_ops, view_job_ops, view_help_ops;
+#define X(e, name, ops) extern const struct view_ops ops;
+VIEW_LIST(X)
+#undef X
+/* Every view's ops, by enum view_id. */
+extern const struct view_ops *const view_table[VIEW_COUNT];
+/* The view named name ("queue", ...); -1 when none. */
+int view_find(const char *name);
 
 /* The header above every view (header.c): backend, revision, clock, pools,
  * pending by tier, sparklines. Returns the number of rows it used. */

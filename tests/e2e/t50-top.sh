@@ -61,6 +61,10 @@ keys 1
 tm resize-window -t top -x 100 -y 30
 check "the screen follows a resize" wait_screen_width 100
 check_screen "queue view at 100x30" t50-resized.txt
+tm resize-window -t top -x 30 -y 8
+check "a tiny window gets a short note, not a crash" wait_screen '^30x8, need 40x10$'
+tm resize-window -t top -x 100 -y 30
+check "and the views come back" wait_screen_width 100
 
 server_stop
 check "a lost server is a clear line, not a crash" wait_screen '^offline, retrying: '

@@ -386,6 +386,10 @@ static void keys_map_to_their_actions(void)
 	CHECK_INT(keys_action('3'), ACT_VIEW_NODES);
 	CHECK_INT(keys_action('q'), ACT_QUIT);
 	CHECK_INT(keys_action('Z'), ACT_NONE);
+	CHECK_INT(view_find("nodes"), VIEW_NODES);
+	CHECK_INT(view_find("help"), VIEW_HELP);
+	CHECK_INT(view_find("Nodes"), -1);
+	CHECK(view_table[VIEW_EVENTS] == &view_events_ops);
 	/* No key is bound twice. */
 	for (size_t i = 0; i < key_binding_count; i++)
 		for (int k = 0; k < KEYS_PER_ACTION && key_bindings[i].keys[k]; k++)

@@ -27,9 +27,10 @@ sub() {
 # (the server's shutdown leaves jobs alone, by design).
 LONG="sleep 7$$"
 enforce_cleanup() {
+	# The server first, or it would start pending jobs in the freed GPUs.
+	t_cleanup
 	pkill -KILL -f "^sleep [67]$$\$" 2>/dev/null
 	pkill -KILL -f "train.sh gqt$$" 2>/dev/null
-	t_cleanup
 }
 trap enforce_cleanup EXIT
 

@@ -448,9 +448,8 @@ int enforce_act(struct enforce *en, const struct enforce_ctx *c, const struct pl
 int enforce_job_checkpoint(struct enforce *en, const struct enforce_ctx *c, const struct job *j,
 			   struct gq_err *e)
 {
-	struct watch *w = watch_get(en, j->id, false);
-	if (w)
-		w->progress = c->now;
+	if (j->state == JOB_RUNNING)
+		watch_get(en, j->id, true)->progress = c->now;
 	struct preempt_record *r = open_record(en, j->id);
 	if (!r || r->released || j->state != JOB_STOPPING)
 		return 0;

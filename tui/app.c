@@ -152,7 +152,8 @@ static void set_offline(struct app *a, const struct gq_err *e)
 	pthread_mutex_unlock(&a->mu);
 }
 
-/* Waits ms or until stop / refresh; returns true when stopping. */
+/* Waits ms or until stop / refresh (which the loop then takes); returns
+ * true when stopping. */
 static bool pause_ms(struct app *a, int ms)
 {
 	struct timespec ts;
@@ -168,7 +169,6 @@ static bool pause_ms(struct app *a, int ms)
 		if (pthread_cond_timedwait(&a->cv, &a->mu, &ts) == ETIMEDOUT)
 			break;
 	bool stop = a->stop;
-	a->refresh = false;
 	pthread_mutex_unlock(&a->mu);
 	return stop;
 }

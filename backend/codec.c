@@ -965,10 +965,10 @@ int codec_error_decode(const json_t *v, struct gq_err *out)
 
 char *codec_job_text(const struct job *j)
 {
-	json_t *v = codec_job_encode(j);
-	char *s = codec_dump(v);
-	json_decref(v);
-	return s;
+	struct buf b;
+	buf_init(&b, 0);
+	codec_job_write(&b, j);
+	return buf_detach(&b);
 }
 
 int codec_job_from_text(const char *text, struct job *out, struct gq_err *e)

@@ -76,7 +76,12 @@ static void reply_err(struct ctx *c, const struct gq_err *e)
 
 static void reply_job(struct ctx *c, int status, const struct job *j)
 {
-	reply(c, status, codec_job_encode(j));
+	struct buf b;
+	buf_init(&b, 0);
+	codec_job_write(&b, j);
+	c->resp->status = status;
+	c->resp->len = b.len;
+	c->resp->body = buf_detach(&b);
 }
 
 /* The body as a JSON object; an empty body is {} when optional. */
@@ -230,8 +235,14 @@ static void h_submit(struct ctx *c)
 		reply_err(c, &e);
 		return;
 	}
-	reply(c, replay ? 200 : 201,
-	      json_pack("{s:I,s:o}", "id", (json_int_t)j.id, "job", codec_job_encode(&j)));
+	struct buf b;
+	buf_init(&b, 0);
+	buf_printf(&b, "{\"id\":%" PRId64 ",\"job\":", j.id);
+	codec_job_write(&b, &j);
+	buf_addstr(&b, "}");
+	c->resp->status = replay ? 200 : 201;
+	c->resp->len = b.len;
+	c->resp->body = buf_detach(&b);
 }
 
 static void h_job_get(struct ctx *c)

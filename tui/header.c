@@ -1,52 +1,104 @@
 /*
  * header.c - the header above every view: which scheduler, the policy
  * revision and the clock; GPUs busy / total per pool with one cell per GPU
- * (coloured by the tier of its job) or one bar per pool when the GPUs do
- * not fit; pending jobs by tier; sparklines of queue length and GPU
- * utilisation over the last hour. Data only from the model.
+ * (coloured by the tier of its job), or one cell per node when the GPUs do
+ * not fit, or one bar per pool when the nodes do not either; pending jobs by tier; sparklines of
+ * queue length and GPU utilisation over the last hour. Data only from the model.
  */
 #include "tui.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* One cell per GPU of the pool's nodes, nodes separated by a space; false
- * (nothing drawn) when they do not fit in w. */
-static bool pool_cells(const struct model *m, const struct pool *p, struct grid *g, int x, int y,
-		       int w)
+static bool in_pool(const struct node *nd, const struct pool *p)
 {
-	int need = 0;
-	for (size_t n = 0; n < m->snap.nnodes; n++) {
-		const struct node *nd = &m->snap.nodes[n];
-		if (!strcmp(nd->gpu_model[0] ? nd->gpu_model : "slot", p->name))
-			need += nd->ngpus + 1;
-	}
-	if (need - 1 > w)
-		return false;
-	int c = x;
-	for (size_t n = 0; n < m->snap.nnodes; n++) {
-		const struct node *nd = &m->snap.nodes[n];
-		if (strcmp(nd->gpu_model[0] ? nd->gpu_model : "slot", p->name))
-			continue;
-		for (int gi = 0; gi < nd->ngpus; gi++) {
-			const struct job *j = model_gpu_job(m, n, gi);
-			uint32_t ch;
-			uint16_t a;
-			if (j) {
-				ch = g->ascii ? '#' : 0x2588;
-				a = tier_attr(job_tier(j)) & GA_COLOR_MASK;
-			} else if (!nd->up) {
-				ch = 'x';
-				a = GC_BAD;
-			} else {
-				ch = g->ascii ? '.' : 0x00b7;
-				a = GC_DIM;
-			}
-			grid_fill(g, c++, y, 1, 1, ch, a);
+	return !strcmp(nd->gpu_model[0] ? nd->gpu_model : "slot", p->name);
+}
+
+/* How a pool's GPUs are drawn: one cell per GPU (nodes separated by a
+ * space), else one cell per node, else one bar for the pool. */
+enum pool_mode { POOL_GPUS, POOL_NODES, POOL_BAR };
+
+static enum pool_mode pool_mode(const struct model *m, const struct pool *p, int room, int *width)
+{
+	int gpus = 0, nodes = 0;
+	for (size_t n = 0; n < m->snap.nnodes; n++)
+		if (in_pool(&m->snap.nodes[n], p)) {
+			gpus += m->snap.nodes[n].ngpus;
+			nodes++;
 		}
-		c++;
+	if (gpus + nodes - 1 <= room) {
+		*width = gpus + nodes - 1;
+		return POOL_GPUS;
 	}
-	return true;
+	if (nodes <= room) {
+		*width = nodes;
+		return POOL_NODES;
+	}
+	*width = room < 0 ? 0 : room < 20 ? room : 20;
+	return POOL_BAR;
+}
+
+/* One GPU: a block coloured by the tier of its job, a dot when free, 'x'
+ * when its node is down. */
+static void gpu_cell(const struct model *m, size_t n, int gi, struct grid *g, int x, int y)
+{
+	const struct node *nd = &m->snap.nodes[n];
+	const struct job *j = model_gpu_job(m, n, gi);
+	if (j)
+		grid_fill(g, x, y, 1, 1, g->ascii ? '#' : 0x2588,
+			  tier_attr(job_tier(j)) & GA_COLOR_MASK);
+	else if (!nd->up)
+		grid_fill(g, x, y, 1, 1, 'x', GC_BAD);
+	else
+		grid_fill(g, x, y, 1, 1, g->ascii ? '.' : 0x00b7, GC_DIM);
+}
+
+/* One node: a block as high as its share of busy GPUs (ASCII: '.', ':',
+ * '+', '#' for none, under half, some more, all). */
+static void node_cell(const struct model *m, size_t n, struct grid *g, int x, int y)
+{
+	static const uint32_t blocks[8] = {0x2581, 0x2582, 0x2583, 0x2584,
+					   0x2585, 0x2586, 0x2587, 0x2588};
+	const struct node *nd = &m->snap.nodes[n];
+	int busy = 0;
+	for (int gi = 0; gi < nd->ngpus; gi++)
+		busy += model_gpu_job(m, n, gi) != NULL;
+	if (!nd->up) {
+		grid_fill(g, x, y, 1, 1, 'x', GC_BAD);
+		return;
+	}
+	if (!busy) {
+		grid_fill(g, x, y, 1, 1, g->ascii ? '.' : 0x00b7, GC_DIM);
+		return;
+	}
+	uint32_t ch;
+	if (g->ascii)
+		ch = busy == nd->ngpus ? '#' : busy * 2 < nd->ngpus ? ':' : '+';
+	else
+		ch = blocks[(busy * 8 + nd->ngpus - 1) / nd->ngpus - 1];
+	grid_fill(g, x, y, 1, 1, ch, GC_GOOD);
+}
+
+static void pool_draw(const struct model *m, const struct pool *p, enum pool_mode mode, int width,
+		      struct grid *g, int x, int y)
+{
+	if (mode == POOL_BAR) {
+		grid_bar(g, x, y, width, p->total ? (double)p->busy / p->total : 0, GC_GOOD,
+			 GC_DIM);
+		return;
+	}
+	for (size_t n = 0; n < m->snap.nnodes; n++) {
+		if (!in_pool(&m->snap.nodes[n], p))
+			continue;
+		if (mode == POOL_NODES) {
+			node_cell(m, n, g, x++, y);
+			continue;
+		}
+		for (int gi = 0; gi < m->snap.nodes[n].ngpus; gi++)
+			gpu_cell(m, n, gi, g, x++, y);
+		x++;
+	}
 }
 
 int header_draw(const struct tui_state *st, const char *backend, struct grid *g, int w, int h)
@@ -67,38 +119,24 @@ int header_draw(const struct tui_state *st, const char *backend, struct grid *g,
 			       model_clock(m->snap.now, m->snap.tz_offset, clk, sizeof(clk)));
 	y++;
 
-	/* Pools: "slot   3/8  ###.....  a100 12/16 ...". */
+	/* Pools: "slot  3/8 ###.....  a100 12/16 ...". */
 	int c = 0;
 	for (int p = 0; p < m->npools && y < h; p++) {
 		const struct pool *pl = &m->pools[p];
 		snprintf(buf, sizeof(buf), "%-5s %d/%d", pl->name, pl->busy, pl->total);
-		int lw = (int)strlen(buf) + 1;
-		int room = w - c - lw;
-		int cells = 0;
-		for (size_t n = 0; n < m->snap.nnodes; n++)
-			if (!strcmp(m->snap.nodes[n].gpu_model[0] ? m->snap.nodes[n].gpu_model
-								  : "slot",
-				    pl->name))
-				cells += m->snap.nodes[n].ngpus + 1;
-		int want = cells - 1 <= room ? cells - 1 : 20;
-		if (c > 0 && want > room) {
-			y++;
-			c = 0;
-			if (y >= h)
+		int lw = (int)strlen(buf) + 1, width;
+		enum pool_mode mode = pool_mode(m, pl, w - c - lw, &width);
+		if (c > 0 && mode != POOL_GPUS) {
+			/* Not beside the previous pool: on a line of its own. */
+			if (++y >= h)
 				break;
-			room = w - lw;
+			c = 0;
+			mode = pool_mode(m, pl, w - lw, &width);
 		}
 		grid_put(g, c, y, lw, GA_BOLD, buf);
 		c += lw;
-		if (!pool_cells(m, pl, g, c, y, w - c)) {
-			int bw = w - c < 20 ? w - c : 20;
-			grid_bar(g, c, y, bw, pl->total ? (double)pl->busy / pl->total : 0, GC_GOOD,
-				 GC_DIM);
-			c += bw + 1;
-		} else {
-			c += cells;
-		}
-		c += 1;
+		pool_draw(m, pl, mode, width, g, c, y);
+		c += width + 2;
 	}
 	if (m->npools == 0)
 		grid_put(g, 0, y, w, GC_DIM,

@@ -152,6 +152,45 @@ static void header_shows_pools_tiers_and_clock(void)
 	model_release(&m);
 }
 
+/* 12 nodes of 8 GPUs do not fit as GPU cells in 80 columns: a cell per
+ * node, as high as its share of busy GPUs; 200 nodes: one bar. */
+static void header_falls_back_to_nodes_then_a_bar(void)
+{
+	struct snapshot s;
+	struct model m;
+	struct grid g;
+	int sizes[2] = {12, 200};
+	const char *want[2] = {"slot  14/96 #+:.........", "slot  14/1600 ...................."};
+	for (int k = 0; k < 2; k++) {
+		snapshot_init(&s);
+		s.now = NOW;
+		for (int n = 0; n < sizes[k]; n++) {
+			struct node *nd = snapshot_add_node(&s);
+			snprintf(nd->name, sizeof(nd->name), "n%d", n);
+			nd->ngpus = 8;
+			nd->up = true;
+		}
+		/* node 0 full, node 1 half (4 of 8: '+'), node 2 a quarter. */
+		int busy[3] = {8, 4, 2};
+		for (int n = 0; n < 3; n++) {
+			struct job *j = add_job(&s, n + 1, "u", "q", TIER_P1, JOB_RUNNING, busy[n], NOW);
+			j->start_time = NOW;
+			j->nalloc = 1;
+			j->alloc[0].node = n;
+			j->alloc[0].mask = ((uint64_t)1 << busy[n]) - 1;
+		}
+		model_build(&m, &s, NULL, 0);
+		snapshot_release(&s);
+		grid_init(&g, true);
+		grid_resize(&g, 80, 3);
+		struct tui_state st = {.m = &m};
+		header_draw(&st, "x", &g, 80, 3);
+		CHECK_STR(text(&g, 1), want[k]);
+		grid_release(&g);
+		model_release(&m);
+	}
+}
+
 static void draw_view(const struct view_ops *ops, struct view *v, struct model *m, struct grid *g)
 {
 	struct tui_state st = {.m = m, .log_tail = "", .why = ""};
@@ -427,6 +466,7 @@ void suite_top(void)
 	RUN(model_queue_is_in_scheduling_order_with_weights);
 	RUN(model_history_reconstructs_the_last_hour);
 	RUN(header_shows_pools_tiers_and_clock);
+	RUN(header_falls_back_to_nodes_then_a_bar);
 	RUN(queue_view_lists_pending_jobs_in_order);
 	RUN(queue_view_filters_and_sorts);
 	RUN(selection_follows_the_job_across_refreshes);

@@ -42,7 +42,10 @@ int term_open(const struct term_opts *o, bool *ascii, struct gq_err *e)
 	nonl();
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
-	set_escdelay(50);
+	/* Esc alone must feel immediate, yet a mouse or arrow sequence split
+	 * across reads must still parse: 50 ms, unless ESCDELAY says otherwise. */
+	if (!getenv("ESCDELAY"))
+		set_escdelay(50);
 	curs_set(0);
 	T.color = o->color && has_colors();
 	if (T.color) {

@@ -21,7 +21,9 @@ for i in $(seq 2 31); do
 done
 wait_state 1 running
 
-top_start 80 24 --view queue
+# Mouse sequences typed by tmux arrive a byte at a time: under load the
+# default 50 ms after Esc may not be enough to see them whole.
+TOP_ENV="ESCDELAY=1000" top_start 80 24 --view queue
 check "the queue is drawn" wait_screen '^ +1 +2 '
 check "the position shows in the titles" wait_screen 'REASON +1/30$'
 keys End

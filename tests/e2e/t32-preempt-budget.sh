@@ -2,7 +2,8 @@
 # t32: a queue's preemption budget (preempt.maxPerQueueHour, here 1): once
 # one of its jobs was preempted this hour, the next P0 waits although a
 # victim is there; an hour after the first preemption the budget is back
-# and the P0 takes it.
+# and the P0 takes it. The records, and so the budget, survive a restart of
+# gq serve.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/enforce.sh"
 policy_server '[headroom]
@@ -23,6 +24,9 @@ check "the first P0 preempts and starts" wait_state "$x" running
 check_eq "the budget of queue default is spent" \
 	"$(api GET /v1/snapshot | jq -c '[.queues[] | select(.name == "default") | .preempts_hour]')" '[1]'
 clock +30m
+server_stop
+server_start --policy "$P_REPO" --gpus 8
+check_eq "after a restart of gq serve the record is still there" "$(records)" "$a $x priority"
 y=$(sub --gpus 4 --tier P0 -- $LONG)
 clock +29m
 check_eq "59 min later the second P0 still waits, the other P2 runs" "$(states "$b" "$y")" \

@@ -37,6 +37,16 @@ static int reserve_of(const struct policy *p, int total)
 	return (int)floor(p->headroom * total + 1e-9);
 }
 
+int place_reserve(const struct place_map *m, enum tier tier, int need)
+{
+	if (tier == TIER_P0)
+		return 0;
+	int room = m->total - need;
+	if (room < 0)
+		room = 0;
+	return m->reserve < room ? m->reserve : room;
+}
+
 #define NF 65 /* free counts 0..64 */
 
 static void top_insert(int *top, int g);
@@ -391,7 +401,7 @@ bool place_check_req(const struct place_map *m, const struct snapshot *s, const 
 	memset(&r, 0, sizeof(r));
 	r.need = req->gpus;
 	r.free = m->nfree;
-	r.reserve = tier == TIER_P0 ? 0 : m->reserve;
+	r.reserve = place_reserve(m, tier, req->gpus);
 	r.queue = qi;
 	r.queue_quota = r.queue_limit = -1;
 	r.dept = di;
@@ -551,7 +561,6 @@ static const char *const unsat_names[UNSAT_COUNT] = {
     [UNSAT_SAME_NODE] = "same_node",
     [UNSAT_SPAN] = "span",
     [UNSAT_QUEUE_LIMIT] = "queue_limit",
-    [UNSAT_HEADROOM] = "headroom",
 };
 
 const char *place_unsat_name(enum place_unsat u)
@@ -587,10 +596,6 @@ static enum place_unsat unsat_kind(const struct snapshot *s, const struct job *j
 			*have = q->quota + q->borrow;
 			return UNSAT_QUEUE_LIMIT;
 		}
-	}
-	if (job_tier(j) != TIER_P0 && need > c->all - reserve_of(p, c->all)) {
-		*have = c->all - reserve_of(p, c->all);
-		return UNSAT_HEADROOM;
 	}
 	return UNSAT_NONE;
 }
@@ -636,11 +641,6 @@ static int unsatisfiable(const struct snapshot *s, const struct job *j, int qi,
 			       "%d): ask for fewer GPUs or use another queue",
 			       need, q->name, have, q->quota, q->borrow);
 	}
-	case UNSAT_HEADROOM:
-		return err_set(e, GQ_EINVAL,
-			       "needs %d GPUs, %s jobs may use at most %d of %d (headroom.share "
-			       "keeps %d for P0): ask for fewer GPUs",
-			       need, tier_name(job_tier(j)), have, c->all, c->all - have);
 	default:
 		BUG("place: unsatisfiable kind %d", (int)u);
 	}

@@ -27,6 +27,10 @@
  *
  * The headroom reserve is floor(headroom.share × GPUs on up nodes); a P1 or
  * P2 job may start only if at least that many GPUs stay free afterwards.
+ * A request larger than what lies outside the reserve shrinks the reserve
+ * to what the request leaves (place_reserve): an 8-GPU P1 job on an 8-GPU
+ * machine may start when all 8 are free, rather than never. Headroom keeps
+ * small jobs from filling the machine; it never makes a request impossible.
  *
  * Not here: which job goes first (order.h), wait reasons (reason.h), time
  * (predict.h). The map is not shared between threads.
@@ -165,8 +169,7 @@ int place_satisfiable_map(const struct place_map *m, const struct snapshot *s, c
 			  int qi, struct gq_err *e);
 
 /* Which static limit makes j unsatisfiable, as a stable token
- * (place_unsat_name: "gpus", "same_node", "span", "queue_limit",
- * "headroom"), and in *have the most GPUs that limit allows; UNSAT_NONE
+ * (place_unsat_name: "gpus", "same_node", "span", "queue_limit"), and in *have the most GPUs that limit allows; UNSAT_NONE
  * (*have = need) when j is satisfiable. */
 enum place_unsat {
 	UNSAT_NONE,
@@ -174,12 +177,16 @@ enum place_unsat {
 	UNSAT_SAME_NODE,   /* no node that large */
 	UNSAT_SPAN,	   /* more than GQ_MAX_ALLOC nodes' worth */
 	UNSAT_QUEUE_LIMIT, /* beyond the queue's quota + borrowing limit */
-	UNSAT_HEADROOM,	   /* beyond what P1/P2 may use outside the headroom */
 	UNSAT_COUNT
 };
 const char *place_unsat_name(enum place_unsat u);
 enum place_unsat place_unsat_why(const struct place_map *m, const struct snapshot *s,
 				 const struct job *j, int *have);
+
+/* The headroom GPUs that must stay free after a job of `tier` takes `need`
+ * GPUs on map m: 0 for P0, else m->reserve, shrunk so that it never exceeds
+ * m->total - need (see above). */
+int place_reserve(const struct place_map *m, enum tier tier, int need);
 
 /* Is policy queue index qi paused at `now` (local time now + tz)? */
 bool place_window_paused(const struct snapshot *s, int qi, int64_t now);

@@ -70,7 +70,8 @@ static const struct keydef keys[] = {
 	{"downgrade", "webhook", SC_GLOBAL, K_STR, G(downgrade_webhook), 0, 0, {""},
 	 "URL that reminders and downgrades are POSTed to as JSON"},
 	{"headroom", "share", SC_GLOBAL, K_DOUBLE, G(headroom), 0, 0.9, {"0.15"},
-	 "share of capacity held back from P1 and P2 so that P0 lands without preempting"},
+	 "share of capacity held back from P1 and P2 so that P0 lands without preempting; "
+	 "a request larger than the rest may use it"},
 	{"preempt", "protect", SC_GLOBAL, K_DUR, G(protect), 0, YEAR, {"30m"},
 	 "jobs that have run this long are never preempted"},
 	{"preempt", "grace", SC_GLOBAL, K_DUR, G(grace), 0, 86400, {"5m"},

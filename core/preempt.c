@@ -115,7 +115,7 @@ static bool fits(struct chooser *c, struct place_result *r)
  * the search only asks it once this holds. */
 static bool enough(const struct chooser *c)
 {
-	int reserve = job_tier(c->t) == TIER_P0 ? 0 : c->m.reserve;
+	int reserve = place_reserve(&c->m, job_tier(c->t), c->t->req.gpus);
 	return c->m.nfree >= c->t->req.gpus + reserve;
 }
 
@@ -510,7 +510,7 @@ void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const si
 			continue;
 		}
 		permit[order[i]] = true;
-		int reserve = job_tier(j) == TIER_P0 ? 0 : m->reserve;
+		int reserve = place_reserve(m, job_tier(j), j->req.gpus);
 		if (m->nfree < j->req.gpus + reserve || !place_check(m, s, j, s->now, &r))
 			continue;
 		int qi = policy_queue_index(&s->policy, j->queue);

@@ -218,6 +218,40 @@ static void test_headroom_alone_p0_exempt(void)
 	snapshot_release(&s);
 }
 
+/* A request larger than what lies outside the reserve may use the reserve
+ * once the GPUs it leaves are free: 8 of 8 with the default 15%. */
+static void test_headroom_shrinks_for_whole_machine_requests(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8); /* reserve floor(0.15 * 8) = 1 */
+	fx_pending(&s, 1, TIER_P1, 8, MIN(0));
+	fx_pending(&s, 2, TIER_P2, 7, MIN(0));
+	fx_pending(&s, 3, TIER_P2, 6, MIN(0));
+	struct place_result r = check_job(&s, 1);
+	CHECK_INT(r.blocks, 0);
+	CHECK_INT(r.reserve, 0);
+	r = check_job(&s, 2);
+	CHECK_INT(r.blocks, 0);
+	CHECK_INT(r.reserve, 1);
+	r = check_job(&s, 3);
+	CHECK_INT(r.blocks, 0);
+	CHECK_INT(r.reserve, 1);
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), 0);
+	snapshot_release(&s);
+
+	/* One GPU busy: the 7-GPU job would leave no reserve, so it waits. */
+	fx_init(&s, 1, 8);
+	fx_running(&s, 1, TIER_P1, 0, 1, MIN(-10), 3600);
+	fx_pending(&s, 2, TIER_P2, 7, MIN(0));
+	fx_pending(&s, 3, TIER_P2, 6, MIN(0));
+	r = check_job(&s, 2);
+	CHECK_INT(r.blocks, PLACE_BIT(PLACE_HEADROOM));
+	r = check_job(&s, 3);
+	CHECK_INT(r.blocks, 0);
+	snapshot_release(&s);
+}
+
 static void test_unsatisfiable_alone_with_text(void)
 {
 	struct snapshot s;
@@ -239,12 +273,10 @@ static void test_unsatisfiable_alone_with_text(void)
 	CHECK_STR(e.msg, "needs 12 GPUs of type 'h100', the cluster has 0 such GPUs: ask for fewer "
 			 "or other GPUs");
 	s.jobs[0].req.gpu_type[0] = 0;
+	/* Headroom never makes a request impossible: 13 of 16 with 4 held back. */
 	set(&s, "headroom.share", "0.25");
-	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), 0); /* 12 of 16 usable */
 	s.jobs[0].req.gpus = 13;
-	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), -1);
-	CHECK_STR(e.msg, "needs 13 GPUs, P1 jobs may use at most 12 of 16 (headroom.share keeps 4 "
-			 "for P0): ask for fewer GPUs");
+	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), 0);
 	snapshot_release(&s);
 }
 
@@ -310,6 +342,7 @@ void suite_place(void)
 	RUN(test_queue_quota_alone_and_borrowing);
 	RUN(test_dept_quota_alone);
 	RUN(test_headroom_alone_p0_exempt);
+	RUN(test_headroom_shrinks_for_whole_machine_requests);
 	RUN(test_unsatisfiable_alone_with_text);
 	RUN(test_many_gpu_classes_same_choices);
 }

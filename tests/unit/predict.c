@@ -29,9 +29,10 @@ static const struct prediction *find(const struct prediction_set *ps, const stru
  * run, a new 8-GPU P1 job starts in 125 min. */
 static void test_worked_example_125_minutes(void)
 {
+	/* Under the default policy: headroom (15%) never holds back a GPU that
+	 * an 8-GPU request on an 8-GPU machine needs. */
 	struct snapshot s;
 	fx_init(&s, 1, 8);
-	set(&s, "headroom.share", "0"); /* 15% of 8 would keep one GPU from P1 */
 	fx_pending(&s, 1, TIER_P0, 8, MIN(-3))->estimate = 40 * 60;
 	fx_pending(&s, 2, TIER_P0, 8, MIN(-2))->estimate = 25 * 60;
 	fx_pending(&s, 3, TIER_P0, 8, MIN(-1))->estimate = 60 * 60;

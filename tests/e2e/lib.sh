@@ -37,7 +37,15 @@ t_cleanup() {
 		done
 		kill -KILL "$p" 2>/dev/null
 	done
-	# Job supervisors started by our servers live in our scratch dir.
+	# Job supervisors started by our servers name our scratch dir; each job
+	# runs in its own process group under its supervisor. Jobs outlive their
+	# server by design, so stop them here, or they outlive the test.
+	for sp in $(pgrep -f "$T_DIR" 2>/dev/null); do
+		for c in $(pgrep -P "$sp" 2>/dev/null); do
+			g=$(ps -o pgid= -p "$c" 2>/dev/null | tr -d ' ')
+			[ -n "$g" ] && [ "$g" != 0 ] && kill -KILL -- "-$g" 2>/dev/null
+		done
+	done
 	pkill -KILL -f "$T_DIR" 2>/dev/null
 	rm -rf "$T_DIR"
 }

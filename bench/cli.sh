@@ -15,6 +15,10 @@ unset GQ_TOKEN_FILE GQ_BACKEND
 pid=$!
 cleanup() {
 	"$GQ" cancel 1 >/dev/null 2>&1
+	for _ in $(seq 1 100); do
+		[ "$("$GQ" ls --state cancelled --format '{id}' 2>/dev/null)" = 1 ] && break
+		sleep 0.05
+	done
 	kill -TERM "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	rm -rf "$dir"
@@ -23,15 +27,16 @@ trap cleanup EXIT
 export GQ_SERVER=unix:$sock
 for _ in $(seq 1 100); do "$GQ" clock >/dev/null 2>&1 && break; sleep 0.05; done
 
-# One job holding every GPU, then JOBS pending ones of every tier, sent
+# One P0 job holding every GPU, then JOBS pending ones of every tier, sent
 # through one curl process (keep-alive) so that queueing takes seconds.
-"$GQ" submit --gpus 8 --estimate 2h --time-limit 4h -- sleep 3600 >/dev/null
+"$GQ" submit --tier P0 --gpus 8 --estimate 2h --time-limit 4h -- sleep 3600 >/dev/null || exit 1
 cfg=$dir/curl.cfg
-awk -v n="$JOBS" -v cwd="$dir" 'BEGIN {
+awk -v n="$JOBS" -v cwd="$dir" -v sock="$sock" 'BEGIN {
 	for (i = 1; i <= n; i++) {
 		t = (i % 3 == 0) ? "P0" : (i % 3 == 1) ? "P1" : "P2"
-		g = 1 + i % 8
+		g = 1 + i % 7
 		printf "url = \"http://gq/v1/jobs\"\n"
+		printf "unix-socket = \"%s\"\n", sock
 		printf "data = \"{\\\"argv\\\":[\\\"true\\\"],\\\"cwd\\\":\\\"%s\\\",\\\"env\\\":[],\\\"name\\\":\\\"b%d\\\",\\\"tier\\\":\\\"%s\\\",\\\"req\\\":{\\\"gpus\\\":%d},\\\"estimate\\\":%d}\"\n", cwd, i % 50, t, g, 600 + (i % 7) * 300
 		printf "header = \"Content-Type: application/json\"\n"
 		printf "output = \"/dev/null\"\n"
@@ -39,7 +44,7 @@ awk -v n="$JOBS" -v cwd="$dir" 'BEGIN {
 	}
 }' >"$cfg"
 t0=$(date +%s%N)
-curl -s --unix-socket "$sock" -K "$cfg" || { echo "queueing failed"; exit 1; }
+curl -sS -K "$cfg" || { echo "queueing failed"; exit 1; }
 t1=$(date +%s%N)
 queued=$("$GQ" ls --format '{id}' | wc -l)
 echo "queued $JOBS jobs in $(( (t1 - t0) / 1000000 )) ms; gq ls lists $queued"

@@ -81,4 +81,9 @@ rm "$XDG_CONFIG_HOME/gq/config"
 check_fail 3 "show of no such job: exit 3" "$GQ" show 999
 check_match "says so" "$("$GQ" show 999 2>&1)" "^gq: no job '999'"
 check_fail 3 "logs of no such job: exit 3" "$GQ" logs 999
+# A job that writes, pauses and writes again: -f prints both and ends with it.
+id=$("$GQ" submit --json -- sh -c 'echo first; sleep 1; echo second' | jq .id)
+check_eq "logs -f follows a running job to its end" "$(timeout 20 "$GQ" logs -f "$id")" "first
+second"
+check_eq "the job had ended when logs -f did" "$(state "$id")" completed
 finish

@@ -165,7 +165,7 @@ static pid_t start_server(const char *gq)
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 4000;
+	int n = argc > 1 ? atoi(argv[1]) : 2500;
 	int snap_jobs = argc > 2 ? atoi(argv[2]) : 10000;
 	const char *build = getenv("BUILD");
 	char *gq = xasprintf("%s/gq", build ? build : "build");

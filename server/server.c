@@ -676,12 +676,13 @@ static void *scheduler_main(void *arg)
 				timeout = due <= now ? 0 : (int)((due - now) * 1000 < MAX_WAIT_MS ? (due - now) * 1000 : MAX_WAIT_MS);
 		}
 		pthread_mutex_unlock(&s->mu);
-		/* Pace the passes: after one that took `cost`, wait at least as
+		/* Pace the passes: after one that took `cost`, wait twice as
 		 * long before the next, so that a busy queue (a pass per
-		 * commit) leaves half the time to the handlers and the journal.
-		 * What happens meanwhile is taken by the next pass. */
+		 * commit) leaves two thirds of a core to the handlers and the
+		 * journal. What happens meanwhile is taken by the next pass. */
 		if (cost > 0.0005) {
-			struct timespec ts = {0, (long)((cost < 0.1 ? cost : 0.1) * 1e9)};
+			double pause = 2 * cost < 0.2 ? 2 * cost : 0.2;
+			struct timespec ts = {0, (long)(pause * 1e9)};
 			nanosleep(&ts, NULL);
 		}
 		struct pollfd pf[2] = {{s->wake[0], POLLIN, 0}, {runner_fd(s->runner), POLLIN, 0}};

@@ -14,6 +14,7 @@
  *   build/bench/submit [SUBMITS_PER_RUN] [SNAPSHOT_JOBS]
  */
 #include <curl/curl.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -220,9 +221,24 @@ int main(int argc, char **argv)
 	kill(srv, SIGTERM);
 	waitpid(srv, NULL, 0);
 	/* The one running job outlives the server, as it should; end it. */
-	char *cmd = xasprintf("for p in %s/state/run/*/pid; do [ -e \"$p\" ] && kill -KILL -- -$(cat "
-			      "\"$p\") 2>/dev/null; done; rm -rf %s",
-			      dir, dir);
+	char *run = xasprintf("%s/state/run", dir);
+	DIR *d = opendir(run);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char *pidf = xasprintf("%s/%s/pid", run, de->d_name);
+		FILE *f = fopen(pidf, "r");
+		long pid = 0;
+		if (f && fscanf(f, "%ld", &pid) == 1 && pid > 1)
+			kill((pid_t)-pid, SIGKILL);
+		if (f)
+			fclose(f);
+		free(pidf);
+	}
+	if (d)
+		closedir(d);
+	free(run);
+	usleep(200000); /* let the supervisor record the exit before the files go */
+	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "bench/submit: could not clean up %s\n", dir);
 	free(cmd);

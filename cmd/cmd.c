@@ -164,6 +164,27 @@ int cmd_opt_exit(int opt)
 	BUG("unhandled option value %d", opt);
 }
 
+int cmd_json_opts(const struct cmd_entry *c, int argc, char **argv, bool *json)
+{
+	static const struct option lo[] = {{"json", no_argument, NULL, 'j'}, {0, 0, 0, 0}};
+	int o;
+	while ((o = cmd_getopt(c, argc, argv, "", lo)) != -1) {
+		if (o != 'j')
+			return cmd_opt_exit(o);
+		*json = true;
+	}
+	return -1;
+}
+
+int cmd_one_job(const struct cmd_entry *c, int argc, char **argv, int64_t *id)
+{
+	if (optind >= argc)
+		return cmd_usage_error(c, "no job given; name a job id");
+	if (optind + 1 < argc)
+		return cmd_usage_error(c, "one job at a time; '%s' is extra", argv[optind + 1]);
+	return cmd_job_arg(c, argv[optind], id);
+}
+
 int cmd_job_arg(const struct cmd_entry *c, const char *s, int64_t *id)
 {
 	const char *p = s[0] == '#' ? s + 1 : s;

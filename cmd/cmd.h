@@ -79,6 +79,14 @@ int cmd_getopt(const struct cmd_entry *c, int argc, char **argv, const char *sho
 	       const struct option *longopts);
 int cmd_opt_exit(int opt);
 
+/* The options of a command whose only option is --json: -1 to go on
+ * (operands start at optind), else the exit code to return (-h, errors). */
+int cmd_json_opts(const struct cmd_entry *c, int argc, char **argv, bool *json);
+
+/* The one JOB operand at optind: EXIT_OK with *id, or EXIT_USAGE after
+ * saying that it is missing, extra or not a job id. */
+int cmd_one_job(const struct cmd_entry *c, int argc, char **argv, int64_t *id);
+
 /* Parses a job id ("42" or "#42"); EXIT_OK, or EXIT_USAGE after printing
  * "gq NAME: 'x' is not a job id ...". */
 int cmd_job_arg(const struct cmd_entry *c, const char *s, int64_t *id);

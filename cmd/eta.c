@@ -40,15 +40,11 @@ static void eta_line(const struct explain_set *x, const struct explain *ex, stru
 static int eta_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_eta;
-	static const struct option lo[] = {{"json", no_argument, NULL, 'j'}, {0, 0, 0, 0}};
 	bool json = false;
-	int o, rc = EXIT_OK;
-	while ((o = cmd_getopt(c, argc, argv, "", lo)) != -1) {
-		if (o == 'j')
-			json = true;
-		else
-			return cmd_opt_exit(o);
-	}
+	int rc = cmd_json_opts(c, argc, argv, &json);
+	if (rc >= 0)
+		return rc;
+	rc = EXIT_OK;
 	size_t nids = (size_t)(argc - optind);
 	int64_t *ids = xcalloc(nids ? nids : 1, sizeof(*ids));
 	for (size_t i = 0; i < nids; i++)

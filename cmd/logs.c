@@ -38,12 +38,8 @@ static int logs_exec(int argc, char **argv)
 		else
 			return cmd_opt_exit(o);
 	}
-	if (optind >= argc)
-		return cmd_usage_error(c, "no job given; name a job id");
-	if (optind + 1 < argc)
-		return cmd_usage_error(c, "one job at a time; '%s' is extra", argv[optind + 1]);
 	int64_t id;
-	int rc = cmd_job_arg(c, argv[optind], &id);
+	int rc = cmd_one_job(c, argc, argv, &id);
 	if (rc != EXIT_OK)
 		return rc;
 	struct backend *b = cmd_backend(true, &rc);

@@ -150,22 +150,10 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 static int show_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_show;
-	static const struct option lo[] = {{"json", no_argument, NULL, 'j'}, {0, 0, 0, 0}};
 	bool json = false;
-	int o;
-	while ((o = cmd_getopt(c, argc, argv, "", lo)) != -1) {
-		if (o == 'j')
-			json = true;
-		else
-			return cmd_opt_exit(o);
-	}
-	if (optind >= argc)
-		return cmd_usage_error(c, "no job given; name a job id");
-	if (optind + 1 < argc)
-		return cmd_usage_error(c, "one job at a time; '%s' is extra", argv[optind + 1]);
 	int64_t id;
-	int rc = cmd_job_arg(c, argv[optind], &id);
-	if (rc != EXIT_OK)
+	int rc = cmd_json_opts(c, argc, argv, &json);
+	if (rc >= 0 || (rc = cmd_one_job(c, argc, argv, &id)) != EXIT_OK)
 		return rc;
 	struct backend *b = cmd_backend(true, &rc);
 	if (!b)

@@ -113,8 +113,8 @@ static int serve_exec(int argc, char **argv)
 			if (!(v = arg_value(argc, argv, &i, "--admin-group")))
 				goto missing;
 			cfg.admin_groups = v;
-		} else if (is_opt(a, "--policy")) {
-			if (!(v = arg_value(argc, argv, &i, "--policy")))
+		} else if (is_opt(a, "--policy-repo")) {
+			if (!(v = arg_value(argc, argv, &i, "--policy-repo")))
 				goto missing;
 			cfg.policy = v;
 		} else if (is_opt(a, "--log-level")) {
@@ -177,7 +177,7 @@ out:
 const struct cmd_entry cmd_serve = {
 	.name = "serve",
 	.usage = "[--listen ADDR]... [--state-dir DIR] [--gpus N] [--gpu-model NAME] [--gpu-mem SIZE] "
-		 "[--tokens FILE] [--admin-group GROUP] [--policy REPO] [--manual-clock] "
+		 "[--tokens FILE] [--admin-group GROUP] [--policy-repo REPO] [--manual-clock] "
 		 "[--log-level LEVEL]",
 	.summary = "run the single-machine scheduler in the foreground",
 	.flags = 0,

@@ -14,7 +14,7 @@ policy_server() {
 	git -C "$P_REPO" add policy.conf
 	git -C "$P_REPO" -c user.name=t -c user.email=t@example.org commit -qm "t3x policy"
 	shift
-	server_start --policy "$P_REPO" --gpus 8 "$@"
+	server_start --policy-repo "$P_REPO" --gpus 8 "$@"
 }
 
 # sub [gq submit flags...] -- CMD...: submits, prints the job id.

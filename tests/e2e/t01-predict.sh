@@ -16,7 +16,7 @@ chmod +x "$T_DIR/ed.sh"
 EDITOR="$T_DIR/ed.sh" "$GQ" policy edit -m "No headroom on one machine" >/dev/null 2>&1
 check_eq "the policy holds no headroom" \
 	"$("$GQ" policy show --json | jq -r '.keys[] | select(.key == "headroom.share") | .value')" "0"
-server_start --gpus 8 --policy "$R"
+server_start --gpus 8 --policy-repo "$R"
 
 api() { curl -s --unix-socket "$SERVER_SOCK" "http://gq$1"; }
 wait_state() { # ID STATE

@@ -25,7 +25,7 @@ check_eq "the budget of queue default is spent" \
 	"$(api GET /v1/snapshot | jq -c '[.queues[] | select(.name == "default") | .preempts_hour]')" '[1]'
 clock +30m
 server_stop
-server_start --policy "$P_REPO" --gpus 8
+server_start --policy-repo "$P_REPO" --gpus 8
 check_eq "after a restart of gq serve the record is still there" "$(records)" "$a $x priority"
 y=$(sub --gpus 4 --tier P0 -- $LONG)
 clock +29m

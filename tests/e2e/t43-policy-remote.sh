@@ -1,6 +1,6 @@
 #!/bin/bash
 # t43-policy-remote: gq serve following a central policy repository
-# (--policy URL): it clones it, fetches on every apply and at start-up, and
+# (--policy-repo URL): it clones it, fetches on every apply and at start-up, and
 # puts in force what admins committed there.
 . "$(dirname "$0")/lib.sh"
 
@@ -8,7 +8,7 @@ printf '[user]\n\tname = Ada Admin\n\temail = ada@example.org\n' >"$HOME/.gitcon
 central="$T_DIR/central"
 export GQ_POLICY_REPO="$central"
 check "init the central repository" "$GQ" policy init
-server_start --gpus 8 --policy "file://$central" || { t_report 1 "server starts"; finish; }
+server_start --gpus 8 --policy-repo "file://$central" || { t_report 1 "server starts"; finish; }
 check_eq "the server cloned it" "$(ls -d "$SERVER_STATE/policy-remote" 2>&1)" "$SERVER_STATE/policy-remote"
 first=$("$GQ" policy log --json 2>/dev/null | jq -r '.[0].commit')
 in_force() { "$GQ" policy check --json "$first" | jq -r .impact.policy_in_force; }
@@ -28,7 +28,7 @@ printf '#!/bin/sh\nsed -i -e "s/^\\tcap = 0.4$/\\tcap = 0.3/" "$1"\n' >"$T_DIR/e
 server_stop
 EDITOR="$T_DIR/ed.sh" "$GQ" policy edit -m "Cap 0.3" >/dev/null
 third=$("$GQ" policy log --json 2>/dev/null | jq -r '.[0].commit')
-server_start --gpus 8 --policy "file://$central" || { t_report 1 "server restarts"; finish; }
+server_start --gpus 8 --policy-repo "file://$central" || { t_report 1 "server restarts"; finish; }
 check_eq "a restart fetches and applies the newest" "$(in_force)" "$third"
 log=$("$GQ" policy log -n 1)
 check_match "log shows it was applied at start-up" "$log" '^    Applied: .* by scheduler$'

@@ -64,8 +64,8 @@ normalise() {
 }
 
 # Polls: 200 x 50 ms, a bounded wait for a state of the screen.
-wait_screen() {
-	for _ in $(seq 1 200); do
+wait_screen() { # REGEX; WAIT_TRIES polls of 50 ms (default 200)
+	for _ in $(seq 1 "${WAIT_TRIES:-200}"); do
 		screen_raw | grep -Eq -- "$1" && return 0
 		sleep 0.05
 	done

@@ -8,6 +8,8 @@
 #include "codec.h"
 
 #include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -840,6 +842,115 @@ fail:
 	return -1;
 }
 
+/*
+ * A bump arena for jansson's allocations while one thread parses and
+ * decodes a large answer (codec_snapshot_parse): the tree of a 10,000-job
+ * snapshot is ~300,000 small blocks, and malloc'ing, freeing and then
+ * consolidating them cost the client more than its prediction. jansson's
+ * allocator is process-wide, so ours serves the thread that has an arena
+ * active from it and everyone else (other threads, and this one outside
+ * codec_snapshot_parse) from malloc/free; a free of an arena block is a
+ * no-op and the arena is dropped whole.
+ */
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+struct arena {
+	struct arena_chunk *head;
+};
+
+#define ARENA_CHUNK ((size_t)1 << 20)
+
+static __thread struct arena *cur_arena;
+static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
+
+static bool arena_owns(const struct arena *a, const void *p)
+{
+	for (const struct arena_chunk *c = a->head; c; c = c->next) {
+		const char *d = (const char *)c->data;
+		if ((const char *)p >= d && (const char *)p < d + c->cap)
+			return true;
+	}
+	return false;
+}
+
+static void *arena_malloc(size_t n)
+{
+	struct arena *a = cur_arena;
+	if (!a)
+		return malloc(n);
+	size_t al = sizeof(max_align_t);
+	n = (n + al - 1) / al * al;
+	struct arena_chunk *c = a->head;
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > ARENA_CHUNK / 4 ? n : ARENA_CHUNK;
+		struct arena_chunk *nc = malloc(sizeof(*nc) + cap);
+		if (!nc)
+			return NULL;
+		nc->used = 0;
+		nc->cap = cap;
+		if (c && cap != ARENA_CHUNK) {
+			/* a big block: behind the current chunk, which stays open */
+			nc->next = c->next;
+			c->next = nc;
+			nc->used = n;
+			return nc->data;
+		}
+		nc->next = c;
+		a->head = c = nc;
+	}
+	void *p = (char *)c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+static void arena_free(void *p)
+{
+	if (p && cur_arena && arena_owns(cur_arena, p))
+		return;
+	free(p);
+}
+
+static void arena_install(void)
+{
+	json_set_alloc_funcs(arena_malloc, arena_free);
+}
+
+static void arena_begin(struct arena *a)
+{
+	pthread_once(&arena_once, arena_install);
+	a->head = NULL;
+	cur_arena = a;
+}
+
+static void arena_end(struct arena *a)
+{
+	cur_arena = NULL;
+	while (a->head) {
+		struct arena_chunk *c = a->head;
+		a->head = c->next;
+		free(c);
+	}
+}
+
+int codec_snapshot_parse(const char *text, size_t len, struct snapshot *out, struct gq_err *e)
+{
+	struct arena a;
+	arena_begin(&a);
+	json_t *v = NULL;
+	int rc = codec_parse(text, len, &v, e);
+	if (rc == 0)
+		rc = codec_snapshot_decode(v, out, e);
+	/* Every block of the tree is the arena's (errors are text in e): no
+	 * json_decref, the tree goes with the arena. */
+	(void)v;
+	arena_end(&a);
+	return rc;
+}
+
 static void strv_free(char **v)
 {
 	for (size_t i = 0; v && v[i]; i++)
@@ -1149,6 +1260,29 @@ static void write_table(struct buf *b, const struct field *t, size_t n, const vo
 	put(b, "}", 1);
 }
 
+/* Whether the field f of base holds the same value as in dflt. */
+static bool field_is_default(const struct field *f, const void *base, const void *dflt)
+{
+	const char *p = (const char *)base + f->off, *d = (const char *)dflt + f->off;
+	if (f->type == F_STR)
+		return strncmp(p, d, f->size) == 0;
+	return memcmp(p, d, f->size) == 0;
+}
+
+/* The fields of base that differ from dflt, as members of an object (first:
+ * none written before them); returns how many it wrote. */
+static size_t write_lean(struct buf *b, const struct field *t, size_t n, const void *base,
+			 const void *dflt, bool first)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!field_is_default(&t[i], base, dflt)) {
+			write_field(b, &t[i], base, first && k == 0);
+			k++;
+		}
+	return k;
+}
+
 void codec_job_write(struct buf *b, const struct job *j)
 {
 	char tmp[48];
@@ -1180,6 +1314,55 @@ void codec_job_write(struct buf *b, const struct job *j)
 		put(b, tmp, strlen(tmp));
 	}
 	put(b, "]}", 2);
+}
+
+void codec_job_write_lean(struct buf *b, const struct job *j)
+{
+	char tmp[48];
+	struct job d;
+	job_init(&d);
+	put(b, "{", 1);
+	/* The id always, so that no job is ever "{}". */
+	write_field(b, &job_fields[0], j, true);
+	write_lean(b, job_fields + 1, NF(job_fields) - 1, j, &d, false);
+	bool req_default = true;
+	for (size_t i = 0; i < NF(res_fields); i++)
+		req_default = req_default && field_is_default(&res_fields[i], &j->req, &d.req);
+	if (!req_default) {
+		put(b, ",\"req\":{", 8);
+		write_lean(b, res_fields, NF(res_fields), &j->req, &d.req, true);
+		put(b, "}", 1);
+	}
+	if (j->ovr.set) {
+		put(b, ",\"override\":", 12);
+		write_table(b, ovr_fields, NF(ovr_fields), &j->ovr);
+	}
+	if (j->nalloc > 0) {
+		put(b, ",\"alloc\":[", 10);
+		for (int i = 0; i < j->nalloc && i < GQ_MAX_ALLOC; i++) {
+			snprintf(tmp, sizeof(tmp), "%s{\"node\":%d,\"gpus\":[", i ? "," : "",
+				 j->alloc[i].node);
+			put(b, tmp, strlen(tmp));
+			bool first = true;
+			for (int g = 0; g < GQ_MAX_NODE_GPUS; g++)
+				if (j->alloc[i].mask & (UINT64_C(1) << g)) {
+					snprintf(tmp, sizeof(tmp), "%s%d", first ? "" : ",", g);
+					put(b, tmp, strlen(tmp));
+					first = false;
+				}
+			put(b, "]}", 2);
+		}
+		put(b, "]", 1);
+	}
+	if (j->ndeps > 0) {
+		put(b, ",\"deps\":[", 9);
+		for (int i = 0; i < j->ndeps && i < GQ_MAX_DEPS; i++) {
+			snprintf(tmp, sizeof(tmp), "%s%lld", i ? "," : "", (long long)j->deps[i]);
+			put(b, tmp, strlen(tmp));
+		}
+		put(b, "]", 1);
+	}
+	put(b, "}", 1);
 }
 
 char *codec_jobs_text(const struct job *jobs, size_t n, size_t *len)
@@ -1216,7 +1399,7 @@ char *codec_snapshot_text(const struct snapshot *s, size_t *len)
 	for (size_t i = 0; i < s->njobs; i++) {
 		if (i)
 			put(&b, ",", 1);
-		codec_job_write(&b, &s->jobs[i]);
+		codec_job_write_lean(&b, &s->jobs[i]);
 	}
 	put(&b, text + at, strlen(text + at));
 	free(text);

@@ -79,6 +79,14 @@ int codec_policy_decode(const json_t *v, struct policy *out, struct gq_err *e);
  */
 json_t *codec_snapshot_encode(const struct snapshot *s);
 int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *e);
+/*
+ * codec_parse then codec_snapshot_decode of a snapshot's text, the JSON
+ * tree living in an arena of this thread that is dropped whole at the end
+ * (several times faster than malloc for the ~30 blocks a job takes; other
+ * threads keep using jansson with malloc meanwhile). Same returns and
+ * errors as the two; out as for codec_snapshot_decode.
+ */
+int codec_snapshot_parse(const char *text, size_t len, struct snapshot *out, struct gq_err *e);
 
 /*
  * A submission as POST /v1/jobs takes it: the submittable job fields at the
@@ -119,11 +127,23 @@ int codec_stats_parse(const char *text, size_t len, struct stats *out, int64_t *
  * codec_dump(codec_job_encode(j)) gives (same fields, order and number
  * formats), written straight into a buffer, ~10x faster than building
  * jansson values; bytes that are not UTF-8 become '?'. codec_jobs_text
- * is {"jobs": [JOB, ...]}; codec_snapshot_text the snapshot's text.
+ * is {"jobs": [JOB, ...]}.
  * Callers free the returned text; *len is its length.
  */
 void codec_job_write(struct buf *b, const struct job *j);
 char *codec_jobs_text(const struct job *jobs, size_t n, size_t *len);
+/*
+ * The lean form of a job, as a snapshot carries it: "id" always, then only
+ * the fields whose value differs from job_init()'s (0, "", false, tier P1,
+ * state pending, exit_status -1, req.gpus 1): "req" only when one of its
+ * fields does, "override" only when set, "alloc" and "deps" only when not
+ * empty. codec_job_decode reads it back to the same job, since it starts
+ * from job_init() and keeps what is absent. About half the text of the
+ * full form for a pending job, so the client parses half as much.
+ */
+void codec_job_write_lean(struct buf *b, const struct job *j);
+/* The snapshot as codec_snapshot_encode's text, but with its jobs in the
+ * lean form above. */
 char *codec_snapshot_text(const struct snapshot *s, size_t *len);
 
 /*

@@ -173,13 +173,16 @@ static int n_ping(struct backend *b, struct gq_err *e)
 
 static int n_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e)
 {
-	json_t *v = NULL;
-	if (http_json(N(b), "GET", "/v1/snapshot", NULL, NULL, 0, &v, e) < 0)
+	struct buf text;
+	buf_init(&text, MAX_ANSWER);
+	if (http(N(b), "GET", "/v1/snapshot", NULL, NULL, 0, &text, e) < 0) {
+		buf_release(&text);
 		return -1;
+	}
 	struct snapshot s;
 	snapshot_init(&s);
-	int rc = codec_snapshot_decode(v, &s, e);
-	json_decref(v);
+	int rc = codec_snapshot_parse(text.data ? text.data : "", text.len, &s, e);
+	buf_release(&text);
 	if (rc < 0) {
 		err_prefix(e, "snapshot from %s", N(b)->describe);
 		e->code = GQ_EINTERNAL;

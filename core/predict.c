@@ -9,7 +9,10 @@
  * a higher step when t crosses queued_time + k × interval; per tier the
  * jobs are kept sorted by queued_time with one cursor per step, so moving
  * costs O(log n) per job and step. Heap entries are invalidated lazily by
- * an epoch per job.
+ * an epoch per job. The jobs a walk looks past and leaves waiting go to a
+ * sorted stack beside their heap (its "front") rather than back into it:
+ * the next walk reads them again first, and a blocked queue costs a
+ * stack's push and pop per job looked past instead of two heap operations.
  *
  * Nothing here allocates per event: every array is sized once from the
  * snapshot, except the heaps, which grow by doubling.
@@ -426,6 +429,10 @@ struct sim {
 	struct theap ends, events;
 	int steps;		  /* aging buckets - 1 */
 	struct rheap *ready;	  /* [tier][bucket] */
+	/* [tier][bucket]: entries looked past and put back by walks, in
+	 * descending rank (the smallest on top, at the end); every one ranks
+	 * at or before the entries its walk did not reach */
+	struct rheap *front;
 	size_t nready_zero;	  /* ready jobs asking for no GPU */
 	size_t *by_q[TIER_COUNT]; /* pending indices per tier sorted by q */
 	size_t nby_q[TIER_COUNT];
@@ -443,6 +450,11 @@ struct sim {
 static struct rheap *ready_heap(struct sim *S, int tier, int b)
 {
 	return &S->ready[tier * (S->steps + 1) + b];
+}
+
+static struct rheap *ready_front(struct sim *S, int tier, int b)
+{
+	return &S->front[tier * (S->steps + 1) + b];
 }
 
 static int bucket_at(const struct sim *S, const struct pj *x, int64_t t)
@@ -712,11 +724,18 @@ static void walk(struct sim *S, int64_t t)
 	S->nputback = 0;
 	for (int tier = 0; tier < TIER_COUNT; tier++) {
 		for (int b = S->steps; b >= 0; b--) {
-			struct rheap *h = ready_heap(S, tier, b);
-			while (h->n) {
+			struct rheap *h = ready_heap(S, tier, b), *f = ready_front(S, tier, b);
+			while (h->n || f->n) {
 				if (S->m.nfree == 0 && S->nready_zero == 0)
 					goto done;
-				struct rentry e = rheap_pop(h);
+				/* The heap and the front merged: the lower rank
+				 * first (the same rank is the same job, and then
+				 * at most one of the two entries is current). */
+				struct rentry e;
+				if (f->n && (!h->n || f->v[f->n - 1].key <= h->v[0].key))
+					e = f->v[--f->n];
+				else
+					e = rheap_pop(h);
 				struct pj *x = &S->pj[e.p];
 				if (x->status != ST_READY || x->epoch != e.epoch || x->bucket != b)
 					continue;
@@ -783,10 +802,14 @@ static void walk(struct sim *S, int64_t t)
 done:
 	if (t == S->now)
 		S->backfill_until = blocked ? tmin : 0;
-	for (size_t i = 0; i < S->nputback; i++) {
+	/* Put back in the order looked at, ascending per (tier, bucket): in
+	 * reverse, each front stays sorted with the smallest on top. Their
+	 * entries stay current (same epoch): they were taken off. */
+	for (size_t i = S->nputback; i-- > 0;) {
 		struct pj *x = &S->pj[S->putback[i]];
-		x->epoch++;
-		rheap_push(ready_heap(S, x->tier, x->bucket), x->rank, S->putback[i], x->epoch);
+		struct rheap *f = ready_front(S, x->tier, x->bucket);
+		GROW(f->v, f->cap, f->n + 1);
+		f->v[f->n++] = (struct rentry){x->rank, S->putback[i], x->epoch};
 	}
 }
 
@@ -1075,6 +1098,7 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 	free(bkey);
 	free(stage);
 	S->ready = xcalloc(nb, sizeof(*S->ready));
+	S->front = xcalloc(nb, sizeof(*S->front));
 	S->cursor = xcalloc(nb, sizeof(*S->cursor));
 
 	/* The pool holds the allocations of the jobs holding GPUs too, so
@@ -1164,9 +1188,12 @@ static void sim_release(struct sim *S)
 	free(S->dep_list);
 	free(S->ends.v);
 	free(S->events.v);
-	for (int i = 0; i < TIER_COUNT * (S->steps + 1); i++)
+	for (int i = 0; i < TIER_COUNT * (S->steps + 1); i++) {
 		free(S->ready[i].v);
+		free(S->front[i].v);
+	}
 	free(S->ready);
+	free(S->front);
 	free(S->cursor);
 	for (int t = 0; t < TIER_COUNT; t++)
 		free(S->by_q[t]);

@@ -453,12 +453,17 @@ static int decode_table(const json_t *v, const struct field *t, size_t n, void *
 		if (skip)
 			continue;
 		const struct field *f = find_field(t, n, key);
-		char path[160];
-		snprintf(path, sizeof(path), "%s.%s", what, key);
 		if (!f)
 			return err_set(e, GQ_EINVAL, "%s: unknown field '%s'", what, key);
-		if (decode_field(val, f, base, path, e) < 0)
+		if (decode_field(val, f, base, key, e) < 0) {
+			/* Once more for the message with the full path: it
+			 * fails the same way (writing nothing), and the path
+			 * is not formatted for every field that decodes. */
+			char path[160];
+			snprintf(path, sizeof(path), "%s.%s", what, key);
+			decode_field(val, f, base, path, e);
 			return -1;
+		}
 	}
 	return 0;
 }

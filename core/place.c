@@ -280,7 +280,8 @@ static int allocate_index(const struct place_map *m, const struct job_res *req, 
 		if (!(cm >> c & 1))
 			continue;
 		total += m->class_free[c];
-		for (int f = NF - 1; f > most; f--)
+		/* no node has more free GPUs than the most any node has */
+		for (int f = m->any_most < NF - 1 ? m->any_most : NF - 1; f > most; f--)
 			if (m->class_count[c * NF + f]) {
 				most = f;
 				break;
@@ -397,51 +398,52 @@ bool place_check_req(const struct place_map *m, const struct snapshot *s, const 
 		     enum tier tier, int qi, int di, int64_t now, struct place_result *out)
 {
 	const struct policy *p = &s->policy;
-	struct place_result r;
-	memset(&r, 0, sizeof(r));
-	r.need = req->gpus;
-	r.free = m->nfree;
-	r.reserve = place_reserve(m, tier, req->gpus);
-	r.queue = qi;
-	r.queue_quota = r.queue_limit = -1;
-	r.dept = di;
-	r.dept_limit = -1;
+	/* Straight into *out: the result is large, a copy costs as much as
+	 * the rest of a check that fails. */
+	struct place_result *r = out;
+	memset(r, 0, sizeof(*r));
+	r->need = req->gpus;
+	r->free = m->nfree;
+	r->reserve = place_reserve(m, tier, req->gpus);
+	r->queue = qi;
+	r->queue_quota = r->queue_limit = -1;
+	r->dept = di;
+	r->dept_limit = -1;
 	if (qi >= 0) {
 		const struct queue_policy *q = &p->queues[qi];
 		if (place_window_paused(s, qi, now)) {
-			r.blocks |= PLACE_BIT(PLACE_WINDOW);
-			r.window_end = now + until_minute(now, s->tz_offset, q->paused.end_min);
+			r->blocks |= PLACE_BIT(PLACE_WINDOW);
+			r->window_end = now + until_minute(now, s->tz_offset, q->paused.end_min);
 		}
-		r.queue_used = m->queue_used[qi];
-		r.queue_quota = q->quota;
-		r.queue_limit = q->quota < 0 || q->borrow < 0 ? -1 : q->quota + q->borrow;
-		if (r.queue_limit >= 0 && r.queue_used + r.need > r.queue_limit)
-			r.quota_queue = true;
-		r.borrowed = q->quota >= 0 && r.queue_used + r.need > q->quota;
+		r->queue_used = m->queue_used[qi];
+		r->queue_quota = q->quota;
+		r->queue_limit = q->quota < 0 || q->borrow < 0 ? -1 : q->quota + q->borrow;
+		if (r->queue_limit >= 0 && r->queue_used + r->need > r->queue_limit)
+			r->quota_queue = true;
+		r->borrowed = q->quota >= 0 && r->queue_used + r->need > q->quota;
 	}
 	if (di >= 0) {
-		r.dept_used = s->dstate[di].gpu_hours_month;
-		r.dept_limit = p->depts[di].gpu_hours_month;
-		if (r.dept_limit >= 0 && r.need > 0 && r.dept_used >= r.dept_limit)
-			r.quota_dept = true;
+		r->dept_used = s->dstate[di].gpu_hours_month;
+		r->dept_limit = p->depts[di].gpu_hours_month;
+		if (r->dept_limit >= 0 && r->need > 0 && r->dept_used >= r->dept_limit)
+			r->quota_dept = true;
 	}
-	if (r.quota_queue || r.quota_dept)
-		r.blocks |= PLACE_BIT(PLACE_QUOTA);
-	if (r.need > 0) {
-		r.nalloc = allocate(m, s, req, r.alloc, &r.usable, &r.match_free);
-		if (r.free < r.need)
-			r.blocks |= PLACE_BIT(PLACE_RESOURCES);
-		else if (!r.nalloc)
-			r.blocks |= PLACE_BIT(PLACE_MISMATCH);
-		if (r.free >= r.need && r.free - r.need < r.reserve)
-			r.blocks |= PLACE_BIT(PLACE_HEADROOM);
+	if (r->quota_queue || r->quota_dept)
+		r->blocks |= PLACE_BIT(PLACE_QUOTA);
+	if (r->need > 0) {
+		r->nalloc = allocate(m, s, req, r->alloc, &r->usable, &r->match_free);
+		if (r->free < r->need)
+			r->blocks |= PLACE_BIT(PLACE_RESOURCES);
+		else if (!r->nalloc)
+			r->blocks |= PLACE_BIT(PLACE_MISMATCH);
+		if (r->free >= r->need && r->free - r->need < r->reserve)
+			r->blocks |= PLACE_BIT(PLACE_HEADROOM);
 	}
-	if (r.blocks) {
-		r.nalloc = 0;
-		r.borrowed = false;
+	if (r->blocks) {
+		r->nalloc = 0;
+		r->borrowed = false;
 	}
-	*out = r;
-	return r.blocks == 0;
+	return r->blocks == 0;
 }
 
 bool place_check(const struct place_map *m, const struct snapshot *s, const struct job *j,

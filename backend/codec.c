@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 enum ftype {
 	F_I64,
@@ -775,6 +776,23 @@ static int decode_states(const json_t *arr, const char *what, struct snapshot *s
 	return 0;
 }
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* Asks the kernel to back the whole huge pages inside p[0..len) with huge
+ * pages (a hint: nothing happens where it is not supported). */
+static void advise_huge(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	uintptr_t b = ((uintptr_t)p + len) & ~(uintptr_t)(HUGE_PAGE - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)len;
+#endif
+}
+
 int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *e)
 {
 	if (!json_is_object(v))
@@ -810,6 +828,10 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			}
 			size_t i;
 			json_t *jv;
+			/* Sized once, and in huge pages where it can be: 10,000
+			 * jobs are 9 MB of fresh memory. */
+			GROW(out->jobs, out->jobs_cap, out->njobs + json_array_size(val));
+			advise_huge(out->jobs, out->jobs_cap * sizeof(*out->jobs));
 			json_array_foreach(val, i, jv) {
 				if (codec_job_decode(jv, snapshot_add_job(out), e) < 0) {
 					err_prefix(e, "snapshot.jobs[%zu]", i);
@@ -855,19 +877,47 @@ fail:
  * allocator is process-wide, so ours serves the thread that has an arena
  * active from it and everyone else (other threads, and this one outside
  * codec_snapshot_parse) from malloc/free; a free of an arena block is a
- * no-op and the arena is dropped whole.
+ * no-op and the arena is dropped whole. Its chunks are mappings of whole
+ * huge pages, advised as such: the tree's ~20 MB fault in a few times
+ * instead of 5,000 (a fault of a fresh page was ~4 us here, a fifth of
+ * gq ls's time).
  */
 struct arena_chunk {
 	struct arena_chunk *next;
-	size_t used, cap;
+	size_t used, cap, map; /* map: bytes of the mapping the chunk heads */
 	max_align_t data[];
 };
+
+/* A chunk of at least `need` data bytes, aligned to a huge page; NULL when
+ * out of memory. */
+static struct arena_chunk *chunk_map(size_t need)
+{
+	size_t map = (sizeof(struct arena_chunk) + need + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	char *raw = mmap(NULL, map + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	if (raw == MAP_FAILED)
+		return NULL;
+	uintptr_t at = ((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	char *start = (char *)at;
+	if (start > raw)
+		munmap(raw, (size_t)(start - raw));
+	size_t tail = (size_t)(raw + map + HUGE_PAGE - (start + map));
+	if (tail)
+		munmap(start + map, tail);
+	advise_huge(start, map);
+	struct arena_chunk *c = (struct arena_chunk *)start;
+	c->next = NULL;
+	c->used = 0;
+	c->map = map;
+	c->cap = map - sizeof(*c);
+	return c;
+}
 
 struct arena {
 	struct arena_chunk *head;
 };
 
-#define ARENA_CHUNK ((size_t)1 << 20)
+#define ARENA_CHUNK (HUGE_PAGE - sizeof(struct arena_chunk))
 
 static __thread struct arena *cur_arena;
 static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
@@ -891,13 +941,11 @@ static void *arena_malloc(size_t n)
 	n = (n + al - 1) / al * al;
 	struct arena_chunk *c = a->head;
 	if (!c || c->cap - c->used < n) {
-		size_t cap = n > ARENA_CHUNK / 4 ? n : ARENA_CHUNK;
-		struct arena_chunk *nc = malloc(sizeof(*nc) + cap);
+		bool big = n > ARENA_CHUNK / 4;
+		struct arena_chunk *nc = chunk_map(big ? n : ARENA_CHUNK);
 		if (!nc)
 			return NULL;
-		nc->used = 0;
-		nc->cap = cap;
-		if (c && cap != ARENA_CHUNK) {
+		if (c && big) {
 			/* a big block: behind the current chunk, which stays open */
 			nc->next = c->next;
 			c->next = nc;
@@ -937,7 +985,7 @@ static void arena_end(struct arena *a)
 	while (a->head) {
 		struct arena_chunk *c = a->head;
 		a->head = c->next;
-		free(c);
+		munmap(c, c->map);
 	}
 }
 

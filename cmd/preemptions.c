@@ -14,15 +14,11 @@
 static int preemptions_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_preemptions;
-	static const struct option lo[] = {{"json", no_argument, NULL, 'j'}, {0, 0, 0, 0}};
 	bool json = false;
-	int o, rc = EXIT_OK;
-	while ((o = cmd_getopt(c, argc, argv, "", lo)) != -1) {
-		if (o == 'j')
-			json = true;
-		else
-			return cmd_opt_exit(o);
-	}
+	int rc = cmd_json_opts(c, argc, argv, &json);
+	if (rc >= 0)
+		return rc;
+	rc = EXIT_OK;
 	if (argc - optind > 1)
 		return cmd_usage_error(c, "one job at a time; '%s' is extra", argv[optind + 1]);
 	char query[64] = "";

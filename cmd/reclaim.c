@@ -14,15 +14,11 @@
 static int reclaim_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_reclaim;
-	static const struct option lo[] = {{"json", no_argument, NULL, 'j'}, {0, 0, 0, 0}};
 	bool json = false;
-	int o, rc = EXIT_OK;
-	while ((o = cmd_getopt(c, argc, argv, "", lo)) != -1) {
-		if (o == 'j')
-			json = true;
-		else
-			return cmd_opt_exit(o);
-	}
+	int rc = cmd_json_opts(c, argc, argv, &json);
+	if (rc >= 0)
+		return rc;
+	rc = EXIT_OK;
 	if (optind < argc)
 		return cmd_usage_error(c, "unexpected '%s'", argv[optind]);
 	struct backend *b = cmd_backend(true, &rc);

@@ -205,6 +205,22 @@ struct backend *cmd_backend(bool autostart, int *rc)
 	return b;
 }
 
+struct backend *cmd_snapshot(struct snapshot *s, int *rc)
+{
+	snapshot_init(s);
+	struct backend *b = cmd_backend(true, rc);
+	if (!b)
+		return NULL;
+	struct gq_err e = GQ_ERR_INIT;
+	if (b->ops->snapshot(b, s, &e) < 0) {
+		*rc = cmd_fail(&e);
+		snapshot_release(s);
+		backend_close(b);
+		return NULL;
+	}
+	return b;
+}
+
 volatile int cmd_interrupted;
 
 int cmd_job_action(const struct cmd_entry *c, int argc, char **argv,

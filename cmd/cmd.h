@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/job.h"
 #include "core/util.h"
 
 struct backend;
@@ -96,6 +97,12 @@ int cmd_job_arg(const struct cmd_entry *c, const char *s, int64_t *id);
  * autostart). NULL after printing the error; *rc gets the exit code.
  */
 struct backend *cmd_backend(bool autostart, int *rc);
+
+/* cmd_backend (autostarting) and a snapshot from it into s (initialised
+ * here). On success the caller owns both: snapshot_release(s) and
+ * backend_close(). On failure prints the error, leaves s released, sets
+ * *rc and returns NULL. */
+struct backend *cmd_snapshot(struct snapshot *s, int *rc);
 
 /*
  * The shape of cancel, hold, release, requeue and confirm: parses options

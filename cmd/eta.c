@@ -52,18 +52,13 @@ static int eta_exec(int argc, char **argv)
 			free(ids);
 			return rc;
 		}
-	struct backend *b = cmd_backend(true, &rc);
+	struct snapshot s;
+	struct backend *b = cmd_snapshot(&s, &rc);
 	if (!b) {
 		free(ids);
 		return rc;
 	}
 	struct gq_err e = GQ_ERR_INIT;
-	struct snapshot s;
-	snapshot_init(&s);
-	if (b->ops->snapshot(b, &s, &e) < 0) {
-		rc = cmd_fail(&e);
-		goto out;
-	}
 	struct explain_set x;
 	explain_compute(&s, &x);
 	/* The jobs asked for (all pending ones when none), in queue order. */
@@ -105,7 +100,6 @@ static int eta_exec(int argc, char **argv)
 	}
 	free(rows);
 	explain_release(&x);
-out:
 	free(ids);
 	snapshot_release(&s);
 	backend_close(b);

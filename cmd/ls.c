@@ -262,16 +262,10 @@ static int ls_exec(int argc, char **argv)
 		return cmd_usage_error(c, "--json and --format do not go together; pick one");
 	if (fmt && (rc = format_check(fmt)) != EXIT_OK)
 		return rc;
-	struct backend *b = cmd_backend(true, &rc);
+	struct snapshot s;
+	struct backend *b = cmd_snapshot(&s, &rc);
 	if (!b)
 		return rc;
-	struct gq_err e = GQ_ERR_INIT;
-	struct snapshot s;
-	snapshot_init(&s);
-	if (b->ops->snapshot(b, &s, &e) < 0) {
-		rc = cmd_fail(&e);
-		goto out;
-	}
 	struct explain_set x;
 	explain_compute(&s, &x);
 	size_t n;
@@ -291,7 +285,6 @@ static int ls_exec(int argc, char **argv)
 	}
 	free(rows);
 	explain_release(&x);
-out:
 	snapshot_release(&s);
 	backend_close(b);
 	return rc;

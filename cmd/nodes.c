@@ -52,15 +52,11 @@ static int nodes_exec(int argc, char **argv)
 	rc = EXIT_OK;
 	if (optind < argc)
 		return cmd_usage_error(c, "unexpected '%s'", argv[optind]);
-	struct backend *b = cmd_backend(true, &rc);
+	struct snapshot s;
+	struct backend *b = cmd_snapshot(&s, &rc);
 	if (!b)
 		return rc;
-	struct gq_err e = GQ_ERR_INIT;
-	struct snapshot s;
-	snapshot_init(&s);
-	if (b->ops->snapshot(b, &s, &e) < 0)
-		rc = cmd_fail(&e);
-	else if (json)
+	if (json)
 		jout_nodes(&s);
 	else
 		nodes_text(&s);

@@ -44,16 +44,11 @@ static int why_exec(int argc, char **argv)
 	int rc = cmd_json_opts(c, argc, argv, &json);
 	if (rc >= 0 || (rc = cmd_one_job(c, argc, argv, &id)) != EXIT_OK)
 		return rc;
-	struct backend *b = cmd_backend(true, &rc);
+	struct snapshot s;
+	struct backend *b = cmd_snapshot(&s, &rc);
 	if (!b)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
-	struct snapshot s;
-	snapshot_init(&s);
-	if (b->ops->snapshot(b, &s, &e) < 0) {
-		rc = cmd_fail(&e);
-		goto out;
-	}
 	const struct job *j = snapshot_find(&s, id);
 	if (!j) {
 		/* Older than the snapshot's window, or no such job at all. */

@@ -179,16 +179,25 @@ int buf_addstr(struct buf *b, const char *s)
 
 int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 {
+	/* Formats once into the room there is; only a result that does not
+	 * fit is formatted a second time, after growing. */
+	if (b->cap - b->len < 64)
+		GROW(b->data, b->cap, b->len + 64);
+	size_t room = b->cap - b->len;
 	va_list ap2;
 	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap2);
+	int n = vsnprintf(b->data + b->len, room, fmt, ap2);
 	va_end(ap2);
 	if (n < 0)
 		BUG("vsnprintf failed for '%s'", fmt);
-	if (b->max && b->len + (size_t)n > b->max)
+	if (b->max && b->len + (size_t)n > b->max) {
+		b->data[b->len] = '\0';
 		return -1;
-	GROW(b->data, b->cap, b->len + (size_t)n + 1);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	}
+	if ((size_t)n >= room) {
+		GROW(b->data, b->cap, b->len + (size_t)n + 1);
+		vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	}
 	b->len += (size_t)n;
 	return 0;
 }

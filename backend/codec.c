@@ -137,6 +137,46 @@ static const struct field stats_dept_fields[] = {
 
 #define NF(t) (sizeof(t) / sizeof((t)[0]))
 
+/*
+ * The rows form of a snapshot's jobs: one array per job, its cells in the
+ * order of "job_columns". A column is a scalar job field, a field of req
+ * as "req.NAME", or "override", "alloc" or "deps"; a cell is null where
+ * the job has the default value. Only columns in which some job differs
+ * from the default are sent ("id" always).
+ */
+enum col_kind { COL_JOB, COL_REQ, COL_OVERRIDE, COL_ALLOC, COL_DEPS };
+
+struct column {
+	enum col_kind kind;
+	const struct field *f; /* COL_JOB, COL_REQ */
+};
+
+#define MAX_COLUMNS (NF(job_fields) + NF(res_fields) + 3)
+
+/* Every column, "id" first; returns how many. */
+static size_t all_columns(struct column *c)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < NF(job_fields); i++)
+		c[n++] = (struct column){COL_JOB, &job_fields[i]};
+	for (size_t i = 0; i < NF(res_fields); i++)
+		c[n++] = (struct column){COL_REQ, &res_fields[i]};
+	c[n++] = (struct column){COL_OVERRIDE, NULL};
+	c[n++] = (struct column){COL_ALLOC, NULL};
+	c[n++] = (struct column){COL_DEPS, NULL};
+	return n;
+}
+
+static void column_name(const struct column *c, char *out, size_t size)
+{
+	static const char *const special[] = {"", "", "override", "alloc", "deps"};
+	if (c->kind == COL_REQ)
+		snprintf(out, size, "req.%s", c->f->name);
+	else
+		snprintf(out, size, "%s", c->kind == COL_JOB ? c->f->name : special[c->kind]);
+}
+
+
 /* jansson's iteration macros take a non-const json_t; decoding never
  * changes the value it reads. */
 static json_t *mut(const json_t *v)
@@ -793,6 +833,98 @@ static void advise_huge(void *p, size_t len)
 #endif
 }
 
+/* "job_columns": known names, each once, "id" among them. */
+static int decode_columns(const json_t *v, struct column *out, size_t *n, struct gq_err *e)
+{
+	const char *path = "snapshot.job_columns";
+	if (!json_is_array(v))
+		return type_error(e, path, "an array of column names", v);
+	struct column all[MAX_COLUMNS];
+	size_t nall = all_columns(all), i;
+	bool seen[MAX_COLUMNS] = {false};
+	json_t *c;
+	if (json_array_size(v) > nall)
+		return err_set(e, GQ_EINVAL, "%s: more than %zu columns", path, nall);
+	json_array_foreach(mut(v), i, c) {
+		if (!json_is_string(c))
+			return err_set(e, GQ_EINVAL, "%s[%zu]: expected a column name", path, i);
+		size_t k = 0;
+		char name[48];
+		for (; k < nall; k++) {
+			column_name(&all[k], name, sizeof(name));
+			if (!strcmp(name, json_string_value(c)))
+				break;
+		}
+		if (k == nall)
+			return err_set(e, GQ_EINVAL, "%s[%zu]: unknown column '%s'", path, i,
+				       json_string_value(c));
+		if (seen[k])
+			return err_set(e, GQ_EINVAL, "%s[%zu]: column '%s' given twice", path, i,
+				       json_string_value(c));
+		seen[k] = true;
+		out[i] = all[k];
+	}
+	if (!seen[0])
+		return err_set(e, GQ_EINVAL, "%s: no \"id\" column", path);
+	*n = json_array_size(v);
+	return 0;
+}
+
+/* One cell into j; errors name the cell by path (alloc and deps by their
+ * own "job.alloc", "job.deps"). */
+static int decode_cell(const json_t *v, const struct column *c, struct job *j, const char *path,
+		       struct gq_err *e)
+{
+	switch (c->kind) {
+	case COL_JOB:
+		return decode_field(v, c->f, j, path, e);
+	case COL_REQ:
+		return decode_field(v, c->f, &j->req, path, e);
+	case COL_OVERRIDE:
+		if (decode_table(v, ovr_fields, NF(ovr_fields), &j->ovr, path, NULL, e) < 0)
+			return -1;
+		j->ovr.set = true;
+		return 0;
+	case COL_ALLOC:
+		return decode_alloc(v, j, e);
+	case COL_DEPS:
+		return decode_deps(v, j, "job", e);
+	}
+	BUG("column kind %d", (int)c->kind);
+}
+
+/* Job i of the rows form: one cell per column, null for the default. */
+static int decode_row(const json_t *v, const struct column *cols, size_t n, struct job *j,
+		      size_t i, struct gq_err *e)
+{
+	if (!json_is_array(v))
+		return err_set(e, GQ_EINVAL, "snapshot.jobs[%zu]: expected an array of %zu cells, got %s",
+			       i, n, json_kind(v));
+	if (json_array_size(v) != n)
+		return err_set(e, GQ_EINVAL, "snapshot.jobs[%zu]: expected %zu cells, got %zu", i, n,
+			       json_array_size(v));
+	if (json_is_null(json_array_get(v, 0)))
+		return err_set(e, GQ_EINVAL, "snapshot.jobs[%zu].id: expected an integer, got null",
+			       i);
+	for (size_t k = 0; k < n; k++) {
+		const json_t *x = json_array_get(v, k);
+		if (json_is_null(x) || decode_cell(x, &cols[k], j, "", e) == 0)
+			continue;
+		/* Once more for the message with the full path, which is
+		 * not formatted for every cell that decodes. */
+		if (cols[k].kind == COL_ALLOC || cols[k].kind == COL_DEPS) {
+			err_prefix(e, "snapshot.jobs[%zu]", i);
+		} else {
+			char name[48], path[96];
+			column_name(&cols[k], name, sizeof(name));
+			snprintf(path, sizeof(path), "snapshot.jobs[%zu].%s", i, name);
+			decode_cell(x, &cols[k], j, path, e);
+		}
+		return -1;
+	}
+	return 0;
+}
+
 int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *e)
 {
 	if (!json_is_object(v))
@@ -800,8 +932,13 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 	snapshot_release(out);
 	snapshot_init(out);
 	json_t *x;
-	/* The policy first: queue and department states refer to it. */
+	/* The policy first: queue and department states refer to it. The
+	 * columns before the jobs in the rows form. */
 	if ((x = json_object_get(v, "policy")) && codec_policy_decode(x, &out->policy, e) < 0)
+		goto fail;
+	struct column cols[MAX_COLUMNS];
+	size_t ncols = 0;
+	if ((x = json_object_get(v, "job_columns")) && decode_columns(x, cols, &ncols, e) < 0)
 		goto fail;
 	const char *key;
 	json_t *val;
@@ -821,6 +958,8 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			out->tz_offset = (int32_t)json_integer_value(val);
 		} else if (!strcmp(key, "policy")) {
 			continue;
+		} else if (!strcmp(key, "job_columns")) {
+			continue;
 		} else if (!strcmp(key, "jobs")) {
 			if (!json_is_array(val)) {
 				type_error(e, "snapshot.jobs", "an array", val);
@@ -833,8 +972,11 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			GROW(out->jobs, out->jobs_cap, out->njobs + json_array_size(val));
 			advise_huge(out->jobs, out->jobs_cap * sizeof(*out->jobs));
 			json_array_foreach(val, i, jv) {
-				if (codec_job_decode(jv, snapshot_add_job(out), e) < 0) {
-					err_prefix(e, "snapshot.jobs[%zu]", i);
+				struct job *j = snapshot_add_job(out);
+				if (ncols ? decode_row(jv, cols, ncols, j, i, e) < 0
+					  : codec_job_decode(jv, j, e) < 0) {
+					if (!ncols)
+						err_prefix(e, "snapshot.jobs[%zu]", i);
 					goto fail;
 				}
 			}
@@ -1258,15 +1400,11 @@ static void put_real(struct buf *b, double v)
 	put(b, tmp, strlen(tmp));
 }
 
-static void write_field(struct buf *b, const struct field *f, const void *base, bool first)
+/* The JSON value of field f of base. */
+static void write_value(struct buf *b, const struct field *f, const void *base)
 {
 	const char *p = (const char *)base + f->off;
 	char tmp[48];
-	if (!first)
-		put(b, ",", 1);
-	put(b, "\"", 1);
-	put(b, f->name, strlen(f->name));
-	put(b, "\":", 2);
 	switch (f->type) {
 	case F_I64:
 		snprintf(tmp, sizeof(tmp), "%lld", (long long)*(const int64_t *)p);
@@ -1305,6 +1443,16 @@ static void write_field(struct buf *b, const struct field *f, const void *base, 
 	}
 }
 
+static void write_field(struct buf *b, const struct field *f, const void *base, bool first)
+{
+	if (!first)
+		put(b, ",", 1);
+	put(b, "\"", 1);
+	put(b, f->name, strlen(f->name));
+	put(b, "\":", 2);
+	write_value(b, f, base);
+}
+
 static void write_table(struct buf *b, const struct field *t, size_t n, const void *base)
 {
 	put(b, "{", 1);
@@ -1336,19 +1484,11 @@ static size_t write_lean(struct buf *b, const struct field *t, size_t n, const v
 	return k;
 }
 
-void codec_job_write(struct buf *b, const struct job *j)
+/* [{"node":N,"gpus":[i,...]},...] */
+static void write_alloc(struct buf *b, const struct job *j)
 {
 	char tmp[48];
-	write_table(b, job_fields, NF(job_fields), j);
-	b->len--; /* reopen the object */
-	put(b, ",\"req\":", 7);
-	write_table(b, res_fields, NF(res_fields), &j->req);
-	put(b, ",\"override\":", 12);
-	if (j->ovr.set)
-		write_table(b, ovr_fields, NF(ovr_fields), &j->ovr);
-	else
-		put(b, "null", 4);
-	put(b, ",\"alloc\":[", 10);
+	put(b, "[", 1);
 	for (int i = 0; i < j->nalloc && i < GQ_MAX_ALLOC; i++) {
 		snprintf(tmp, sizeof(tmp), "%s{\"node\":%d,\"gpus\":[", i ? "," : "", j->alloc[i].node);
 		put(b, tmp, strlen(tmp));
@@ -1361,17 +1501,41 @@ void codec_job_write(struct buf *b, const struct job *j)
 			}
 		put(b, "]}", 2);
 	}
-	put(b, "],\"deps\":[", 10);
+	put(b, "]", 1);
+}
+
+/* [id,...] */
+static void write_deps(struct buf *b, const struct job *j)
+{
+	char tmp[32];
+	put(b, "[", 1);
 	for (int i = 0; i < j->ndeps && i < GQ_MAX_DEPS; i++) {
 		snprintf(tmp, sizeof(tmp), "%s%lld", i ? "," : "", (long long)j->deps[i]);
 		put(b, tmp, strlen(tmp));
 	}
-	put(b, "]}", 2);
+	put(b, "]", 1);
+}
+
+void codec_job_write(struct buf *b, const struct job *j)
+{
+	write_table(b, job_fields, NF(job_fields), j);
+	b->len--; /* reopen the object */
+	put(b, ",\"req\":", 7);
+	write_table(b, res_fields, NF(res_fields), &j->req);
+	put(b, ",\"override\":", 12);
+	if (j->ovr.set)
+		write_table(b, ovr_fields, NF(ovr_fields), &j->ovr);
+	else
+		put(b, "null", 4);
+	put(b, ",\"alloc\":", 9);
+	write_alloc(b, j);
+	put(b, ",\"deps\":", 8);
+	write_deps(b, j);
+	put(b, "}", 1);
 }
 
 void codec_job_write_lean(struct buf *b, const struct job *j)
 {
-	char tmp[48];
 	struct job d;
 	job_init(&d);
 	put(b, "{", 1);
@@ -1391,29 +1555,12 @@ void codec_job_write_lean(struct buf *b, const struct job *j)
 		write_table(b, ovr_fields, NF(ovr_fields), &j->ovr);
 	}
 	if (j->nalloc > 0) {
-		put(b, ",\"alloc\":[", 10);
-		for (int i = 0; i < j->nalloc && i < GQ_MAX_ALLOC; i++) {
-			snprintf(tmp, sizeof(tmp), "%s{\"node\":%d,\"gpus\":[", i ? "," : "",
-				 j->alloc[i].node);
-			put(b, tmp, strlen(tmp));
-			bool first = true;
-			for (int g = 0; g < GQ_MAX_NODE_GPUS; g++)
-				if (j->alloc[i].mask & (UINT64_C(1) << g)) {
-					snprintf(tmp, sizeof(tmp), "%s%d", first ? "" : ",", g);
-					put(b, tmp, strlen(tmp));
-					first = false;
-				}
-			put(b, "]}", 2);
-		}
-		put(b, "]", 1);
+		put(b, ",\"alloc\":", 9);
+		write_alloc(b, j);
 	}
 	if (j->ndeps > 0) {
-		put(b, ",\"deps\":[", 9);
-		for (int i = 0; i < j->ndeps && i < GQ_MAX_DEPS; i++) {
-			snprintf(tmp, sizeof(tmp), "%s%lld", i ? "," : "", (long long)j->deps[i]);
-			put(b, tmp, strlen(tmp));
-		}
-		put(b, "]", 1);
+		put(b, ",\"deps\":", 8);
+		write_deps(b, j);
 	}
 	put(b, "}", 1);
 }
@@ -1433,7 +1580,83 @@ char *codec_jobs_text(const struct job *jobs, size_t n, size_t *len)
 	return buf_detach(&b);
 }
 
-char *codec_snapshot_text(const struct snapshot *s, size_t *len)
+static bool cell_is_default(const struct column *c, const struct job *j, const struct job *d)
+{
+	switch (c->kind) {
+	case COL_JOB:
+		return field_is_default(c->f, j, d);
+	case COL_REQ:
+		return field_is_default(c->f, &j->req, &d->req);
+	case COL_OVERRIDE:
+		return !j->ovr.set;
+	case COL_ALLOC:
+		return j->nalloc <= 0;
+	case COL_DEPS:
+		return j->ndeps <= 0;
+	}
+	BUG("column kind %d", (int)c->kind);
+}
+
+static void write_cell(struct buf *b, const struct column *c, const struct job *j)
+{
+	switch (c->kind) {
+	case COL_JOB:
+		write_value(b, c->f, j);
+		break;
+	case COL_REQ:
+		write_value(b, c->f, &j->req);
+		break;
+	case COL_OVERRIDE:
+		write_table(b, ovr_fields, NF(ovr_fields), &j->ovr);
+		break;
+	case COL_ALLOC:
+		write_alloc(b, j);
+		break;
+	case COL_DEPS:
+		write_deps(b, j);
+		break;
+	}
+}
+
+/* "job_columns":[...],"jobs":[[...],...] */
+static void write_rows(struct buf *b, const struct job *jobs, size_t n)
+{
+	struct column all[MAX_COLUMNS], use[MAX_COLUMNS];
+	size_t nall = all_columns(all), nuse = 0;
+	struct job d;
+	job_init(&d);
+	for (size_t k = 0; k < nall; k++) {
+		bool used = k == 0;
+		for (size_t i = 0; i < n && !used; i++)
+			used = !cell_is_default(&all[k], &jobs[i], &d);
+		if (used)
+			use[nuse++] = all[k];
+	}
+	put(b, "\"job_columns\":[", 15);
+	for (size_t k = 0; k < nuse; k++) {
+		char name[48];
+		column_name(&use[k], name, sizeof(name));
+		if (k)
+			put(b, ",", 1);
+		put_str(b, name, strlen(name));
+	}
+	put(b, "],\"jobs\":[", 10);
+	for (size_t i = 0; i < n; i++) {
+		put(b, i ? ",[" : "[", i ? 2 : 1);
+		for (size_t k = 0; k < nuse; k++) {
+			if (k)
+				put(b, ",", 1);
+			if (k && cell_is_default(&use[k], &jobs[i], &d))
+				put(b, "null", 4);
+			else
+				write_cell(b, &use[k], &jobs[i]);
+		}
+		put(b, "]", 1);
+	}
+	put(b, "]", 1);
+}
+
+char *codec_snapshot_text(const struct snapshot *s, enum codec_form form, size_t *len)
 {
 	/* Everything but the jobs through jansson (small), the jobs spliced
 	 * in where the empty array stands. */
@@ -1445,15 +1668,22 @@ char *codec_snapshot_text(const struct snapshot *s, size_t *len)
 	const char *mark = strstr(text, "\"jobs\":[]");
 	if (!mark)
 		BUG("snapshot text without its jobs array");
-	size_t at = (size_t)(mark - text) + 8;
+	size_t at = (size_t)(mark - text);
 	struct buf b;
 	buf_init(&b, 0);
-	put(&b, text, at);
-	for (size_t i = 0; i < s->njobs; i++) {
-		if (i)
-			put(&b, ",", 1);
-		codec_job_write_lean(&b, &s->jobs[i]);
+	if (form == CODEC_ROWS) {
+		put(&b, text, at);
+		write_rows(&b, s->jobs, s->njobs);
+	} else {
+		put(&b, text, at + 8);
+		for (size_t i = 0; i < s->njobs; i++) {
+			if (i)
+				put(&b, ",", 1);
+			codec_job_write_lean(&b, &s->jobs[i]);
+		}
+		put(&b, "]", 1);
 	}
+	at += 9;
 	put(&b, text + at, strlen(text + at));
 	free(text);
 	*len = b.len;

@@ -175,7 +175,7 @@ static int n_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e)
 {
 	struct buf text;
 	buf_init(&text, MAX_ANSWER);
-	if (http(N(b), "GET", "/v1/snapshot", NULL, NULL, 0, &text, e) < 0) {
+	if (http(N(b), "GET", "/v1/snapshot?form=rows", NULL, NULL, 0, &text, e) < 0) {
 		buf_release(&text);
 		return -1;
 	}

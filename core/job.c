@@ -102,7 +102,12 @@ static int cmp_job_id(const void *a, const void *b)
 
 void snapshot_sort(struct snapshot *s)
 {
-	if (s->njobs > 1)
+	/* Snapshots mostly arrive sorted: a look costs less than a sort that
+	 * moves 10,000 jobs of ~1 KB. */
+	size_t i = 1;
+	while (i < s->njobs && s->jobs[i - 1].id < s->jobs[i].id)
+		i++;
+	if (i < s->njobs)
 		qsort(s->jobs, s->njobs, sizeof(*s->jobs), cmp_job_id);
 }
 

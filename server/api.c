@@ -150,11 +150,20 @@ static void h_ping(struct ctx *c)
 
 static void h_snapshot(struct ctx *c)
 {
+	const char *form = http_query(c->req, "form");
+	if (form && strcmp(form, "objects") && strcmp(form, "rows")) {
+		struct gq_err e = GQ_ERR_INIT;
+		err_set(&e, GQ_EINVAL, "query parameter 'form': unknown form '%s'; use objects or rows",
+			form);
+		reply_err(c, &e);
+		return;
+	}
 	struct snapshot snap;
 	snapshot_init(&snap);
 	int64_t seq = 0;
 	server_snapshot(c->s, &snap, &seq);
-	c->resp->body = codec_snapshot_text(&snap, &c->resp->len);
+	c->resp->body = codec_snapshot_text(&snap, form && !strcmp(form, "rows") ? CODEC_ROWS : CODEC_OBJECTS,
+					     &c->resp->len);
 	c->resp->status = 200;
 	snapshot_release(&snap);
 	http_resp_header(c->resp, "Gq-Event-Seq", "%" PRId64, seq);

@@ -1400,23 +1400,32 @@ static void put_real(struct buf *b, double v)
 	put(b, tmp, strlen(tmp));
 }
 
+/* An integer in decimal, as %lld writes it (without printf's cost). */
+static void put_int(struct buf *b, int64_t v)
+{
+	char tmp[24], *e = tmp + sizeof(tmp), *q = e;
+	uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+	do
+		*--q = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--q = '-';
+	put(b, q, (size_t)(e - q));
+}
+
 /* The JSON value of field f of base. */
 static void write_value(struct buf *b, const struct field *f, const void *base)
 {
 	const char *p = (const char *)base + f->off;
-	char tmp[48];
 	switch (f->type) {
 	case F_I64:
-		snprintf(tmp, sizeof(tmp), "%lld", (long long)*(const int64_t *)p);
-		put(b, tmp, strlen(tmp));
+		put_int(b, *(const int64_t *)p);
 		break;
 	case F_INT:
-		snprintf(tmp, sizeof(tmp), "%d", *(const int *)p);
-		put(b, tmp, strlen(tmp));
+		put_int(b, *(const int *)p);
 		break;
 	case F_U32:
-		snprintf(tmp, sizeof(tmp), "%u", *(const uint32_t *)p);
-		put(b, tmp, strlen(tmp));
+		put_int(b, *(const uint32_t *)p);
 		break;
 	case F_BOOL:
 		if (*(const bool *)p)
@@ -1461,13 +1470,31 @@ static void write_table(struct buf *b, const struct field *t, size_t n, const vo
 	put(b, "}", 1);
 }
 
-/* Whether the field f of base holds the same value as in dflt. */
+/* Whether the field f of base holds the same value as in dflt. Typed
+ * compares: a call to memcmp per field was a third of a 10,000-job
+ * snapshot's time. */
 static bool field_is_default(const struct field *f, const void *base, const void *dflt)
 {
 	const char *p = (const char *)base + f->off, *d = (const char *)dflt + f->off;
-	if (f->type == F_STR)
-		return strncmp(p, d, f->size) == 0;
-	return memcmp(p, d, f->size) == 0;
+	switch (f->type) {
+	case F_I64:
+		return *(const int64_t *)p == *(const int64_t *)d;
+	case F_INT:
+		return *(const int *)p == *(const int *)d;
+	case F_U32:
+		return *(const uint32_t *)p == *(const uint32_t *)d;
+	case F_BOOL:
+		return *(const bool *)p == *(const bool *)d;
+	case F_DBL:
+		return memcmp(p, d, sizeof(double)) == 0;
+	case F_STR:
+		return p[0] == d[0] && (!p[0] || strncmp(p, d, f->size) == 0);
+	case F_TIER:
+		return *(const enum tier *)p == *(const enum tier *)d;
+	case F_STATE:
+		return *(const enum job_state *)p == *(const enum job_state *)d;
+	}
+	BUG("field type %d", (int)f->type);
 }
 
 /* The fields of base that differ from dflt, as members of an object (first:
@@ -1625,13 +1652,17 @@ static void write_rows(struct buf *b, const struct job *jobs, size_t n)
 	size_t nall = all_columns(all), nuse = 0;
 	struct job d;
 	job_init(&d);
-	for (size_t k = 0; k < nall; k++) {
-		bool used = k == 0;
-		for (size_t i = 0; i < n && !used; i++)
-			used = !cell_is_default(&all[k], &jobs[i], &d);
-		if (used)
+	bool used[MAX_COLUMNS] = {true};
+	size_t left = nall - 1;
+	for (size_t i = 0; i < n && left; i++)
+		for (size_t k = 1; k < nall; k++)
+			if (!used[k] && !cell_is_default(&all[k], &jobs[i], &d)) {
+				used[k] = true;
+				left--;
+			}
+	for (size_t k = 0; k < nall; k++)
+		if (used[k])
 			use[nuse++] = all[k];
-	}
 	put(b, "\"job_columns\":[", 15);
 	for (size_t k = 0; k < nuse; k++) {
 		char name[48];

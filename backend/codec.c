@@ -1055,16 +1055,13 @@ static struct arena_chunk *chunk_map(size_t need)
 	return c;
 }
 
-struct arena {
-	struct arena_chunk *head;
-};
 
 #define ARENA_CHUNK (HUGE_PAGE - sizeof(struct arena_chunk))
 
-static __thread struct arena *cur_arena;
+static __thread struct codec_arena *cur_arena;
 static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
 
-static bool arena_owns(const struct arena *a, const void *p)
+static bool arena_owns(const struct codec_arena *a, const void *p)
 {
 	for (const struct arena_chunk *c = a->head; c; c = c->next) {
 		const char *d = (const char *)c->data;
@@ -1076,7 +1073,7 @@ static bool arena_owns(const struct arena *a, const void *p)
 
 static void *arena_malloc(size_t n)
 {
-	struct arena *a = cur_arena;
+	struct codec_arena *a = cur_arena;
 	if (!a)
 		return malloc(n);
 	size_t al = sizeof(max_align_t);
@@ -1114,14 +1111,14 @@ static void arena_install(void)
 	json_set_alloc_funcs(arena_malloc, arena_free);
 }
 
-static void arena_begin(struct arena *a)
+void codec_arena_begin(struct codec_arena *a)
 {
 	pthread_once(&arena_once, arena_install);
 	a->head = NULL;
 	cur_arena = a;
 }
 
-static void arena_end(struct arena *a)
+void codec_arena_end(struct codec_arena *a)
 {
 	cur_arena = NULL;
 	while (a->head) {
@@ -1133,8 +1130,8 @@ static void arena_end(struct arena *a)
 
 int codec_snapshot_parse(const char *text, size_t len, struct snapshot *out, struct gq_err *e)
 {
-	struct arena a;
-	arena_begin(&a);
+	struct codec_arena a;
+	codec_arena_begin(&a);
 	json_t *v = NULL;
 	int rc = codec_parse(text, len, &v, e);
 	if (rc == 0)
@@ -1142,7 +1139,7 @@ int codec_snapshot_parse(const char *text, size_t len, struct snapshot *out, str
 	/* Every block of the tree is the arena's (errors are text in e): no
 	 * json_decref, the tree goes with the arena. */
 	(void)v;
-	arena_end(&a);
+	codec_arena_end(&a);
 	return rc;
 }
 

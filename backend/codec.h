@@ -89,6 +89,20 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 int codec_snapshot_parse(const char *text, size_t len, struct snapshot *out, struct gq_err *e);
 
 /*
+ * The arena behind codec_snapshot_parse, for other large, short-lived
+ * jansson trees (gq ls --json's 10,000 rows): between begin and end, this
+ * thread's jansson allocations come from the arena and its frees of them
+ * are no-ops; end drops it whole. No jansson value made in between may be
+ * used (or decref'd) after end. Other threads are not affected. Arenas do
+ * not nest.
+ */
+struct codec_arena {
+	struct arena_chunk *head;
+};
+void codec_arena_begin(struct codec_arena *a);
+void codec_arena_end(struct codec_arena *a);
+
+/*
  * A submission as POST /v1/jobs takes it: the submittable job fields at the
  * top level (name, queue, tier, req, estimate, time_limit, checkpointable,
  * deps, held) and what to run: "argv" (array of strings) or "script"

@@ -290,10 +290,20 @@ static json_t *ls_row(const struct explain_set *x, const struct job *j)
 
 void jout_ls(const struct explain_set *x, const struct job *const *rows, size_t n)
 {
+	/* 10,000 rows are ~200,000 jansson values: made in an arena that
+	 * goes whole, and dumped into memory to be written at once, instead
+	 * of freeing each (a third of the time) and writing by pieces. */
+	struct codec_arena arena;
+	codec_arena_begin(&arena);
 	json_t *a = json_array();
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(a, ls_row(x, rows[i]));
-	emit(a, n > 100);
+	char *text = json_dumps(a, (n > 100 ? JSON_COMPACT : JSON_INDENT(2)) | JSON_ENCODE_ANY);
+	if (!text)
+		oom(0);
+	fputs(text, stdout);
+	fputc('\n', stdout);
+	codec_arena_end(&arena);
 }
 
 /* A string (the text of a buf, "" when empty). */

@@ -59,40 +59,69 @@ static const struct job **rows_of(const struct explain_set *x, const struct filt
 	return rows;
 }
 
-/* The value of one --format field for job j. */
 /* The explanation of a row's job, NULL unless it is pending. */
 static const struct explain *row_explain(const struct explain_set *x, const struct job *j)
 {
 	return j->state == JOB_PENDING ? explain_find(x, j->id) : NULL;
 }
 
+enum fld {
+	F_ID, F_NAME, F_USER, F_QUEUE, F_TIER, F_STATE, F_GPUS, F_WEIGHT, F_POSITION, F_WAITED,
+	F_TIME, F_ETA, F_REASON, F_SUBMIT_TIME, F_START_TIME, F_PREDICTED_START, F_COUNT,
+};
+
+static const char *const fld_names[F_COUNT] = {
+	"id", "name", "user", "queue", "tier", "state", "gpus", "weight", "position", "waited",
+	"time", "eta", "reason", "submit_time", "start_time", "predicted_start",
+};
+
+static void add_int(struct buf *out, int64_t v)
+{
+	char d[24];
+	snprintf(d, sizeof(d), "%lld", (long long)v);
+	buf_addstr(out, d);
+}
+
+/* The value of field f for job j (ex: row_explain's). */
 static void field(const struct explain_set *x, const struct job *j, const struct explain *ex,
-		  const char *name, struct buf *out)
+		  enum fld f, struct buf *out)
 {
 	int64_t start = ex ? explain_start(ex) : 0;
 	int64_t now = x->s->now;
 	char d[32];
-	if (!strcmp(name, "id"))
-		buf_printf(out, "%lld", (long long)j->id);
-	else if (!strcmp(name, "name"))
+	switch (f) {
+	case F_ID:
+		add_int(out, j->id);
+		break;
+	case F_NAME:
 		buf_addstr(out, j->name);
-	else if (!strcmp(name, "user"))
+		break;
+	case F_USER:
 		buf_addstr(out, j->user);
-	else if (!strcmp(name, "queue"))
+		break;
+	case F_QUEUE:
 		buf_addstr(out, j->queue);
-	else if (!strcmp(name, "tier"))
+		break;
+	case F_TIER:
 		buf_addstr(out, tier_name(job_tier(j)));
-	else if (!strcmp(name, "state"))
+		break;
+	case F_STATE:
 		buf_addstr(out, job_state_name(j->state));
-	else if (!strcmp(name, "gpus"))
-		buf_printf(out, "%d", j->req.gpus);
-	else if (!strcmp(name, "weight"))
+		break;
+	case F_GPUS:
+		add_int(out, j->req.gpus);
+		break;
+	case F_WEIGHT:
 		buf_printf(out, "%.1f", ex ? ex->why->weight : x->s->policy.tier[job_tier(j)].base);
-	else if (!strcmp(name, "position") && ex)
-		buf_printf(out, "%d", ex->why->position);
-	else if (!strcmp(name, "position"))
-		buf_addstr(out, "-");
-	else if (!strcmp(name, "waited") || !strcmp(name, "time")) {
+		break;
+	case F_POSITION:
+		if (ex)
+			add_int(out, ex->why->position);
+		else
+			buf_addstr(out, "-");
+		break;
+	case F_WAITED:
+	case F_TIME:
 		if (j->state == JOB_PENDING)
 			buf_addstr(out, dur_format(j->queued_time ? now - j->queued_time : 0, d, sizeof(d)));
 		else if (job_state_holds_gpus(j->state) && j->start_time)
@@ -101,67 +130,109 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 			buf_addstr(out, dur_format(j->end_time - j->start_time, d, sizeof(d)));
 		else
 			buf_addstr(out, "-");
-	} else if (!strcmp(name, "eta")) {
+		break;
+	case F_ETA:
 		if (start)
 			buf_addstr(out, start <= now ? "now" : cmd_time(start, now, d, sizeof(d)));
 		else
 			buf_addstr(out, ex ? "never" : "-");
-	} else if (!strcmp(name, "reason")) {
+		break;
+	case F_REASON:
 		if (ex)
 			explain_short(ex, out);
 		else
 			buf_addstr(out, "-");
-	} else if (!strcmp(name, "submit_time"))
-		buf_printf(out, "%lld", (long long)j->submit_time);
-	else if (!strcmp(name, "start_time"))
-		buf_printf(out, "%lld", (long long)j->start_time);
-	else if (!strcmp(name, "predicted_start"))
-		buf_printf(out, "%lld",
-			   (long long)start);
+		break;
+	case F_SUBMIT_TIME:
+		add_int(out, j->submit_time);
+		break;
+	case F_START_TIME:
+		add_int(out, j->start_time);
+		break;
+	case F_PREDICTED_START:
+		add_int(out, start);
+		break;
+	case F_COUNT:
+		BUG("ls: field %d", (int)f);
+	}
 }
 
-static const char *const format_fields[] = {
-	"id", "name", "user", "queue", "tier", "state", "gpus", "weight", "position", "waited",
-	"time", "eta", "reason", "submit_time", "start_time", "predicted_start", NULL,
+/* A --format template, compiled: literal text and fields in turn. */
+struct tpl {
+	size_t n;
+	struct {
+		enum fld f; /* F_COUNT: literal text */
+		char *text;
+	} seg[64];
 };
 
-/* Checks a --format template: every {field} known, braces closed. */
-static int format_check(const char *fmt)
+static void format_release(struct tpl *t)
 {
-	for (const char *p = fmt; (p = strchr(p, '{')) != NULL;) {
-		const char *e = strchr(p, '}');
-		if (!e)
-			return cmd_usage_error(&cmd_ls, "--format: '{' without '}' in '%s'", fmt);
-		bool ok = false;
-		for (size_t i = 0; format_fields[i]; i++)
-			if ((size_t)(e - p - 1) == strlen(format_fields[i]) &&
-			    !strncmp(p + 1, format_fields[i], (size_t)(e - p - 1)))
-				ok = true;
-		if (!ok)
-			return cmd_usage_error(&cmd_ls, "--format: unknown field '%.*s'; known: id, name, user, queue, tier, state, gpus, weight, position, waited, time, eta, reason, submit_time, start_time, predicted_start",
-					       (int)(e - p + 1), p);
-		p = e + 1;
-	}
-	return EXIT_OK;
+	for (size_t i = 0; i < t->n; i++)
+		free(t->seg[i].text);
+	t->n = 0;
 }
 
-static void format_row(const struct explain_set *x, const struct job *j, const char *fmt, struct buf *out)
+/* Compiles a --format template: every {field} known, braces closed, "\t"
+ * and "\n" for a tab and a newline. */
+static int format_compile(const char *fmt, struct tpl *t)
+{
+	struct buf lit;
+	buf_init(&lit, 0);
+	t->n = 0;
+	for (const char *p = fmt;; p++) {
+		if (*p && *p != '{') {
+			if (*p == '\\' && (p[1] == 't' || p[1] == 'n'))
+				buf_add(&lit, *++p == 't' ? "\t" : "\n", 1);
+			else
+				buf_add(&lit, p, 1);
+			continue;
+		}
+		if (lit.len || !*p) {
+			if (t->n == sizeof(t->seg) / sizeof(t->seg[0]))
+				goto too_long;
+			t->seg[t->n].f = F_COUNT;
+			t->seg[t->n++].text = buf_detach(&lit);
+		}
+		if (!*p)
+			break;
+		const char *e = strchr(p, '}');
+		if (!e) {
+			format_release(t);
+			return cmd_usage_error(&cmd_ls, "--format: '{' without '}' in '%s'", fmt);
+		}
+		size_t k = 0;
+		while (k < F_COUNT && !((size_t)(e - p - 1) == strlen(fld_names[k]) &&
+					!strncmp(p + 1, fld_names[k], (size_t)(e - p - 1))))
+			k++;
+		if (k == F_COUNT) {
+			format_release(t);
+			return cmd_usage_error(&cmd_ls, "--format: unknown field '%.*s'; known: id, name, user, queue, tier, state, gpus, weight, position, waited, time, eta, reason, submit_time, start_time, predicted_start",
+					       (int)(e - p + 1), p);
+		}
+		if (t->n == sizeof(t->seg) / sizeof(t->seg[0]))
+			goto too_long;
+		t->seg[t->n].f = (enum fld)k;
+		t->seg[t->n++].text = NULL;
+		p = e;
+	}
+	return EXIT_OK;
+too_long:
+	buf_release(&lit);
+	format_release(t);
+	return cmd_usage_error(&cmd_ls, "--format: more than %zu fields and texts",
+			       sizeof(t->seg) / sizeof(t->seg[0]));
+}
+
+static void format_row(const struct explain_set *x, const struct job *j, const struct tpl *t,
+		       struct buf *out)
 {
 	const struct explain *ex = row_explain(x, j);
-	for (const char *p = fmt; *p; p++) {
-		if (*p == '\\' && (p[1] == 't' || p[1] == 'n')) {
-			buf_add(out, p[1] == 't' ? "\t" : "\n", 1);
-			p++;
-		} else if (*p == '{') {
-			const char *e = strchr(p, '}');
-			char name[32];
-			snprintf(name, sizeof(name), "%.*s", (int)(e - p - 1), p + 1);
-			field(x, j, ex, name, out);
-			p = e;
-		} else {
-			buf_add(out, p, 1);
-		}
-	}
+	for (size_t i = 0; i < t->n; i++)
+		if (t->seg[i].f == F_COUNT)
+			buf_addstr(out, t->seg[i].text);
+		else
+			field(x, j, ex, t->seg[i].f, out);
 	buf_addstr(out, "\n");
 }
 
@@ -231,13 +302,13 @@ static void table(const struct explain_set *x, const struct job **rows, size_t n
 		cell(out, num, 4, 0, true);
 		/* weight and time right-aligned, eta left, the reason as it is */
 		static const struct {
-			const char *name;
+			enum fld f;
 			size_t width;
 			bool right;
-		} tail[4] = {{"weight", 7, true}, {"time", 7, true}, {"eta", 12, false}, {"reason", 0, false}};
+		} tail[4] = {{F_WEIGHT, 7, true}, {F_TIME, 7, true}, {F_ETA, 12, false}, {F_REASON, 0, false}};
 		for (int k = 0; k < 4; k++) {
 			buf_reset(&f);
-			field(x, j, ex, tail[k].name, &f);
+			field(x, j, ex, tail[k].f, &f);
 			buf_add(out, " ", 1);
 			cell(out, f.data ? f.data : "", tail[k].width, 63, tail[k].right);
 		}
@@ -307,12 +378,15 @@ static int ls_exec(int argc, char **argv)
 				       argv[optind]);
 	if (json && fmt)
 		return cmd_usage_error(c, "--json and --format do not go together; pick one");
-	if (fmt && (rc = format_check(fmt)) != EXIT_OK)
+	struct tpl tpl = {0};
+	if (fmt && (rc = format_compile(fmt, &tpl)) != EXIT_OK)
 		return rc;
 	struct snapshot s;
 	struct backend *b = cmd_snapshot(&s, &rc);
-	if (!b)
+	if (!b) {
+		format_release(&tpl);
 		return rc;
+	}
 	struct explain_set x;
 	explain_compute(&s, &x);
 	size_t n;
@@ -324,13 +398,14 @@ static int ls_exec(int argc, char **argv)
 		buf_init(&out, 0);
 		if (fmt)
 			for (size_t i = 0; i < n; i++)
-				format_row(&x, rows[i], fmt, &out);
+				format_row(&x, rows[i], &tpl, &out);
 		else
 			table(&x, rows, n, &out);
 		fwrite(out.data ? out.data : "", 1, out.len, stdout);
 		buf_release(&out);
 	}
 	free(rows);
+	format_release(&tpl);
 	explain_release(&x);
 	snapshot_release(&s);
 	backend_close(b);

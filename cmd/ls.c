@@ -271,46 +271,55 @@ static void cell(struct buf *out, const char *s, size_t width, size_t max, bool 
 		buf_add(out, spaces, pad);
 }
 
+/* The table's columns: field, heading, width, cut (0: none), alignment. */
+static const struct column {
+	enum fld f;
+	const char *head;
+	size_t width, max;
+	bool right;
+} columns[] = {
+	{F_ID, "ID", 6, 0, true},	   {F_USER, "USER", 10, 10, false},
+	{F_NAME, "NAME", 16, 16, false},   {F_QUEUE, "QUEUE", 8, 8, false},
+	{F_TIER, "TIER", 4, 0, false},	   {F_STATE, "STATE", 9, 0, false},
+	{F_GPUS, "GPUS", 4, 0, true},	   {F_WEIGHT, "WEIGHT", 7, 63, true},
+	{F_TIME, "TIME", 7, 63, true},	   {F_ETA, "ETA", 12, 63, false},
+	{F_REASON, "REASON", 0, 63, false},
+};
+#define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
+
+/* Two spaces after the id, one between the others. */
+static void column_gap(size_t k, struct buf *out)
+{
+	if (k)
+		buf_add(out, k == 1 ? "  " : " ", k == 1 ? 2 : 1);
+}
+
 static void table(const struct explain_set *x, const struct job **rows, size_t n, struct buf *out)
 {
 	bool color = cmd_color(stdout);
-	buf_printf(out, "%s%6s  %-10s %-16s %-8s %-4s %-9s %4s %7s %7s %-12s %s%s\n",
-		   cmd_sgr(color, SGR_BOLD), "ID", "USER", "NAME", "QUEUE", "TIER", "STATE", "GPUS",
-		   "WEIGHT", "TIME", "ETA", "REASON", cmd_sgr(color, SGR_RESET));
+	buf_addstr(out, cmd_sgr(color, SGR_BOLD));
+	for (size_t k = 0; k < NCOLUMNS; k++) {
+		column_gap(k, out);
+		cell(out, columns[k].head, columns[k].width, 0, columns[k].right);
+	}
+	buf_addstr(out, cmd_sgr(color, SGR_RESET));
+	buf_add(out, "\n", 1);
 	struct buf f;
 	buf_init(&f, 0);
-	char num[24];
 	for (size_t i = 0; i < n; i++) {
 		const struct job *j = rows[i];
 		const struct explain *ex = row_explain(x, j);
-		snprintf(num, sizeof(num), "%lld", (long long)j->id);
-		cell(out, num, 6, 0, true);
-		buf_add(out, "  ", 2);
-		cell(out, j->user, 10, 10, false);
-		buf_add(out, " ", 1);
-		cell(out, j->name, 16, 16, false);
-		buf_add(out, " ", 1);
-		cell(out, j->queue, 8, 8, false);
-		buf_add(out, " ", 1);
-		cell(out, tier_name(job_tier(j)), 4, 0, false);
-		buf_add(out, " ", 1);
-		buf_addstr(out, cmd_sgr(color, state_color(j->state)));
-		cell(out, job_state_name(j->state), 9, 0, false);
-		buf_addstr(out, cmd_sgr(color, SGR_RESET));
-		buf_add(out, " ", 1);
-		snprintf(num, sizeof(num), "%d", j->req.gpus);
-		cell(out, num, 4, 0, true);
-		/* weight and time right-aligned, eta left, the reason as it is */
-		static const struct {
-			enum fld f;
-			size_t width;
-			bool right;
-		} tail[4] = {{F_WEIGHT, 7, true}, {F_TIME, 7, true}, {F_ETA, 12, false}, {F_REASON, 0, false}};
-		for (int k = 0; k < 4; k++) {
+		for (size_t k = 0; k < NCOLUMNS; k++) {
+			const struct column *c = &columns[k];
+			column_gap(k, out);
 			buf_reset(&f);
-			field(x, j, ex, tail[k].f, &f);
-			buf_add(out, " ", 1);
-			cell(out, f.data ? f.data : "", tail[k].width, 63, tail[k].right);
+			field(x, j, ex, c->f, &f);
+			bool paint = c->f == F_STATE;
+			if (paint)
+				buf_addstr(out, cmd_sgr(color, state_color(j->state)));
+			cell(out, f.data ? f.data : "", c->width, c->max, c->right);
+			if (paint)
+				buf_addstr(out, cmd_sgr(color, SGR_RESET));
 		}
 		buf_add(out, "\n", 1);
 	}

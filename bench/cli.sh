@@ -63,6 +63,8 @@ measure() { # label, command...
 		p50 = v[int((NR + 1) / 2)]; p99 = v[int(NR * 0.99 + 0.999)]
 		printf "%-28s p50 %6.1f ms   p99 %6.1f ms   (%d runs)\n", label, p50 / 1000, p99 / 1000, NR }'
 }
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 measure "gq ls ($JOBS jobs)" "$GQ" ls
 measure "gq ls --json ($JOBS jobs)" "$GQ" ls --json
 measure "gq why $last (the last)" "$GQ" why "$last"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

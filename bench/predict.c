@@ -2,9 +2,12 @@
  * predict.c - benchmark of one full start-time prediction (predict_all)
  * and of one plan (sched_plan) and of the wait reasons of every pending job
  * (reason_all), on 2,000 nodes of 8 GPUs, with 1k, 10k and 100k pending
- * jobs and 10% as many running. Prints milliseconds of CPU
- * time (best of 3 runs, one core) and the growth factor per 10x next to
- * what n log n would give; asserts nothing.
+ * jobs and 10% as many running, then the same on the queue of bench/cli.sh
+ * (one node of 8 GPUs, all held by one running P0 job, 10k pending jobs of
+ * 1 to 7 GPUs: every end starts a walk that looks past dozens of blocked
+ * jobs). Prints milliseconds of CPU time (best of 3 runs, one core) and
+ * the growth factor per 10x next to what n log n would give; asserts
+ * nothing.
  *
  *   build/bench/predict [MAX_PENDING]
  */
@@ -103,6 +106,50 @@ static void build(struct snapshot *s, int pending)
 	snapshot_sort(s);
 }
 
+/* The queue of bench/cli.sh as gq serve holds it: its default machine (one
+ * node of 8 slots), one P0 job holding all 8 (estimate 2h, limit 4h), then
+ * pending jobs i = 1..n of tier i%3 (P0, P1, P2), 1 + i%7 GPUs, estimate
+ * 600 + 300 × (i%7) s, all submitted at now by one user to one queue. */
+static void build_cli(struct snapshot *s, int pending)
+{
+	snapshot_init(s);
+	s->now = 1800000000;
+	struct node *n = snapshot_add_node(s);
+	snprintf(n->name, sizeof(n->name), "local");
+	snprintf(n->gpu_model, sizeof(n->gpu_model), "slot");
+	n->ngpus = GPUS;
+	n->up = true;
+	struct job *j = snapshot_add_job(s);
+	j->id = 1;
+	snprintf(j->name, sizeof(j->name), "sleep");
+	snprintf(j->user, sizeof(j->user), "bench");
+	snprintf(j->queue, sizeof(j->queue), "default");
+	snprintf(j->dept, sizeof(j->dept), "default");
+	j->tier = TIER_P0;
+	j->state = JOB_RUNNING;
+	j->req.gpus = GPUS;
+	j->submit_time = j->queued_time = j->start_time = s->now;
+	j->estimate = 2 * 3600;
+	j->time_limit = 4 * 3600;
+	j->nalloc = 1;
+	j->alloc[0].node = 0;
+	j->alloc[0].mask = ((uint64_t)1 << GPUS) - 1;
+	for (int i = 1; i <= pending; i++) {
+		j = snapshot_add_job(s);
+		j->id = i + 1;
+		snprintf(j->name, sizeof(j->name), "b%d", i % 50);
+		snprintf(j->user, sizeof(j->user), "bench");
+		snprintf(j->queue, sizeof(j->queue), "default");
+		snprintf(j->dept, sizeof(j->dept), "default");
+		j->tier = (enum tier)(i % 3 == 0 ? TIER_P0 : i % 3 == 1 ? TIER_P1 : TIER_P2);
+		j->state = JOB_PENDING;
+		j->req.gpus = 1 + i % 7;
+		j->submit_time = j->queued_time = s->now;
+		j->estimate = 600 + (i % 7) * 300;
+	}
+	snapshot_sort(s);
+}
+
 enum what { PREDICT, PLAN, REASONS };
 
 static double best_of(int runs, const struct snapshot *s, enum what what)
@@ -161,6 +208,20 @@ int main(int argc, char **argv)
 		       tr);
 		fflush(stdout);
 		prev = t;
+		snapshot_release(&s);
+	}
+	printf("\nthe queue of bench/cli.sh: one node x %d GPUs held by one running P0 job\n",
+	       GPUS);
+	printf("%9s %9s %11s %8s %11s %9s %10s\n", "pending", "running", "predict ms", "", "",
+	       "plan ms", "reasons ms");
+	for (int n = 1000; n <= max && n <= 10000; n *= 10) {
+		struct snapshot s;
+		build_cli(&s, n);
+		double t = best_of(3, &s, PREDICT);
+		double tp = best_of(3, &s, PLAN);
+		double tr = best_of(3, &s, REASONS);
+		printf("%9d %9d %11.1f %8s %11s %9.1f %10.1f\n", n, 1, t, "", "", tp, tr);
+		fflush(stdout);
 		snapshot_release(&s);
 	}
 	return 0;

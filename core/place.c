@@ -411,7 +411,7 @@ bool place_check_req(const struct place_map *m, const struct snapshot *s, const 
 	r->dept_limit = -1;
 	if (qi >= 0) {
 		const struct queue_policy *q = &p->queues[qi];
-		if (place_window_paused(s, qi, now)) {
+		if (q->paused.set && place_window_paused(s, qi, now)) {
 			r->blocks |= PLACE_BIT(PLACE_WINDOW);
 			r->window_end = now + until_minute(now, s->tz_offset, q->paused.end_min);
 		}

@@ -378,20 +378,26 @@ static struct tentry theap_pop(struct theap *h)
 enum { EV_END, EV_RELEASE, EV_WINDOW };
 enum { ST_GATED, ST_READY, ST_PARK_WINDOW, ST_PARK_QUOTA, ST_STARTED, ST_NEVER };
 
-struct pj {		    /* a pending job in the simulation; index = position - 1 */
-	struct job_res req; /* a copy: the walk should not touch the large job records */
-	uint32_t jidx, rank, epoch;
-	int tier, qi, di, gpus, bucket, deps_left;
+struct pj { /* a pending job in the simulation; index = position - 1 */
+	/* First what a walk reads of every job it looks at, in one cache
+	 * line: a walk looks past dozens of jobs at every event. */
+	uint32_t epoch;
 	uint8_t status;
 	bool unconstrained; /* any GPU model and memory */
+	bool windowed;	    /* its queue has a window: only place_check_req knows if it is paused */
 	bool has_deps;	    /* waits (or waited) for other jobs */
-	int64_t q;	    /* aging reference: queued_time, INT64_MAX/4 when unset */
-	int64_t rt, rt_low, rt_high;
+	int bucket, gpus, qi, qlim; /* qlim: its queue's quota + borrowing limit, -1 none */
+	int64_t rt;
+	uint32_t jidx, rank;
+	int tier, di, deps_left;
+	int64_t q; /* aging reference: queued_time, INT64_MAX/4 when unset */
+	int64_t rt_low, rt_high;
 	int64_t release_at; /* earliest start allowed by cooldown */
 	int64_t gate_t, gate_low, gate_high;
 	enum predict_gate gate;
 	int64_t gate_job; /* the job whose end released it (dependency, quota), 0 none */
 	enum predict_never never;
+	struct job_res req; /* a copy: the walk should not touch the large job records */
 };
 
 /* What the events need of a snapshot job, in one place: an end touches
@@ -552,13 +558,14 @@ static int matching_held(const struct sim *S, uint32_t jidx, const struct job_re
  * A lower bound of the time at which blocked job x could start: walk the
  * running jobs in end order, adding the GPUs they free, until the counts
  * (matching GPUs, and for P1/P2 the headroom) would allow it. Never before
- * the next end: nothing frees GPUs until then.
+ * the next end: nothing frees GPUs until then. have: the free GPUs that
+ * match x's request; reserve: the headroom held back from it.
  */
-static int64_t shadow(struct sim *S, const struct pj *x, const struct place_result *r)
+static int64_t shadow(struct sim *S, const struct pj *x, int have, int reserve)
 {
 	const struct job_res *req = &x->req;
-	int have = r->match_free, total = S->m.nfree;
-	int need_total = x->gpus + r->reserve;
+	int total = S->m.nfree;
+	int need_total = x->gpus + reserve;
 	if (!S->ends.n)
 		return INT64_MAX;
 	int64_t first = S->ends.v[0].t;
@@ -714,6 +721,13 @@ static void park_quota(struct sim *S, uint32_t p)
 	rheap_push(&S->park_quota[x->qi], (uint64_t)x->tier << 32 | x->rank, p, x->epoch);
 }
 
+static inline void putback_push(struct sim *S, uint32_t p)
+{
+	if (S->nputback == S->cap_putback)
+		GROW(S->putback, S->cap_putback, S->nputback + 1);
+	S->putback[S->nputback++] = p;
+}
+
 static void walk(struct sim *S, int64_t t)
 {
 	const struct snapshot *s = S->s;
@@ -721,6 +735,8 @@ static void walk(struct sim *S, int64_t t)
 	int64_t tmin = INT64_MAX;
 	int examined = 0;
 	bool qparked[GQ_MAX_QUEUES] = {false};
+	/* next_time(S), which only a start or a window parking changes */
+	int64_t next = next_time(S);
 	S->nputback = 0;
 	for (int tier = 0; tier < TIER_COUNT; tier++) {
 		for (int b = S->steps; b >= 0; b--) {
@@ -743,50 +759,73 @@ static void walk(struct sim *S, int64_t t)
 					/* Would outlast a reservation whether it fits
 					 * or not: it cannot start before the next
 					 * event, which bounds tmin. */
-					GROW(S->putback, S->cap_putback, S->nputback + 1);
-					S->putback[S->nputback++] = e.p;
-					int64_t nt = next_time(S);
-					if (nt < tmin)
-						tmin = nt;
+					putback_push(S, e.p);
+					if (next < tmin)
+						tmin = next;
 					if (++examined >= PREDICT_BACKFILL_DEPTH ||
 					    t + S->min_rt > tmin)
 						goto done;
 					continue;
 				}
-				struct place_result r;
 				if (x->qi >= 0 && qparked[x->qi]) {
 					park_quota(S, e.p);
 					continue;
 				}
-				place_check_req(&S->m, s, &x->req, (enum tier)x->tier, x->qi, x->di,
-						t, &r);
-				if (r.blocks & PLACE_BIT(PLACE_WINDOW)) {
-					park_window(S, e.p, &r);
-					continue;
+				/* Most jobs a walk looks at ask for more GPUs than
+				 * are free. Unless its queue may be paused or at
+				 * its limit (which park it instead), such a job is
+				 * blocked by resources whatever else holds: the
+				 * full check, whose result is large, is for the
+				 * others. */
+				struct place_result r;
+				unsigned blocks;
+				int have = -1, reserve = 0;
+				if (x->gpus > S->m.nfree && !x->windowed &&
+				    (x->qlim < 0 || S->m.queue_used[x->qi] + x->gpus <= x->qlim)) {
+					blocks = PLACE_BIT(PLACE_RESOURCES);
+				} else {
+					place_check_req(&S->m, s, &x->req, (enum tier)x->tier,
+							x->qi, x->di, t, &r);
+					if (r.blocks & PLACE_BIT(PLACE_WINDOW)) {
+						park_window(S, e.p, &r);
+						next = next_time(S);
+						continue;
+					}
+					if (r.quota_queue) {
+						/* Inside a queue at its limit, jobs
+						 * start in order: the rest of the
+						 * queue waits too. */
+						qparked[x->qi] = true;
+						park_quota(S, e.p);
+						continue;
+					}
+					blocks = r.blocks;
+					have = r.match_free;
+					reserve = r.reserve;
 				}
-				if (r.quota_queue) {
-					/* Inside a queue at its limit, jobs start in
-					 * order: the rest of the queue waits too. */
-					qparked[x->qi] = true;
-					park_quota(S, e.p);
-					continue;
-				}
-				GROW(S->putback, S->cap_putback, S->nputback + 1);
-				if (!r.blocks && (!blocked || t + x->rt <= tmin)) {
+				if (!blocks && (!blocked || t + x->rt <= tmin)) {
 					start_job(S, e.p, t, &r, blocked);
+					next = next_time(S);
 					continue;
 				}
-				S->putback[S->nputback++] = e.p;
-				if (!r.blocks) {
+				putback_push(S, e.p);
+				if (!blocks) {
 					/* Fits, but would outlast a reservation: it
 					 * cannot start before the next event. */
-					int64_t nt = next_time(S);
-					if (nt < tmin)
-						tmin = nt;
+					if (next < tmin)
+						tmin = next;
 				} else {
 					int64_t nt = S->ends.n ? S->ends.v[0].t : INT64_MAX;
 					if (tmin > nt) {
-						int64_t sh = shadow(S, x, &r);
+						if (have < 0) {
+							have = x->unconstrained
+								   ? S->m.nfree
+								   : place_match_free(&S->m, s,
+										      &x->req);
+							reserve = place_reserve(
+							    &S->m, (enum tier)x->tier, x->gpus);
+						}
+						int64_t sh = shadow(S, x, have, reserve);
 						if (sh < tmin)
 							tmin = sh;
 					}
@@ -808,7 +847,8 @@ done:
 	for (size_t i = S->nputback; i-- > 0;) {
 		struct pj *x = &S->pj[S->putback[i]];
 		struct rheap *f = ready_front(S, x->tier, x->bucket);
-		GROW(f->v, f->cap, f->n + 1);
+		if (f->n == f->cap)
+			GROW(f->v, f->cap, f->n + 1);
 		f->v[f->n++] = (struct rentry){x->rank, S->putback[i], x->epoch};
 	}
 }
@@ -940,6 +980,10 @@ static void stage_pending(struct sim *S, const struct job *j, size_t i, struct n
 	x->gpus = j->req.gpus;
 	x->req = j->req;
 	x->unconstrained = !j->req.gpu_type[0] && j->req.gpu_mem_mb <= 0;
+	x->windowed = x->qi >= 0 && S->p->queues[x->qi].paused.set;
+	x->qlim = -1;
+	if (x->qi >= 0 && S->p->queues[x->qi].quota >= 0 && S->p->queues[x->qi].borrow >= 0)
+		x->qlim = S->p->queues[x->qi].quota + S->p->queues[x->qi].borrow;
 	x->q = j->queued_time > 0 ? j->queued_time : INT64_MAX / 4;
 	x->rt = predict_runtime(S->p, j);
 	x->rt_low = predict_runtime_low(S->p, j);

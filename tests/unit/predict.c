@@ -571,6 +571,79 @@ static void test_extreme_values_stay_in_range(void)
 	snapshot_release(&s);
 }
 
+/* The queue of bench/cli.sh, smaller: one 8-GPU node held for 2 h by a P0
+ * job, then 300 pending jobs i = 1..300 (id i + 1) of tier i%3, 1 + i%7
+ * GPUs, estimate 600 + 300 x (i%7) s, all queued at now. After the first
+ * end every end starts a walk that looks past PREDICT_BACKFILL_DEPTH
+ * blocked jobs, with backfill into the gaps: a few starts, their sum and
+ * the number backfilled pin the whole plan to the second, and the wait
+ * reasons of two jobs pin the explanation. */
+static void test_one_node_long_queue_exact_starts(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	struct job *r = fx_running(&s, 1, TIER_P0, 0, 8, T0, 2 * 3600);
+	r->time_limit = 4 * 3600;
+	for (int i = 1; i <= 300; i++) {
+		enum tier t = i % 3 == 0 ? TIER_P0 : i % 3 == 1 ? TIER_P1 : TIER_P2;
+		fx_pending(&s, i + 1, t, 1 + i % 7, T0)->estimate = 600 + 300 * (i % 7);
+	}
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	CHECK_INT(ps.n, 300);
+	int64_t sum = 0;
+	int backfilled = 0, never = 0;
+	for (size_t i = 0; i < ps.n; i++) {
+		sum += ps.items[i].start - s.now;
+		backfilled += ps.items[i].backfilled;
+		never += ps.items[i].never != NEVER_NO;
+	}
+	CHECK_INT(sum, 44328600);
+	CHECK_INT(backfilled, 133);
+	CHECK_INT(never, 0);
+	CHECK_INT(find(&ps, &s, 4)->start, T0 + 7200);	   /* i 3: the first P0, 4 GPUs */
+	CHECK_INT(find(&ps, &s, 7)->start, T0 + 8700);	   /* i 6: 7 GPUs */
+	CHECK_INT(find(&ps, &s, 100)->start, T0 + 25200);  /* i 99: the last P0 */
+	CHECK_INT(find(&ps, &s, 2)->start, T0 + 105600);   /* i 1: the first P1 */
+	CHECK_INT(find(&ps, &s, 71)->start, T0 + 50400);   /* i 70: a 1-GPU P1 */
+	CHECK_INT(find(&ps, &s, 3)->start, T0 + 220800);   /* i 2: the first P2 */
+	CHECK_INT(find(&ps, &s, 301)->start, T0 + 107400); /* i 300: the last, P0 */
+	CHECK_INT(find(&ps, &s, 300)->start, T0 + 331200); /* i 299: the last P2 */
+	const struct prediction *p = find(&ps, &s, 300);
+	CHECK_INT(p->position, 300);
+	CHECK_INT(p->gate, GATE_ENDS);
+	CHECK_INT(p->low, T0 + 331200);
+	CHECK_INT(p->high, T0 + 338400);
+	CHECK_INT(p->nwaits, 1);
+	CHECK_INT(p->waits[0], 294);
+	CHECK_INT(p->backfilled, 0);
+	CHECK_INT(find(&ps, &s, 71)->backfilled, 1);
+	struct why_set ws;
+	why_set_init(&ws);
+	reason_all(&s, &ps, &ws);
+	const struct why *w = why_find(&ws, &s, 300);
+	CHECK(w != NULL);
+	if (w) {
+		CHECK_INT(w->primary, REASON_PRIORITY);
+		CHECK_INT(w->ahead, 299);
+		CHECK_INT(w->reeval_job, 1);
+		CHECK_INT(w->nitems, 2);
+		CHECK_INT(w->items[1].reason, REASON_RESOURCES);
+	}
+	w = why_find(&ws, &s, 4);
+	CHECK(w != NULL);
+	if (w) {
+		CHECK_INT(w->primary, REASON_RESOURCES);
+		CHECK_INT(w->ahead, 0);
+		CHECK_INT(w->reeval_job, 1);
+	}
+	why_set_release(&ws);
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
 void suite_predict(void)
 {
 	RUN(test_worked_example_125_minutes);
@@ -588,4 +661,5 @@ void suite_predict(void)
 	RUN(test_overdue_job_ends_after_now);
 	RUN(test_fill_history_from_finished_jobs);
 	RUN(test_extreme_values_stay_in_range);
+	RUN(test_one_node_long_queue_exact_starts);
 }

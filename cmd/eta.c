@@ -86,7 +86,7 @@ static int eta_exec(int argc, char **argv)
 		rows[n++] = j;
 	}
 	if (json) {
-		jout_why(&x, rows, n, true);
+		jout_eta(&x, rows, n);
 	} else {
 		struct buf out;
 		buf_init(&out, 0);

@@ -355,3 +355,97 @@ void explain_reeval(const struct explain_set *x, const struct explain *ex, struc
 		break;
 	}
 }
+
+void explain_preempt(const struct explain_set *x, const struct explain *ex,
+		     struct preempt_plan *out)
+{
+	if (!permit_decide(x->s, ex->job, out)) {
+		preempt_plan_release(out);
+		preempt_choose(x->s, ex->job, out);
+	}
+}
+
+/* "2 are not of a lower tier": the count, then the verb for one or many. */
+static const struct {
+	const char *one, *many, *rest;
+} rule_words[PREEMPT_RULE_COUNT] = {
+	[PREEMPT_RULE_TIER] = {"is", "are", "not of a lower tier"},
+	[PREEMPT_RULE_CHECKPOINT] = {"has", "have", "no saved checkpoint to resume from"},
+	[PREEMPT_RULE_PROTECTED] = {"has", "have", "run longer than the protection of"},
+	[PREEMPT_RULE_COOLDOWN] = {"was", "were", "preempted too recently (cooldown)"},
+	[PREEMPT_RULE_BUDGET] = {"is", "are", "in a queue out of preemptions this hour"},
+	[PREEMPT_RULE_TRIAL] = {"is", "are", "outside the trial queues"},
+	[PREEMPT_RULE_DEPARTMENT] = {"is", "are", "of a department whose preemption its own cannot pay for"},
+	[PREEMPT_RULE_MISMATCH] = {"holds", "hold", "no GPU of the kind it needs"},
+	[PREEMPT_RULE_ENDS_SOON] = {"is", "are", "P0 expected to end soon, waited for instead"},
+};
+
+static void victims_text(const struct preempt_plan *pp, struct buf *out)
+{
+	for (size_t i = 0; i < pp->nvictims; i++) {
+		const struct preempt_victim *v = &pp->victims[i];
+		buf_printf(out, "%s#%lld (%s, %d GPU%s)",
+			   i == 0 ? "" : i + 1 == pp->nvictims ? " and " : ", ", (long long)v->job,
+			   tier_name(v->tier), v->gpus, v->gpus == 1 ? "" : "s");
+	}
+}
+
+void explain_preempt_text(const struct explain_set *x, const struct explain *ex,
+			  const struct preempt_plan *pp, struct buf *out)
+{
+	const struct snapshot *s = x->s;
+	char t[32];
+	if (ex->why->primary != REASON_RESOURCES && !pp->permit)
+		return;
+	switch (pp->outcome) {
+	case PREEMPT_FOUND:
+		buf_addstr(out, pp->permit ? "Preemption: its starvation permit can free GPUs from "
+					   : "Preemption: can free GPUs from ");
+		victims_text(pp, out);
+		if (pp->observe)
+			buf_addstr(out, ", but preempt.mode is observe: nothing is preempted.");
+		else
+			buf_addstr(out, " at the next scheduling pass.");
+		return;
+	case PREEMPT_NOT_NEEDED:
+		if (pp->stopping)
+			buf_addstr(out, "Preemption: under way; the GPUs of the jobs being stopped will be enough.");
+		else if (pp->permit)
+			buf_addstr(out, "Preemption: not needed; its starvation permit lets it start on free GPUs ahead of its turn.");
+		return;
+	case PREEMPT_NO_RIGHTS:
+		buf_printf(out, "Preemption: none; department %s has spent its peak preemptions this month.",
+			   ex->job->dept);
+		return;
+	case PREEMPT_WAIT:
+		buf_printf(out, "Preemption: its starvation permit waits for P0 #%lld, expected to end %s, instead of preempting it.",
+			   (long long)pp->wait_for, cmd_time(pp->wait_until, s->now, t, sizeof(t)));
+		return;
+	case PREEMPT_NONE:
+		break;
+	case PREEMPT_CANNOT_HELP:
+	case PREEMPT_NO_PERMIT:
+		return;
+	}
+	if (pp->candidates == 0) {
+		buf_addstr(out, "Preemption: nothing to preempt; no other job holds GPUs.");
+		return;
+	}
+	buf_printf(out, "Preemption: nothing to preempt; of %d running job%s,", pp->candidates,
+		   pp->candidates == 1 ? "" : "s");
+	const char *sep = " ";
+	for (int r = 0; r < PREEMPT_RULE_COUNT; r++) {
+		int n = pp->excluded[r];
+		if (!n)
+			continue;
+		buf_printf(out, "%s%d %s %s", sep, n, n == 1 ? rule_words[r].one : rule_words[r].many,
+			   rule_words[r].rest);
+		if (r == PREEMPT_RULE_PROTECTED)
+			buf_printf(out, " %s", dur_format(s->policy.protect, t, sizeof(t)));
+		sep = ", ";
+	}
+	if (pp->eligible > 0)
+		buf_printf(out, "%s%d that could be preempted %s too few GPUs", sep, pp->eligible,
+			   pp->eligible == 1 ? "frees" : "free");
+	buf_addstr(out, ".");
+}

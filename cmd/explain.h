@@ -18,6 +18,7 @@
 
 #include "core/job.h"
 #include "core/predict.h"
+#include "core/preempt.h"
 #include "core/reason.h"
 
 /* One pending (or starting) job. Pointers are borrowed from the snapshot
@@ -55,6 +56,22 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 void explain_sooner(const struct explain_set *x, const struct explain *ex, struct buf *out);
 /* Appends when it will be looked at again: "when #88 ends (14:35)". */
 void explain_reeval(const struct explain_set *x, const struct explain *ex, struct buf *out);
+/*
+ * What preemption can do for a pending job now (DESIGN §3), as core
+ * decides it: permit_decide when the job holds a starvation permit, else
+ * preempt_choose. Fills *out (release it with preempt_plan_release).
+ * One job at a time: the choice walks the running jobs, too costly for
+ * every row of a large queue.
+ */
+void explain_preempt(const struct explain_set *x, const struct explain *ex,
+		     struct preempt_plan *out);
+/* Appends that choice as one sentence for `gq why`, "Preemption: ...",
+ * with no newline; nothing when preemption is not what it waits on (its
+ * reason is not resources and it holds no permit, or nothing GPUs could
+ * fix blocks it). */
+void explain_preempt_text(const struct explain_set *x, const struct explain *ex,
+			  const struct preempt_plan *pp, struct buf *out);
+
 /* Appends the short form for `gq ls`: "priority (3 ahead)", "dependency #41". */
 void explain_short(const struct explain *ex, struct buf *out);
 /* Appends "14:35 (range 14:10-16:20)", "now" or "never while held". */

@@ -391,22 +391,58 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 	return o;
 }
 
-void jout_why(const struct explain_set *x, const struct job *const *rows, size_t n, bool array)
+/* The why object of job j: the ls fields plus "explanation". */
+static json_t *why_object(const struct explain_set *x, const struct job *j)
+{
+	json_t *o = ls_row(x, j);
+	const struct explain *ex = explain_find(x, j->id);
+	json_object_set_new(o, "explanation", ex ? explanation(x, ex) : json_null());
+	return o;
+}
+
+static json_t *preemption(const struct explain_set *x, const struct explain *ex,
+			  const struct preempt_plan *pp)
+{
+	json_t *excluded = json_object(), *victims = json_array();
+	for (int r = 0; r < PREEMPT_RULE_COUNT; r++)
+		if (pp->excluded[r])
+			json_object_set_new(excluded, preempt_rule_name((enum preempt_rule)r),
+					    json_integer(pp->excluded[r]));
+	for (size_t i = 0; i < pp->nvictims; i++) {
+		const struct preempt_victim *v = &pp->victims[i];
+		json_array_append_new(victims, json_pack("{s:I,s:i,s:s,s:b,s:I,s:f}", "id", (json_int_t)v->job,
+							 "gpus", v->gpus, "tier", tier_name(v->tier),
+							 "borrowed", v->borrowed, "ran", (json_int_t)v->ran,
+							 "work_lost", v->work_lost));
+	}
+	struct buf b;
+	buf_init(&b, 0);
+	explain_preempt_text(x, ex, pp, &b);
+	json_t *o = json_pack("{s:s,s:s,s:b,s:b,s:i,s:i,s:o,s:o,s:o,s:o}", "outcome",
+			      preempt_outcome_name(pp->outcome), "mode", rollout_name(pp->mode),
+			      "permit", pp->permit, "stopping", pp->stopping, "candidates",
+			      pp->candidates, "eligible", pp->eligible, "excluded", excluded, "victims",
+			      victims, "wait_for", int_or_null(pp->wait_for), "text", buf_json(&b));
+	buf_release(&b);
+	return o;
+}
+
+void jout_why(const struct explain_set *x, const struct job *j, const struct preempt_plan *pp)
+{
+	json_t *o = why_object(x, j);
+	const struct explain *ex = explain_find(x, j->id);
+	if (ex && pp)
+		json_object_set_new(json_object_get(o, "explanation"), "preemption",
+				    preemption(x, ex, pp));
+	emit(o, false);
+}
+
+void jout_eta(const struct explain_set *x, const struct job *const *rows, size_t n)
 {
 	json_t *a = json_array();
-	for (size_t i = 0; i < n; i++) {
-		json_t *o = ls_row(x, rows[i]);
-		const struct explain *ex = explain_find(x, rows[i]->id);
-		json_object_set_new(o, "explanation", ex ? explanation(x, ex) : json_null());
-		json_array_append_new(a, o);
-	}
-	if (array || n != 1) {
-		emit(a, false);
-		return;
-	}
-	json_t *one = json_incref(json_array_get(a, 0));
-	json_decref(a);
-	emit(one, false);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, why_object(x, rows[i]));
+	emit(a, false);
 }
 
 /* ---- gq policy ---- */

@@ -15,6 +15,7 @@
 
 struct explain;
 struct explain_set;
+struct preempt_plan;
 
 /* Every codec field of the job, plus "gpus" (requested), "argv" and "cwd"
  * (null when not visible to the caller). */
@@ -36,10 +37,14 @@ void jout_nodes(const struct snapshot *s);
  * ({"low","high"} or null) and reason (null when not pending).
  */
 void jout_ls(const struct explain_set *x, const struct job *const *rows, size_t n);
-/* `gq why --json` / `gq eta --json` for one job: the ls fields plus
- * "explanation" (reason, blocks, text, ahead, ahead_jobs, weight parts,
- * needs, waits_for, sooner). With several, an array. */
-void jout_why(const struct explain_set *x, const struct job *const *rows, size_t n, bool array);
+/* `gq why --json`: the ls fields of job j plus "explanation" (reason,
+ * blocks, text, ahead, ahead_jobs, weight parts, needs, waits_for,
+ * sooner, and with pp "preemption": outcome, mode, permit, stopping,
+ * candidates, eligible, excluded {rule: count}, victims, wait_for, text);
+ * "explanation" is null when j is not pending. pp may be NULL. */
+void jout_why(const struct explain_set *x, const struct job *j, const struct preempt_plan *pp);
+/* `gq eta --json`: an array of why objects, without "preemption". */
+void jout_eta(const struct explain_set *x, const struct job *const *rows, size_t n);
 
 /*
  * Renders the server's /v1/stats answer for people. -1 with e filled when

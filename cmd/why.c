@@ -66,8 +66,11 @@ static int why_exec(int argc, char **argv)
 	struct explain_set x;
 	explain_compute(&s, &x);
 	const struct explain *ex = explain_find(&x, id);
+	struct preempt_plan pp = {0};
+	if (ex)
+		explain_preempt(&x, ex, &pp);
 	if (json) {
-		jout_why(&x, &j, 1, false);
+		jout_why(&x, j, ex ? &pp : NULL);
 	} else if (!ex) {
 		not_pending(&x, j);
 	} else {
@@ -75,6 +78,10 @@ static int why_exec(int argc, char **argv)
 		buf_init(&out, 0);
 		explain_text(&x, ex, &out);
 		buf_addstr(&out, "\n");
+		size_t at = out.len;
+		explain_preempt_text(&x, ex, &pp, &out);
+		if (out.len > at)
+			buf_addstr(&out, "\n");
 		size_t before = out.len;
 		explain_sooner(&x, ex, &out);
 		if (out.len > before) {
@@ -93,6 +100,7 @@ static int why_exec(int argc, char **argv)
 		fwrite(out.data, 1, out.len, stdout);
 		buf_release(&out);
 	}
+	preempt_plan_release(&pp);
 	explain_release(&x);
 out:
 	snapshot_release(&s);

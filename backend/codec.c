@@ -1397,17 +1397,10 @@ static void put_real(struct buf *b, double v)
 	put(b, tmp, strlen(tmp));
 }
 
-/* An integer in decimal, as %lld writes it (without printf's cost). */
 static void put_int(struct buf *b, int64_t v)
 {
-	char tmp[24], *e = tmp + sizeof(tmp), *q = e;
-	uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
-	do
-		*--q = (char)('0' + u % 10);
-	while (u /= 10);
-	if (v < 0)
-		*--q = '-';
-	put(b, q, (size_t)(e - q));
+	if (buf_addint(b, v) < 0)
+		BUG("unbounded buffer refused data");
 }
 
 /* The JSON value of field f of base. */

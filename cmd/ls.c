@@ -75,13 +75,6 @@ static const char *const fld_names[F_COUNT] = {
 	"time", "eta", "reason", "submit_time", "start_time", "predicted_start",
 };
 
-static void add_int(struct buf *out, int64_t v)
-{
-	char d[24];
-	snprintf(d, sizeof(d), "%lld", (long long)v);
-	buf_addstr(out, d);
-}
-
 /* The value of field f for job j (ex: row_explain's). */
 static void field(const struct explain_set *x, const struct job *j, const struct explain *ex,
 		  enum fld f, struct buf *out)
@@ -91,7 +84,7 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 	char d[32];
 	switch (f) {
 	case F_ID:
-		add_int(out, j->id);
+		buf_addint(out, j->id);
 		break;
 	case F_NAME:
 		buf_addstr(out, j->name);
@@ -109,14 +102,14 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 		buf_addstr(out, job_state_name(j->state));
 		break;
 	case F_GPUS:
-		add_int(out, j->req.gpus);
+		buf_addint(out, j->req.gpus);
 		break;
 	case F_WEIGHT:
 		buf_printf(out, "%.1f", ex ? ex->why->weight : x->s->policy.tier[job_tier(j)].base);
 		break;
 	case F_POSITION:
 		if (ex)
-			add_int(out, ex->why->position);
+			buf_addint(out, ex->why->position);
 		else
 			buf_addstr(out, "-");
 		break;
@@ -144,13 +137,13 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 			buf_addstr(out, "-");
 		break;
 	case F_SUBMIT_TIME:
-		add_int(out, j->submit_time);
+		buf_addint(out, j->submit_time);
 		break;
 	case F_START_TIME:
-		add_int(out, j->start_time);
+		buf_addint(out, j->start_time);
 		break;
 	case F_PREDICTED_START:
-		add_int(out, start);
+		buf_addint(out, start);
 		break;
 	case F_COUNT:
 		BUG("ls: field %d", (int)f);
@@ -294,8 +287,33 @@ static void column_gap(size_t k, struct buf *out)
 		buf_add(out, k == 1 ? "  " : " ", k == 1 ? 2 : 1);
 }
 
+/* The text of field f: the job's own string where it has one, else
+ * field() formatted into scratch. Valid until the next call. */
+static const char *field_text(const struct explain_set *x, const struct job *j,
+			      const struct explain *ex, enum fld f, struct buf *scratch)
+{
+	switch (f) {
+	case F_NAME:
+		return j->name;
+	case F_USER:
+		return j->user;
+	case F_QUEUE:
+		return j->queue;
+	case F_TIER:
+		return tier_name(job_tier(j));
+	case F_STATE:
+		return job_state_name(j->state);
+	default:
+		buf_reset(scratch);
+		field(x, j, ex, f, scratch);
+		return scratch->data ? scratch->data : "";
+	}
+}
+
 static void table(const struct explain_set *x, const struct job **rows, size_t n, struct buf *out)
 {
+	/* About 100 bytes a row: sized once rather than doubled ten times. */
+	GROW(out->data, out->cap, out->len + n * 128 + 256);
 	bool color = cmd_color(stdout);
 	buf_addstr(out, cmd_sgr(color, SGR_BOLD));
 	for (size_t k = 0; k < NCOLUMNS; k++) {
@@ -312,12 +330,10 @@ static void table(const struct explain_set *x, const struct job **rows, size_t n
 		for (size_t k = 0; k < NCOLUMNS; k++) {
 			const struct column *c = &columns[k];
 			column_gap(k, out);
-			buf_reset(&f);
-			field(x, j, ex, c->f, &f);
 			bool paint = c->f == F_STATE;
 			if (paint)
 				buf_addstr(out, cmd_sgr(color, state_color(j->state)));
-			cell(out, f.data ? f.data : "", c->width, c->max, c->right);
+			cell(out, field_text(x, j, ex, c->f, &f), c->width, c->max, c->right);
 			if (paint)
 				buf_addstr(out, cmd_sgr(color, SGR_RESET));
 		}

@@ -202,6 +202,18 @@ int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 	return 0;
 }
 
+int buf_addint(struct buf *b, int64_t v)
+{
+	char d[24], *e = d + sizeof(d), *q = e;
+	uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+	do
+		*--q = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--q = '-';
+	return buf_add(b, q, (size_t)(e - q));
+}
+
 int buf_printf(struct buf *b, const char *fmt, ...)
 {
 	va_list ap;

@@ -93,6 +93,8 @@ void buf_release(struct buf *b);
 /* Return -1 (and append nothing) when the result would exceed max. */
 int buf_add(struct buf *b, const void *data, size_t len);
 int buf_addstr(struct buf *b, const char *s);
+/* v in decimal, as printf's %lld writes it (a fraction of its cost). */
+int buf_addint(struct buf *b, int64_t v);
 int buf_printf(struct buf *b, const char *fmt, ...) GQ_PRINTF(2, 3);
 int buf_vprintf(struct buf *b, const char *fmt, va_list ap) GQ_PRINTF(2, 0);
 void buf_reset(struct buf *b);

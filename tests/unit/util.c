@@ -3,6 +3,7 @@
 
 #include "core/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +91,38 @@ static void test_buf_max_size(void)
 	free(s);
 }
 
+/* buf_addint writes what %lld does, at the ends of the range too; a
+ * printf that does not fit the room left is formatted again after growing. */
+static void test_buf_addint_and_printf(void)
+{
+	static const int64_t v[] = {0, 7, -1, 10, -10, 1795959722, INT64_MAX, INT64_MIN};
+	struct buf b;
+	buf_init(&b, 0);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "%lld", (long long)v[i]);
+		buf_reset(&b);
+		CHECK_INT(buf_addint(&b, v[i]), 0);
+		CHECK_STR(b.data, want);
+	}
+	buf_reset(&b);
+	char big[300];
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	CHECK_INT(buf_printf(&b, "<%s>", big), 0);
+	CHECK_INT(b.len, 301);
+	CHECK_INT(b.data[0], '<');
+	CHECK_INT(b.data[300], '>');
+	CHECK_INT(b.data[301], '\0');
+	buf_release(&b);
+	buf_init(&b, 4);
+	CHECK_INT(buf_addint(&b, 12345), -1);
+	CHECK_INT(buf_printf(&b, "%d", 12345), -1);
+	CHECK_INT(b.len, 0);
+	CHECK_STR(b.data ? b.data : "", "");
+	buf_release(&b);
+}
+
 static void test_err_prefix_keeps_code(void)
 {
 	struct gq_err e = GQ_ERR_INIT;
@@ -108,5 +141,6 @@ void suite_util(void)
 	RUN(test_parse_numbers_and_sizes);
 	RUN(test_names);
 	RUN(test_buf_max_size);
+	RUN(test_buf_addint_and_printf);
 	RUN(test_err_prefix_keeps_code);
 }

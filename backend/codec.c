@@ -871,15 +871,24 @@ static int decode_columns(const json_t *v, struct column *out, size_t *n, struct
 }
 
 /* One cell into j; errors name the cell by path (alloc and deps by their
- * own "job.alloc", "job.deps"). */
-static int decode_cell(const json_t *v, const struct column *c, struct job *j, const char *path,
-		       struct gq_err *e)
+ * own "job.alloc", "job.deps"). A cell of a string column may be an index
+ * into strings (the "job_strings" array). */
+static int decode_cell(const json_t *v, const struct column *c, const json_t *strings,
+		       struct job *j, const char *path, struct gq_err *e)
 {
 	switch (c->kind) {
 	case COL_JOB:
-		return decode_field(v, c->f, j, path, e);
 	case COL_REQ:
-		return decode_field(v, c->f, &j->req, path, e);
+		if ((c->f->type == F_STR || c->f->type == F_TIER || c->f->type == F_STATE) &&
+		    json_is_integer(v)) {
+			json_int_t k = json_integer_value(v);
+			const json_t *sv = k >= 0 ? json_array_get(strings, (size_t)k) : NULL;
+			if (!sv)
+				return err_set(e, GQ_EINVAL, "%s: string %lld is not in job_strings", path,
+					       (long long)k);
+			v = sv;
+		}
+		return decode_field(v, c->f, c->kind == COL_JOB ? (void *)j : (void *)&j->req, path, e);
 	case COL_OVERRIDE:
 		if (decode_table(v, ovr_fields, NF(ovr_fields), &j->ovr, path, NULL, e) < 0)
 			return -1;
@@ -893,22 +902,24 @@ static int decode_cell(const json_t *v, const struct column *c, struct job *j, c
 	BUG("column kind %d", (int)c->kind);
 }
 
-/* Job i of the rows form: one cell per column, null for the default. */
-static int decode_row(const json_t *v, const struct column *cols, size_t n, struct job *j,
-		      size_t i, struct gq_err *e)
+/* Job i of the rows form: a cell per column, null for the default, the
+ * nulls at the end left out. */
+static int decode_row(const json_t *v, const struct column *cols, size_t n, const json_t *strings,
+		      struct job *j, size_t i, struct gq_err *e)
 {
 	if (!json_is_array(v))
-		return err_set(e, GQ_EINVAL, "snapshot.jobs[%zu]: expected an array of %zu cells, got %s",
-			       i, n, json_kind(v));
-	if (json_array_size(v) != n)
-		return err_set(e, GQ_EINVAL, "snapshot.jobs[%zu]: expected %zu cells, got %zu", i, n,
-			       json_array_size(v));
+		return err_set(e, GQ_EINVAL, "snapshot.jobs[%zu]: expected an array of cells, got %s",
+			       i, json_kind(v));
+	size_t m = json_array_size(v);
+	if (m < 1 || m > n)
+		return err_set(e, GQ_EINVAL, "snapshot.jobs[%zu]: expected 1 to %zu cells, got %zu", i,
+			       n, m);
 	if (json_is_null(json_array_get(v, 0)))
 		return err_set(e, GQ_EINVAL, "snapshot.jobs[%zu].id: expected an integer, got null",
 			       i);
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < m; k++) {
 		const json_t *x = json_array_get(v, k);
-		if (json_is_null(x) || decode_cell(x, &cols[k], j, "", e) == 0)
+		if (json_is_null(x) || decode_cell(x, &cols[k], strings, j, "", e) == 0)
 			continue;
 		/* Once more for the message with the full path, which is
 		 * not formatted for every cell that decodes. */
@@ -918,7 +929,7 @@ static int decode_row(const json_t *v, const struct column *cols, size_t n, stru
 			char name[48], path[96];
 			column_name(&cols[k], name, sizeof(name));
 			snprintf(path, sizeof(path), "snapshot.jobs[%zu].%s", i, name);
-			decode_cell(x, &cols[k], j, path, e);
+			decode_cell(x, &cols[k], strings, j, path, e);
 		}
 		return -1;
 	}
@@ -940,6 +951,21 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 	size_t ncols = 0;
 	if ((x = json_object_get(v, "job_columns")) && decode_columns(x, cols, &ncols, e) < 0)
 		goto fail;
+	const json_t *strings = json_object_get(v, "job_strings");
+	if (strings && !ncols) {
+		err_set(e, GQ_EINVAL, "snapshot.job_strings: only with job_columns");
+		goto fail;
+	}
+	if (strings && !json_is_array(strings)) {
+		type_error(e, "snapshot.job_strings", "an array of strings", strings);
+		goto fail;
+	}
+	for (size_t k = 0; strings && k < json_array_size(strings); k++)
+		if (!json_is_string(json_array_get(strings, k))) {
+			err_set(e, GQ_EINVAL, "snapshot.job_strings[%zu]: expected a string, got %s", k,
+				json_kind(json_array_get(strings, k)));
+			goto fail;
+		}
 	const char *key;
 	json_t *val;
 	json_object_foreach(mut(v), key, val) {
@@ -958,7 +984,7 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			out->tz_offset = (int32_t)json_integer_value(val);
 		} else if (!strcmp(key, "policy")) {
 			continue;
-		} else if (!strcmp(key, "job_columns")) {
+		} else if (!strcmp(key, "job_columns") || !strcmp(key, "job_strings")) {
 			continue;
 		} else if (!strcmp(key, "jobs")) {
 			if (!json_is_array(val)) {
@@ -973,7 +999,7 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			advise_huge(out->jobs, out->jobs_cap * sizeof(*out->jobs));
 			json_array_foreach(val, i, jv) {
 				struct job *j = snapshot_add_job(out);
-				if (ncols ? decode_row(jv, cols, ncols, j, i, e) < 0
+				if (ncols ? decode_row(jv, cols, ncols, strings, j, i, e) < 0
 					  : codec_job_decode(jv, j, e) < 0) {
 					if (!ncols)
 						err_prefix(e, "snapshot.jobs[%zu]", i);
@@ -1635,24 +1661,105 @@ static void write_cell(struct buf *b, const struct column *c, const struct job *
 	}
 }
 
-/* "job_columns":[...],"jobs":[[...],...] */
+/* The text of a cell that holds a string (a name, a tier, a state), or
+ * NULL for any other cell. */
+static const char *cell_string(const struct column *c, const struct job *j)
+{
+	if (c->kind != COL_JOB && c->kind != COL_REQ)
+		return NULL;
+	const char *p = (c->kind == COL_JOB ? (const char *)j : (const char *)&j->req) + c->f->off;
+	switch (c->f->type) {
+	case F_STR:
+		return p;
+	case F_TIER:
+		return tier_name(*(const enum tier *)p);
+	case F_STATE:
+		return job_state_name(*(const enum job_state *)p);
+	default:
+		return NULL;
+	}
+}
+
+/* The distinct strings of the rows, each given its index on first use:
+ * a jansson object from string to index, and the last string looked up
+ * per column (a column mostly repeats the row above). */
+struct strings {
+	json_t *index;
+	size_t n;
+	struct buf text; /* "s0","s1",... */
+	const char *last[MAX_COLUMNS];
+	size_t last_i[MAX_COLUMNS];
+};
+
+static size_t string_index(struct strings *st, size_t col, const char *s)
+{
+	if (st->last[col] && !strcmp(st->last[col], s))
+		return st->last_i[col];
+	json_t *v = json_object_get(st->index, s);
+	size_t i;
+	if (v) {
+		i = (size_t)json_integer_value(v);
+	} else {
+		i = st->n++;
+		json_object_set_new_nocheck(st->index, s, json_integer((json_int_t)i));
+		if (i)
+			put(&st->text, ",", 1);
+		put_str(&st->text, s, strlen(s));
+	}
+	st->last[col] = s;
+	st->last_i[col] = i;
+	return i;
+}
+
+/* "job_columns":[...],"job_strings":[...],"jobs":[[...],...] */
 static void write_rows(struct buf *b, const struct job *jobs, size_t n)
 {
 	struct column all[MAX_COLUMNS], use[MAX_COLUMNS];
 	size_t nall = all_columns(all), nuse = 0;
 	struct job d;
 	job_init(&d);
-	bool used[MAX_COLUMNS] = {true};
-	size_t left = nall - 1;
-	for (size_t i = 0; i < n && left; i++)
+	/* Columns in use, the most filled first (after "id"), so that the
+	 * nulls of a row gather at its end, where they are left out. */
+	size_t count[MAX_COLUMNS] = {n};
+	for (size_t i = 0; i < n; i++)
 		for (size_t k = 1; k < nall; k++)
-			if (!used[k] && !cell_is_default(&all[k], &jobs[i], &d)) {
-				used[k] = true;
-				left--;
-			}
-	for (size_t k = 0; k < nall; k++)
-		if (used[k])
-			use[nuse++] = all[k];
+			count[k] += !cell_is_default(&all[k], &jobs[i], &d);
+	size_t order[MAX_COLUMNS], norder = 0;
+	for (size_t k = 1; k < nall; k++) {
+		if (!count[k])
+			continue;
+		size_t at = norder++;
+		while (at > 0 && count[order[at - 1]] < count[k]) {
+			order[at] = order[at - 1];
+			at--;
+		}
+		order[at] = k;
+	}
+	use[nuse++] = all[0];
+	for (size_t i = 0; i < norder; i++)
+		use[nuse++] = all[order[i]];
+	struct strings st = {.index = json_object()};
+	buf_init(&st.text, 0);
+	struct buf rows;
+	buf_init(&rows, 0);
+	for (size_t i = 0; i < n; i++) {
+		put(&rows, i ? ",[" : "[", i ? 2 : 1);
+		size_t end = nuse;
+		while (end > 1 && cell_is_default(&use[end - 1], &jobs[i], &d))
+			end--;
+		for (size_t k = 0; k < end; k++) {
+			if (k)
+				put(&rows, ",", 1);
+			const char *str;
+			if (k && cell_is_default(&use[k], &jobs[i], &d))
+				put(&rows, "null", 4);
+			else if ((str = cell_string(&use[k], &jobs[i])) != NULL)
+				put_int(&rows, (int64_t)string_index(&st, k, str));
+			else
+				write_cell(&rows, &use[k], &jobs[i]);
+		}
+		put(&rows, "]", 1);
+	}
 	put(b, "\"job_columns\":[", 15);
 	for (size_t k = 0; k < nuse; k++) {
 		char name[48];
@@ -1661,20 +1768,14 @@ static void write_rows(struct buf *b, const struct job *jobs, size_t n)
 			put(b, ",", 1);
 		put_str(b, name, strlen(name));
 	}
+	put(b, "],\"job_strings\":[", 17);
+	put(b, st.text.data ? st.text.data : "", st.text.len);
 	put(b, "],\"jobs\":[", 10);
-	for (size_t i = 0; i < n; i++) {
-		put(b, i ? ",[" : "[", i ? 2 : 1);
-		for (size_t k = 0; k < nuse; k++) {
-			if (k)
-				put(b, ",", 1);
-			if (k && cell_is_default(&use[k], &jobs[i], &d))
-				put(b, "null", 4);
-			else
-				write_cell(b, &use[k], &jobs[i]);
-		}
-		put(b, "]", 1);
-	}
+	put(b, rows.data ? rows.data : "", rows.len);
 	put(b, "]", 1);
+	buf_release(&rows);
+	buf_release(&st.text);
+	json_decref(st.index);
 }
 
 char *codec_snapshot_text(const struct snapshot *s, enum codec_form form, size_t *len)

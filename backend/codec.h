@@ -161,11 +161,13 @@ void codec_job_write_lean(struct buf *b, const struct job *j);
  * forms: CODEC_OBJECTS, the lean objects above; CODEC_ROWS, a
  * "job_columns" array of column names (the scalar job fields, "req.gpus"
  * and the other fields of req, "override", "alloc", "deps"; "id" first,
- * and only the columns in which some job differs from job_init()) and
- * "jobs" as one array of cells per job, in that order, null where the job
- * has the default. The rows form is about half the text and parses about
- * twice as fast (no object per job). codec_snapshot_decode reads both:
- * "job_columns" marks the rows form.
+ * then only the columns in which some job differs from job_init(), the
+ * most filled first), "job_strings", and "jobs" as one array of cells per
+ * job in column order: null where the job has the default, trailing nulls
+ * left out, and a string cell (names, tier, state) as its index in
+ * job_strings. The rows form is under a third of the text and parses
+ * about twice as fast (no object per job, few strings).
+ * codec_snapshot_decode reads both: "job_columns" marks the rows form.
  */
 enum codec_form { CODEC_OBJECTS, CODEC_ROWS };
 char *codec_snapshot_text(const struct snapshot *s, enum codec_form form, size_t *len);

@@ -536,11 +536,15 @@ static void test_snapshot_rows(void)
 	size_t len = 0;
 	char *got = codec_snapshot_text(&s, CODEC_ROWS, &len);
 	const char *at = strstr(got, "\"job_columns\"");
+	/* columns by how many jobs fill them; strings by index; trailing
+	 * nulls left out */
+	const char *want = "\"job_columns\":[\"id\",\"name\",\"tier\",\"req.gpus\"],"
+			   "\"job_strings\":[\"a\",\"P0\"],\"jobs\":[[3,0,null,2],[4,null,1]],\"nodes\"";
+	char head[256] = "";
 	CHECK(at != NULL);
-	CHECK(at && !strncmp(at, "\"job_columns\":[\"id\",\"name\",\"tier\",\"req.gpus\"],"
-			     "\"jobs\":[[3,\"a\",null,2],[4,null,\"P0\",null]],\"nodes\"",
-			     strlen("\"job_columns\":[\"id\",\"name\",\"tier\",\"req.gpus\"],"
-				    "\"jobs\":[[3,\"a\",null,2],[4,null,\"P0\",null]],\"nodes\"")));
+	if (at)
+		snprintf(head, sizeof(head), "%.*s", (int)strlen(want), at);
+	CHECK_STR(head, want);
 	free(got);
 	/* every field of every kind survives the trip */
 	snapshot_release(&s);
@@ -571,10 +575,18 @@ static void test_snapshot_rows(void)
 		{"{\"job_columns\":[\"name\"],\"jobs\":[]}", "snapshot.job_columns: no \"id\" column"},
 		{"{\"job_columns\":\"id\",\"jobs\":[]}",
 		 "snapshot.job_columns: expected an array of column names, got a string"},
-		{"{\"job_columns\":[\"id\",\"name\"],\"jobs\":[[1]]}",
-		 "snapshot.jobs[0]: expected 2 cells, got 1"},
+		{"{\"job_columns\":[\"id\",\"name\"],\"jobs\":[[1,\"a\",2]]}",
+		 "snapshot.jobs[0]: expected 1 to 2 cells, got 3"},
+		{"{\"job_columns\":[\"id\"],\"jobs\":[[]]}", "snapshot.jobs[0]: expected 1 to 1 cells, got 0"},
 		{"{\"job_columns\":[\"id\"],\"jobs\":[{\"id\":1}]}",
-		 "snapshot.jobs[0]: expected an array of 1 cells, got an object"},
+		 "snapshot.jobs[0]: expected an array of cells, got an object"},
+		{"{\"job_columns\":[\"id\",\"name\"],\"job_strings\":[\"x\"],\"jobs\":[[1,0],[2,5]]}",
+		 "snapshot.jobs[1].name: string 5 is not in job_strings"},
+		{"{\"job_columns\":[\"id\",\"tier\"],\"job_strings\":[\"P7\"],\"jobs\":[[1,0]]}",
+		 "snapshot.jobs[0].tier: unknown tier 'P7'; use P0, P1 or P2"},
+		{"{\"job_columns\":[\"id\"],\"job_strings\":[1],\"jobs\":[]}",
+		 "snapshot.job_strings[0]: expected a string, got an integer"},
+		{"{\"job_strings\":[],\"jobs\":[]}", "snapshot.job_strings: only with job_columns"},
 		{"{\"job_columns\":[\"id\",\"req.gpus\"],\"jobs\":[[1,2],[2,\"x\"]]}",
 		 "snapshot.jobs[1].req.gpus: expected an integer, got a string"},
 		{"{\"job_columns\":[\"id\",\"deps\"],\"jobs\":[[1,[0]]]}",

@@ -279,13 +279,28 @@ char *cmd_time(int64_t t, int64_t now, char *out, size_t size)
 		snprintf(out, size, "-");
 		return out;
 	}
+	/* Now's day is looked up once for a run of calls with the same now
+	 * (gq ls: one per row), and "%H:%M" is written by hand. */
+	static __thread int64_t last_now;
+	static __thread struct tm b;
 	time_t tt = (time_t)t, tn = (time_t)now;
-	struct tm a, b;
+	struct tm a;
 	localtime_r(&tt, &a);
-	localtime_r(&tn, &b);
-	if (a.tm_year == b.tm_year && a.tm_yday == b.tm_yday)
-		strftime(out, size, "%H:%M", &a);
-	else
-		strftime(out, size, "%b %d %H:%M", &a);
+	if (now != last_now || !last_now) {
+		localtime_r(&tn, &b);
+		last_now = now;
+	}
+	if (a.tm_year == b.tm_year && a.tm_yday == b.tm_yday && size >= 6) {
+		out[0] = (char)('0' + a.tm_hour / 10);
+		out[1] = (char)('0' + a.tm_hour % 10);
+		out[2] = ':';
+		out[3] = (char)('0' + a.tm_min / 10);
+		out[4] = (char)('0' + a.tm_min % 10);
+		out[5] = '\0';
+	} else {
+		strftime(out, size, a.tm_year == b.tm_year && a.tm_yday == b.tm_yday ? "%H:%M"
+										       : "%b %d %H:%M",
+			 &a);
+	}
 	return out;
 }

@@ -114,16 +114,26 @@ void explain_short(const struct explain *ex, struct buf *out)
 	const struct reason_item *it = w->nitems ? &w->items[0] : NULL;
 	buf_addstr(out, reason_name(w->primary));
 	switch (w->primary) {
+	/* Without printf: gq ls writes one per pending row. */
 	case REASON_DEPENDENCY:
-		if (it && it->job)
-			buf_printf(out, " #%lld", (long long)it->job);
+		if (it && it->job) {
+			buf_addstr(out, " #");
+			buf_addint(out, it->job);
+		}
 		break;
 	case REASON_PRIORITY:
-		buf_printf(out, " (%d ahead)", w->ahead);
+		buf_addstr(out, " (");
+		buf_addint(out, w->ahead);
+		buf_addstr(out, " ahead)");
 		break;
 	case REASON_RESOURCES:
-		if (it)
-			buf_printf(out, " (%d/%d free)", it->free, it->need);
+		if (it) {
+			buf_addstr(out, " (");
+			buf_addint(out, it->free);
+			buf_addstr(out, "/");
+			buf_addint(out, it->need);
+			buf_addstr(out, " free)");
+		}
 		break;
 	case REASON_QUOTA:
 		if (it && it->detail[0])

@@ -230,26 +230,52 @@ char *buf_detach(struct buf *b)
 	return p;
 }
 
+/* Appends the decimal digits of v to p, at least `width` of them. */
+static char *put_digits(char *p, uint64_t v, int width)
+{
+	char tmp[24];
+	int n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n < width)
+		tmp[n++] = '0';
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
 char *dur_format(int64_t s, char *out, size_t size)
 {
-	const char *sign = "";
+	/* By hand: gq ls formats one per row, and snprintf was most of it. */
+	char tmp[48], *p = tmp;
 	uint64_t v;
 	if (s < 0) {
-		sign = "-";
+		*p++ = '-';
 		v = (uint64_t)(-(s + 1)) + 1;
 	} else {
 		v = (uint64_t)s;
 	}
-	if (v < 60)
-		snprintf(out, size, "%s%llus", sign, (unsigned long long)v);
-	else if (v < 3600)
-		snprintf(out, size, "%s%llum", sign, (unsigned long long)(v / 60));
-	else if (v < 86400)
-		snprintf(out, size, "%s%lluh%02llum", sign, (unsigned long long)(v / 3600),
-			 (unsigned long long)(v % 3600 / 60));
-	else
-		snprintf(out, size, "%s%llud%02lluh", sign, (unsigned long long)(v / 86400),
-			 (unsigned long long)(v % 86400 / 3600));
+	uint64_t big, small;
+	char a, b;
+	if (v < 60) {
+		big = v, a = 's', b = 0, small = 0;
+	} else if (v < 3600) {
+		big = v / 60, a = 'm', b = 0, small = 0;
+	} else if (v < 86400) {
+		big = v / 3600, a = 'h', b = 'm', small = v % 3600 / 60;
+	} else {
+		big = v / 86400, a = 'd', b = 'h', small = v % 86400 / 3600;
+	}
+	p = put_digits(p, big, 1);
+	*p++ = a;
+	if (b) {
+		p = put_digits(p, small, 2);
+		*p++ = b;
+	}
+	*p = '\0';
+	if (size)
+		str_copy(out, size, tmp);
 	return out;
 }
 

@@ -16,6 +16,9 @@ static void test_dur_format_two_units(void)
 	CHECK_STR(dur_format(2 * 3600 + 5 * 60, b, sizeof(b)), "2h05m");
 	CHECK_STR(dur_format(3 * 86400 + 4 * 3600 + 59, b, sizeof(b)), "3d04h");
 	CHECK_STR(dur_format(-90, b, sizeof(b)), "-1m");
+	CHECK_STR(dur_format(3600, b, sizeof(b)), "1h00m");
+	CHECK_STR(dur_format(INT64_MIN, b, sizeof(b)), "-106751991167300d15h");
+	CHECK_STR(dur_format(2 * 3600 + 5 * 60, b, 4), "2h0");
 }
 
 static void test_dur_parse_forms(void)

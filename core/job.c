@@ -113,7 +113,19 @@ void snapshot_sort(struct snapshot *s)
 
 struct job *snapshot_find(const struct snapshot *s, int64_t id)
 {
-	size_t lo = 0, hi = s->njobs;
+	size_t n = s->njobs;
+	/* Ids are mostly dense: look first where an even spread would put
+	 * id, which saves a dozen cache misses on records of ~1 KB. A match
+	 * there that is the only job with that id is the search's answer. */
+	if (n && id >= s->jobs[0].id && id <= s->jobs[n - 1].id) {
+		uint64_t span = (uint64_t)s->jobs[n - 1].id - (uint64_t)s->jobs[0].id;
+		uint64_t off = (uint64_t)id - (uint64_t)s->jobs[0].id;
+		size_t g = span ? (size_t)((double)off / (double)span * (double)(n - 1)) : 0;
+		if (g < n && s->jobs[g].id == id && (g == 0 || s->jobs[g - 1].id != id) &&
+		    (g + 1 == n || s->jobs[g + 1].id != id))
+			return &s->jobs[g];
+	}
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (s->jobs[mid].id < id)

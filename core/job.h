@@ -169,7 +169,8 @@ struct job *snapshot_add_job(struct snapshot *s);
 struct node *snapshot_add_node(struct snapshot *s);
 /* Sorts jobs by id. */
 void snapshot_sort(struct snapshot *s);
-/* Binary search by id; NULL when absent. Borrowed, valid until s changes. */
+/* The job with that id, NULL when absent: one look where evenly spread ids
+ * would put it, then a binary search. Borrowed, valid until s changes. */
 struct job *snapshot_find(const struct snapshot *s, int64_t id);
 /* Total GPUs on nodes that are up. */
 int snapshot_gpus_total(const struct snapshot *s);

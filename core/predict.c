@@ -397,7 +397,9 @@ struct pj { /* a pending job in the simulation; index = position - 1 */
 	enum predict_gate gate;
 	int64_t gate_job; /* the job whose end released it (dependency, quota), 0 none */
 	enum predict_never never;
-	struct job_res req; /* a copy: the walk should not touch the large job records */
+	/* The request, in the snapshot's job record: read by full fit checks
+	 * only, which the walk keeps for the jobs that may fit. */
+	const struct job_res *req;
 };
 
 /* What the events need of a snapshot job, in one place: an end touches
@@ -563,7 +565,7 @@ static int matching_held(const struct sim *S, uint32_t jidx, const struct job_re
  */
 static int64_t shadow(struct sim *S, const struct pj *x, int have, int reserve)
 {
-	const struct job_res *req = &x->req;
+	const struct job_res *req = x->req;
 	int total = S->m.nfree;
 	int need_total = x->gpus + reserve;
 	if (!S->ends.n)
@@ -784,8 +786,8 @@ static void walk(struct sim *S, int64_t t)
 				    (x->qlim < 0 || S->m.queue_used[x->qi] + x->gpus <= x->qlim)) {
 					blocks = PLACE_BIT(PLACE_RESOURCES);
 				} else {
-					place_check_req(&S->m, s, &x->req, (enum tier)x->tier,
-							x->qi, x->di, t, &r);
+					place_check_req(&S->m, s, x->req, (enum tier)x->tier, x->qi,
+							x->di, t, &r);
 					if (r.blocks & PLACE_BIT(PLACE_WINDOW)) {
 						park_window(S, e.p, &r);
 						next = next_time(S);
@@ -821,7 +823,7 @@ static void walk(struct sim *S, int64_t t)
 							have = x->unconstrained
 								   ? S->m.nfree
 								   : place_match_free(&S->m, s,
-										      &x->req);
+										      x->req);
 							reserve = place_reserve(
 							    &S->m, (enum tier)x->tier, x->gpus);
 						}
@@ -978,7 +980,7 @@ static void stage_pending(struct sim *S, const struct job *j, size_t i, struct n
 	x->qi = S->ji[i].qi;
 	x->di = name_lookup(dc, S->p, j->dept, policy_dept_index);
 	x->gpus = j->req.gpus;
-	x->req = j->req;
+	x->req = &j->req;
 	x->unconstrained = !j->req.gpu_type[0] && j->req.gpu_mem_mb <= 0;
 	x->windowed = x->qi >= 0 && S->p->queues[x->qi].paused.set;
 	x->qlim = -1;
@@ -1062,7 +1064,9 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 	 * static rank (fair share, submit time, id), tier and aging step.
 	 */
 	S->ji = xcalloc(nj1, sizeof(*S->ji));
-	struct pj *stage = xcalloc(np1, sizeof(*stage));
+	/* Staged in snapshot order, then moved in place to position order. */
+	S->pj = xcalloc(np1, sizeof(*S->pj));
+	struct pj *stage = S->pj;
 	struct order_key *keys = xmalloc(np1 * sizeof(*keys));
 	uint32_t *bkey = xmalloc(np1 * sizeof(*bkey));
 	struct name_cache qc = {.n = 0}, dc = {.n = 0};
@@ -1121,12 +1125,10 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 	}
 	for (size_t b = 1; b <= nb; b++)
 		start[b] += start[b - 1];
-	S->pj = xmalloc(np1 * sizeof(*S->pj));
 	for (size_t r = 0; r < np; r++) {
 		size_t i = by_rank[r];
 		size_t p = start[bkey[i]]++;
-		struct pj *x = &S->pj[p];
-		*x = stage[i];
+		struct pj *x = &stage[i];
 		x->rank = (uint32_t)r;
 		struct prediction *o = &S->out[p];
 		o->job = S->ji[x->jidx].id;
@@ -1135,12 +1137,31 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 		o->runtime = x->rt;
 		o->never = x->never;
 		S->of_job[x->jidx] = (int32_t)p;
+		rank[p] = (uint32_t)i; /* rank[] is not read again */
+	}
+	/* src[p]: the staged record that goes to position p. */
+	uint32_t *src = rank;
+	/* Follow each cycle of the permutation once, with one spare record. */
+	for (size_t p0 = 0; p0 < np; p0++) {
+		if (src[p0] == p0)
+			continue;
+		struct pj spare = S->pj[p0];
+		size_t p = p0;
+		for (;;) {
+			size_t i = src[p];
+			src[p] = (uint32_t)p;
+			if (i == p0) {
+				S->pj[p] = spare;
+				break;
+			}
+			S->pj[p] = S->pj[i];
+			p = i;
+		}
 	}
 	free(by_rank);
 	free(start);
 	free(rank);
 	free(bkey);
-	free(stage);
 	S->ready = xcalloc(nb, sizeof(*S->ready));
 	S->front = xcalloc(nb, sizeof(*S->front));
 	S->cursor = xcalloc(nb, sizeof(*S->cursor));

@@ -9,6 +9,7 @@
  */
 #include "reason.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,7 +134,29 @@ struct ctx {
 	int64_t qend[GQ_MAX_QUEUES]; /* earliest expected end of a job of the queue */
 	int64_t qend_job[GQ_MAX_QUEUES];
 	int64_t first_end, first_end_job; /* earliest expected end of any job */
+	/* Per snapshot job: end_of() and whether it holds GPUs, so that the
+	 * jobs a prediction waits for cost no look at their large records. */
+	int64_t *end;
+	bool *holds;
+	/* Snapshot index by id - id_base when the ids are strictly increasing
+	 * and dense enough (nid entries, -1 for a gap); else nid is 0 and
+	 * find_index() searches. */
+	int32_t *by_id;
+	int64_t id_base;
+	size_t nid;
 };
+
+/* The snapshot index of job id, -1 when there is none. */
+static ptrdiff_t find_index(const struct ctx *c, int64_t id)
+{
+	if (c->nid) {
+		if (id < c->id_base || (uint64_t)id - (uint64_t)c->id_base >= c->nid)
+			return -1;
+		return c->by_id[(uint64_t)id - (uint64_t)c->id_base];
+	}
+	const struct job *j = snapshot_find(c->s, id);
+	return j ? j - c->s->jobs : -1;
+}
 
 /* The expected end of job j: ps->ends for a job holding GPUs, its
  * prediction for a pending one; 0 when unknown. */
@@ -358,11 +381,11 @@ static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
 	w->nahead = nfirst < REASON_MAX_AHEAD ? nfirst : REASON_MAX_AHEAD;
 
 	for (int i = 0; i < pr->nwaits; i++) {
-		const struct job *dj = snapshot_find(s, pr->waits[i]);
+		ptrdiff_t di = find_index(c, pr->waits[i]);
 		struct why_wait *ww = &k->waits[w->nwaits++];
 		ww->job = pr->waits[i];
-		ww->running = dj && job_state_holds_gpus(dj->state);
-		ww->end = dj ? end_of(c, dj) : 0;
+		ww->running = di >= 0 && c->holds[di];
+		ww->end = di >= 0 ? c->end[di] : 0;
 	}
 	qsort(k->waits, (size_t)w->nwaits, sizeof(k->waits[0]), cmp_wait);
 
@@ -497,9 +520,15 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 	c.s = s;
 	c.ps = ps;
 	place_map_init(&c.m, s);
+	c.end = xmalloc((s->njobs ? s->njobs : 1) * sizeof(*c.end));
+	c.holds = xmalloc((s->njobs ? s->njobs : 1) * sizeof(*c.holds));
+	bool increasing = true;
 	for (size_t i = 0; i < s->njobs; i++) {
 		const struct job *j = &s->jobs[i];
-		if (!job_state_holds_gpus(j->state))
+		increasing &= i == 0 || s->jobs[i - 1].id < j->id;
+		c.holds[i] = job_state_holds_gpus(j->state);
+		c.end[i] = end_of(&c, j);
+		if (!c.holds[i])
 			continue;
 		int64_t e = ps->ends[i];
 		if (!c.first_end || e < c.first_end) {
@@ -510,6 +539,17 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 		if (qi >= 0 && (!c.qend[qi] || e < c.qend[qi])) {
 			c.qend[qi] = e;
 			c.qend_job[qi] = j->id;
+		}
+	}
+	if (increasing && s->njobs) {
+		uint64_t span = (uint64_t)s->jobs[s->njobs - 1].id - (uint64_t)s->jobs[0].id;
+		if (span < 4 * (uint64_t)s->njobs) {
+			c.id_base = s->jobs[0].id;
+			c.nid = (size_t)span + 1;
+			c.by_id = xmalloc(c.nid * sizeof(*c.by_id));
+			memset(c.by_id, 0xff, c.nid * sizeof(*c.by_id));
+			for (size_t i = 0; i < s->njobs; i++)
+				c.by_id[(uint64_t)s->jobs[i].id - (uint64_t)c.id_base] = (int32_t)i;
 		}
 	}
 	for (size_t i = 0; i < ps->n; i++) {
@@ -580,5 +620,8 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 		w->ahead_first = out->ahead_first;
 	}
 	free(pl.off);
+	free(c.end);
+	free(c.holds);
+	free(c.by_id);
 	place_map_release(&c.m);
 }

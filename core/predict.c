@@ -13,6 +13,10 @@
  * sorted stack beside their heap (its "front") rather than back into it:
  * the next walk reads them again first, and a blocked queue costs a
  * stack's push and pop per job looked past instead of two heap operations.
+ * Each front entry carries the job's runtime and GPU count, so that once a
+ * walk is blocked it counts off the jobs that cannot start where they lie
+ * (look_past), with no look at their records; a front knows how many of
+ * its entries went stale, and only a front with none is read that way.
  *
  * Nothing here allocates per event: every array is sized once from the
  * snapshot, except the heaps, which grow by doubling.
@@ -375,6 +379,22 @@ static struct tentry theap_pop(struct theap *h)
 
 /* The simulation. */
 
+/* An entry of a front (see struct sim), with what a walk needs to look
+ * past the job without reading its record. */
+struct fentry {
+	uint64_t key;
+	uint32_t p, epoch;
+	int64_t rt;
+	int gpus;
+	bool special;
+};
+
+struct front {
+	struct fentry *v;
+	size_t n, cap;
+	size_t stale; /* entries of jobs that have moved on (see migrate) */
+};
+
 enum { EV_END, EV_RELEASE, EV_WINDOW };
 enum { ST_GATED, ST_READY, ST_PARK_WINDOW, ST_PARK_QUOTA, ST_STARTED, ST_NEVER };
 
@@ -386,6 +406,8 @@ struct pj { /* a pending job in the simulation; index = position - 1 */
 	bool unconstrained; /* any GPU model and memory */
 	bool windowed;	    /* its queue has a window: only place_check_req knows if it is paused */
 	bool has_deps;	    /* waits (or waited) for other jobs */
+	bool special;	    /* windowed, or its queue has a limit: a walk may park it */
+	bool in_front;	    /* its current entry is on its front */
 	int bucket, gpus, qi, qlim; /* qlim: its queue's quota + borrowing limit, -1 none */
 	int64_t rt;
 	uint32_t jidx, rank;
@@ -397,9 +419,7 @@ struct pj { /* a pending job in the simulation; index = position - 1 */
 	enum predict_gate gate;
 	int64_t gate_job; /* the job whose end released it (dependency, quota), 0 none */
 	enum predict_never never;
-	/* The request, in the snapshot's job record: read by full fit checks
-	 * only, which the walk keeps for the jobs that may fit. */
-	const struct job_res *req;
+	struct job_res req; /* a copy: the walk should not touch the large job records */
 };
 
 /* What the events need of a snapshot job, in one place: an end touches
@@ -440,7 +460,7 @@ struct sim {
 	/* [tier][bucket]: entries looked past and put back by walks, in
 	 * descending rank (the smallest on top, at the end); every one ranks
 	 * at or before the entries its walk did not reach */
-	struct rheap *front;
+	struct front *front;
 	size_t nready_zero;	  /* ready jobs asking for no GPU */
 	size_t *by_q[TIER_COUNT]; /* pending indices per tier sorted by q */
 	size_t nby_q[TIER_COUNT];
@@ -460,7 +480,7 @@ static struct rheap *ready_heap(struct sim *S, int tier, int b)
 	return &S->ready[tier * (S->steps + 1) + b];
 }
 
-static struct rheap *ready_front(struct sim *S, int tier, int b)
+static struct front *ready_front(struct sim *S, int tier, int b)
 {
 	return &S->front[tier * (S->steps + 1) + b];
 }
@@ -522,6 +542,11 @@ static void migrate(struct sim *S, int64_t t)
 				(*c)++;
 				if (x->status != ST_READY || x->bucket >= k)
 					continue;
+				if (x->in_front) {
+					/* Its entry there is stale now. */
+					ready_front(S, tier, x->bucket)->stale++;
+					x->in_front = false;
+				}
 				x->bucket = k;
 				x->epoch++;
 				rheap_push(ready_heap(S, tier, k), x->rank, p, x->epoch);
@@ -565,7 +590,7 @@ static int matching_held(const struct sim *S, uint32_t jidx, const struct job_re
  */
 static int64_t shadow(struct sim *S, const struct pj *x, int have, int reserve)
 {
-	const struct job_res *req = x->req;
+	const struct job_res *req = &x->req;
 	int total = S->m.nfree;
 	int need_total = x->gpus + reserve;
 	if (!S->ends.n)
@@ -730,6 +755,33 @@ static inline void putback_push(struct sim *S, uint32_t p)
 	S->putback[S->nputback++] = p;
 }
 
+/*
+ * Once a walk is blocked and tmin is no later than the next event, the
+ * jobs it looks at are mostly ones that cannot start: those that would
+ * outlast tmin and, unless a walk may park them, those that ask for more
+ * GPUs than are free. Looking past one of them changes nothing but the
+ * count of jobs examined (tmin stays: it is no later than the next event
+ * already, and no shadow is needed below it). This counts them off the
+ * top of front f while they come before the heap h's first entry, with no
+ * look at their records: f holds no stale entry. Returns the index in f
+ * after the last one looked past; stops at PREDICT_BACKFILL_DEPTH.
+ */
+static size_t look_past(struct sim *S, const struct front *f, const struct rheap *h, int64_t t,
+			int64_t tmin, int *examined)
+{
+	int nfree = S->m.nfree;
+	uint64_t first = h->n ? h->v[0].key : UINT64_MAX;
+	size_t i = f->n;
+	while (i > 0 && *examined < PREDICT_BACKFILL_DEPTH) {
+		const struct fentry *fe = &f->v[i - 1];
+		if (fe->key > first || (t + fe->rt <= tmin && (fe->gpus <= nfree || fe->special)))
+			break;
+		i--;
+		++*examined;
+	}
+	return i;
+}
+
 static void walk(struct sim *S, int64_t t)
 {
 	const struct snapshot *s = S->s;
@@ -742,21 +794,48 @@ static void walk(struct sim *S, int64_t t)
 	S->nputback = 0;
 	for (int tier = 0; tier < TIER_COUNT; tier++) {
 		for (int b = S->steps; b >= 0; b--) {
-			struct rheap *h = ready_heap(S, tier, b), *f = ready_front(S, tier, b);
+			struct rheap *h = ready_heap(S, tier, b);
+			struct front *f = ready_front(S, tier, b);
 			while (h->n || f->n) {
 				if (S->m.nfree == 0 && S->nready_zero == 0)
 					goto done;
+				if (blocked && tmin <= next && f->n && !f->stale) {
+					/* Look past the front's jobs where they lie. */
+					size_t i = look_past(S, f, h, t, tmin, &examined);
+					if (examined >= PREDICT_BACKFILL_DEPTH)
+						goto done;
+					/* Something to look at closer: the jobs
+					 * looked past go back as usual. */
+					for (size_t k = f->n; k > i; k--) {
+						S->pj[f->v[k - 1].p].in_front = false;
+						putback_push(S, f->v[k - 1].p);
+					}
+					f->n = i;
+					if (!f->n && !h->n)
+						break;
+				}
 				/* The heap and the front merged: the lower rank
 				 * first (the same rank is the same job, and then
 				 * at most one of the two entries is current). */
 				struct rentry e;
-				if (f->n && (!h->n || f->v[f->n - 1].key <= h->v[0].key))
-					e = f->v[--f->n];
-				else
+				bool from_front =
+				    f->n && (!h->n || f->v[f->n - 1].key <= h->v[0].key);
+				if (from_front) {
+					const struct fentry *fe = &f->v[--f->n];
+					e = (struct rentry){fe->key, fe->p, fe->epoch};
+				} else {
 					e = rheap_pop(h);
+				}
 				struct pj *x = &S->pj[e.p];
-				if (x->status != ST_READY || x->epoch != e.epoch || x->bucket != b)
+				if (x->status != ST_READY || x->epoch != e.epoch ||
+				    x->bucket != b) {
+					if (from_front && !f->stale--)
+						BUG("predict: a stale entry on a front was not "
+						    "counted");
 					continue;
+				}
+				if (from_front)
+					x->in_front = false;
 				if (blocked && t + x->rt > tmin) {
 					/* Would outlast a reservation whether it fits
 					 * or not: it cannot start before the next
@@ -786,8 +865,8 @@ static void walk(struct sim *S, int64_t t)
 				    (x->qlim < 0 || S->m.queue_used[x->qi] + x->gpus <= x->qlim)) {
 					blocks = PLACE_BIT(PLACE_RESOURCES);
 				} else {
-					place_check_req(&S->m, s, x->req, (enum tier)x->tier, x->qi,
-							x->di, t, &r);
+					place_check_req(&S->m, s, &x->req, (enum tier)x->tier,
+							x->qi, x->di, t, &r);
 					if (r.blocks & PLACE_BIT(PLACE_WINDOW)) {
 						park_window(S, e.p, &r);
 						next = next_time(S);
@@ -823,7 +902,7 @@ static void walk(struct sim *S, int64_t t)
 							have = x->unconstrained
 								   ? S->m.nfree
 								   : place_match_free(&S->m, s,
-										      x->req);
+										      &x->req);
 							reserve = place_reserve(
 							    &S->m, (enum tier)x->tier, x->gpus);
 						}
@@ -848,10 +927,12 @@ done:
 	 * entries stay current (same epoch): they were taken off. */
 	for (size_t i = S->nputback; i-- > 0;) {
 		struct pj *x = &S->pj[S->putback[i]];
-		struct rheap *f = ready_front(S, x->tier, x->bucket);
+		struct front *f = ready_front(S, x->tier, x->bucket);
 		if (f->n == f->cap)
 			GROW(f->v, f->cap, f->n + 1);
-		f->v[f->n++] = (struct rentry){x->rank, S->putback[i], x->epoch};
+		f->v[f->n++] =
+		    (struct fentry){x->rank, S->putback[i], x->epoch, x->rt, x->gpus, x->special};
+		x->in_front = true;
 	}
 }
 
@@ -980,12 +1061,13 @@ static void stage_pending(struct sim *S, const struct job *j, size_t i, struct n
 	x->qi = S->ji[i].qi;
 	x->di = name_lookup(dc, S->p, j->dept, policy_dept_index);
 	x->gpus = j->req.gpus;
-	x->req = &j->req;
+	x->req = j->req;
 	x->unconstrained = !j->req.gpu_type[0] && j->req.gpu_mem_mb <= 0;
 	x->windowed = x->qi >= 0 && S->p->queues[x->qi].paused.set;
 	x->qlim = -1;
 	if (x->qi >= 0 && S->p->queues[x->qi].quota >= 0 && S->p->queues[x->qi].borrow >= 0)
 		x->qlim = S->p->queues[x->qi].quota + S->p->queues[x->qi].borrow;
+	x->special = x->windowed || x->qlim >= 0;
 	x->q = j->queued_time > 0 ? j->queued_time : INT64_MAX / 4;
 	x->rt = predict_runtime(S->p, j);
 	x->rt_low = predict_runtime_low(S->p, j);

@@ -13,10 +13,12 @@
  * sorted stack beside their heap (its "front") rather than back into it:
  * the next walk reads them again first, and a blocked queue costs a
  * stack's push and pop per job looked past instead of two heap operations.
- * Each front entry carries the job's runtime and GPU count, so that once a
- * walk is blocked it counts off the jobs that cannot start where they lie
- * (look_past), with no look at their records; a front knows how many of
- * its entries went stale, and only a front with none is read that way.
+ * A walk reads a front where it lies and puts back only what changed
+ * (front_settle): the jobs that left, and those it took off the heap. Each
+ * front entry carries the job's runtime and GPU count, so that once a walk
+ * is blocked it counts off the jobs that cannot start (look_past) with no
+ * look at their records; a front knows how many of its entries went stale,
+ * and only a front with none is read that way.
  *
  * Nothing here allocates per event: every array is sized once from the
  * snapshot, except the heaps, which grow by doubling.
@@ -471,6 +473,8 @@ struct sim {
 	int64_t win_event[GQ_MAX_QUEUES];
 	uint32_t *putback;
 	size_t nputback, cap_putback;
+	struct fentry *settle; /* scratch for front_settle */
+	size_t cap_settle;
 	size_t *aux; /* scratch for the ordered walk of the end heap */
 	size_t cap_aux;
 };
@@ -755,73 +759,198 @@ static inline void putback_push(struct sim *S, uint32_t p)
 	S->putback[S->nputback++] = p;
 }
 
+/* What a walk knows as it goes. */
+struct walk_state {
+	int64_t t;
+	bool blocked; /* a job looked at could not start */
+	int64_t tmin; /* once blocked: a job behind starts only if it ends by then */
+	int64_t next; /* next_time(S), which only a start or a window parking changes */
+	int examined; /* blocked jobs looked past */
+	bool qparked[GQ_MAX_QUEUES];
+};
+
+enum look {
+	LOOK_KEEP, /* stays ready, where it was */
+	LOOK_LEFT, /* started or parked */
+	LOOK_STOP, /* stays ready, and nothing more can start now */
+};
+
+/* Looks at ready job p (current entry) at w->t: starts it, parks it or
+ * leaves it waiting, updating the walk's state. */
+static enum look look_at(struct sim *S, struct walk_state *w, uint32_t p)
+{
+	const struct snapshot *s = S->s;
+	struct pj *x = &S->pj[p];
+	int64_t t = w->t;
+	if (w->blocked && t + x->rt > w->tmin) {
+		/* Would outlast a reservation whether it fits or not: it
+		 * cannot start before the next event, which bounds tmin. */
+		if (w->next < w->tmin)
+			w->tmin = w->next;
+		if (++w->examined >= PREDICT_BACKFILL_DEPTH || t + S->min_rt > w->tmin)
+			return LOOK_STOP;
+		return LOOK_KEEP;
+	}
+	if (x->qi >= 0 && w->qparked[x->qi]) {
+		park_quota(S, p);
+		return LOOK_LEFT;
+	}
+	/* Most jobs a walk looks at ask for more GPUs than are free. Unless
+	 * its queue may be paused or at its limit (which park it instead),
+	 * such a job is blocked by resources whatever else holds: the full
+	 * check, whose result is large, is for the others. */
+	struct place_result r;
+	unsigned blocks;
+	int have = -1, reserve = 0;
+	if (x->gpus > S->m.nfree && !x->windowed &&
+	    (x->qlim < 0 || S->m.queue_used[x->qi] + x->gpus <= x->qlim)) {
+		blocks = PLACE_BIT(PLACE_RESOURCES);
+	} else {
+		place_check_req(&S->m, s, &x->req, (enum tier)x->tier, x->qi, x->di, t, &r);
+		if (r.blocks & PLACE_BIT(PLACE_WINDOW)) {
+			park_window(S, p, &r);
+			w->next = next_time(S);
+			return LOOK_LEFT;
+		}
+		if (r.quota_queue) {
+			/* Inside a queue at its limit, jobs start in order:
+			 * the rest of the queue waits too. */
+			w->qparked[x->qi] = true;
+			park_quota(S, p);
+			return LOOK_LEFT;
+		}
+		blocks = r.blocks;
+		have = r.match_free;
+		reserve = r.reserve;
+	}
+	if (!blocks && (!w->blocked || t + x->rt <= w->tmin)) {
+		start_job(S, p, t, &r, w->blocked);
+		w->next = next_time(S);
+		return LOOK_LEFT;
+	}
+	if (!blocks) {
+		/* Fits, but would outlast a reservation: it cannot start
+		 * before the next event. */
+		if (w->next < w->tmin)
+			w->tmin = w->next;
+	} else {
+		int64_t nt = S->ends.n ? S->ends.v[0].t : INT64_MAX;
+		if (w->tmin > nt) {
+			if (have < 0) {
+				have = x->unconstrained ? S->m.nfree
+							: place_match_free(&S->m, s, &x->req);
+				reserve = place_reserve(&S->m, (enum tier)x->tier, x->gpus);
+			}
+			int64_t sh = shadow(S, x, have, reserve);
+			if (sh < w->tmin)
+				w->tmin = sh;
+		}
+	}
+	w->blocked = true;
+	/* No job is shorter than min_rt: once that outlasts tmin, nothing
+	 * more can start now. */
+	if (++w->examined >= PREDICT_BACKFILL_DEPTH || t + S->min_rt > w->tmin)
+		return LOOK_STOP;
+	return LOOK_KEEP;
+}
+
 /*
  * Once a walk is blocked and tmin is no later than the next event, the
  * jobs it looks at are mostly ones that cannot start: those that would
  * outlast tmin and, unless a walk may park them, those that ask for more
- * GPUs than are free. Looking past one of them changes nothing but the
+ * GPUs than are free. Looking at one of them changes nothing but the
  * count of jobs examined (tmin stays: it is no later than the next event
- * already, and no shadow is needed below it). This counts them off the
- * top of front f while they come before the heap h's first entry, with no
- * look at their records: f holds no stale entry. Returns the index in f
- * after the last one looked past; stops at PREDICT_BACKFILL_DEPTH.
+ * already, and no shadow is needed below it). This counts them off front
+ * f below index top, while they come before the heap h's first entry,
+ * with no look at their records: f holds no stale entry. Returns the
+ * index after the last one looked past; stops at PREDICT_BACKFILL_DEPTH.
  */
-static size_t look_past(struct sim *S, const struct front *f, const struct rheap *h, int64_t t,
-			int64_t tmin, int *examined)
+static size_t look_past(struct sim *S, const struct front *f, size_t top, const struct rheap *h,
+			struct walk_state *w)
 {
 	int nfree = S->m.nfree;
 	uint64_t first = h->n ? h->v[0].key : UINT64_MAX;
-	size_t i = f->n;
-	while (i > 0 && *examined < PREDICT_BACKFILL_DEPTH) {
-		const struct fentry *fe = &f->v[i - 1];
-		if (fe->key > first || (t + fe->rt <= tmin && (fe->gpus <= nfree || fe->special)))
+	while (top > 0 && w->examined < PREDICT_BACKFILL_DEPTH) {
+		const struct fentry *fe = &f->v[top - 1];
+		if (fe->key > first ||
+		    (w->t + fe->rt <= w->tmin && (fe->gpus <= nfree || fe->special)))
 			break;
-		i--;
-		++*examined;
+		top--;
+		w->examined++;
 	}
-	return i;
+	return top;
+}
+
+#define GONE UINT32_MAX /* a front entry whose job left, or went stale */
+
+/*
+ * After a walk looked at front f's entries at index top and above in
+ * place: drops those marked GONE and merges in the jobs it took off the
+ * heap and left waiting (S->putback, ascending), so that the front stays
+ * sorted with the smallest on top.
+ */
+static void front_settle(struct sim *S, struct front *f, size_t top, size_t gone)
+{
+	if (!gone && !S->nputback)
+		return;
+	size_t nold = f->n - top, n = 0;
+	GROW(S->settle, S->cap_settle, nold + S->nputback);
+	size_t i = top, k = S->nputback;
+	/* Both in descending rank: the front's from top up, the heap's from
+	 * the last looked at. */
+	while (i < f->n || k > 0) {
+		if (i < f->n && f->v[i].p == GONE) {
+			i++;
+			continue;
+		}
+		if (i < f->n && (k == 0 || f->v[i].key > S->pj[S->putback[k - 1]].rank)) {
+			S->settle[n++] = f->v[i++];
+			continue;
+		}
+		uint32_t p = S->putback[--k];
+		struct pj *x = &S->pj[p];
+		S->settle[n++] = (struct fentry){x->rank, p, x->epoch, x->rt, x->gpus, x->special};
+		x->in_front = true;
+	}
+	GROW(f->v, f->cap, top + n);
+	memcpy(&f->v[top], S->settle, n * sizeof(*S->settle));
+	f->n = top + n;
 }
 
 static void walk(struct sim *S, int64_t t)
 {
-	const struct snapshot *s = S->s;
-	bool blocked = false;
-	int64_t tmin = INT64_MAX;
-	int examined = 0;
-	bool qparked[GQ_MAX_QUEUES] = {false};
-	/* next_time(S), which only a start or a window parking changes */
-	int64_t next = next_time(S);
-	S->nputback = 0;
-	for (int tier = 0; tier < TIER_COUNT; tier++) {
-		for (int b = S->steps; b >= 0; b--) {
+	struct walk_state w = {.t = t, .tmin = INT64_MAX, .next = next_time(S)};
+	bool stop = false;
+	for (int tier = 0; tier < TIER_COUNT && !stop; tier++) {
+		for (int b = S->steps; b >= 0 && !stop; b--) {
 			struct rheap *h = ready_heap(S, tier, b);
 			struct front *f = ready_front(S, tier, b);
-			while (h->n || f->n) {
-				if (S->m.nfree == 0 && S->nready_zero == 0)
-					goto done;
-				if (blocked && tmin <= next && f->n && !f->stale) {
-					/* Look past the front's jobs where they lie. */
-					size_t i = look_past(S, f, h, t, tmin, &examined);
-					if (examined >= PREDICT_BACKFILL_DEPTH)
-						goto done;
-					/* Something to look at closer: the jobs
-					 * looked past go back as usual. */
-					for (size_t k = f->n; k > i; k--) {
-						S->pj[f->v[k - 1].p].in_front = false;
-						putback_push(S, f->v[k - 1].p);
+			/* f->v[top..] have been looked at by this walk, where
+			 * they lie; the heap's entries it looked at and left
+			 * waiting are in S->putback until front_settle(). */
+			size_t top = f->n, gone = 0;
+			S->nputback = 0;
+			while (h->n || top) {
+				if (S->m.nfree == 0 && S->nready_zero == 0) {
+					stop = true;
+					break;
+				}
+				if (w.blocked && w.tmin <= w.next && top && !f->stale) {
+					top = look_past(S, f, top, h, &w);
+					if (w.examined >= PREDICT_BACKFILL_DEPTH) {
+						stop = true;
+						break;
 					}
-					f->n = i;
-					if (!f->n && !h->n)
+					if (!top && !h->n)
 						break;
 				}
 				/* The heap and the front merged: the lower rank
 				 * first (the same rank is the same job, and then
 				 * at most one of the two entries is current). */
 				struct rentry e;
-				bool from_front =
-				    f->n && (!h->n || f->v[f->n - 1].key <= h->v[0].key);
-				if (from_front) {
-					const struct fentry *fe = &f->v[--f->n];
+				struct fentry *fe = NULL;
+				if (top && (!h->n || f->v[top - 1].key <= h->v[0].key)) {
+					fe = &f->v[--top];
 					e = (struct rentry){fe->key, fe->p, fe->epoch};
 				} else {
 					e = rheap_pop(h);
@@ -829,111 +958,35 @@ static void walk(struct sim *S, int64_t t)
 				struct pj *x = &S->pj[e.p];
 				if (x->status != ST_READY || x->epoch != e.epoch ||
 				    x->bucket != b) {
-					if (from_front && !f->stale--)
-						BUG("predict: a stale entry on a front was not "
-						    "counted");
+					if (fe) {
+						if (!f->stale--)
+							BUG("predict: a stale entry on a front "
+							    "was not counted");
+						fe->p = GONE;
+						gone++;
+					}
 					continue;
 				}
-				if (from_front)
-					x->in_front = false;
-				if (blocked && t + x->rt > tmin) {
-					/* Would outlast a reservation whether it fits
-					 * or not: it cannot start before the next
-					 * event, which bounds tmin. */
+				enum look r = look_at(S, &w, e.p);
+				if (r == LOOK_LEFT) {
+					if (fe) {
+						fe->p = GONE;
+						gone++;
+						x->in_front = false;
+					}
+				} else if (!fe) {
 					putback_push(S, e.p);
-					if (next < tmin)
-						tmin = next;
-					if (++examined >= PREDICT_BACKFILL_DEPTH ||
-					    t + S->min_rt > tmin)
-						goto done;
-					continue;
 				}
-				if (x->qi >= 0 && qparked[x->qi]) {
-					park_quota(S, e.p);
-					continue;
+				if (r == LOOK_STOP) {
+					stop = true;
+					break;
 				}
-				/* Most jobs a walk looks at ask for more GPUs than
-				 * are free. Unless its queue may be paused or at
-				 * its limit (which park it instead), such a job is
-				 * blocked by resources whatever else holds: the
-				 * full check, whose result is large, is for the
-				 * others. */
-				struct place_result r;
-				unsigned blocks;
-				int have = -1, reserve = 0;
-				if (x->gpus > S->m.nfree && !x->windowed &&
-				    (x->qlim < 0 || S->m.queue_used[x->qi] + x->gpus <= x->qlim)) {
-					blocks = PLACE_BIT(PLACE_RESOURCES);
-				} else {
-					place_check_req(&S->m, s, &x->req, (enum tier)x->tier,
-							x->qi, x->di, t, &r);
-					if (r.blocks & PLACE_BIT(PLACE_WINDOW)) {
-						park_window(S, e.p, &r);
-						next = next_time(S);
-						continue;
-					}
-					if (r.quota_queue) {
-						/* Inside a queue at its limit, jobs
-						 * start in order: the rest of the
-						 * queue waits too. */
-						qparked[x->qi] = true;
-						park_quota(S, e.p);
-						continue;
-					}
-					blocks = r.blocks;
-					have = r.match_free;
-					reserve = r.reserve;
-				}
-				if (!blocks && (!blocked || t + x->rt <= tmin)) {
-					start_job(S, e.p, t, &r, blocked);
-					next = next_time(S);
-					continue;
-				}
-				putback_push(S, e.p);
-				if (!blocks) {
-					/* Fits, but would outlast a reservation: it
-					 * cannot start before the next event. */
-					if (next < tmin)
-						tmin = next;
-				} else {
-					int64_t nt = S->ends.n ? S->ends.v[0].t : INT64_MAX;
-					if (tmin > nt) {
-						if (have < 0) {
-							have = x->unconstrained
-								   ? S->m.nfree
-								   : place_match_free(&S->m, s,
-										      &x->req);
-							reserve = place_reserve(
-							    &S->m, (enum tier)x->tier, x->gpus);
-						}
-						int64_t sh = shadow(S, x, have, reserve);
-						if (sh < tmin)
-							tmin = sh;
-					}
-				}
-				blocked = true;
-				/* No job is shorter than min_rt: once that
-				 * outlasts tmin, nothing more can start now. */
-				if (++examined >= PREDICT_BACKFILL_DEPTH || t + S->min_rt > tmin)
-					goto done;
 			}
+			front_settle(S, f, top, gone);
 		}
 	}
-done:
 	if (t == S->now)
-		S->backfill_until = blocked ? tmin : 0;
-	/* Put back in the order looked at, ascending per (tier, bucket): in
-	 * reverse, each front stays sorted with the smallest on top. Their
-	 * entries stay current (same epoch): they were taken off. */
-	for (size_t i = S->nputback; i-- > 0;) {
-		struct pj *x = &S->pj[S->putback[i]];
-		struct front *f = ready_front(S, x->tier, x->bucket);
-		if (f->n == f->cap)
-			GROW(f->v, f->cap, f->n + 1);
-		f->v[f->n++] =
-		    (struct fentry){x->rank, S->putback[i], x->epoch, x->rt, x->gpus, x->special};
-		x->in_front = true;
-	}
+		S->backfill_until = w.blocked ? w.tmin : 0;
 }
 
 static void on_end(struct sim *S, uint32_t jidx, int64_t t)
@@ -1349,6 +1402,7 @@ static void sim_release(struct sim *S)
 		free(S->park_win[q]);
 	}
 	free(S->putback);
+	free(S->settle);
 	free(S->aux);
 	free(S->pj);
 }

@@ -457,8 +457,10 @@ struct sim {
 	size_t *dep_off;
 	uint32_t *dep_list;
 	struct theap ends, events;
-	int steps;		  /* aging buckets - 1 */
-	struct rheap *ready;	  /* [tier][bucket] */
+	size_t nrelease;     /* EV_RELEASE events in events */
+	int64_t busy_t;	     /* the last time a job started, ended, aged or was released */
+	int steps;	     /* aging buckets - 1 */
+	struct rheap *ready; /* [tier][bucket] */
 	/* [tier][bucket]: entries looked past and put back by walks, in
 	 * descending rank (the smallest on top, at the end); every one ranks
 	 * at or before the entries its walk did not reach */
@@ -553,6 +555,7 @@ static void migrate(struct sim *S, int64_t t)
 				}
 				x->bucket = k;
 				x->epoch++;
+				S->busy_t = t;
 				rheap_push(ready_heap(S, tier, k), x->rank, p, x->epoch);
 			}
 		}
@@ -671,6 +674,7 @@ static void start_job(struct sim *S, uint32_t p, int64_t t, const struct place_r
 	const struct snapshot *s = S->s;
 	leave_ready(S, x, ST_STARTED);
 	place_take(&S->m, x->qi, r->nalloc, r->alloc);
+	S->busy_t = t;
 	o->placed = true;
 	o->start = t;
 	o->runtime = x->rt;
@@ -1020,6 +1024,7 @@ static void on_end(struct sim *S, uint32_t jidx, int64_t t)
 			gate_raise(x, x->release_at, x->release_at, x->release_at, GATE_COOLDOWN,
 				   0);
 			theap_push(&S->events, x->release_at, EV_RELEASE, p);
+			S->nrelease++;
 		} else {
 			make_ready(S, p, t);
 		}
@@ -1162,6 +1167,7 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 	S->s = s;
 	S->p = &s->policy;
 	S->now = s->now;
+	S->busy_t = s->now;
 	size_t nj = s->njobs, nj1 = nj ? nj : 1;
 	place_map_init(&S->m, s);
 	S->steps = order_aging_steps(S->p);
@@ -1371,6 +1377,7 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 			gate_raise(x, x->release_at, x->release_at, x->release_at, GATE_COOLDOWN,
 				   0);
 			theap_push(&S->events, x->release_at, EV_RELEASE, (uint32_t)p);
+			S->nrelease++;
 		} else {
 			make_ready(S, (uint32_t)p, S->now);
 		}
@@ -1421,6 +1428,8 @@ static int64_t first_wake(const struct sim *S)
 	return w;
 }
 
+#define QUIET ((int64_t)8 * 86400) /* a week, and a day to spare */
+
 static void run(const struct snapshot *s, int64_t until, struct prediction_set *out)
 {
 	prediction_set_release(out);
@@ -1433,9 +1442,14 @@ static void run(const struct snapshot *s, int64_t until, struct prediction_set *
 			while (S.ends.n && S.ends.v[0].t == t) {
 				struct tentry e = theap_pop(&S.ends);
 				on_end(&S, e.arg, t);
+				S.busy_t = t;
 			}
 			while (S.events.n && S.events.v[0].t == t) {
 				struct tentry e = theap_pop(&S.events);
+				if (e.kind == EV_RELEASE) {
+					S.nrelease--;
+					S.busy_t = t;
+				}
 				on_event(&S, &e, t);
 			}
 		}
@@ -1447,6 +1461,14 @@ static void run(const struct snapshot *s, int64_t until, struct prediction_set *
 			first = false;
 		}
 		if (t >= until)
+			break;
+		/* With nothing holding GPUs and no release to come, only the
+		 * queues' windows still open and close, every day alike: a
+		 * week and a day with no start and no aging step means that
+		 * no job left will ever start (say, one that fits only on
+		 * nodes that are down, in a queue whose window keeps parking
+		 * it), and would otherwise loop forever. */
+		if (!S.ends.n && !S.nrelease && t - S.busy_t > QUIET)
 			break;
 		t = next_time(&S);
 		if (t == INT64_MAX)

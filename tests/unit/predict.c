@@ -644,6 +644,34 @@ static void test_one_node_long_queue_exact_starts(void)
 	snapshot_release(&s);
 }
 
+/* Two queues paused in turn, each with a job that fits only if a node that
+ * is down comes back: every window end starts a walk inside the other
+ * queue's pause, which parks its job again, day after day. The prediction
+ * still ends, and says that neither can start under this snapshot. */
+static void test_windows_in_turn_no_room_ends(void)
+{
+	struct snapshot s;
+	fx_init(&s, 2, 8);
+	s.nodes[1].up = false;
+	set(&s, "queue.exp.window", "20:00-08:00");
+	set(&s, "queue.prod.window", "08:00-20:00");
+	STR_COPY(fx_pending(&s, 1, TIER_P1, 16, T0)->queue, "exp");
+	STR_COPY(fx_pending(&s, 2, TIER_P1, 16, T0)->queue, "prod");
+	fx_pending(&s, 3, TIER_P2, 8, T0)->estimate = 3600;
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	CHECK_INT(find(&ps, &s, 1)->never, NEVER_CAPACITY);
+	CHECK_INT(find(&ps, &s, 2)->never, NEVER_CAPACITY);
+	CHECK(!find(&ps, &s, 1)->placed);
+	CHECK(!find(&ps, &s, 2)->placed);
+	CHECK_INT(find(&ps, &s, 3)->never, NEVER_NO);
+	CHECK_INT(find(&ps, &s, 3)->start, T0);
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
 void suite_predict(void)
 {
 	RUN(test_worked_example_125_minutes);
@@ -662,4 +690,5 @@ void suite_predict(void)
 	RUN(test_fill_history_from_finished_jobs);
 	RUN(test_extreme_values_stay_in_range);
 	RUN(test_one_node_long_queue_exact_starts);
+	RUN(test_windows_in_turn_no_room_ends);
 }

@@ -3,25 +3,25 @@
  *
  * State: the free-GPU map (place.h), a heap of running jobs by expected
  * end, a heap of timed events (cooldown and dependency releases, window
- * ends), and the ready jobs in one heap per (tier, aging step) keyed by
- * their static rank (fair share, submit time, id): the order at any time t
- * is tier, then aging step at t (highest first), then rank. A job moves to
- * a higher step when t crosses queued_time + k × interval; per tier the
- * jobs are kept sorted by queued_time with one cursor per step, so moving
- * costs O(log n) per job and step. Heap entries are invalidated lazily by
- * an epoch per job. The jobs a walk looks past and leaves waiting go to a
- * sorted stack beside their heap (its "front") rather than back into it:
- * the next walk reads them again first, and a blocked queue costs a
- * stack's push and pop per job looked past instead of two heap operations.
- * A walk reads a front where it lies and puts back only what changed
- * (front_settle): the jobs that left, and those it took off the heap. Each
- * front entry carries the job's runtime and GPU count, so that once a walk
- * is blocked it counts off the jobs that cannot start (look_past) with no
- * look at their records; a front knows how many of its entries went stale,
- * and only a front with none is read that way.
+ * ends), and the ready jobs in one queue per (tier, aging step) keyed by
+ * their static rank (fair share, submit time, id), a sorted run beside a
+ * heap (struct rqueue): the order at any time t is tier, then aging step
+ * at t (highest first), then rank. A job moves to a higher step when t
+ * crosses queued_time + k × interval; per tier the jobs are kept sorted by
+ * queued_time with one cursor per step, so moving costs O(log n) per job
+ * and step (O(1) when they move in rank order). Entries are invalidated
+ * lazily by an epoch per job. The jobs a walk looks past and leaves
+ * waiting go to a sorted stack beside their queue (its "front") rather
+ * than back into it: the next walk reads them again first. A walk reads a
+ * front where it lies and puts back only what changed (front_settle): the
+ * jobs that left, and those it took off the queue. Each front entry
+ * carries the job's runtime and GPU count, so that once a walk is blocked
+ * it counts off the jobs that cannot start (look_past) with no look at
+ * their records; a front knows how many of its entries went stale, and
+ * only a front with none is read that way.
  *
  * Nothing here allocates per event: every array is sized once from the
- * snapshot, except the heaps, which grow by doubling.
+ * snapshot, except the queues and fronts, which grow by doubling.
  */
 #include "predict.h"
 
@@ -325,6 +325,62 @@ static struct rentry rheap_pop(struct rheap *h)
 	return top;
 }
 
+/*
+ * The ready jobs of one (tier, aging step): a run of entries pushed in
+ * ascending key order, taken from its head, beside a heap for the others.
+ * Jobs become ready, and age, mostly in rank order (all the jobs of a
+ * tier queued at one time age together), so most pushes and pops cost
+ * O(1) instead of a heap's O(log n). Entries of equal key are the same
+ * job, of which at most one entry is current: their order does not
+ * matter.
+ */
+struct rqueue {
+	struct rheap heap;
+	struct rentry *run;
+	size_t head, n, cap; /* run[head..n) */
+};
+
+static size_t rq_size(const struct rqueue *q)
+{
+	return q->heap.n + (q->n - q->head);
+}
+
+/* The smallest key; q must not be empty. */
+static uint64_t rq_first(const struct rqueue *q)
+{
+	if (q->head == q->n)
+		return q->heap.v[0].key;
+	if (!q->heap.n)
+		return q->run[q->head].key;
+	return q->run[q->head].key < q->heap.v[0].key ? q->run[q->head].key : q->heap.v[0].key;
+}
+
+static void rq_push(struct rqueue *q, uint64_t key, uint32_t p, uint32_t epoch)
+{
+	if (q->head == q->n)
+		q->head = q->n = 0;
+	if (q->n && key < q->run[q->n - 1].key) {
+		rheap_push(&q->heap, key, p, epoch);
+		return;
+	}
+	if (q->n == q->cap && q->head > 0) {
+		memmove(q->run, q->run + q->head, (q->n - q->head) * sizeof(*q->run));
+		q->n -= q->head;
+		q->head = 0;
+	}
+	if (q->n == q->cap)
+		GROW(q->run, q->cap, q->n + 1);
+	q->run[q->n++] = (struct rentry){key, p, epoch};
+}
+
+/* Takes the entry of smallest key; q must not be empty. */
+static struct rentry rq_pop(struct rqueue *q)
+{
+	if (q->head < q->n && (!q->heap.n || q->run[q->head].key <= q->heap.v[0].key))
+		return q->run[q->head++];
+	return rheap_pop(&q->heap);
+}
+
 struct tentry { /* a timed event: an end (kind 0), a release (1), a window end (2) */
 	int64_t t;
 	uint32_t kind, arg;
@@ -457,10 +513,10 @@ struct sim {
 	size_t *dep_off;
 	uint32_t *dep_list;
 	struct theap ends, events;
-	size_t nrelease;     /* EV_RELEASE events in events */
-	int64_t busy_t;	     /* the last time a job started, ended, aged or was released */
-	int steps;	     /* aging buckets - 1 */
-	struct rheap *ready; /* [tier][bucket] */
+	size_t nrelease;      /* EV_RELEASE events in events */
+	int64_t busy_t;	      /* the last time a job started, ended, aged or was released */
+	int steps;	      /* aging buckets - 1 */
+	struct rqueue *ready; /* [tier][bucket] */
 	/* [tier][bucket]: entries looked past and put back by walks, in
 	 * descending rank (the smallest on top, at the end); every one ranks
 	 * at or before the entries its walk did not reach */
@@ -481,7 +537,7 @@ struct sim {
 	size_t cap_aux;
 };
 
-static struct rheap *ready_heap(struct sim *S, int tier, int b)
+static struct rqueue *ready_heap(struct sim *S, int tier, int b)
 {
 	return &S->ready[tier * (S->steps + 1) + b];
 }
@@ -507,7 +563,7 @@ static void make_ready(struct sim *S, uint32_t p, int64_t t)
 	x->epoch++;
 	if (x->gpus <= 0)
 		S->nready_zero++;
-	rheap_push(ready_heap(S, x->tier, x->bucket), x->rank, p, x->epoch);
+	rq_push(ready_heap(S, x->tier, x->bucket), x->rank, p, x->epoch);
 }
 
 static void leave_ready(struct sim *S, struct pj *x, uint8_t status)
@@ -556,7 +612,7 @@ static void migrate(struct sim *S, int64_t t)
 				x->bucket = k;
 				x->epoch++;
 				S->busy_t = t;
-				rheap_push(ready_heap(S, tier, k), x->rank, p, x->epoch);
+				rq_push(ready_heap(S, tier, k), x->rank, p, x->epoch);
 			}
 		}
 	}
@@ -717,7 +773,14 @@ static void start_job(struct sim *S, uint32_t p, int64_t t, const struct place_r
 	}
 	if (x->gate == GATE_QUOTA && x->gate_job)
 		add_wait(o, x->gate_job);
-	qsort(o->waits, (size_t)o->nwaits, sizeof(o->waits[0]), cmp_i64);
+	/* At most PREDICT_MAX_WAITS distinct ids: an insertion sort. */
+	for (int i = 1; i < o->nwaits; i++) {
+		int64_t v = o->waits[i];
+		int k = i;
+		for (; k > 0 && o->waits[k - 1] > v; k--)
+			o->waits[k] = o->waits[k - 1];
+		o->waits[k] = v;
+	}
 	if (t == S->now)
 		o->gate = GATE_NOW;
 	else if (x->gate_t >= last_rel && x->gate_t > S->now)
@@ -869,11 +932,11 @@ static enum look look_at(struct sim *S, struct walk_state *w, uint32_t p)
  * with no look at their records: f holds no stale entry. Returns the
  * index after the last one looked past; stops at PREDICT_BACKFILL_DEPTH.
  */
-static size_t look_past(struct sim *S, const struct front *f, size_t top, const struct rheap *h,
+static size_t look_past(struct sim *S, const struct front *f, size_t top, const struct rqueue *h,
 			struct walk_state *w)
 {
 	int nfree = S->m.nfree;
-	uint64_t first = h->n ? h->v[0].key : UINT64_MAX;
+	uint64_t first = rq_size(h) ? rq_first(h) : UINT64_MAX;
 	while (top > 0 && w->examined < PREDICT_BACKFILL_DEPTH) {
 		const struct fentry *fe = &f->v[top - 1];
 		if (fe->key > first ||
@@ -927,14 +990,14 @@ static void walk(struct sim *S, int64_t t)
 	bool stop = false;
 	for (int tier = 0; tier < TIER_COUNT && !stop; tier++) {
 		for (int b = S->steps; b >= 0 && !stop; b--) {
-			struct rheap *h = ready_heap(S, tier, b);
+			struct rqueue *h = ready_heap(S, tier, b);
 			struct front *f = ready_front(S, tier, b);
 			/* f->v[top..] have been looked at by this walk, where
 			 * they lie; the heap's entries it looked at and left
 			 * waiting are in S->putback until front_settle(). */
 			size_t top = f->n, gone = 0;
 			S->nputback = 0;
-			while (h->n || top) {
+			while (rq_size(h) || top) {
 				if (S->m.nfree == 0 && S->nready_zero == 0) {
 					stop = true;
 					break;
@@ -945,7 +1008,7 @@ static void walk(struct sim *S, int64_t t)
 						stop = true;
 						break;
 					}
-					if (!top && !h->n)
+					if (!top && !rq_size(h))
 						break;
 				}
 				/* The heap and the front merged: the lower rank
@@ -953,11 +1016,11 @@ static void walk(struct sim *S, int64_t t)
 				 * at most one of the two entries is current). */
 				struct rentry e;
 				struct fentry *fe = NULL;
-				if (top && (!h->n || f->v[top - 1].key <= h->v[0].key)) {
+				if (top && (!rq_size(h) || f->v[top - 1].key <= rq_first(h))) {
 					fe = &f->v[--top];
 					e = (struct rentry){fe->key, fe->p, fe->epoch};
 				} else {
-					e = rheap_pop(h);
+					e = rq_pop(h);
 				}
 				struct pj *x = &S->pj[e.p];
 				if (x->status != ST_READY || x->epoch != e.epoch ||
@@ -1396,7 +1459,8 @@ static void sim_release(struct sim *S)
 	free(S->ends.v);
 	free(S->events.v);
 	for (int i = 0; i < TIER_COUNT * (S->steps + 1); i++) {
-		free(S->ready[i].v);
+		free(S->ready[i].heap.v);
+		free(S->ready[i].run);
 		free(S->front[i].v);
 	}
 	free(S->ready);

@@ -16,6 +16,7 @@
 
 enum ftype {
 	F_I64,
+	F_TIME, /* an int64_t of unix seconds: F_I64, but relative in rows */
 	F_INT,
 	F_U32,
 	F_BOOL,
@@ -58,24 +59,24 @@ static const struct field job_fields[] = {
 	FLD(job, state, F_STATE),
 	FLD(job, exit_status, F_INT),
 	FLD(job, borrowed, F_BOOL),
-	FLD(job, submit_time, F_I64),
-	FLD(job, queued_time, F_I64),
-	FLD(job, start_time, F_I64),
-	FLD(job, end_time, F_I64),
+	FLD(job, submit_time, F_TIME),
+	FLD(job, queued_time, F_TIME),
+	FLD(job, start_time, F_TIME),
+	FLD(job, end_time, F_TIME),
 	FLD(job, estimate, F_I64),
 	FLD(job, time_limit, F_I64),
 	FLD(job, hist_runtime, F_I64),
 	FLD(job, hist_ratio, F_DBL),
 	FLD(job, checkpointable, F_BOOL),
-	FLD(job, last_checkpoint, F_I64),
-	FLD(job, not_before, F_I64),
-	FLD(job, stop_deadline, F_I64),
+	FLD(job, last_checkpoint, F_TIME),
+	FLD(job, not_before, F_TIME),
+	FLD(job, stop_deadline, F_TIME),
 	FLD(job, restarts, F_INT),
 	FLD(job, held, F_BOOL),
 	FLD(job, held_by, F_STR),
-	FLD(job, held_at, F_I64),
-	FLD(job, reminded_at, F_I64),
-	FLD(job, confirmed_at, F_I64),
+	FLD(job, held_at, F_TIME),
+	FLD(job, reminded_at, F_TIME),
+	FLD(job, confirmed_at, F_TIME),
 };
 
 /* What a submission may set; everything else of a job is the server's. */
@@ -219,6 +220,7 @@ static void encode_field(json_t *o, const struct field *f, const void *base)
 	json_t *v = NULL;
 	switch (f->type) {
 	case F_I64:
+	case F_TIME:
 		v = json_integer(*(const int64_t *)p);
 		break;
 	case F_INT:
@@ -404,12 +406,13 @@ static int decode_field(const json_t *v, const struct field *f, void *base, cons
 	char *p = (char *)base + f->off;
 	switch (f->type) {
 	case F_I64:
+	case F_TIME:
 	case F_INT:
 	case F_U32: {
 		if (!json_is_integer(v))
 			return type_error(e, path, "an integer", v);
 		json_int_t x = json_integer_value(v);
-		if (f->type == F_I64) {
+		if (f->type == F_I64 || f->type == F_TIME) {
 			*(int64_t *)p = x;
 		} else if (f->type == F_INT) {
 			if (x < INT_MIN || x > INT_MAX)
@@ -874,10 +877,20 @@ static int decode_columns(const json_t *v, struct column *out, size_t *n, struct
  * own "job.alloc", "job.deps"). A cell of a string column may be an index
  * into strings (the "job_strings" array). */
 static int decode_cell(const json_t *v, const struct column *c, const json_t *strings,
-		       struct job *j, const char *path, struct gq_err *e)
+		       int64_t time_base, struct job *j, const char *path, struct gq_err *e)
 {
 	switch (c->kind) {
 	case COL_JOB:
+		if (c->f->type == F_TIME) {
+			int64_t *t = (int64_t *)((char *)j + c->f->off);
+			if (!json_is_integer(v))
+				return type_error(e, path, "an integer", v);
+			if (__builtin_add_overflow((int64_t)json_integer_value(v), time_base, t))
+				return err_set(e, GQ_EINVAL, "%s: %lld from the time base is out of range",
+					       path, (long long)json_integer_value(v));
+			return 0;
+		}
+		/* fall through */
 	case COL_REQ:
 		if ((c->f->type == F_STR || c->f->type == F_TIER || c->f->type == F_STATE) &&
 		    json_is_integer(v)) {
@@ -905,7 +918,7 @@ static int decode_cell(const json_t *v, const struct column *c, const json_t *st
 /* Job i of the rows form: a cell per column, null for the default, the
  * nulls at the end left out. */
 static int decode_row(const json_t *v, const struct column *cols, size_t n, const json_t *strings,
-		      struct job *j, size_t i, struct gq_err *e)
+		      int64_t time_base, struct job *j, size_t i, struct gq_err *e)
 {
 	if (!json_is_array(v))
 		return err_set(e, GQ_EINVAL, "snapshot.jobs[%zu]: expected an array of cells, got %s",
@@ -919,7 +932,7 @@ static int decode_row(const json_t *v, const struct column *cols, size_t n, cons
 			       i);
 	for (size_t k = 0; k < m; k++) {
 		const json_t *x = json_array_get(v, k);
-		if (json_is_null(x) || decode_cell(x, &cols[k], strings, j, "", e) == 0)
+		if (json_is_null(x) || decode_cell(x, &cols[k], strings, time_base, j, "", e) == 0)
 			continue;
 		/* Once more for the message with the full path, which is
 		 * not formatted for every cell that decodes. */
@@ -929,7 +942,7 @@ static int decode_row(const json_t *v, const struct column *cols, size_t n, cons
 			char name[48], path[96];
 			column_name(&cols[k], name, sizeof(name));
 			snprintf(path, sizeof(path), "snapshot.jobs[%zu].%s", i, name);
-			decode_cell(x, &cols[k], strings, j, path, e);
+			decode_cell(x, &cols[k], strings, time_base, j, path, e);
 		}
 		return -1;
 	}
@@ -960,6 +973,18 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 		type_error(e, "snapshot.job_strings", "an array of strings", strings);
 		goto fail;
 	}
+	int64_t time_base = 0;
+	if ((x = json_object_get(v, "job_time_base"))) {
+		if (!ncols) {
+			err_set(e, GQ_EINVAL, "snapshot.job_time_base: only with job_columns");
+			goto fail;
+		}
+		if (!json_is_integer(x)) {
+			type_error(e, "snapshot.job_time_base", "an integer", x);
+			goto fail;
+		}
+		time_base = json_integer_value(x);
+	}
 	for (size_t k = 0; strings && k < json_array_size(strings); k++)
 		if (!json_is_string(json_array_get(strings, k))) {
 			err_set(e, GQ_EINVAL, "snapshot.job_strings[%zu]: expected a string, got %s", k,
@@ -984,7 +1009,8 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			out->tz_offset = (int32_t)json_integer_value(val);
 		} else if (!strcmp(key, "policy")) {
 			continue;
-		} else if (!strcmp(key, "job_columns") || !strcmp(key, "job_strings")) {
+		} else if (!strcmp(key, "job_columns") || !strcmp(key, "job_strings") ||
+			   !strcmp(key, "job_time_base")) {
 			continue;
 		} else if (!strcmp(key, "jobs")) {
 			if (!json_is_array(val)) {
@@ -999,7 +1025,7 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			advise_huge(out->jobs, out->jobs_cap * sizeof(*out->jobs));
 			json_array_foreach(val, i, jv) {
 				struct job *j = snapshot_add_job(out);
-				if (ncols ? decode_row(jv, cols, ncols, strings, j, i, e) < 0
+				if (ncols ? decode_row(jv, cols, ncols, strings, time_base, j, i, e) < 0
 					  : codec_job_decode(jv, j, e) < 0) {
 					if (!ncols)
 						err_prefix(e, "snapshot.jobs[%zu]", i);
@@ -1435,6 +1461,7 @@ static void write_value(struct buf *b, const struct field *f, const void *base)
 	const char *p = (const char *)base + f->off;
 	switch (f->type) {
 	case F_I64:
+	case F_TIME:
 		put_int(b, *(const int64_t *)p);
 		break;
 	case F_INT:
@@ -1494,6 +1521,7 @@ static bool field_is_default(const struct field *f, const void *base, const void
 	const char *p = (const char *)base + f->off, *d = (const char *)dflt + f->off;
 	switch (f->type) {
 	case F_I64:
+	case F_TIME:
 		return *(const int64_t *)p == *(const int64_t *)d;
 	case F_INT:
 		return *(const int *)p == *(const int *)d;
@@ -1640,11 +1668,16 @@ static bool cell_is_default(const struct column *c, const struct job *j, const s
 	BUG("column kind %d", (int)c->kind);
 }
 
-static void write_cell(struct buf *b, const struct column *c, const struct job *j)
+/* A cell; a time as its distance from time_base. */
+static void write_cell(struct buf *b, const struct column *c, const struct job *j,
+		       int64_t time_base)
 {
 	switch (c->kind) {
 	case COL_JOB:
-		write_value(b, c->f, j);
+		if (c->f->type == F_TIME)
+			put_int(b, *(const int64_t *)((const char *)j + c->f->off) - time_base);
+		else
+			write_value(b, c->f, j);
 		break;
 	case COL_REQ:
 		write_value(b, c->f, &j->req);
@@ -1711,8 +1744,9 @@ static size_t string_index(struct strings *st, size_t col, const char *s)
 	return i;
 }
 
-/* "job_columns":[...],"job_strings":[...],"jobs":[[...],...] */
-static void write_rows(struct buf *b, const struct job *jobs, size_t n)
+/* "job_columns":[...],"job_strings":[...],"job_time_base":T,
+ * "jobs":[[...],...] */
+static void write_rows(struct buf *b, const struct job *jobs, size_t n, int64_t time_base)
 {
 	struct column all[MAX_COLUMNS], use[MAX_COLUMNS];
 	size_t nall = all_columns(all), nuse = 0;
@@ -1756,7 +1790,7 @@ static void write_rows(struct buf *b, const struct job *jobs, size_t n)
 			else if ((str = cell_string(&use[k], &jobs[i])) != NULL)
 				put_int(&rows, (int64_t)string_index(&st, k, str));
 			else
-				write_cell(&rows, &use[k], &jobs[i]);
+				write_cell(&rows, &use[k], &jobs[i], time_base);
 		}
 		put(&rows, "]", 1);
 	}
@@ -1770,7 +1804,9 @@ static void write_rows(struct buf *b, const struct job *jobs, size_t n)
 	}
 	put(b, "],\"job_strings\":[", 17);
 	put(b, st.text.data ? st.text.data : "", st.text.len);
-	put(b, "],\"jobs\":[", 10);
+	put(b, "],\"job_time_base\":", 18);
+	put_int(b, time_base);
+	put(b, ",\"jobs\":[", 9);
 	put(b, rows.data ? rows.data : "", rows.len);
 	put(b, "]", 1);
 	buf_release(&rows);
@@ -1795,7 +1831,7 @@ char *codec_snapshot_text(const struct snapshot *s, enum codec_form form, size_t
 	buf_init(&b, 0);
 	if (form == CODEC_ROWS) {
 		put(&b, text, at);
-		write_rows(&b, s->jobs, s->njobs);
+		write_rows(&b, s->jobs, s->njobs, s->now);
 	} else {
 		put(&b, text, at + 8);
 		for (size_t i = 0; i < s->njobs; i++) {

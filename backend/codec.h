@@ -162,11 +162,13 @@ void codec_job_write_lean(struct buf *b, const struct job *j);
  * "job_columns" array of column names (the scalar job fields, "req.gpus"
  * and the other fields of req, "override", "alloc", "deps"; "id" first,
  * then only the columns in which some job differs from job_init(), the
- * most filled first), "job_strings", and "jobs" as one array of cells per
- * job in column order: null where the job has the default, trailing nulls
- * left out, and a string cell (names, tier, state) as its index in
- * job_strings. The rows form is under a third of the text and parses
- * about twice as fast (no object per job, few strings).
+ * most filled first), "job_strings", "job_time_base" (s->now), and "jobs"
+ * as one array of cells per job in column order: null where the job has
+ * the default, trailing nulls left out, a string cell (names, tier,
+ * state) as its index in job_strings, and a time (submit_time and the
+ * other unix times of a job) as its distance from job_time_base. The
+ * rows form is a fifth of the text and parses several times as fast (no
+ * object per job, few strings, short numbers).
  * codec_snapshot_decode reads both: "job_columns" marks the rows form.
  */
 enum codec_form { CODEC_OBJECTS, CODEC_ROWS };

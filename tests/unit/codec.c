@@ -530,6 +530,7 @@ static void test_snapshot_rows(void)
 	j->id = 3;
 	STR_COPY(j->name, "a");
 	j->req.gpus = 2;
+	j->submit_time = 1700000000 - 60;
 	j = snapshot_add_job(&s);
 	j->id = 4;
 	j->tier = TIER_P0;
@@ -538,8 +539,9 @@ static void test_snapshot_rows(void)
 	const char *at = strstr(got, "\"job_columns\"");
 	/* columns by how many jobs fill them; strings by index; trailing
 	 * nulls left out */
-	const char *want = "\"job_columns\":[\"id\",\"name\",\"tier\",\"req.gpus\"],"
-			   "\"job_strings\":[\"a\",\"P0\"],\"jobs\":[[3,0,null,2],[4,null,1]],\"nodes\"";
+	const char *want = "\"job_columns\":[\"id\",\"name\",\"tier\",\"submit_time\",\"req.gpus\"],"
+			   "\"job_strings\":[\"a\",\"P0\"],\"job_time_base\":1700000000,"
+			   "\"jobs\":[[3,0,null,-60,2],[4,null,1]],\"nodes\"";
 	char head[256] = "";
 	CHECK(at != NULL);
 	if (at)
@@ -549,6 +551,7 @@ static void test_snapshot_rows(void)
 	/* every field of every kind survives the trip */
 	snapshot_release(&s);
 	snapshot_init(&s);
+	s.now = 1700000123; /* times travel relative to it */
 	sample_job(snapshot_add_job(&s));
 	busy_job(snapshot_add_job(&s));
 	j = snapshot_add_job(&s);
@@ -587,6 +590,11 @@ static void test_snapshot_rows(void)
 		{"{\"job_columns\":[\"id\"],\"job_strings\":[1],\"jobs\":[]}",
 		 "snapshot.job_strings[0]: expected a string, got an integer"},
 		{"{\"job_strings\":[],\"jobs\":[]}", "snapshot.job_strings: only with job_columns"},
+		{"{\"job_columns\":[\"id\"],\"job_time_base\":\"now\",\"jobs\":[]}",
+		 "snapshot.job_time_base: expected an integer, got a string"},
+		{"{\"job_columns\":[\"id\",\"start_time\"],\"job_time_base\":9223372036854775807,"
+		 "\"jobs\":[[1,1]]}",
+		 "snapshot.jobs[0].start_time: 1 from the time base is out of range"},
 		{"{\"job_columns\":[\"id\",\"req.gpus\"],\"jobs\":[[1,2],[2,\"x\"]]}",
 		 "snapshot.jobs[1].req.gpus: expected an integer, got a string"},
 		{"{\"job_columns\":[\"id\",\"deps\"],\"jobs\":[[1,[0]]]}",

@@ -862,17 +862,22 @@ static enum look look_at(struct sim *S, struct walk_state *w, uint32_t p)
 		park_quota(S, p);
 		return LOOK_LEFT;
 	}
-	/* Most jobs a walk looks at ask for more GPUs than are free. Unless
-	 * its queue may be paused or at its limit (which park it instead),
-	 * such a job is blocked by resources whatever else holds: the full
-	 * check, whose result is large, is for the others. */
+	/* Most jobs a walk looks at ask for more GPUs than are free, or
+	 * would leave less than the headroom. Unless its queue may be paused
+	 * or at its limit (which park it instead), such a job is blocked
+	 * whatever else holds: the full check, whose result is large, is for
+	 * the others. */
 	struct place_result r;
-	unsigned blocks;
+	unsigned blocks = 0;
 	int have = -1, reserve = 0;
-	if (x->gpus > S->m.nfree && !x->windowed &&
-	    (x->qlim < 0 || S->m.queue_used[x->qi] + x->gpus <= x->qlim)) {
-		blocks = PLACE_BIT(PLACE_RESOURCES);
-	} else {
+	if (!x->windowed && (x->qlim < 0 || S->m.queue_used[x->qi] + x->gpus <= x->qlim)) {
+		if (x->gpus > S->m.nfree)
+			blocks = PLACE_BIT(PLACE_RESOURCES);
+		else if (x->gpus > 0 &&
+			 S->m.nfree - x->gpus < place_reserve(&S->m, (enum tier)x->tier, x->gpus))
+			blocks = PLACE_BIT(PLACE_HEADROOM);
+	}
+	if (!blocks) {
 		place_check_req(&S->m, s, &x->req, (enum tier)x->tier, x->qi, x->di, t, &r);
 		if (r.blocks & PLACE_BIT(PLACE_WINDOW)) {
 			park_window(S, p, &r);

@@ -97,13 +97,13 @@ const struct why *why_find(const struct why_set *ws, const struct snapshot *s, i
 	return &ws->items[ws->of_job[i]];
 }
 
-/* One job's lists while they are being built; reason_all then moves them
- * into the set's pools. */
+/* One job's lists while they are being built: at the ends of the set's
+ * pools, which have room for the most a job can have (see make_room). */
 struct work {
 	struct why *w;
-	struct reason_item items[REASON_COUNT];
-	struct why_wait waits[PREDICT_MAX_WAITS];
-	struct reason_hint hints[REASON_MAX_HINTS];
+	struct reason_item *items; /* room for REASON_COUNT */
+	struct why_wait *waits;	   /* room for PREDICT_MAX_WAITS */
+	struct reason_hint *hints; /* room for REASON_MAX_HINTS */
 };
 
 static struct reason_item *add_item(struct work *k, enum reason r)
@@ -472,18 +472,25 @@ struct pools {
 	size_t *off; /* per why: its first item, wait and hint */
 };
 
-static void keep(struct why_set *ws, struct pools *pl, size_t i, const struct work *k)
+/* Room at the ends of the pools for one more job's lists, which k then
+ * points at: they are built in place, with no copy. */
+static void make_room(struct why_set *ws, struct pools *pl, struct work *k)
+{
+	GROW(ws->item_pool, pl->citems, pl->nitems + REASON_COUNT + 1);
+	GROW(ws->wait_pool, pl->cwaits, pl->nwaits + PREDICT_MAX_WAITS + 1);
+	GROW(ws->hint_pool, pl->chints, pl->nhints + REASON_MAX_HINTS + 1);
+	k->items = &ws->item_pool[pl->nitems];
+	k->waits = &ws->wait_pool[pl->nwaits];
+	k->hints = &ws->hint_pool[pl->nhints];
+}
+
+/* Keeps the lists k built for why i (after make_room). */
+static void keep(struct pools *pl, size_t i, const struct work *k)
 {
 	const struct why *w = k->w;
 	pl->off[3 * i] = pl->nitems;
 	pl->off[3 * i + 1] = pl->nwaits;
 	pl->off[3 * i + 2] = pl->nhints;
-	GROW(ws->item_pool, pl->citems, pl->nitems + (size_t)w->nitems + 1);
-	GROW(ws->wait_pool, pl->cwaits, pl->nwaits + (size_t)w->nwaits + 1);
-	GROW(ws->hint_pool, pl->chints, pl->nhints + (size_t)w->nhints + 1);
-	memcpy(&ws->item_pool[pl->nitems], k->items, (size_t)w->nitems * sizeof(k->items[0]));
-	memcpy(&ws->wait_pool[pl->nwaits], k->waits, (size_t)w->nwaits * sizeof(k->waits[0]));
-	memcpy(&ws->hint_pool[pl->nhints], k->hints, (size_t)w->nhints * sizeof(k->hints[0]));
 	pl->nitems += (size_t)w->nitems;
 	pl->nwaits += (size_t)w->nwaits;
 	pl->nhints += (size_t)w->nhints;
@@ -514,6 +521,12 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 	struct pools pl;
 	memset(&pl, 0, sizeof(pl));
 	pl.off = xmalloc((out->n ? out->n : 1) * 3 * sizeof(*pl.off));
+	/* Sized for the usual two items, one wait and one hint per job: the
+	 * pages a job does not use are never touched, and growing by copies
+	 * is what costs. */
+	GROW(out->item_pool, pl.citems, 2 * out->n + REASON_COUNT + 1);
+	GROW(out->wait_pool, pl.cwaits, out->n + PREDICT_MAX_WAITS + 1);
+	GROW(out->hint_pool, pl.chints, out->n + REASON_MAX_HINTS + 1);
 
 	struct ctx c;
 	memset(&c, 0, sizeof(c));
@@ -588,13 +601,14 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 		const struct job *j = &s->jobs[idx];
 		struct why *w = &out->items[i];
 		k.w = w;
+		make_room(out, &pl, &k);
 		out->of_job[idx] = (int32_t)i;
 		fill_weight(s, j, w);
 		w->idx = idx;
 		w->rises = order_next_rise(&s->policy, j, s->now, &w->rise_at, &w->rise_weight);
 		explain(&c, pr, ahead_of[i],
 			ahead_of[i] < REASON_MAX_AHEAD ? ahead_of[i] : REASON_MAX_AHEAD, &k);
-		keep(out, &pl, i, &k);
+		keep(&pl, i, &k);
 	}
 	free(ahead_of);
 	size_t n = ps->n;
@@ -604,13 +618,14 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 			continue;
 		struct why *w = &out->items[n];
 		k.w = w;
+		make_room(out, &pl, &k);
 		out->of_job[i] = (int32_t)n;
 		fill_weight(s, j, w);
 		w->idx = i;
 		add_item(&k, REASON_STARTING);
 		w->primary = REASON_STARTING;
 		w->reeval = REEVAL_NOW;
-		keep(out, &pl, n++, &k);
+		keep(&pl, n++, &k);
 	}
 	for (size_t i = 0; i < out->n; i++) {
 		struct why *w = &out->items[i];

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "core/place.h"
 
 void explain_compute(const struct snapshot *s, struct explain_set *out)
 {
@@ -19,10 +18,7 @@ void explain_compute(const struct snapshot *s, struct explain_set *out)
 	why_set_init(&out->ws);
 	predict_all(s, &out->ps);
 	reason_all(s, &out->ps, &out->ws);
-	struct place_map m;
-	place_map_init(&m, s);
-	out->nfree = m.nfree;
-	place_map_release(&m);
+	out->nfree = out->ps.nfree;
 	out->n = out->ws.n;
 	out->items = xcalloc(out->n ? out->n : 1, sizeof(*out->items));
 	for (size_t i = 0; i < out->n; i++) {

@@ -1238,6 +1238,7 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 	S->busy_t = s->now;
 	size_t nj = s->njobs, nj1 = nj ? nj : 1;
 	place_map_init(&S->m, s);
+	out->nfree = S->m.nfree;
 	S->steps = order_aging_steps(S->p);
 	if (S->steps > MAX_BUCKETS - 1)
 		S->steps = MAX_BUCKETS - 1;

@@ -133,6 +133,7 @@ struct prediction_set {
 	 * the gap only if it ends by this time; 0 when nothing is blocked at
 	 * now (a conservative bound: the smallest of the walk at now). */
 	int64_t backfill_until;
+	int nfree; /* free GPUs on nodes that are up, at now (before its starts) */
 	size_t n;
 	struct prediction *items;
 	size_t njobs;

@@ -593,6 +593,7 @@ static void test_one_node_long_queue_exact_starts(void)
 	prediction_set_init(&ps);
 	predict_all(&s, &ps);
 	CHECK_INT(ps.n, 300);
+	CHECK_INT(ps.nfree, 0);
 	int64_t sum = 0;
 	int backfilled = 0, never = 0;
 	for (size_t i = 0; i < ps.n; i++) {
@@ -668,6 +669,7 @@ static void test_windows_in_turn_no_room_ends(void)
 	CHECK(!find(&ps, &s, 2)->placed);
 	CHECK_INT(find(&ps, &s, 3)->never, NEVER_NO);
 	CHECK_INT(find(&ps, &s, 3)->start, T0);
+	CHECK_INT(ps.nfree, 8); /* the node that is down counts for nothing */
 	prediction_set_release(&ps);
 	snapshot_release(&s);
 }

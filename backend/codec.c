@@ -1180,6 +1180,24 @@ void codec_arena_end(struct codec_arena *a)
 	}
 }
 
+void codec_arena_reset(struct codec_arena *a)
+{
+	struct arena_chunk *keep = NULL;
+	while (a->head) {
+		struct arena_chunk *c = a->head;
+		a->head = c->next;
+		if (!keep && c->cap == ARENA_CHUNK)
+			keep = c;
+		else
+			munmap(c, c->map);
+	}
+	if (keep) {
+		keep->next = NULL;
+		keep->used = 0;
+	}
+	a->head = keep;
+}
+
 int codec_snapshot_parse(const char *text, size_t len, struct snapshot *out, struct gq_err *e)
 {
 	struct codec_arena a;

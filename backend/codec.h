@@ -101,6 +101,10 @@ struct codec_arena {
 };
 void codec_arena_begin(struct codec_arena *a);
 void codec_arena_end(struct codec_arena *a);
+/* Drops everything made in the arena so far (the same rule as end) but
+ * stays active, keeping one chunk's memory for what comes next: for one
+ * short-lived tree after another. */
+void codec_arena_reset(struct codec_arena *a);
 
 /*
  * A submission as POST /v1/jobs takes it: the submittable job fields at the

@@ -288,22 +288,64 @@ static json_t *ls_row(const struct explain_set *x, const struct job *j)
 	return o;
 }
 
-void jout_ls(const struct explain_set *x, const struct job *const *rows, size_t n)
+/* Output in 64 kB writes: json_dumpf writes each token on its own. */
+struct out_buf {
+	size_t len;
+	char data[1 << 16];
+};
+
+static int out_piece(const char *text, size_t size, void *arg)
 {
-	/* 10,000 rows are ~200,000 jansson values: made in an arena that
-	 * goes whole, and dumped into memory to be written at once, instead
-	 * of freeing each (a third of the time) and writing by pieces. */
+	struct out_buf *o = arg;
+	if (o->len + size > sizeof(o->data)) {
+		fwrite(o->data, 1, o->len, stdout);
+		o->len = 0;
+	}
+	if (size > sizeof(o->data)) {
+		fwrite(text, 1, size, stdout);
+		return 0;
+	}
+	memcpy(o->data + o->len, text, size);
+	o->len += size;
+	return 0;
+}
+
+/*
+ * The array of row(x, rows[i]): indented up to 100 rows, one compact line
+ * beyond (10,000 rows of gq eta are 28 MB indented). A compact array is
+ * written row by row, each row made in codec's arena and dropped with it
+ * (no value freed one by one, memory of one row at a time), in large
+ * writes (json_dumpf writes each token on its own).
+ */
+static void emit_rows(const struct explain_set *x, const struct job *const *rows, size_t n,
+		      json_t *(*row)(const struct explain_set *, const struct job *))
+{
+	if (n <= 100) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(a, row(x, rows[i]));
+		emit(a, false);
+		return;
+	}
+	static struct out_buf o;
+	o.len = 0;
 	struct codec_arena arena;
 	codec_arena_begin(&arena);
-	json_t *a = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, ls_row(x, rows[i]));
-	char *text = json_dumps(a, (n > 100 ? JSON_COMPACT : JSON_INDENT(2)) | JSON_ENCODE_ANY);
-	if (!text)
-		oom(0);
-	fputs(text, stdout);
-	fputc('\n', stdout);
+	out_piece("[", 1, &o);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			out_piece(",", 1, &o);
+		json_dump_callback(row(x, rows[i]), out_piece, &o, JSON_COMPACT | JSON_ENCODE_ANY);
+		codec_arena_reset(&arena);
+	}
+	out_piece("]\n", 2, &o);
+	fwrite(o.data, 1, o.len, stdout);
 	codec_arena_end(&arena);
+}
+
+void jout_ls(const struct explain_set *x, const struct job *const *rows, size_t n)
+{
+	emit_rows(x, rows, n, ls_row);
 }
 
 /* A string (the text of a buf, "" when empty). */
@@ -439,10 +481,7 @@ void jout_why(const struct explain_set *x, const struct job *j, const struct pre
 
 void jout_eta(const struct explain_set *x, const struct job *const *rows, size_t n)
 {
-	json_t *a = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, why_object(x, rows[i]));
-	emit(a, false);
+	emit_rows(x, rows, n, why_object);
 }
 
 /* ---- gq policy ---- */

@@ -2,7 +2,8 @@
 # t2a: gq why says what preemption can do for a job that waits for GPUs:
 # nothing, and which rule keeps each running job from being preempted; or
 # that it would preempt, when preempt.mode is observe; nothing when the
-# job waits for something else.
+# job waits for something else. Then the --json arrays of eta and ls past
+# 100 jobs (one compact line, written row by row).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/enforce.sh"
 policy_server '[headroom]
@@ -59,4 +60,16 @@ check_eq "why of a job waiting for its turn: no preemption line" \
 	"$("$GQ" why "$next" | grep -c '^Preemption:')" 0
 check_eq "why --json still carries the choice" \
 	"$("$GQ" why --json "$next" | jq -r '.explanation.preemption.text')" ""
+
+# eta --json and ls --json: indented up to 100 jobs, one line beyond,
+# the same array either way.
+check_match "eta --json of two jobs is indented" "$("$GQ" eta --json "$big" "$next" | wc -l)" '^ *[0-9]{3,}$'
+for _ in $(seq 1 100); do "$GQ" submit --hold --name h -- true >/dev/null; done
+n=$("$GQ" ls --state pending --format '{id}' | wc -l)
+check_eq "eta --json of $n jobs: one line" "$("$GQ" eta --json | wc -l)" 1
+check_eq "eta --json: every pending job, in order, explained" \
+	"$("$GQ" eta --json | jq -c '[length, (map(.explanation != null) | all)]')" "[$n,true]"
+check_eq "eta --json: the same objects as one by one" "$("$GQ" eta --json | jq -c '.[-1]')" \
+	"$("$GQ" eta --json "$("$GQ" ls --state pending --format '{id}' | tail -1)" | jq -c '.[0]')"
+check_eq "ls --json of $((n + 1)) jobs: one line, every job" "$("$GQ" ls --json | wc -l) $("$GQ" ls --json | jq length)" "1 $((n + 1))"
 finish

@@ -5,9 +5,10 @@
  * jobs and 10% as many running, then the same on the queue of bench/cli.sh
  * (one node of 8 GPUs, all held by one running P0 job, 10k pending jobs of
  * 1 to 7 GPUs: every end starts a walk that looks past dozens of blocked
- * jobs). Prints milliseconds of CPU time (best of 3 runs, one core) and
- * the growth factor per 10x next to what n log n would give; asserts
- * nothing.
+ * jobs), where it also times a first run (predict_all and reason_all
+ * once on a fresh snapshot, as gq ls runs them). Prints milliseconds of
+ * CPU time (best of 3 runs, one core) and the growth factor per 10x next
+ * to what n log n would give; asserts nothing.
  *
  *   build/bench/predict [MAX_PENDING]
  */
@@ -210,17 +211,29 @@ int main(int argc, char **argv)
 		prev = t;
 		snapshot_release(&s);
 	}
-	printf("\nthe queue of bench/cli.sh: one node x %d GPUs held by one running P0 job\n",
+	printf("\nthe queue of bench/cli.sh: one node x %d GPUs held by one running P0 job;\n"
+	       "first: predict_all + reason_all once, first thing after building the snapshot\n"
+	       "(as gq ls runs them: most pages touched for the first time)\n",
 	       GPUS);
-	printf("%9s %9s %11s %8s %11s %9s %10s\n", "pending", "running", "predict ms", "", "",
-	       "plan ms", "reasons ms");
+	printf("%9s %9s %11s %8s %11s %9s %10s %9s\n", "pending", "running", "predict ms", "", "",
+	       "plan ms", "reasons ms", "first ms");
 	for (int n = 1000; n <= max && n <= 10000; n *= 10) {
 		struct snapshot s;
 		build_cli(&s, n);
+		double t0 = now_ms();
+		struct prediction_set ps;
+		struct why_set ws;
+		prediction_set_init(&ps);
+		why_set_init(&ws);
+		predict_all(&s, &ps);
+		reason_all(&s, &ps, &ws);
+		double tf = now_ms() - t0;
+		why_set_release(&ws);
+		prediction_set_release(&ps);
 		double t = best_of(3, &s, PREDICT);
 		double tp = best_of(3, &s, PLAN);
 		double tr = best_of(3, &s, REASONS);
-		printf("%9d %9d %11.1f %8s %11s %9.1f %10.1f\n", n, 1, t, "", "", tp, tr);
+		printf("%9d %9d %11.1f %8s %11s %9.1f %10.1f %9.1f\n", n, 1, t, "", "", tp, tr, tf);
 		fflush(stdout);
 		snapshot_release(&s);
 	}

@@ -209,9 +209,15 @@ static int format_compile(const char *fmt, struct tpl *t)
 					!strncmp(p + 1, fld_names[k], (size_t)(e - p - 1))))
 			k++;
 		if (k == F_COUNT) {
+			struct buf known;
+			buf_init(&known, 0);
+			for (size_t i = 0; i < F_COUNT; i++)
+				buf_printf(&known, "%s%s", i ? ", " : "", fld_names[i]);
 			format_release(t);
-			return cmd_usage_error(&cmd_ls, "--format: unknown field '%.*s'; known: id, name, user, queue, tier, state, gpus, weight, position, waited, time, eta, reason, submit_time, start_time, predicted_start",
-					       (int)(e - p + 1), p);
+			int rc = cmd_usage_error(&cmd_ls, "--format: unknown field '%.*s'; known: %s",
+						 (int)(e - p + 1), p, known.data);
+			buf_release(&known);
+			return rc;
 		}
 		if (t->n == sizeof(t->seg) / sizeof(t->seg[0]))
 			goto too_long;

@@ -445,6 +445,7 @@ struct fentry {
 	int64_t rt;
 	int gpus;
 	bool special;
+	uint8_t tier;
 };
 
 struct front {
@@ -930,12 +931,14 @@ static enum look look_at(struct sim *S, struct walk_state *w, uint32_t p)
  * Once a walk is blocked and tmin is no later than the next event, the
  * jobs it looks at are mostly ones that cannot start: those that would
  * outlast tmin and, unless a walk may park them, those that ask for more
- * GPUs than are free. Looking at one of them changes nothing but the
- * count of jobs examined (tmin stays: it is no later than the next event
- * already, and no shadow is needed below it). This counts them off front
- * f below index top, while they come before the heap h's first entry,
- * with no look at their records: f holds no stale entry. Returns the
- * index after the last one looked past; stops at PREDICT_BACKFILL_DEPTH.
+ * GPUs than are free or would leave less than the headroom (which
+ * look_at() decides from the counts too). Looking at one of them changes
+ * nothing but the count of jobs examined (tmin stays: it is no later than
+ * the next event already, and no shadow is needed below it). This counts
+ * them off front f below index top, while they come before the heap h's
+ * first entry, with no look at their records: f holds no stale entry.
+ * Returns the index after the last one looked past; stops at
+ * PREDICT_BACKFILL_DEPTH.
  */
 static size_t look_past(struct sim *S, const struct front *f, size_t top, const struct rqueue *h,
 			struct walk_state *w)
@@ -944,8 +947,13 @@ static size_t look_past(struct sim *S, const struct front *f, size_t top, const 
 	uint64_t first = rq_size(h) ? rq_first(h) : UINT64_MAX;
 	while (top > 0 && w->examined < PREDICT_BACKFILL_DEPTH) {
 		const struct fentry *fe = &f->v[top - 1];
-		if (fe->key > first ||
-		    (w->t + fe->rt <= w->tmin && (fe->gpus <= nfree || fe->special)))
+		if (fe->key > first)
+			break;
+		if (w->t + fe->rt <= w->tmin &&
+		    (fe->special ||
+		     (fe->gpus <= nfree &&
+		      (fe->gpus <= 0 ||
+		       nfree - fe->gpus >= place_reserve(&S->m, (enum tier)fe->tier, fe->gpus)))))
 			break;
 		top--;
 		w->examined++;
@@ -981,7 +989,13 @@ static void front_settle(struct sim *S, struct front *f, size_t top, size_t gone
 		}
 		uint32_t p = S->putback[--k];
 		struct pj *x = &S->pj[p];
-		S->settle[n++] = (struct fentry){x->rank, p, x->epoch, x->rt, x->gpus, x->special};
+		S->settle[n++] = (struct fentry){.key = x->rank,
+						 .p = p,
+						 .epoch = x->epoch,
+						 .rt = x->rt,
+						 .gpus = x->gpus,
+						 .special = x->special,
+						 .tier = (uint8_t)x->tier};
 		x->in_front = true;
 	}
 	GROW(f->v, f->cap, top + n);

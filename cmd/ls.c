@@ -107,12 +107,14 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 	case F_WEIGHT: {
 		/* Rows in order repeat weights: the last one's text is kept
 		 * (printf's %.1f was a fifth of the table's time). */
-		static __thread double last = -1;
+		static __thread bool have;
+		static __thread double last;
 		static __thread char text[32];
 		double w = ex ? ex->why->weight : x->s->policy.tier[job_tier(j)].base;
-		if (w != last) {
+		if (!have || w != last) {
 			snprintf(text, sizeof(text), "%.1f", w);
 			last = w;
+			have = true;
 		}
 		buf_addstr(out, text);
 		break;

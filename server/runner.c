@@ -502,21 +502,24 @@ int runner_supervise(const char *rundir)
 		return 2;
 	fcntl(LOCK_FD, F_SETFD, FD_CLOEXEC);
 	fcntl(READY_FD, F_SETFD, FD_CLOEXEC);
-	char *specp = xasprintf("%s/spec", rundir);
+	/* Everything below is freed before the return: the supervisor lives
+	 * as long as its job, and a sanitized build reports what it leaks. */
+	char *specp = xasprintf("%s/spec", rundir), *pidp = NULL, *exitp = NULL;
 	size_t len = 0;
 	char *data = slurp(specp, &len);
 	struct sv_spec s;
 	memset(&s, 0, sizeof(s));
+	int out = -1, err = -1, rc = 2;
 	if (!data || sv_parse(data, len, &s) < 0)
-		return 2;
+		goto done;
 
-	int out = open(s.out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	int err = open(s.err, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	out = open(s.out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	err = open(s.err, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (out < 0 || err < 0)
-		return 2;
+		goto done;
 	if (s.switch_user) {
 		if (fchown(out, s.uid, s.gid) < 0 || fchown(err, s.uid, s.gid) < 0)
-			return 2;
+			goto done;
 	}
 
 	struct sigaction sa;
@@ -529,7 +532,7 @@ int runner_supervise(const char *rundir)
 
 	pid_t child = fork();
 	if (child < 0)
-		return 2;
+		goto done;
 	if (child == 0) {
 		sigset_t none;
 		sigemptyset(&none);
@@ -564,7 +567,7 @@ int runner_supervise(const char *rundir)
 	setpgid(child, child); /* also here, so the group exists before any signal */
 	char b[32];
 	int n = snprintf(b, sizeof(b), "%d\n", (int)child);
-	char *pidp = xasprintf("%s/pid", rundir);
+	pidp = xasprintf("%s/pid", rundir);
 	write_atomic(pidp, b, (size_t)n, 0600);
 	ssize_t w = write(READY_FD, b, (size_t)n);
 	(void)w;
@@ -576,8 +579,18 @@ int runner_supervise(const char *rundir)
 			break;
 	int status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
 	n = snprintf(b, sizeof(b), "%d\n", status);
-	char *exitp = xasprintf("%s.exit", rundir);
-	if (write_atomic(exitp, b, (size_t)n, 0600) < 0)
-		return 3;
-	return 0;
+	exitp = xasprintf("%s.exit", rundir);
+	rc = write_atomic(exitp, b, (size_t)n, 0600) < 0 ? 3 : 0;
+done:
+	if (out >= 0)
+		close(out);
+	if (err >= 0)
+		close(err);
+	free(s.argv); /* the strings are in data */
+	free(s.env);
+	free(data);
+	free(specp);
+	free(pidp);
+	free(exitp);
+	return rc;
 }

@@ -27,6 +27,12 @@ enum {
 	ST_META_SET,
 	ST_PREEMPT_PUT,
 	ST_PREEMPTS_LOAD,
+	ST_WATCH_PUT,
+	ST_WATCH_DEL,
+	ST_WATCHES_LOAD,
+	ST_OBSERVED_PUT,
+	ST_OBSERVED_DEL,
+	ST_OBSERVED_LOAD,
 	ST_COUNT
 };
 
@@ -55,6 +61,13 @@ static const char *const sql_text[ST_COUNT] = {
 	[ST_PREEMPTS_LOAD] = "SELECT id, victim, trigger_job, reason, queue, dept, trigger_dept,"
 			     " cross_dept, gpus, ran, last_checkpoint, signalled, saved, released,"
 			     " restarted, work_lost, resumed FROM preemptions ORDER BY id",
+	[ST_WATCH_PUT] = "INSERT OR REPLACE INTO watches(job, log_size, progress) VALUES (?, ?, ?)",
+	[ST_WATCH_DEL] = "DELETE FROM watches WHERE job = ?",
+	[ST_WATCHES_LOAD] = "SELECT job, log_size, progress FROM watches ORDER BY job",
+	[ST_OBSERVED_PUT] = "INSERT OR IGNORE INTO observed(victim, start, trigger_job) VALUES (?, ?, ?)",
+	[ST_OBSERVED_DEL] = "DELETE FROM observed WHERE victim = ? AND start = ? AND trigger_job = ?",
+	[ST_OBSERVED_LOAD] = "SELECT victim, start, trigger_job FROM observed"
+			     " ORDER BY victim, start, trigger_job",
 };
 
 static const char schema[] =
@@ -70,7 +83,13 @@ static const char schema[] =
 	" dept TEXT NOT NULL, trigger_dept TEXT NOT NULL, cross_dept INTEGER NOT NULL,"
 	" gpus INTEGER NOT NULL, ran INTEGER NOT NULL, last_checkpoint INTEGER NOT NULL,"
 	" signalled INTEGER NOT NULL, saved INTEGER NOT NULL, released INTEGER NOT NULL,"
-	" restarted INTEGER NOT NULL, work_lost REAL NOT NULL, resumed INTEGER NOT NULL);";
+	" restarted INTEGER NOT NULL, work_lost REAL NOT NULL, resumed INTEGER NOT NULL);"
+	/* Added after the first release: CREATE ... IF NOT EXISTS gives an
+	 * older database these tables, empty, at its next open. */
+	"CREATE TABLE IF NOT EXISTS watches(job INTEGER PRIMARY KEY, log_size INTEGER NOT NULL,"
+	" progress INTEGER NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS observed(victim INTEGER NOT NULL, start INTEGER NOT NULL,"
+	" trigger_job INTEGER NOT NULL, PRIMARY KEY(victim, start, trigger_job));";
 
 struct db {
 	sqlite3 *h;
@@ -377,6 +396,83 @@ int db_preempts_load(struct db *db, struct preempt_record **out, size_t *n, stru
 	if (rc != SQLITE_DONE) {
 		free(v);
 		return sqlite_fail(db, "load preemption records", e);
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+int db_watch_put(struct db *db, const struct db_watch *w, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_WATCH_PUT];
+	sqlite3_bind_int64(st, 1, w->job);
+	sqlite3_bind_int64(st, 2, w->log_size);
+	sqlite3_bind_int64(st, 3, w->progress);
+	return step_done(db, st, "write reclamation watch", e);
+}
+
+int db_watch_del(struct db *db, int64_t job, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_WATCH_DEL];
+	sqlite3_bind_int64(st, 1, job);
+	return step_done(db, st, "delete reclamation watch", e);
+}
+
+int db_watches_load(struct db *db, struct db_watch **out, size_t *n, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_WATCHES_LOAD];
+	struct db_watch *v = NULL;
+	size_t cnt = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		GROW(v, cap, cnt + 1);
+		v[cnt++] = (struct db_watch){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+					     sqlite3_column_int64(st, 2)};
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return sqlite_fail(db, "load reclamation watches", e);
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+int db_observed_put(struct db *db, const struct db_observed *o, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_OBSERVED_PUT];
+	sqlite3_bind_int64(st, 1, o->victim);
+	sqlite3_bind_int64(st, 2, o->start);
+	sqlite3_bind_int64(st, 3, o->trigger);
+	return step_done(db, st, "write observed preemption", e);
+}
+
+int db_observed_del(struct db *db, const struct db_observed *o, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_OBSERVED_DEL];
+	sqlite3_bind_int64(st, 1, o->victim);
+	sqlite3_bind_int64(st, 2, o->start);
+	sqlite3_bind_int64(st, 3, o->trigger);
+	return step_done(db, st, "delete observed preemption", e);
+}
+
+int db_observed_load(struct db *db, struct db_observed **out, size_t *n, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_OBSERVED_LOAD];
+	struct db_observed *v = NULL;
+	size_t cnt = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		GROW(v, cap, cnt + 1);
+		v[cnt++] = (struct db_observed){sqlite3_column_int64(st, 0),
+						sqlite3_column_int64(st, 1),
+						sqlite3_column_int64(st, 2)};
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return sqlite_fail(db, "load observed preemptions", e);
 	}
 	*out = v;
 	*n = cnt;

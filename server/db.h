@@ -1,7 +1,9 @@
 /*
  * db.h - gq serve's durable state in SQLite (WAL mode, synchronous=FULL):
- * jobs, what they run, events, and a few named values (the manual clock,
- * the policy revision in force).
+ * jobs, what they run, events, a few named values (the manual clock,
+ * the policy revision in force), the preemption records, and what
+ * enforce.c must remember across a restart (reclamation watches, observe
+ * mode's would-preemptions).
  *
  * This file is the only sqlite user. It stores and returns text: the job
  * and command JSON are made and read by the caller (server.c through the
@@ -65,5 +67,26 @@ int db_meta_set(struct db *db, const char *key, const char *value, struct gq_err
  * every record in id order into *out (caller frees; NULL when none). */
 int db_preempt_put(struct db *db, const struct preempt_record *r, struct gq_err *e);
 int db_preempts_load(struct db *db, struct preempt_record **out, size_t *n, struct gq_err *e);
+
+/* The reclamation watch of a running job (enforce.c): its logs' size
+ * (stdout + stderr) when last saved and its last sign of progress. */
+struct db_watch {
+	int64_t job, log_size, progress;
+};
+/* Insert or replace job w->job's watch; delete job's (none: no error);
+ * load every watch in job order into *out (caller frees; NULL when none). */
+int db_watch_put(struct db *db, const struct db_watch *w, struct gq_err *e);
+int db_watch_del(struct db *db, int64_t job, struct gq_err *e);
+int db_watches_load(struct db *db, struct db_watch **out, size_t *n, struct gq_err *e);
+
+/* A would-preemption observe mode recorded: victim, the start time of the
+ * victim's run, trigger (0 for a window). put ignores one already there,
+ * del one that is not; load as db_watches_load. */
+struct db_observed {
+	int64_t victim, start, trigger;
+};
+int db_observed_put(struct db *db, const struct db_observed *o, struct gq_err *e);
+int db_observed_del(struct db *db, const struct db_observed *o, struct gq_err *e);
+int db_observed_load(struct db *db, struct db_observed **out, size_t *n, struct gq_err *e);
 
 #endif

@@ -5,9 +5,16 @@
  * The records live in memory (every one, oldest first: a few per hour at
  * most, by the budgets) and in the journal, written in the caller's
  * transaction so that a record and the state change it describes are
- * committed together. What the reclamation report needs (process groups of
- * ended jobs, log sizes) is in memory only: it is a report, and a restarted
- * server starts observing afresh.
+ * committed together. The reclamation watch of each running job (its
+ * logs' size and last sign of progress) and what observe mode recorded
+ * are journalled too, so that a restarted server neither starts an idle
+ * job's clock afresh nor records a would-preemption twice. A watch is
+ * written at a plan when it changed, at most once a minute per job (a job
+ * that writes all the time would otherwise cost a write at every plan),
+ * and all of them at a clean stop. After a crash, a change not yet written
+ * shows as output at the first sample, so the idle time restarts there:
+ * later than it should at most, never earlier. The process groups of
+ * ended jobs stay in memory only.
  */
 #define _GNU_SOURCE
 #include "enforce.h"
@@ -30,6 +37,7 @@
 #include "server/webhook.h"
 
 #define HOUR 3600
+#define WATCH_SAVE_EVERY 60 /* seconds between two writes of one watch */
 
 /* What the reclamation report follows of one job. */
 struct watch {
@@ -38,6 +46,10 @@ struct watch {
 	int64_t progress; /* last sign of progress: start, output growth, checkpoint */
 	long pgid;	  /* ended jobs: their process group, 0 once it is empty */
 	int64_t ended;
+	/* Its row in the journal, when it has one: what it says and when it
+	 * was written (0 for one loaded at open). */
+	bool stored;
+	int64_t stored_size, stored_progress, stored_at;
 };
 
 struct enforce {
@@ -47,12 +59,12 @@ struct enforce {
 	size_t nw, w_cap;
 	/* What observe mode recorded: each (victim run, trigger) once, not
 	 * at every plan while nothing changes. */
-	struct observed {
-		int64_t victim, start, trigger;
-	} * obs;
+	struct db_observed *obs;
 	size_t nobs, obs_cap;
 	struct webhook *hook;
 };
+
+static struct watch *watch_get(struct enforce *en, int64_t job, bool create);
 
 const char *reclaim_kind_name(enum reclaim_kind k)
 {
@@ -65,11 +77,26 @@ const char *reclaim_kind_name(enum reclaim_kind k)
 int enforce_open(struct db *db, struct enforce **out, struct gq_err *e)
 {
 	struct enforce *en = xcalloc(1, sizeof(*en));
-	if (db_preempts_load(db, &en->recs, &en->nrecs, e) < 0) {
+	struct db_watch *rows = NULL;
+	size_t nrows = 0;
+	if (db_preempts_load(db, &en->recs, &en->nrecs, e) < 0 ||
+	    db_observed_load(db, &en->obs, &en->nobs, e) < 0 ||
+	    db_watches_load(db, &rows, &nrows, e) < 0) {
+		free(en->recs);
+		free(en->obs);
 		free(en);
 		return -1;
 	}
 	en->recs_cap = en->nrecs;
+	en->obs_cap = en->nobs;
+	/* Jobs that are no longer running lose theirs at the first plan. */
+	for (size_t i = 0; i < nrows; i++) {
+		struct watch *w = watch_get(en, rows[i].job, true);
+		w->log_size = w->stored_size = rows[i].log_size;
+		w->progress = w->stored_progress = rows[i].progress;
+		w->stored = true;
+	}
+	free(rows);
 	en->hook = webhook_start();
 	*out = en;
 	return 0;
@@ -135,13 +162,17 @@ static struct watch *watch_get(struct enforce *en, int64_t job, bool create)
 	return w;
 }
 
-static void watch_drop(struct enforce *en, int64_t job)
+/* Forgets job's watch, and its row in the journal. */
+static int watch_drop(struct enforce *en, const struct enforce_ctx *c, int64_t job,
+		      struct gq_err *e)
 {
 	for (size_t i = 0; i < en->nw; i++)
 		if (en->w[i].job == job) {
+			bool stored = en->w[i].stored;
 			en->w[i] = en->w[--en->nw];
-			return;
+			return stored ? db_watch_del(c->db, job, e) : 0;
 		}
+	return 0;
 }
 
 static int64_t log_size(struct runner *r, int64_t job)
@@ -180,6 +211,8 @@ static void sample_logs(struct enforce *en, const struct enforce_ctx *c)
 		int64_t size = log_size(c->runner, j->id);
 		if (w->progress < j->start_time)
 			w->progress = j->start_time; /* a new run (or first sight) */
+		if (w->progress < j->last_checkpoint)
+			w->progress = j->last_checkpoint; /* journalled with the job */
 		if (w->log_size >= 0 && size != w->log_size)
 			w->progress = c->now;
 		w->log_size = size;
@@ -222,9 +255,41 @@ static bool group_alive(long pgid)
 	return alive;
 }
 
+/* Journals the watches of running jobs that changed (see the top of the
+ * file for how often) and forgets those of jobs that stopped running
+ * without an enforce_job_ended(), such as rows of jobs that ended while
+ * no server ran. */
+static int save_watches(struct enforce *en, const struct enforce_ctx *c, bool all, struct gq_err *e)
+{
+	for (size_t i = 0; i < en->nw;) {
+		struct watch *w = &en->w[i];
+		const struct job *j = snapshot_find(c->snap, w->job);
+		if (!j || (j->state != JOB_RUNNING && w->pgid == 0)) {
+			if (watch_drop(en, c, w->job, e) < 0)
+				return -1;
+			continue; /* the last one moved here */
+		}
+		i++;
+		if (j->state != JOB_RUNNING || w->log_size < 0 ||
+		    (w->stored && w->stored_size == w->log_size &&
+		     w->stored_progress == w->progress) ||
+		    (!all && w->stored && c->now - w->stored_at < WATCH_SAVE_EVERY))
+			continue;
+		struct db_watch row = {w->job, w->log_size, w->progress};
+		if (db_watch_put(c->db, &row, e) < 0)
+			return -1;
+		w->stored = true;
+		w->stored_size = w->log_size;
+		w->stored_progress = w->progress;
+		w->stored_at = c->now;
+	}
+	return 0;
+}
+
 /* ---- before each plan ---- */
 
-int64_t enforce_prepare(struct enforce *en, const struct enforce_ctx *c)
+int enforce_prepare(struct enforce *en, const struct enforce_ctx *c, int64_t *nextp,
+		    struct gq_err *e)
 {
 	struct snapshot *s = c->snap;
 	int64_t hour_ago = c->now - HOUR, month = month_start(c->now), next = 0;
@@ -262,13 +327,25 @@ int64_t enforce_prepare(struct enforce *en, const struct enforce_ctx *c)
 	}
 	for (size_t i = 0; i < en->nobs;) {
 		const struct job *v = snapshot_find(s, en->obs[i].victim);
-		if (v && v->state == JOB_RUNNING && v->start_time == en->obs[i].start)
+		if (v && v->state == JOB_RUNNING && v->start_time == en->obs[i].start) {
 			i++;
-		else
-			en->obs[i] = en->obs[--en->nobs];
+			continue;
+		}
+		if (db_observed_del(c->db, &en->obs[i], e) < 0)
+			return -1;
+		en->obs[i] = en->obs[--en->nobs];
 	}
 	sample_logs(en, c);
-	return next;
+	if (save_watches(en, c, false, e) < 0)
+		return -1;
+	*nextp = next;
+	return 0;
+}
+
+int enforce_flush(struct enforce *en, const struct enforce_ctx *c, struct gq_err *e)
+{
+	sample_logs(en, c);
+	return save_watches(en, c, true, e);
 }
 
 /* ---- the actions ---- */
@@ -290,8 +367,11 @@ static int preempt(struct enforce *en, const struct enforce_ctx *c, const struct
 			if (en->obs[i].victim == v->id && en->obs[i].start == v->start_time &&
 			    en->obs[i].trigger == a->other)
 				return 0;
+		struct db_observed o = {v->id, v->start_time, a->other};
+		if (db_observed_put(c->db, &o, e) < 0)
+			return -1;
 		GROW(en->obs, en->obs_cap, en->nobs + 1);
-		en->obs[en->nobs++] = (struct observed){v->id, v->start_time, a->other};
+		en->obs[en->nobs++] = o;
 		char why[160];
 		if (window)
 			snprintf(why, sizeof(why),
@@ -476,14 +556,17 @@ int enforce_job_started(struct enforce *en, const struct enforce_ctx *c, const s
 int enforce_job_ended(struct enforce *en, const struct enforce_ctx *c, const struct job *j,
 		      long pgid, struct gq_err *e)
 {
-	if (job_state_active(j->state)) {
-		watch_drop(en, j->id); /* pending again: a new run will be watched */
-	} else if (group_alive(pgid)) {
+	if (job_state_active(j->state) || !group_alive(pgid)) {
+		/* Pending again (a new run will be watched), or gone. */
+		if (watch_drop(en, c, j->id, e) < 0)
+			return -1;
+	} else {
 		struct watch *w = watch_get(en, j->id, true);
 		w->pgid = pgid;
 		w->ended = c->now;
-	} else {
-		watch_drop(en, j->id);
+		if (w->stored && db_watch_del(c->db, j->id, e) < 0)
+			return -1;
+		w->stored = false; /* the process group is followed in memory only */
 	}
 	struct preempt_record *r = open_record(en, j->id);
 	if (!r || r->released)

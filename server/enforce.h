@@ -84,23 +84,31 @@ struct enforce_ctx {
 	int64_t now;
 };
 
-/* Loads the preemption records from db and starts the webhook sender.
- * GQ_EIO when the records cannot be read. */
+/* Loads the preemption records, the reclamation watches and what observe
+ * mode recorded from db, and starts the webhook sender. GQ_EIO when they
+ * cannot be read. */
 int enforce_open(struct db *db, struct enforce **out, struct gq_err *e);
 /* Stops the webhook sender (waiting at most a few seconds for what it is
  * sending) and frees everything. Accepts NULL. */
 void enforce_free(struct enforce *en);
 
 /*
- * Before each plan: sets every queue's preempts_hour (victims signalled in
- * the last hour, windows not counted) and every department's
- * preempts_month (peak preemptions spent in this calendar month, UTC) from
- * the records, and samples the running jobs' logs for the reclamation
- * report. Returns the next time a count drops (a preemption leaves the
- * hour, a month begins), or 0 when none will: the scheduler plans again
- * then, since a budget may come back.
+ * Before each plan, inside the caller's journal transaction: sets every
+ * queue's preempts_hour (victims signalled in the last hour, windows not
+ * counted) and every department's preempts_month (peak preemptions spent
+ * in this calendar month, UTC) from the records, samples the running
+ * jobs' logs for the reclamation report and journals what changed of
+ * them. *next: the next time a count drops (a preemption leaves the hour,
+ * a month begins), or 0 when none will: the scheduler plans again then,
+ * since a budget may come back. -1 only when the journal fails.
  */
-int64_t enforce_prepare(struct enforce *en, const struct enforce_ctx *c);
+int enforce_prepare(struct enforce *en, const struct enforce_ctx *c, int64_t *next,
+		    struct gq_err *e);
+
+/* At a clean stop, inside the caller's journal transaction: samples the
+ * logs once more and journals every watch that changed since it was last
+ * written. -1 when the journal fails. */
+int enforce_flush(struct enforce *en, const struct enforce_ctx *c, struct gq_err *e);
 
 /*
  * Carries out one action of the plan other than PLAN_START (see sched.h
@@ -130,7 +138,9 @@ int enforce_job_ended(struct enforce *en, const struct enforce_ctx *c, const str
 void enforce_records(const struct enforce *en, int64_t job, size_t limit,
 		     struct preempt_record **out, size_t *n);
 
-/* The reclamation report at c->now, in job id order; *out is the caller's. */
+/* The reclamation report at c->now, in job id order; *out is the caller's.
+ * Needs no transaction: what its sample of the logs changed is journalled
+ * by the next enforce_prepare(). */
 void enforce_reclaim(struct enforce *en, const struct enforce_ctx *c, struct reclaim_entry **out,
 		     size_t *n);
 

@@ -504,7 +504,9 @@ static int64_t tick(struct server *s)
 	int64_t next = 0;
 #define DUE(t) (next = (next == 0 || (t) < next) ? (t) : next)
 	struct enforce_ctx ec = enforce_ctx_of(s);
-	int64_t budget_back = enforce_prepare(s->enf, &ec);
+	int64_t budget_back = 0;
+	if (enforce_prepare(s->enf, &ec, &budget_back, &e) < 0)
+		journal_fatal(&e);
 	if (budget_back > now)
 		DUE(budget_back);
 	for (size_t i = 0; i < s->snap.njobs; i++) {
@@ -1270,6 +1272,7 @@ void server_reclaim(struct server *s, struct reclaim_entry **out, size_t *n, int
 	enforce_reclaim(s->enf, &ec, out, n);
 	*nowp = ec.now;
 	*p = s->snap.policy;
+	wake_scheduler(s); /* its next pass journals what the sample saw */
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -1676,6 +1679,17 @@ out:
 		wake_scheduler(s);
 		pthread_join(committer, NULL);
 		pthread_join(scheduler, NULL);
+		/* What the reclamation watches saw since their last write. */
+		struct gq_err fe = GQ_ERR_INIT;
+		pthread_mutex_lock(&s->mu);
+		struct enforce_ctx ec = enforce_ctx_of(s);
+		if (db_begin(s->db, &fe) < 0 || enforce_flush(s->enf, &ec, &fe) < 0 ||
+		    db_commit(s->db, &fe) < 0) {
+			db_rollback(s->db);
+			log_warn("%s; the next server resumes the reclamation watches from their last write",
+				 fe.msg);
+		}
+		pthread_mutex_unlock(&s->mu);
 	}
 	enforce_free(s->enf);
 	runner_close(s->runner);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # t38: rollout stage observe (preempt.mode, downgrade.mode): gq serve
 # records what it would do ("would-preempt", "would-downgrade") and acts on
-# nothing; trial acts only in the queues it names.
+# nothing; trial acts only in the queues it names. What it recorded, it
+# records once, across a restart of the server too.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/enforce.sh"
 policy_server '[headroom]
@@ -24,6 +25,15 @@ check_eq "what would have happened is one event, not one per plan" "$(events_of 
 	"would-preempt running->running would preempt $v for $x (priority)"
 check_eq "no preemption record" "$(records)" ""
 check_eq "gq stats counts it as observed only" \
+	"$(api GET /v1/stats | jq -c '.groups[] | select(.queue == "*" and .tier == "P2") | [.preemptions, .would_preempt]')" \
+	'[0,1]'
+server_stop
+server_start --policy-repo "$P_REPO" --gpus 8
+check "the P2 is adopted by the next server" wait_state "$v" running
+clock +1m
+check_eq "the same blocked situation, restarted, still blocked" "$(states "$v" "$x")" "$v:running $x:pending"
+check_eq "a restart records nothing twice: still one event" "$(events_of "$v" | grep -c would-preempt)" 1
+check_eq "and gq stats still counts one" \
 	"$(api GET /v1/stats | jq -c '.groups[] | select(.queue == "*" and .tier == "P2") | [.preemptions, .would_preempt]')" \
 	'[0,1]'
 clock +2h

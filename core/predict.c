@@ -704,23 +704,41 @@ static int64_t shadow(struct sim *S, const struct pj *x, int have, int reserve)
 	return INT64_MAX;
 }
 
-static void add_wait(struct prediction *o, int64_t id)
+/* The jobs one start waits for, each once: GPUs of the same job come in
+ * runs, so the last id is checked first. */
+struct wait_ids {
+	int n;
+	int64_t v[GQ_MAX_ALLOC * GQ_MAX_NODE_GPUS + GQ_MAX_DEPS + 1];
+};
+
+static void add_wait(struct wait_ids *w, int64_t id)
 {
-	for (int i = 0; i < o->nwaits; i++)
-		if (o->waits[i] == id)
-			return;
-	o->nwaits_all++;
-	if (o->nwaits < PREDICT_MAX_WAITS) {
-		o->waits[o->nwaits++] = id;
+	if (w->n && w->v[w->n - 1] == id)
 		return;
+	for (int i = 0; i < w->n; i++)
+		if (w->v[i] == id)
+			return;
+	if (w->n < (int)(sizeof(w->v) / sizeof(w->v[0])))
+		w->v[w->n++] = id;
+}
+
+/* Keeps the lowest PREDICT_MAX_WAITS ids in order (so that the cut is
+ * deterministic) and counts them all. */
+static void set_waits(struct prediction *o, struct wait_ids *w)
+{
+	o->nwaits_all = w->n;
+	o->nwaits = 0;
+	for (int i = 0; i < w->n; i++) {
+		int64_t v = w->v[i];
+		int k = o->nwaits < PREDICT_MAX_WAITS ? o->nwaits++ : PREDICT_MAX_WAITS;
+		if (k == PREDICT_MAX_WAITS && v > o->waits[k - 1])
+			continue;
+		if (k == PREDICT_MAX_WAITS)
+			k--;
+		for (; k > 0 && o->waits[k - 1] > v; k--)
+			o->waits[k] = o->waits[k - 1];
+		o->waits[k] = v;
 	}
-	/* Keep the lowest ids so that the cut is deterministic. */
-	int hi = 0;
-	for (int i = 1; i < o->nwaits; i++)
-		if (o->waits[i] > o->waits[hi])
-			hi = i;
-	if (id < o->waits[hi])
-		o->waits[hi] = id;
 }
 
 static void start_job(struct sim *S, uint32_t p, int64_t t, const struct place_result *r,
@@ -747,6 +765,8 @@ static void start_job(struct sim *S, uint32_t p, int64_t t, const struct place_r
 		S->npool += (size_t)r->nalloc;
 	}
 	int64_t lo = x->gate_low, hi = x->gate_high, last_rel = 0;
+	struct wait_ids w;
+	w.n = 0;
 	for (int a = 0; a < r->nalloc; a++) {
 		size_t base = S->goff[r->alloc[a].node];
 		uint64_t mask = r->alloc[a].mask;
@@ -757,7 +777,7 @@ static void start_job(struct sim *S, uint32_t p, int64_t t, const struct place_r
 			if (S->rel_t[gi] <= S->now)
 				continue;
 			uint32_t rj = S->rel_job[gi];
-			add_wait(o, S->ji[rj].id);
+			add_wait(&w, S->ji[rj].id);
 			if (S->ji[rj].end_low > lo)
 				lo = S->ji[rj].end_low;
 			if (S->ji[rj].end_high > hi)
@@ -770,18 +790,11 @@ static void start_job(struct sim *S, uint32_t p, int64_t t, const struct place_r
 	for (int d = 0; x->has_deps && d < j->ndeps && d < GQ_MAX_DEPS; d++) {
 		const struct job *dj = snapshot_find(s, j->deps[d]);
 		if (dj && dj->state != JOB_COMPLETED)
-			add_wait(o, dj->id);
+			add_wait(&w, dj->id);
 	}
 	if (x->gate == GATE_QUOTA && x->gate_job)
-		add_wait(o, x->gate_job);
-	/* At most PREDICT_MAX_WAITS distinct ids: an insertion sort. */
-	for (int i = 1; i < o->nwaits; i++) {
-		int64_t v = o->waits[i];
-		int k = i;
-		for (; k > 0 && o->waits[k - 1] > v; k--)
-			o->waits[k] = o->waits[k - 1];
-		o->waits[k] = v;
-	}
+		add_wait(&w, x->gate_job);
+	set_waits(o, &w);
 	if (t == S->now)
 		o->gate = GATE_NOW;
 	else if (x->gate_t >= last_rel && x->gate_t > S->now)

@@ -674,8 +674,32 @@ static void test_windows_in_turn_no_room_ends(void)
 	snapshot_release(&s);
 }
 
+/* A start that waits for more jobs than it keeps: the lowest ids kept in
+ * order, every job counted once however many of its GPUs it frees. */
+static void test_waits_cut_counts_jobs_once(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 20);
+	for (int i = 0; i < 10; i++)
+		fx_running(&s, 11 + i, TIER_P1, 0, 2, MIN(-10), 60 * (20 + i));
+	fx_pending(&s, 30, TIER_P1, 20, MIN(0))->estimate = 600;
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	const struct prediction *p = find(&ps, &s, 30);
+	CHECK_INT(p->start, MIN(-10 + 29));
+	CHECK_INT(p->nwaits, PREDICT_MAX_WAITS);
+	CHECK_INT(p->nwaits_all, 10);
+	for (int i = 0; i < p->nwaits; i++)
+		CHECK_INT(p->waits[i], 11 + i);
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
 void suite_predict(void)
 {
+	RUN(test_waits_cut_counts_jobs_once);
 	RUN(test_worked_example_125_minutes);
 	RUN(test_worked_example_first_running);
 	RUN(test_backfill_small_fills_gap_long_does_not);

@@ -836,7 +836,7 @@ static void advise_huge(void *p, size_t len)
 #endif
 }
 
-/* "job_columns": known names, each once, "id" among them. */
+/* "job_columns": known names, each once, "id" first. */
 static int decode_columns(const json_t *v, struct column *out, size_t *n, struct gq_err *e)
 {
 	const char *path = "snapshot.job_columns";
@@ -869,6 +869,8 @@ static int decode_columns(const json_t *v, struct column *out, size_t *n, struct
 	}
 	if (!seen[0])
 		return err_set(e, GQ_EINVAL, "%s: no \"id\" column", path);
+	if (out[0].f != &job_fields[0])
+		return err_set(e, GQ_EINVAL, "%s: \"id\" must be the first column", path);
 	*n = json_array_size(v);
 	return 0;
 }

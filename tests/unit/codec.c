@@ -576,6 +576,8 @@ static void test_snapshot_rows(void)
 		{"{\"job_columns\":[\"id\",\"id\"],\"jobs\":[]}",
 		 "snapshot.job_columns[1]: column 'id' given twice"},
 		{"{\"job_columns\":[\"name\"],\"jobs\":[]}", "snapshot.job_columns: no \"id\" column"},
+		{"{\"job_columns\":[\"name\",\"id\"],\"jobs\":[]}",
+		 "snapshot.job_columns: \"id\" must be the first column"},
 		{"{\"job_columns\":\"id\",\"jobs\":[]}",
 		 "snapshot.job_columns: expected an array of column names, got a string"},
 		{"{\"job_columns\":[\"id\",\"name\"],\"jobs\":[[1,\"a\",2]]}",

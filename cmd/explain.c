@@ -381,7 +381,7 @@ static const struct {
 	[PREEMPT_RULE_COOLDOWN] = {"was", "were", "preempted too recently (cooldown)"},
 	[PREEMPT_RULE_BUDGET] = {"is", "are", "in a queue out of preemptions this hour"},
 	[PREEMPT_RULE_TRIAL] = {"is", "are", "outside the trial queues"},
-	[PREEMPT_RULE_DEPARTMENT] = {"is", "are", "of a department whose preemption its own cannot pay for"},
+	[PREEMPT_RULE_DEPARTMENT] = {"is", "are", "of another department, and its own has too few peak preemptions left"},
 	[PREEMPT_RULE_MISMATCH] = {"holds", "hold", "no GPU of the kind it needs"},
 	[PREEMPT_RULE_ENDS_SOON] = {"is", "are", "P0 expected to end soon, waited for instead"},
 };

@@ -164,27 +164,33 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 
 /* A --format template, compiled: literal text and fields in turn. */
 struct tpl {
-	size_t n;
-	struct {
+	size_t n, cap;
+	struct seg {
 		enum fld f; /* F_COUNT: literal text */
 		char *text;
-	} seg[64];
+	} *seg;
 };
 
 static void format_release(struct tpl *t)
 {
 	for (size_t i = 0; i < t->n; i++)
 		free(t->seg[i].text);
-	t->n = 0;
+	free(t->seg);
+	memset(t, 0, sizeof(*t));
 }
 
-/* Compiles a --format template: every {field} known, braces closed, "\t"
- * and "\n" for a tab and a newline. */
+static void seg_add(struct tpl *t, enum fld f, char *text)
+{
+	GROW(t->seg, t->cap, t->n + 1);
+	t->seg[t->n++] = (struct seg){f, text};
+}
+
+/* Compiles a --format template: every {field} known, braces closed, "\\t"
+ * and "\\n" for a tab and a newline. */
 static int format_compile(const char *fmt, struct tpl *t)
 {
 	struct buf lit;
 	buf_init(&lit, 0);
-	t->n = 0;
 	for (const char *p = fmt;; p++) {
 		if (*p && *p != '{') {
 			if (*p == '\\' && (p[1] == 't' || p[1] == 'n'))
@@ -193,12 +199,8 @@ static int format_compile(const char *fmt, struct tpl *t)
 				buf_add(&lit, p, 1);
 			continue;
 		}
-		if (lit.len || !*p) {
-			if (t->n == sizeof(t->seg) / sizeof(t->seg[0]))
-				goto too_long;
-			t->seg[t->n].f = F_COUNT;
-			t->seg[t->n++].text = buf_detach(&lit);
-		}
+		if (lit.len || !*p)
+			seg_add(t, F_COUNT, buf_detach(&lit));
 		if (!*p)
 			break;
 		const char *e = strchr(p, '}');
@@ -221,18 +223,10 @@ static int format_compile(const char *fmt, struct tpl *t)
 			buf_release(&known);
 			return rc;
 		}
-		if (t->n == sizeof(t->seg) / sizeof(t->seg[0]))
-			goto too_long;
-		t->seg[t->n].f = (enum fld)k;
-		t->seg[t->n++].text = NULL;
+		seg_add(t, (enum fld)k, NULL);
 		p = e;
 	}
 	return EXIT_OK;
-too_long:
-	buf_release(&lit);
-	format_release(t);
-	return cmd_usage_error(&cmd_ls, "--format: more than %zu fields and texts",
-			       sizeof(t->seg) / sizeof(t->seg[0]));
 }
 
 static void format_row(const struct explain_set *x, const struct job *j, const struct tpl *t,

@@ -185,8 +185,8 @@ static void seg_add(struct tpl *t, enum fld f, char *text)
 	t->seg[t->n++] = (struct seg){f, text};
 }
 
-/* Compiles a --format template: every {field} known, braces closed, "\\t"
- * and "\\n" for a tab and a newline. */
+/* Compiles a --format template: every {field} known, braces closed, "\t"
+ * and "\n" for a tab and a newline. */
 static int format_compile(const char *fmt, struct tpl *t)
 {
 	struct buf lit;

@@ -274,10 +274,15 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 	case GATE_QUOTA:
 		buf_addstr(out, " when its queue has room under its quota");
 		break;
+	case GATE_PERMIT:
+		buf_addstr(out, " when its starvation permit lets it take free GPUs ahead of its turn");
+		break;
 	case GATE_NOW:
 	case GATE_COUNT:
 		break;
 	}
+	if (p->permit && p->gate != GATE_PERMIT)
+		buf_addstr(out, ", ahead of its turn by its starvation permit");
 	if (p->backfilled)
 		buf_addstr(out, ", backfilled");
 	buf_addstr(out, ".");

@@ -408,6 +408,7 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 	json_object_set_new(o, "never", p && p->never != NEVER_NO ? json_string(predict_never_name(p->never))
 								 : json_null());
 	json_object_set_new(o, "backfilled", json_boolean(p && p->backfilled));
+	json_object_set_new(o, "permit_start", json_boolean(p && p->permit));
 	json_t *hints = json_array();
 	for (int i = 0; i < w->nhints; i++) {
 		json_t *arg = w->hints[i].arg[0] ? json_string(w->hints[i].arg) : json_null();

@@ -250,6 +250,30 @@ int place_match_free(const struct place_map *m, const struct snapshot *s, const 
 	return total;
 }
 
+bool place_class_mask(const struct place_map *m, const struct snapshot *s,
+		      const struct job_res *req, uint64_t *mask)
+{
+	return class_matches(m, s, req, mask);
+}
+
+int place_class_free(const struct place_map *m, int *free, int *most)
+{
+	if (m->nclasses > 64)
+		return 0;
+	for (int c = 0; c < m->nclasses; c++) {
+		free[c] = m->class_free[c];
+		most[c] = 0;
+		/* From the largest node of the class down. */
+		int top = m->class_top[(size_t)c * GQ_MAX_ALLOC];
+		for (int f = top < NF - 1 ? top : NF - 1; f > 0; f--)
+			if (m->class_count[c * NF + f]) {
+				most[c] = f;
+				break;
+			}
+	}
+	return m->nclasses;
+}
+
 /* The first up node at index >= from with exactly f free GPUs whose class
  * is in cm; -1 when none. */
 static int first_with(const struct place_map *m, int f, uint64_t cm, size_t from)

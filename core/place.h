@@ -146,6 +146,20 @@ bool place_check_req(const struct place_map *m, const struct snapshot *s, const 
 int place_match_free(const struct place_map *m, const struct snapshot *s,
 		     const struct job_res *req);
 
+/* The GPU classes (model and memory) of m whose nodes match req's type and
+ * memory, as bits in *mask; false when m has more than 64 classes (then
+ * nothing is told). Classes do not change during a map's life. */
+bool place_class_mask(const struct place_map *m, const struct snapshot *s,
+		      const struct job_res *req, uint64_t *mask);
+
+/* Per GPU class c of m (the bits of place_class_mask): free GPUs on up
+ * nodes in free[c], the most free on one up node in most[c]; both arrays
+ * hold 64. Returns the number of classes, 0 when m has more than 64. With
+ * them, a request of n GPUs of the classes in a mask can fit only if the
+ * free of those classes add up to n (with same_node: one most reaches
+ * n): a necessary condition of place_check_req's fit. O(classes × 64). */
+int place_class_free(const struct place_map *m, int *free, int *most);
+
 /* Marks an allocation taken / given back by a job of policy queue index qi
  * (-1 for none). place_take BUG()s when a GPU is not free; place_give
  * ignores GPUs of down nodes and GPUs already free. */

@@ -32,6 +32,20 @@
  *     most PREDICT_BACKFILL_DEPTH blocked jobs are looked past at one time
  *     (as Slurm's bf_max_job_test); deeper jobs wait for a later event,
  *     which can only make a prediction later.
+ *   - Starvation permits, the free-GPU part (preempt.h): after the walk at
+ *     t, as sched_plan() does after its starts, every job that has earned
+ *     its permit by t (permit_has(): queued_time, else submit_time, plus
+ *     its tier's waitLimit) and may start then (not held, its
+ *     dependencies ended, its cooldown over) is taken in the order at t
+ *     and starts if it fits the free GPUs (the same count check and
+ *     place_check as the plan: quotas, windows and headroom are not
+ *     lifted), ahead of its turn and whatever reservation a blocked job
+ *     holds. Such a start has `permit` set; its gate is GATE_PERMIT when
+ *     the earn time came after the GPUs it takes were freed. The
+ *     simulation wakes at an earn time only when the job earning its
+ *     permit would fit the GPUs free then; otherwise it is started, if at
+ *     all, at a later event. At now these are the plan's permit starts,
+ *     which sched_plan() leaves to preempt_add_to_plan().
  *
  * Each prediction has a start, a range [low, high] (low: every job runs
  * only as long as the shortest of its estimate, history and
@@ -42,14 +56,16 @@
  *
  * Not simulated: the month boundary of department GPU-hour quotas (a
  * department at its quota never starts anything in the prediction),
- * preemption (victims, starvation permits, the checkpoint-preemption of a
- * queue's running jobs when its window starts: running jobs run to their
- * expected end), and the requeue of a stopping job after its grace
- * period. Aging steps beyond 1023 (a policy with a tiny aging.step) are not
- * told apart.
+ * preemption (victims, preemption by starvation permits, the
+ * checkpoint-preemption of a queue's running jobs when its window starts:
+ * running jobs run to their expected end), the downgrade of a P0 job
+ * that waited too long (its tier stays), and the requeue of a stopping
+ * job after its grace period. Aging steps beyond 1023 (a policy with a
+ * tiny aging.step) are not told apart.
  *
- * Cost: O(n log n) for n jobs, plus a bounded look-ahead per event; see
- * bench/predict.c. Pure and deterministic: the same snapshot gives the
+ * Cost: O(n log n) for n jobs, plus a bounded look-ahead per event and
+ * O(log n) per permit holder looked at (holders wait in heaps by tier and
+ * GPU count); see bench/predict.c. Pure and deterministic: the same snapshot gives the
  * same predictions, whatever the order of its arrays before snapshot_sort.
  */
 #ifndef GQ_PREDICT_H
@@ -87,9 +103,10 @@ enum predict_gate {
 	GATE_COOLDOWN,	 /* not_before */
 	GATE_WINDOW,	 /* its queue's window ends */
 	GATE_QUOTA,	 /* a job of its queue ends, making room under the quota */
+	GATE_PERMIT,	 /* it earns its starvation permit, on GPUs free by then */
 	GATE_COUNT
 };
-/* "now", "ends", "dependency", "cooldown", "window", "quota". */
+/* "now", "ends", "dependency", "cooldown", "window", "quota", "permit". */
 const char *predict_gate_name(enum predict_gate g);
 
 struct prediction {
@@ -104,6 +121,7 @@ struct prediction {
 	int64_t runtime;   /* expected runtime used */
 	enum predict_gate gate;
 	bool backfilled; /* starts while a job ahead of it is still blocked */
+	bool permit;	 /* starts by its starvation permit, ahead of its turn (see above) */
 	int nwaits;	 /* job ids in waits[], ascending; at most PREDICT_MAX_WAITS */
 	int nwaits_all;	 /* how many there were before the cut */
 	int64_t waits[PREDICT_MAX_WAITS];

@@ -380,10 +380,20 @@ bool preempt_startable(const struct snapshot *s, const struct job *j)
 	return true;
 }
 
-bool permit_has(const struct snapshot *s, const struct job *j, int64_t *since)
+int64_t permit_earned_at(const struct policy *p, const struct job *j)
 {
 	int64_t q = j->queued_time ? j->queued_time : j->submit_time;
-	int64_t at = q + s->policy.tier[job_tier(j)].wait_limit;
+	int64_t w = p->tier[job_tier(j)].wait_limit;
+	if (w > 0 && q > INT64_MAX - w)
+		return INT64_MAX;
+	if (w < 0 && q < INT64_MIN - w)
+		return INT64_MIN;
+	return q + w;
+}
+
+bool permit_has(const struct snapshot *s, const struct job *j, int64_t *since)
+{
+	int64_t at = permit_earned_at(&s->policy, j);
 	if (since)
 		*since = at;
 	return preempt_startable(s, j) && s->now >= at;

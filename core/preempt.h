@@ -147,9 +147,13 @@ void preempt_plan_release(struct preempt_plan *plan);
  */
 bool preempt_choose(const struct snapshot *s, const struct job *t, struct preempt_plan *out);
 
+/* When job j earns its starvation permit: queued_time (submit_time when
+ * unset) + its tier's waitLimit, INT64_MAX when that does not fit. */
+int64_t permit_earned_at(const struct policy *p, const struct job *j);
+
 /* Does pending job j hold a starvation permit at s->now? When `since` is
  * not NULL it receives the time the permit was (or will be) earned:
- * queued_time + tier.waitLimit. */
+ * permit_earned_at(). */
 bool permit_has(const struct snapshot *s, const struct job *j, int64_t *since);
 
 /* May pending job j start as far as it alone is concerned: not held, every

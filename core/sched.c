@@ -3,7 +3,9 @@
  *
  * The starts come from the prediction's simulation run up to `now` only,
  * so that the server never starts a job the prediction did not put at
- * `now`, and never leaves one it did. Preemption and permits (preempt.h),
+ * `now`, and never leaves one it did (the starts it predicts by a
+ * starvation permit are left to preempt.h, which adds them with their
+ * reason, the same jobs on the same GPUs). Preemption and permits (preempt.h),
  * then reminders and downgrades (downgrade.h) add their actions after the
  * starts.
  */
@@ -68,7 +70,9 @@ void sched_plan(const struct snapshot *s, struct plan *out)
 	out->wake = ps.wake;
 	for (size_t i = 0; i < ps.n; i++) {
 		const struct prediction *pr = &ps.items[i];
-		if (!pr->placed || pr->start != s->now)
+		/* Permit starts are preempt_add_to_plan()'s: it finds the same
+		 * ones, on the same map, with their reason. */
+		if (!pr->placed || pr->start != s->now || pr->permit)
 			continue;
 		struct plan_action *a = plan_add(out, PLAN_START, pr->job);
 		a->borrowed = pr->borrowed;

@@ -1,5 +1,6 @@
 /* predict.c - the simulation: the worked example, backfill, aging during the
- * wait, gates, ranges, the jobs waited for, determinism, history helpers. */
+ * wait, gates, ranges, the jobs waited for, starvation permits,
+ * determinism, history helpers. */
 #include "harness.h"
 
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include "core/order.h"
 #include "core/predict.h"
 #include "core/reason.h"
+#include "core/sched.h"
 #include "fixture.h"
 
 static void set(struct snapshot *s, const char *k, const char *v)
@@ -367,9 +369,14 @@ static void test_backfill_never_delays_a_job_ahead(void)
 		/* Reservations protect jobs waiting for capacity; a job held
 		 * back by its queue's quota holds none (predict.h). Aging is
 		 * off: with it, which job is "ahead" changes during the wait,
-		 * and cutting the queue at now is no longer the oracle. */
+		 * and cutting the queue at now is no longer the oracle.
+		 * Permits are off too: a permit holder takes free GPUs
+		 * ahead of its turn, whoever they were kept for. */
 		set(&s, "queue.exp.quota", "unlimited");
 		set(&s, "aging.cap", "0");
+		set(&s, "tier.P0.waitLimit", "365d");
+		set(&s, "tier.P1.waitLimit", "365d");
+		set(&s, "tier.P2.waitLimit", "365d");
 		snapshot_sort(&s);
 		struct prediction_set all;
 		prediction_set_init(&all);
@@ -577,7 +584,12 @@ static void test_extreme_values_stay_in_range(void)
  * end every end starts a walk that looks past PREDICT_BACKFILL_DEPTH
  * blocked jobs, with backfill into the gaps: a few starts, their sum and
  * the number backfilled pin the whole plan to the second, and the wait
- * reasons of two jobs pin the explanation. */
+ * reasons of two jobs pin the explanation. Starvation permits take part:
+ * at +2 h every P0 holds one (tier.P0.waitLimit), at +8 h every P1, at
+ * +12 h every P2. So #7 (i 6, 7 GPUs) does not start at +8700 when #4
+ * ends: at +8400 the walk leaves 4 GPUs idle for it, and the permits of
+ * #16 and #37 (2 GPUs, 900 s each) take them ahead of their turn, as gq
+ * serve would; #7 starts when they end, at +9300. */
 static void test_one_node_long_queue_exact_starts(void)
 {
 	struct snapshot s;
@@ -601,26 +613,27 @@ static void test_one_node_long_queue_exact_starts(void)
 		backfilled += ps.items[i].backfilled;
 		never += ps.items[i].never != NEVER_NO;
 	}
-	CHECK_INT(sum, 44328600);
-	CHECK_INT(backfilled, 133);
+	CHECK_INT(sum, 40702500);
+	CHECK_INT(backfilled, 69);
 	CHECK_INT(never, 0);
 	CHECK_INT(find(&ps, &s, 4)->start, T0 + 7200);	   /* i 3: the first P0, 4 GPUs */
-	CHECK_INT(find(&ps, &s, 7)->start, T0 + 8700);	   /* i 6: 7 GPUs */
-	CHECK_INT(find(&ps, &s, 100)->start, T0 + 25200);  /* i 99: the last P0 */
-	CHECK_INT(find(&ps, &s, 2)->start, T0 + 105600);   /* i 1: the first P1 */
-	CHECK_INT(find(&ps, &s, 71)->start, T0 + 50400);   /* i 70: a 1-GPU P1 */
-	CHECK_INT(find(&ps, &s, 3)->start, T0 + 220800);   /* i 2: the first P2 */
-	CHECK_INT(find(&ps, &s, 301)->start, T0 + 107400); /* i 300: the last, P0 */
-	CHECK_INT(find(&ps, &s, 300)->start, T0 + 331200); /* i 299: the last P2 */
+	CHECK_INT(find(&ps, &s, 7)->start, T0 + 9300);	   /* i 6: 7 GPUs, see above */
+	CHECK_INT(find(&ps, &s, 100)->start, T0 + 13500);  /* i 99: the last P0 */
+	CHECK_INT(find(&ps, &s, 2)->start, T0 + 60600);    /* i 1: the first P1 */
+	CHECK_INT(find(&ps, &s, 71)->start, T0 + 41700);   /* i 70: a 1-GPU P1 */
+	CHECK_INT(find(&ps, &s, 3)->start, T0 + 194100);   /* i 2: the first P2 */
+	CHECK_INT(find(&ps, &s, 301)->start, T0 + 110100); /* i 300: the last, P0 */
+	CHECK_INT(find(&ps, &s, 300)->start, T0 + 334500); /* i 299: the last P2 */
 	const struct prediction *p = find(&ps, &s, 300);
 	CHECK_INT(p->position, 300);
 	CHECK_INT(p->gate, GATE_ENDS);
-	CHECK_INT(p->low, T0 + 331200);
-	CHECK_INT(p->high, T0 + 338400);
+	CHECK_INT(p->low, T0 + 334500);
+	CHECK_INT(p->high, T0 + 341700);
 	CHECK_INT(p->nwaits, 1);
 	CHECK_INT(p->waits[0], 294);
 	CHECK_INT(p->backfilled, 0);
-	CHECK_INT(find(&ps, &s, 71)->backfilled, 1);
+	CHECK_INT(find(&ps, &s, 71)->backfilled, 0);
+	CHECK_INT(find(&ps, &s, 71)->permit, 1);
 	struct why_set ws;
 	why_set_init(&ws);
 	reason_all(&s, &ps, &ws);
@@ -697,8 +710,164 @@ static void test_waits_cut_counts_jobs_once(void)
 	snapshot_release(&s);
 }
 
+
+/* Starvation permits (preempt.h). A P2 job queued 11 h ago earns its
+ * permit at +60 (tier.P2.waitLimit 12 h). The head job waits for 8 GPUs,
+ * so 4 sit free, and the P2 job would outlast the head's reservation: it
+ * is not backfilled. At +60 its permit lets it take 2 of them ahead of its
+ * turn, as gq serve would; the head waits for it. */
+static void test_permit_starts_at_earn_time_on_free_gpus(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	set(&s, "headroom.share", "0");
+	fx_running(&s, 1, TIER_P1, 0, 4, MIN(-10), 190 * 60); /* ends at +180 */
+	fx_pending(&s, 2, TIER_P0, 8, MIN(-5))->estimate = 60 * 60;
+	fx_pending(&s, 3, TIER_P2, 2, MIN(-660))->estimate = 240 * 60;
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	const struct prediction *p = find(&ps, &s, 3);
+	CHECK_INT(p->start, MIN(60));
+	CHECK_INT(p->end, MIN(300));
+	CHECK_INT(p->gate, GATE_PERMIT);
+	CHECK_STR(predict_gate_name(p->gate), "permit");
+	CHECK_INT(p->permit, 1);
+	CHECK_INT(p->backfilled, 0);
+	CHECK_INT(p->position, 2);
+	CHECK_INT(p->nwaits, 0);
+	CHECK_INT(p->low, MIN(0));
+	CHECK_INT(p->high, MIN(60));
+	CHECK_INT(p->nalloc, 1);
+	CHECK_INT(p->alloc[0].mask, 0x30);
+	const struct prediction *h = find(&ps, &s, 2);
+	CHECK_INT(h->start, MIN(300));
+	CHECK_INT(h->permit, 0);
+	CHECK_INT(h->nwaits, 2);
+	CHECK_INT(h->waits[0], 1);
+	CHECK_INT(h->waits[1], 3);
+	prediction_set_release(&ps);
+
+	/* The plan at now starts nothing, and wakes at the earn time. */
+	struct plan pl;
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK_INT(pl.n, 0);
+	CHECK_INT(pl.wake, MIN(60));
+	plan_release(&pl);
+
+	/* At +60 the plan starts it, with the reason "permit", on the GPUs
+	 * the prediction gave it. */
+	s.now = MIN(60);
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	const struct plan_action *a = plan_find(&pl, PLAN_START, 3);
+	CHECK(a != NULL);
+	if (a) {
+		CHECK_STR(a->reason, "permit");
+		CHECK_INT(a->nalloc, 1);
+		CHECK_INT(a->alloc[0].mask, 0x30);
+	}
+	plan_release(&pl);
+	snapshot_release(&s);
+}
+
+static bool same_prediction(const struct prediction *a, const struct prediction *b);
+
+/* The same, but its queue is at its limit until +400: the permit does not
+ * lift quotas, and the prediction is the one without permits. */
+static void test_permit_does_not_lift_quota(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	set(&s, "headroom.share", "0");
+	set(&s, "queue.exp.quota", "2");
+	set(&s, "queue.exp.borrow", "0");
+	fx_running(&s, 1, TIER_P1, 0, 2, MIN(-10), 190 * 60); /* ends at +180 */
+	STR_COPY(fx_running(&s, 2, TIER_P2, 0, 2, MIN(-10), 410 * 60)->queue, "exp"); /* +400 */
+	fx_pending(&s, 3, TIER_P0, 6, MIN(-5))->estimate = 60 * 60;
+	struct job *j = fx_pending(&s, 4, TIER_P2, 2, MIN(-660));
+	j->estimate = 240 * 60;
+	STR_COPY(j->queue, "exp");
+	snapshot_sort(&s);
+	struct prediction_set with, without;
+	prediction_set_init(&with);
+	prediction_set_init(&without);
+	predict_all(&s, &with);
+	const struct prediction *p = find(&with, &s, 4);
+	CHECK_INT(p->start, MIN(400));
+	CHECK_INT(p->gate, GATE_QUOTA);
+	CHECK_INT(p->permit, 0);
+	CHECK_INT(find(&with, &s, 3)->start, MIN(180));
+	set(&s, "tier.P2.waitLimit", "365d");
+	predict_all(&s, &without);
+	CHECK_INT(with.n, without.n);
+	size_t diff = 0;
+	for (size_t i = 0; i < with.n && i < without.n; i++)
+		diff += !same_prediction(&with.items[i], &without.items[i]) ||
+			with.items[i].gate != without.items[i].gate;
+	CHECK_INT(diff, 0);
+	prediction_set_release(&with);
+	prediction_set_release(&without);
+	snapshot_release(&s);
+}
+
+/* Two P2 jobs earn their permits at +60, with room for one: the first in
+ * the order (here by fair share: queue exp has used less, although #5 has
+ * the lower id) takes it, as sched_plan() would; the other takes the GPUs
+ * freed at +180, ahead of the head job, which then waits for both. */
+static void test_two_permit_holders_in_order(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	set(&s, "headroom.share", "0");
+	set(&s, "queue.exp.share", "1");
+	s.qstate[policy_queue_index(&s.policy, "default")].usage = 100;
+	s.qstate[policy_queue_index(&s.policy, "exp")].usage = 0;
+	fx_running(&s, 1, TIER_P1, 0, 6, MIN(-10), 190 * 60); /* ends at +180 */
+	fx_pending(&s, 2, TIER_P0, 8, MIN(-5))->estimate = 60 * 60;
+	fx_pending(&s, 5, TIER_P2, 2, MIN(-660))->estimate = 240 * 60;
+	struct job *j = fx_pending(&s, 6, TIER_P2, 2, MIN(-660));
+	j->estimate = 240 * 60;
+	STR_COPY(j->queue, "exp");
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	const struct prediction *first = find(&ps, &s, 6), *second = find(&ps, &s, 5);
+	CHECK_INT(first->position, 2);
+	CHECK_INT(second->position, 3);
+	CHECK_INT(first->start, MIN(60));
+	CHECK_INT(first->gate, GATE_PERMIT);
+	CHECK_INT(first->permit, 1);
+	CHECK_INT(second->start, MIN(180));
+	CHECK_INT(second->gate, GATE_ENDS); /* the GPUs came later than the permit */
+	CHECK_INT(second->permit, 1);
+	CHECK_INT(second->nwaits, 1);
+	CHECK_INT(second->waits[0], 1);
+	CHECK_INT(find(&ps, &s, 2)->start, MIN(420));
+	prediction_set_release(&ps);
+
+	/* The plan at +60 agrees: #6 starts by its permit, #5 does not. */
+	s.now = MIN(60);
+	struct plan pl;
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	const struct plan_action *a = plan_find(&pl, PLAN_START, 6);
+	CHECK(a != NULL);
+	if (a)
+		CHECK_STR(a->reason, "permit");
+	CHECK(plan_find(&pl, PLAN_START, 5) == NULL);
+	plan_release(&pl);
+	snapshot_release(&s);
+}
+
 void suite_predict(void)
 {
+	RUN(test_permit_starts_at_earn_time_on_free_gpus);
+	RUN(test_permit_does_not_lift_quota);
+	RUN(test_two_permit_holders_in_order);
 	RUN(test_waits_cut_counts_jobs_once);
 	RUN(test_worked_example_125_minutes);
 	RUN(test_worked_example_first_running);

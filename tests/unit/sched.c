@@ -88,22 +88,29 @@ static void test_plan_matches_prediction_at_now(void)
 		struct plan p;
 		plan_init(&p);
 		sched_plan(&s, &p);
-		size_t now_starts = 0, mismatched = 0;
+		/* Permit starts too: the prediction foresees the plan's,
+		 * which carry the reason "permit". */
+		size_t now_starts = 0, mismatched = 0, permits = 0;
 		for (size_t i = 0; i < ps.n; i++) {
 			const struct prediction *pr = &ps.items[i];
 			if (!pr->placed || pr->start != s.now)
 				continue;
 			now_starts++;
+			permits += pr->permit;
 			const struct plan_action *a = plan_find(&p, PLAN_START, pr->job);
 			mismatched +=
 			    !a || a->nalloc != pr->nalloc ||
-			    memcmp(a->alloc, pr->alloc, sizeof(a->alloc[0]) * (size_t)a->nalloc);
+			    memcmp(a->alloc, pr->alloc, sizeof(a->alloc[0]) * (size_t)a->nalloc) ||
+			    pr->permit != !strcmp(a->reason, "permit");
 		}
-		size_t plan_starts = 0;
-		for (size_t i = 0; i < p.n; i++)
-			plan_starts += p.actions[i].kind == PLAN_START &&
-				       strcmp(p.actions[i].reason, "permit");
+		size_t plan_starts = 0, plan_permits = 0;
+		for (size_t i = 0; i < p.n; i++) {
+			plan_starts += p.actions[i].kind == PLAN_START;
+			plan_permits += p.actions[i].kind == PLAN_START &&
+					!strcmp(p.actions[i].reason, "permit");
+		}
 		CHECK_INT(plan_starts, now_starts);
+		CHECK_INT(plan_permits, permits);
 		CHECK_INT(mismatched, 0);
 		CHECK(now_starts > 0);
 		struct place_map m;

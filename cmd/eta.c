@@ -25,15 +25,18 @@ static void eta_line(const struct explain_set *x, const struct explain *ex, stru
 	else
 		buf_printf(out, "-");
 	const struct why *wy = ex->why;
+	bool permit = p && p->never == NEVER_NO && p->permit;
+	if ((wy->nwaits || permit) && !(p && p->never == NEVER_NO && p->start > x->s->now))
+		buf_printf(out, "%10s", "");
 	if (wy->nwaits) {
-		if (!(p && p->never == NEVER_NO && p->start > x->s->now))
-			buf_printf(out, "%10s", "");
 		buf_addstr(out, " after ");
 		for (int i = 0; i < wy->nwaits; i++)
 			buf_printf(out, "%s#%lld", i ? ", " : "", (long long)wy->waits[i].job);
 		if (p && p->nwaits_all > wy->nwaits)
 			buf_printf(out, " and %d more", p->nwaits_all - wy->nwaits);
 	}
+	if (permit)
+		buf_addstr(out, wy->nwaits ? ", by its starvation permit" : " by its starvation permit");
 	buf_addstr(out, "\n");
 }
 

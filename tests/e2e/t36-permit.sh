@@ -21,6 +21,8 @@ check_eq "gq eta foresees the permit: a start at 12 h, gated by it" \
 	'[43200,"permit",true]'
 check_match "gq why words it" "$("$GQ" why "$c")" \
 	'Likely start .* when its starvation permit lets it take free GPUs ahead of its turn\.'
+check_match "gq eta's table says so too" "$("$GQ" eta "$c" | tail -1)" \
+	"^ +$c +P2 +.* in 12h00m +by its starvation permit\$"
 clock +11h59m
 check_eq "11h59m later the P2 still waits behind the P1 (it would delay it)" "$(states "$b" "$c")" \
 	"$b:pending $c:pending"

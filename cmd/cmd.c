@@ -176,6 +176,29 @@ int cmd_json_opts(const struct cmd_entry *c, int argc, char **argv, bool *json)
 	return -1;
 }
 
+int cmd_json_only(const struct cmd_entry *c, int argc, char **argv, bool *json)
+{
+	int rc = cmd_json_opts(c, argc, argv, json);
+	if (rc < 0 && optind < argc)
+		return cmd_usage_error(c, "unexpected '%s'", argv[optind]);
+	return rc;
+}
+
+int cmd_report(struct backend *b, int fetched, char *text, bool json,
+	       int (*render)(const char *text, struct gq_err *e), struct gq_err *e)
+{
+	int rc = EXIT_OK;
+	if (fetched < 0)
+		rc = cmd_fail(e);
+	else if (json)
+		printf("%s\n", text);
+	else if (render(text, e) < 0)
+		rc = cmd_fail(e);
+	free(text);
+	backend_close(b);
+	return rc;
+}
+
 int cmd_one_job(const struct cmd_entry *c, int argc, char **argv, int64_t *id)
 {
 	if (optind >= argc)

@@ -46,12 +46,10 @@ static int nodes_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_nodes;
 	bool json = false;
-	int rc = cmd_json_opts(c, argc, argv, &json);
+	int rc = cmd_json_only(c, argc, argv, &json);
 	if (rc >= 0)
 		return rc;
 	rc = EXIT_OK;
-	if (optind < argc)
-		return cmd_usage_error(c, "unexpected '%s'", argv[optind]);
 	struct snapshot s;
 	struct backend *b = cmd_snapshot(&s, &rc);
 	if (!b)

@@ -33,18 +33,10 @@ static int preemptions_exec(int argc, char **argv)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
 	char *text = NULL;
-	if (!b->ops->preemptions) {
-		err_set(&e, GQ_EUNAVAIL, "this backend keeps no preemption records");
-		rc = cmd_fail(&e);
-	} else if (b->ops->preemptions(b, query, &text, &e) < 0)
-		rc = cmd_fail(&e);
-	else if (json)
-		printf("%s\n", text);
-	else if (jout_preemptions_text(text, &e) < 0)
-		rc = cmd_fail(&e);
-	free(text);
-	backend_close(b);
-	return rc;
+	int fetched = b->ops->preemptions
+			  ? b->ops->preemptions(b, query, &text, &e)
+			  : err_set(&e, GQ_EUNAVAIL, "this backend keeps no preemption records");
+	return cmd_report(b, fetched, text, json, jout_preemptions_text, &e);
 }
 
 const struct cmd_entry cmd_preemptions = {

@@ -13,31 +13,19 @@
 
 static int reclaim_exec(int argc, char **argv)
 {
-	const struct cmd_entry *c = &cmd_reclaim;
 	bool json = false;
-	int rc = cmd_json_opts(c, argc, argv, &json);
+	int rc = cmd_json_only(&cmd_reclaim, argc, argv, &json);
 	if (rc >= 0)
 		return rc;
-	rc = EXIT_OK;
-	if (optind < argc)
-		return cmd_usage_error(c, "unexpected '%s'", argv[optind]);
 	struct backend *b = cmd_backend(true, &rc);
 	if (!b)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
 	char *text = NULL;
-	if (!b->ops->reclaim) {
-		err_set(&e, GQ_EUNAVAIL, "this backend has no reclamation report");
-		rc = cmd_fail(&e);
-	} else if (b->ops->reclaim(b, &text, &e) < 0)
-		rc = cmd_fail(&e);
-	else if (json)
-		printf("%s\n", text);
-	else if (jout_reclaim_text(text, &e) < 0)
-		rc = cmd_fail(&e);
-	free(text);
-	backend_close(b);
-	return rc;
+	int fetched = b->ops->reclaim
+			  ? b->ops->reclaim(b, &text, &e)
+			  : err_set(&e, GQ_EUNAVAIL, "this backend has no reclamation report");
+	return cmd_report(b, fetched, text, json, jout_reclaim_text, &e);
 }
 
 const struct cmd_entry cmd_reclaim = {

@@ -12,28 +12,17 @@
 
 static int stats_exec(int argc, char **argv)
 {
-	const struct cmd_entry *c = &cmd_stats;
 	bool json = false;
-	int rc = cmd_json_opts(c, argc, argv, &json);
+	int rc = cmd_json_only(&cmd_stats, argc, argv, &json);
 	if (rc >= 0)
 		return rc;
-	rc = EXIT_OK;
-	if (optind < argc)
-		return cmd_usage_error(c, "unexpected '%s'", argv[optind]);
 	struct backend *b = cmd_backend(true, &rc);
 	if (!b)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
 	char *text = NULL;
-	if (b->ops->stats(b, "", &text, &e) < 0)
-		rc = cmd_fail(&e);
-	else if (json)
-		printf("%s\n", text);
-	else if (jout_stats_text(text, &e) < 0)
-		rc = cmd_fail(&e);
-	free(text);
-	backend_close(b);
-	return rc;
+	int fetched = b->ops->stats(b, "", &text, &e);
+	return cmd_report(b, fetched, text, json, jout_stats_text, &e);
 }
 
 const struct cmd_entry cmd_stats = {

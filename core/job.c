@@ -4,6 +4,7 @@
  */
 #include "job.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,18 @@ int job_gpus_held(const struct job *j)
 	for (int i = 0; i < j->nalloc; i++)
 		n += __builtin_popcountll(j->alloc[i].mask);
 	return n;
+}
+
+void job_gpu_list(const struct job *j, char *out, size_t size)
+{
+	size_t n = 0;
+	if (size)
+		out[0] = '\0';
+	for (int a = 0; a < j->nalloc && a < GQ_MAX_ALLOC; a++)
+		for (int g = 0; g < GQ_MAX_NODE_GPUS; g++)
+			if (j->alloc[a].mask & (UINT64_C(1) << g))
+				n += (size_t)snprintf(out + (n < size ? n : size),
+						      n < size ? size - n : 0, "%s%d", n ? "," : "", g);
 }
 
 void job_init(struct job *j)

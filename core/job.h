@@ -120,6 +120,9 @@ struct job {
 enum tier job_tier(const struct job *j);
 /* GPUs the job holds right now (0 unless job_state_holds_gpus). */
 int job_gpus_held(const struct job *j);
+/* The GPU indices of j's allocation, "0,1,5" (every node's in turn, as
+ * CUDA_VISIBLE_DEVICES takes them); "" when none. Cut to fit size. */
+void job_gpu_list(const struct job *j, char *out, size_t size);
 
 struct node {
 	char name[64];

@@ -189,17 +189,6 @@ static int64_t log_size(struct runner *r, int64_t job)
 	return total;
 }
 
-static void gpu_list(const struct job *j, char *out, size_t size)
-{
-	size_t n = 0;
-	out[0] = '\0';
-	for (int a = 0; a < j->nalloc; a++)
-		for (int g = 0; g < GQ_MAX_NODE_GPUS; g++)
-			if (j->alloc[a].mask & (UINT64_C(1) << g))
-				n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%s%d",
-						      n ? "," : "", g);
-}
-
 /* Output growth is progress: sampled at every plan and every report. */
 static void sample_logs(struct enforce *en, const struct enforce_ctx *c)
 {
@@ -620,13 +609,13 @@ void enforce_reclaim(struct enforce *en, const struct enforce_ctx *c, struct rec
 		struct watch *w = watch_get(en, j->id, false);
 		if (j->state == JOB_RUNNING && w) {
 			if (c->now - w->progress >= p->reclaim_idle) {
-				gpu_list(j, list, sizeof(list));
+				job_gpu_list(j, list, sizeof(list));
 				entry_add(&v, &cnt, &cap, j, RECLAIM_IDLE, job_gpus_held(j), list,
 					  w->progress, p);
 			}
 		} else if (j->state == JOB_STOPPING && j->stop_deadline &&
 			   j->stop_deadline < c->now) {
-			gpu_list(j, list, sizeof(list));
+			job_gpu_list(j, list, sizeof(list));
 			entry_add(&v, &cnt, &cap, j, RECLAIM_UNRELEASED, job_gpus_held(j), list,
 				  j->stop_deadline, p);
 		} else if (!job_state_active(j->state) && w && w->pgid) {
@@ -637,7 +626,7 @@ void enforce_reclaim(struct enforce *en, const struct enforce_ctx *c, struct rec
 			enum reclaim_kind k = j->state == JOB_FAILED || j->state == JOB_TIMEOUT
 						  ? RECLAIM_FAILED
 						  : RECLAIM_UNRELEASED;
-			gpu_list(j, list, sizeof(list));
+			job_gpu_list(j, list, sizeof(list));
 			entry_add(&v, &cnt, &cap, j, k, j->req.gpus, list, w->ended, p);
 		}
 	}

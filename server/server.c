@@ -270,17 +270,6 @@ int server_persist_locked(struct server *s, const struct job *j, struct gq_err *
 
 /* ---- starting jobs ---- */
 
-static void gpu_list(const struct job *j, char *out, size_t size)
-{
-	size_t n = 0;
-	out[0] = '\0';
-	for (int a = 0; a < j->nalloc; a++)
-		for (int g = 0; g < GQ_MAX_NODE_GPUS; g++)
-			if (j->alloc[a].mask & (UINT64_C(1) << g))
-				n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%s%d",
-						      n ? "," : "", g);
-}
-
 /* Forks the supervisor of j (state STARTING, committed). */
 static int spawn(struct server *s, struct job *j, struct gq_err *e)
 {
@@ -294,7 +283,7 @@ static int spawn(struct server *s, struct job *j, struct gq_err *e)
 	if (rc < 0)
 		return -1;
 	char gpus[256], home[PATH_MAX];
-	gpu_list(j, gpus, sizeof(gpus));
+	job_gpu_list(j, gpus, sizeof(gpus));
 	gid_t groups[64];
 	int ngroups = 0;
 	bool sw = s->root && j->uid != 0;

@@ -1,6 +1,7 @@
 /* util.c - durations, numbers, sizes, names, buffers. */
 #include "harness.h"
 
+#include "core/job.h"
 #include "core/util.h"
 
 #include <stdio.h>
@@ -126,6 +127,25 @@ static void test_buf_addint_and_printf(void)
 	buf_release(&b);
 }
 
+/* A job's GPUs as CUDA_VISIBLE_DEVICES takes them, cut to fit. */
+static void test_job_gpu_list(void)
+{
+	struct job j;
+	job_init(&j);
+	char b[16];
+	job_gpu_list(&j, b, sizeof(b));
+	CHECK_STR(b, "");
+	j.nalloc = 2;
+	j.alloc[0] = (struct job_alloc){0, 0x23};
+	j.alloc[1] = (struct job_alloc){1, UINT64_C(1) << 63};
+	job_gpu_list(&j, b, sizeof(b));
+	CHECK_STR(b, "0,1,5,63");
+	job_gpu_list(&j, b, 6);
+	CHECK_STR(b, "0,1,5");
+	job_gpu_list(&j, b, 5);
+	CHECK_STR(b, "0,1,");
+}
+
 static void test_err_prefix_keeps_code(void)
 {
 	struct gq_err e = GQ_ERR_INIT;
@@ -145,5 +165,6 @@ void suite_util(void)
 	RUN(test_names);
 	RUN(test_buf_max_size);
 	RUN(test_buf_addint_and_printf);
+	RUN(test_job_gpu_list);
 	RUN(test_err_prefix_keeps_code);
 }

@@ -367,19 +367,6 @@ static int n_events(struct backend *b, int64_t after, int wait_ms, struct event_
 	return 0;
 }
 
-static int n_stats(struct backend *b, const char *query, char **json, struct gq_err *e)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "/v1/stats%s%s", query && *query ? "?" : "", query ? query : "");
-	struct buf out;
-	buf_init(&out, MAX_ANSWER);
-	int rc = http(N(b), "GET", path, NULL, NULL, 0, &out, e);
-	if (rc == 0)
-		*json = buf_detach(&out);
-	buf_release(&out);
-	return rc;
-}
-
 static int n_get_text(struct backend *b, const char *path, char **json, struct gq_err *e)
 {
 	struct buf out;
@@ -391,12 +378,23 @@ static int n_get_text(struct backend *b, const char *path, char **json, struct g
 	return rc;
 }
 
+/* PATH?QUERY, without the '?' when the query is empty. */
+static int n_get_query(struct backend *b, const char *path, const char *query, char **json,
+		       struct gq_err *e)
+{
+	char full[512];
+	snprintf(full, sizeof(full), "%s%s%s", path, query && *query ? "?" : "", query ? query : "");
+	return n_get_text(b, full, json, e);
+}
+
+static int n_stats(struct backend *b, const char *query, char **json, struct gq_err *e)
+{
+	return n_get_query(b, "/v1/stats", query, json, e);
+}
+
 static int n_preemptions(struct backend *b, const char *query, char **json, struct gq_err *e)
 {
-	char path[512];
-	snprintf(path, sizeof(path), "/v1/preemptions%s%s", query && *query ? "?" : "",
-		 query ? query : "");
-	return n_get_text(b, path, json, e);
+	return n_get_query(b, "/v1/preemptions", query, json, e);
 }
 
 static int n_reclaim(struct backend *b, char **json, struct gq_err *e)

@@ -341,6 +341,31 @@ int db_meta_set(struct db *db, const char *key, const char *value, struct gq_err
 	return step_done(db, st, "write meta", e);
 }
 
+/* Steps st to its end, each row read by `row` into a new element of
+ * *out (elem bytes; caller frees). */
+static int load_rows(struct db *db, sqlite3_stmt *st, size_t elem,
+		     void (*row)(sqlite3_stmt *st, void *item), const char *what, void **out,
+		     size_t *n, struct gq_err *e)
+{
+	char *v = NULL;
+	size_t cnt = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		grow_array((void **)&v, &cap, cnt + 1, elem);
+		memset(v + cnt * elem, 0, elem);
+		row(st, v + cnt * elem);
+		cnt++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return sqlite_fail(db, what, e);
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
 int db_preempt_put(struct db *db, const struct preempt_record *r, struct gq_err *e)
 {
 	sqlite3_stmt *st = db->st[ST_PREEMPT_PUT];
@@ -364,42 +389,32 @@ int db_preempt_put(struct db *db, const struct preempt_record *r, struct gq_err 
 	return step_done(db, st, "write preemption record", e);
 }
 
+static void preempt_row(sqlite3_stmt *st, void *item)
+{
+	struct preempt_record *r = item;
+	r->id = sqlite3_column_int64(st, 0);
+	r->victim = sqlite3_column_int64(st, 1);
+	r->trigger = sqlite3_column_int64(st, 2);
+	STR_COPY(r->reason, col_text(st, 3));
+	STR_COPY(r->queue, col_text(st, 4));
+	STR_COPY(r->dept, col_text(st, 5));
+	STR_COPY(r->trigger_dept, col_text(st, 6));
+	r->cross_dept = sqlite3_column_int(st, 7) != 0;
+	r->gpus = sqlite3_column_int(st, 8);
+	r->ran = sqlite3_column_int64(st, 9);
+	r->last_checkpoint = sqlite3_column_int64(st, 10);
+	r->signalled = sqlite3_column_int64(st, 11);
+	r->saved = sqlite3_column_int64(st, 12);
+	r->released = sqlite3_column_int64(st, 13);
+	r->restarted = sqlite3_column_int64(st, 14);
+	r->work_lost = sqlite3_column_double(st, 15);
+	r->resumed = sqlite3_column_int(st, 16) != 0;
+}
+
 int db_preempts_load(struct db *db, struct preempt_record **out, size_t *n, struct gq_err *e)
 {
-	sqlite3_stmt *st = db->st[ST_PREEMPTS_LOAD];
-	struct preempt_record *v = NULL;
-	size_t cnt = 0, cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		GROW(v, cap, cnt + 1);
-		struct preempt_record *r = &v[cnt++];
-		memset(r, 0, sizeof(*r));
-		r->id = sqlite3_column_int64(st, 0);
-		r->victim = sqlite3_column_int64(st, 1);
-		r->trigger = sqlite3_column_int64(st, 2);
-		STR_COPY(r->reason, col_text(st, 3));
-		STR_COPY(r->queue, col_text(st, 4));
-		STR_COPY(r->dept, col_text(st, 5));
-		STR_COPY(r->trigger_dept, col_text(st, 6));
-		r->cross_dept = sqlite3_column_int(st, 7) != 0;
-		r->gpus = sqlite3_column_int(st, 8);
-		r->ran = sqlite3_column_int64(st, 9);
-		r->last_checkpoint = sqlite3_column_int64(st, 10);
-		r->signalled = sqlite3_column_int64(st, 11);
-		r->saved = sqlite3_column_int64(st, 12);
-		r->released = sqlite3_column_int64(st, 13);
-		r->restarted = sqlite3_column_int64(st, 14);
-		r->work_lost = sqlite3_column_double(st, 15);
-		r->resumed = sqlite3_column_int(st, 16) != 0;
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		free(v);
-		return sqlite_fail(db, "load preemption records", e);
-	}
-	*out = v;
-	*n = cnt;
-	return 0;
+	return load_rows(db, db->st[ST_PREEMPTS_LOAD], sizeof(**out), preempt_row,
+			 "load preemption records", (void **)out, n, e);
 }
 
 int db_watch_put(struct db *db, const struct db_watch *w, struct gq_err *e)
@@ -418,63 +433,46 @@ int db_watch_del(struct db *db, int64_t job, struct gq_err *e)
 	return step_done(db, st, "delete reclamation watch", e);
 }
 
+static void watch_row(sqlite3_stmt *st, void *item)
+{
+	*(struct db_watch *)item = (struct db_watch){
+		sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)};
+}
+
 int db_watches_load(struct db *db, struct db_watch **out, size_t *n, struct gq_err *e)
 {
-	sqlite3_stmt *st = db->st[ST_WATCHES_LOAD];
-	struct db_watch *v = NULL;
-	size_t cnt = 0, cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		GROW(v, cap, cnt + 1);
-		v[cnt++] = (struct db_watch){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-					     sqlite3_column_int64(st, 2)};
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		free(v);
-		return sqlite_fail(db, "load reclamation watches", e);
-	}
-	*out = v;
-	*n = cnt;
-	return 0;
+	return load_rows(db, db->st[ST_WATCHES_LOAD], sizeof(**out), watch_row,
+			 "load reclamation watches", (void **)out, n, e);
+}
+
+/* victim, start, trigger as parameters 1-3 of st */
+static void bind_observed(sqlite3_stmt *st, const struct db_observed *o)
+{
+	sqlite3_bind_int64(st, 1, o->victim);
+	sqlite3_bind_int64(st, 2, o->start);
+	sqlite3_bind_int64(st, 3, o->trigger);
 }
 
 int db_observed_put(struct db *db, const struct db_observed *o, struct gq_err *e)
 {
-	sqlite3_stmt *st = db->st[ST_OBSERVED_PUT];
-	sqlite3_bind_int64(st, 1, o->victim);
-	sqlite3_bind_int64(st, 2, o->start);
-	sqlite3_bind_int64(st, 3, o->trigger);
-	return step_done(db, st, "write observed preemption", e);
+	bind_observed(db->st[ST_OBSERVED_PUT], o);
+	return step_done(db, db->st[ST_OBSERVED_PUT], "write observed preemption", e);
 }
 
 int db_observed_del(struct db *db, const struct db_observed *o, struct gq_err *e)
 {
-	sqlite3_stmt *st = db->st[ST_OBSERVED_DEL];
-	sqlite3_bind_int64(st, 1, o->victim);
-	sqlite3_bind_int64(st, 2, o->start);
-	sqlite3_bind_int64(st, 3, o->trigger);
-	return step_done(db, st, "delete observed preemption", e);
+	bind_observed(db->st[ST_OBSERVED_DEL], o);
+	return step_done(db, db->st[ST_OBSERVED_DEL], "delete observed preemption", e);
+}
+
+static void observed_row(sqlite3_stmt *st, void *item)
+{
+	*(struct db_observed *)item = (struct db_observed){
+		sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)};
 }
 
 int db_observed_load(struct db *db, struct db_observed **out, size_t *n, struct gq_err *e)
 {
-	sqlite3_stmt *st = db->st[ST_OBSERVED_LOAD];
-	struct db_observed *v = NULL;
-	size_t cnt = 0, cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		GROW(v, cap, cnt + 1);
-		v[cnt++] = (struct db_observed){sqlite3_column_int64(st, 0),
-						sqlite3_column_int64(st, 1),
-						sqlite3_column_int64(st, 2)};
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		free(v);
-		return sqlite_fail(db, "load observed preemptions", e);
-	}
-	*out = v;
-	*n = cnt;
-	return 0;
+	return load_rows(db, db->st[ST_OBSERVED_LOAD], sizeof(**out), observed_row,
+			 "load observed preemptions", (void **)out, n, e);
 }

@@ -124,24 +124,15 @@ static struct preempt_record *open_record(struct enforce *en, int64_t job)
 	return NULL;
 }
 
-static int64_t month_start(int64_t now)
+/* The start (UTC) of the calendar month of now, `ahead` months on. */
+static int64_t month_start(int64_t now, int ahead)
 {
 	time_t t = (time_t)now;
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	tm.tm_mday = 1;
 	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-	return (int64_t)timegm(&tm);
-}
-
-static int64_t next_month_start(int64_t now)
-{
-	time_t t = (time_t)now;
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	tm.tm_mday = 1;
-	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-	tm.tm_mon++;
+	tm.tm_mon += ahead;
 	return (int64_t)timegm(&tm);
 }
 
@@ -281,7 +272,7 @@ int enforce_prepare(struct enforce *en, const struct enforce_ctx *c, int64_t *ne
 		    struct gq_err *e)
 {
 	struct snapshot *s = c->snap;
-	int64_t hour_ago = c->now - HOUR, month = month_start(c->now), next = 0;
+	int64_t hour_ago = c->now - HOUR, month = month_start(c->now, 0), next = 0;
 	for (int q = 0; q < s->policy.nqueues; q++)
 		s->qstate[q].preempts_hour = 0;
 	for (int d = 0; d < s->policy.ndepts; d++)
@@ -310,7 +301,7 @@ int enforce_prepare(struct enforce *en, const struct enforce_ctx *c, int64_t *ne
 		}
 	}
 	if (spent) {
-		int64_t m = next_month_start(c->now);
+		int64_t m = month_start(c->now, 1);
 		if (next == 0 || m < next)
 			next = m;
 	}

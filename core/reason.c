@@ -505,6 +505,20 @@ static void fill_weight(const struct snapshot *s, const struct job *j, struct wh
 	w->c = order_c(&s->policy, j, s->now);
 }
 
+/* Item slot of snapshot job idx: room made in the pools, the index kept,
+ * the weight filled in. */
+static struct why *begin_why(struct why_set *out, struct pools *pl, struct work *k,
+			     const struct snapshot *s, size_t slot, size_t idx)
+{
+	struct why *w = &out->items[slot];
+	k->w = w;
+	make_room(out, pl, k);
+	out->of_job[idx] = (int32_t)slot;
+	fill_weight(s, &s->jobs[idx], w);
+	w->idx = idx;
+	return w;
+}
+
 void reason_all(const struct snapshot *s, const struct prediction_set *ps, struct why_set *out)
 {
 	why_set_release(out);
@@ -599,12 +613,7 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 		size_t i = (size_t)ps->of_job[idx];
 		const struct prediction *pr = &ps->items[i];
 		const struct job *j = &s->jobs[idx];
-		struct why *w = &out->items[i];
-		k.w = w;
-		make_room(out, &pl, &k);
-		out->of_job[idx] = (int32_t)i;
-		fill_weight(s, j, w);
-		w->idx = idx;
+		struct why *w = begin_why(out, &pl, &k, s, i, idx);
 		w->rises = order_next_rise(&s->policy, j, s->now, &w->rise_at, &w->rise_weight);
 		explain(&c, pr, ahead_of[i],
 			ahead_of[i] < REASON_MAX_AHEAD ? ahead_of[i] : REASON_MAX_AHEAD, &k);
@@ -616,12 +625,7 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 		const struct job *j = &s->jobs[i];
 		if (j->state != JOB_STARTING)
 			continue;
-		struct why *w = &out->items[n];
-		k.w = w;
-		make_room(out, &pl, &k);
-		out->of_job[i] = (int32_t)n;
-		fill_weight(s, j, w);
-		w->idx = i;
+		struct why *w = begin_why(out, &pl, &k, s, n, i);
 		add_item(&k, REASON_STARTING);
 		w->primary = REASON_STARTING;
 		w->reeval = REEVAL_NOW;

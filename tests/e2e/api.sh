@@ -2,7 +2,8 @@
 # server's API with curl over its unix socket.
 #   api METHOD PATH [BODY]          prints the answer's body
 #   api_code METHOD PATH [BODY]     prints "STATUS BODY"
-#   wait_state ID STATE             polls (bounded) until job ID is in STATE
+#   state ID                        the job's state through the API (lib.sh's
+#                                   wait_state polls it)
 api() {
 	if [ $# -ge 3 ]; then
 		curl -s --unix-socket "$SERVER_SOCK" -X "$1" --data-binary "$3" "http://gq$2"
@@ -19,11 +20,4 @@ api_code() {
 			sed 's/^\(.*\) \([0-9]*\)$/\2 \1/'
 	fi
 }
-wait_state() {
-	for _ in $(seq 1 200); do
-		[ "$(api GET "/v1/jobs/$1" | jq -r .state)" = "$2" ] && return 0
-		sleep 0.05
-	done
-	echo "# job $1 is $(api GET "/v1/jobs/$1" | jq -r .state), not $2"
-	return 1
-}
+state() { api GET "/v1/jobs/$1" | jq -r .state; }

@@ -47,17 +47,8 @@ api() { # METHOD PATH [BODY]
 field() {
 	api GET "/v1/jobs/$1" | jq -r "$2"
 }
+# The job's state through the API (lib.sh's wait_state polls it).
 state() { field "$1" .state; }
-
-# wait_state ID STATE: a short poll (at most ~10 s) until job ID is in STATE.
-wait_state() {
-	for _ in $(seq 1 200); do
-		[ "$(state "$1")" = "$2" ] && return 0
-		sleep 0.05
-	done
-	echo "# job $1 is $(state "$1"), not $2"
-	return 1
-}
 
 # states ID...: "ID:state ..." in one line.
 states() {

@@ -11,6 +11,7 @@
 #   check_eq "desc" "$got" "$want"
 #   check_match "desc" "$got" REGEX
 #   check_golden "desc" file golden-name    # diff -u against tests/e2e/golden/
+#   state ID; wait_state ID STATE...         # a job's state; poll until it is one of them
 #   finish                                  # at the end; exit status = failures
 set -u
 GQ=${GQ:-$(cd "$(dirname "$0")/../.." && pwd)/gq}
@@ -120,6 +121,23 @@ server_start() {
 server_stop() { # SIGTERM and wait
 	kill -TERM "$SERVER_PID" 2>/dev/null
 	wait "$SERVER_PID" 2>/dev/null
+}
+
+# state ID: the job's state as gq show says it. A script may define its own
+# (through the API, say): wait_state asks whichever state() there is.
+state() { "$GQ" show --json "$1" 2>/dev/null | jq -r .state; }
+
+# wait_state ID STATE...: a short poll (at most ~10 s) until job ID is in
+# one of the STATEs; says where it is when it is not.
+wait_state() {
+	local s want
+	for _ in $(seq 1 200); do
+		s=$(state "$1")
+		for want in "${@:2}"; do [ "$s" = "$want" ] && return 0; done
+		sleep 0.05
+	done
+	echo "# job $1 is $(state "$1"), not ${*:2}"
+	return 1
 }
 
 finish() {

@@ -19,13 +19,6 @@ check_eq "the policy holds no headroom" \
 server_start --gpus 8 --policy-repo "$R"
 
 api() { curl -s --unix-socket "$SERVER_SOCK" "http://gq$1"; }
-wait_state() { # ID STATE
-	for _ in $(seq 1 100); do
-		[ "$(api "/v1/jobs/$1" | jq -r .state)" = "$2" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
 now() { "$GQ" clock --json | jq .now; }
 
 # The first one ignores SIGTERM, so that a cancel frees its GPUs only when

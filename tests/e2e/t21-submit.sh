@@ -5,15 +5,6 @@
 server_start --gpus 8 --gpu-model a100 --gpu-mem 80G
 "$GQ" clock --set '2030-01-01 09:00' >/dev/null
 ME=$(id -un)
-state() { "$GQ" show --json "$1" | jq -r .state; }
-wait_state() { # ID STATE...: a short poll until the job is in one of them
-	for _ in $(seq 1 200); do
-		s=$(state "$1")
-		for w in "${@:2}"; do [ "$s" = "$w" ] && return 0; done
-		sleep 0.05
-	done
-	return 1
-}
 cd "$T_DIR"
 
 check_eq "submit prints the new job" "$("$GQ" submit --gpus 2 --name hello -- sh -c 'echo hello $GQ_JOB_ID on $CUDA_VISIBLE_DEVICES; echo err >&2')" "submitted job 1"

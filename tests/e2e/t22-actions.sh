@@ -5,14 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 server_start --gpus 8
 "$GQ" clock --set '2030-01-01 09:00' >/dev/null
-state() { "$GQ" show --json "$1" | jq -r .state; }
-wait_state() { # ID STATE: a short poll until the job is in STATE
-	for _ in $(seq 1 200); do
-		[ "$(state "$1")" = "$2" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
 
 # A job that runs until stopped; its argv names T_DIR so that lib.sh's
 # cleanup finds it, and its sleeps are short so that nothing outlives us long.

@@ -7,14 +7,6 @@
 server_start --gpus 8 --gpu-model a100 --gpu-mem 80G
 "$GQ" clock --set '2030-01-01 09:00' >/dev/null
 ME=$(id -un)
-state() { "$GQ" show --json "$1" | jq -r .state; }
-wait_state() { # ID STATE: a short poll until the job is in STATE
-	for _ in $(seq 1 200); do
-		[ "$(state "$1")" = "$2" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
 long_job=(sh -c 'i=0; while [ $i -lt 900 ]; do sleep 1; i=$((i + 1)); done' "$T_DIR")
 cd "$T_DIR"
 

@@ -11,13 +11,6 @@ check_eq "clock --json" "$("$GQ" clock --json)" "{\"now\":$(date -u -d '2030-01-
 out=$("$GQ" clock --set '2029-01-01 00:00' 2>&1); rc=$?
 check_eq "clock --set into the past: exit 2" "$rc" 2
 check_match "says the clock never goes back" "$out" "never goes back"
-wait_state() { # ID STATE: a short poll until the job is in STATE
-	for _ in $(seq 1 200); do
-		[ "$("$GQ" show --json "$1" | jq -r .state)" = "$2" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
 cd "$T_DIR"
 
 "$GQ" submit --name one -- true >/dev/null

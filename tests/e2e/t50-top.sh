@@ -49,10 +49,10 @@ keys j c
 check "c asks before cancelling" wait_screen "^cancel job 4 'train-b' of $(id -un)\? y/n"
 keys n
 check "n cancels nothing" wait_screen '^nothing done'
-check_eq "job 4 still pending" "$(job_state 4)" pending
+check_eq "job 4 still pending" "$(state 4)" pending
 keys c y
 check "y cancels and says so" wait_screen '^job 4: cancelled'
-check_eq "job 4 is cancelled in the server" "$(job_state 4)" cancelled
+check_eq "job 4 is cancelled in the server" "$(state 4)" cancelled
 check "the queue no longer lists it" wait_screen_not 'train-b'
 keys 4
 check "the events view shows the cancellation" wait_screen '4 state +pending->cancelled'

@@ -9,7 +9,6 @@
 #   wait_screen REGEX             # ok once a line of the screen matches (10 s)
 #   wait_screen_not REGEX         # ok once no line matches (10 s)
 #   check_screen DESC GOLDEN      # normalised screen vs tests/e2e/golden/GOLDEN
-#   wait_state JOB STATE          # waits until the server says so (10 s)
 #
 # Screens are compared after normalising what moves from run to run and
 # nothing else: clock times (HH:MM:SS, HH:MM), durations, the user's name, the scratch
@@ -109,13 +108,4 @@ check_screen() { # desc, golden name
 	check_golden "$1" "$T_DIR/screen.txt" "$2"
 }
 
-job_state() { "$GQ" show "$1" --json 2>/dev/null | jq -r .state; }
 
-wait_state() { # job, state
-	for _ in $(seq 1 200); do
-		[ "$(job_state "$1")" = "$2" ] && return 0
-		sleep 0.05
-	done
-	echo "# job $1 is $(job_state "$1"), want $2"
-	return 1
-}

@@ -103,6 +103,14 @@ check-unit: unit purity
 bench: gq $(BENCH_BIN)
 	@GQ=$(CURDIR)/$(BUILD)/gq BUILD=$(CURDIR)/$(BUILD) sh bench/run.sh $(B)
 
+# The crash torture: ITERATIONS (100) of kill -9 of gq serve under load, a
+# restart and the checks each time; SEED=N replays a run. t1a is its short
+# version inside make check.
+ITERATIONS ?= 100
+torture: gq
+	@python3 tests/torture/torture.py --gq $(CURDIR)/$(BUILD)/gq --iterations $(ITERATIONS) \
+		$(if $(SEED),--seed $(SEED)) --self-test
+
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && apt-get install -y --no-install-recommends $(DEB_PKGS); \
@@ -137,7 +145,7 @@ clean:
 	rm -rf build build-san gq
 
 FORCE:
-.PHONY: all gq unit purity check check-unit bench deps install format clean FORCE
+.PHONY: all gq unit purity check check-unit bench torture deps install format clean FORCE
 .PRECIOUS: $(BUILD)/bench/%.o
 
 -include $(OBJ:.o=.d) $(UNIT_OBJ:.o=.d)

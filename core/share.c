@@ -10,6 +10,8 @@
 
 double share_decay(double usage, int64_t dt, int64_t half_life)
 {
+	if (!isfinite(usage) || usage < 0)
+		return 0;
 	if (dt <= 0)
 		return usage;
 	if (half_life <= 0)
@@ -19,7 +21,12 @@ double share_decay(double usage, int64_t dt, int64_t half_life)
 
 double share_interval(double gpus, int64_t from, int64_t to, int64_t now, int64_t half_life)
 {
-	if (to <= from || gpus <= 0)
+	/* GPUs held after `now` cannot count yet: unclamped, a `to` far past
+	 * `now` (a stale now, times recorded out of order) makes the decay
+	 * factor overflow to infinity, and usage non-finite for good. */
+	if (to > now)
+		to = now;
+	if (to <= from || !(gpus > 0) || !isfinite(gpus))
 		return 0;
 	if (half_life <= 0)
 		return 0;

@@ -22,13 +22,15 @@
 
 /* usage (as of some time) seen dt seconds later: usage x 2^(-dt / half_life).
  * dt <= 0 returns usage unchanged; half_life <= 0 means no memory at all
- * (returns 0 for dt > 0). */
+ * (returns 0 for dt > 0). A usage that is negative or not finite (a damaged
+ * journal) counts as 0: the result is always finite and >= 0. */
 double share_decay(double usage, int64_t dt, int64_t half_life);
 
-/* The usage, as of `now`, of `gpus` GPUs held over [from, to] (to <= now):
- * the integral of gpus x 2^(-(now - t) / half_life) dt over the interval.
- * Zero when to <= from. For a half_life much longer than the interval it
- * tends to gpus x (to - from). */
+/* The usage, as of `now`, of `gpus` GPUs held over [from, to]: the integral
+ * of gpus x 2^(-(now - t) / half_life) dt over the interval. The part after
+ * `now` is left out (it has not happened as of now). Zero when the interval
+ * is empty or gpus is not a positive number. Always finite. For a half_life
+ * much longer than the interval it tends to gpus x (to - from). */
 double share_interval(double gpus, int64_t from, int64_t to, int64_t now, int64_t half_life);
 
 /* Advances every queue's usage in s->qstate from time `prev` to s->now:

@@ -50,6 +50,32 @@ static void setup(struct snapshot *s)
 	j->alloc[0].mask = 0x3; /* 2 GPUs */
 }
 
+/* A stale `now` (a restarted server charging a job before its clock was
+ * set) once made the decay factor 2^(huge) = inf, and usage NaN for good. */
+static void test_interval_and_decay_stay_finite(void)
+{
+	/* GPUs held after now do not count yet. */
+	CHECK_DBL(share_interval(1, 0, 2 * WEEK, WEEK, WEEK), WEEK / (2 * M_LN2), 1e-6);
+	CHECK_DBL(share_interval(4, 1796155050, 1796155052, 0, WEEK), 0, 0);
+	CHECK(isfinite(share_interval(4, 1796155050, 1796155052, 0, 1)));
+	CHECK_DBL(share_interval(NAN, 0, 10, 10, WEEK), 0, 0);
+	CHECK_DBL(share_interval(INFINITY, 0, 10, 10, WEEK), 0, 0);
+	CHECK_DBL(share_decay(NAN, 10, WEEK), 0, 0);
+	CHECK_DBL(share_decay(INFINITY, 10, WEEK), 0, 0);
+	CHECK_DBL(share_decay(-INFINITY, 0, WEEK), 0, 0);
+	CHECK_DBL(share_decay(-3, 0, WEEK), 0, 0);
+	struct snapshot s;
+	setup(&s);
+	int qa = policy_queue_index(&s.policy, "a");
+	s.now = 0; /* as a restart found it */
+	share_charge(&s, "a", 2, 1796155050, 1796155052);
+	CHECK(isfinite(s.qstate[qa].usage));
+	s.now = 1796155100;
+	share_advance(&s, 1796155000);
+	CHECK(isfinite(s.qstate[qa].usage));
+	snapshot_release(&s);
+}
+
 static void test_advance_is_path_independent(void)
 {
 	struct snapshot one, two;
@@ -92,6 +118,7 @@ void suite_share(void)
 {
 	RUN(test_decay_half_life_is_exact);
 	RUN(test_interval_is_the_decayed_integral);
+	RUN(test_interval_and_decay_stay_finite);
 	RUN(test_advance_is_path_independent);
 	RUN(test_ratio_divides_by_share);
 }

@@ -20,7 +20,7 @@ T=$(mktemp -d /tmp/gqsoak.XXXXXX)
 export HOME="$T/home" XDG_CONFIG_HOME="$T/home/.config" XDG_STATE_HOME="$T/home/.local/state" \
 	XDG_RUNTIME_DIR="$T/run" TZ=UTC LC_ALL=C NO_COLOR=1 GQ_SERVER="unix:$T/sock"
 unset GQ_TOKEN_FILE GQ_BACKEND
-mkdir -p "$HOME" "$XDG_RUNTIME_DIR" "$T/n"
+mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"
 SOCK="$T/sock"
 LOOPS=""
@@ -50,84 +50,114 @@ done
 curl -sf --unix-socket "$SOCK" http://gq/v1/ping >/dev/null || {
 	echo "soak: gq serve did not start:"; tail -5 "$T/server.log"; exit 1; }
 
-api() { # METHOD PATH [BODY]: the body of the answer; one request counted
-	echo >>"$T/n/$LOOP"
-	if [ $# -ge 3 ]; then
-		curl -s -m 30 --unix-socket "$SOCK" -X "$1" --data-binary "$3" "http://gq$2"
-	else
-		curl -s -m 30 --unix-socket "$SOCK" -X "$1" "http://gq$2"
-	fi
-}
-cli() { echo >>"$T/n/$LOOP"; "$GQ" "$@" >/dev/null 2>&1; }
+# The load: one python3 process of threads, each a bounded loop over the
+# unix socket that pauses between requests (a new connection each, as
+# curl and gq do); it counts its requests in $T/n. gq ls, gq why and
+# gq eta (the CLI, a process each) run in a shell loop beside it.
+LOAD=$(cat <<'EOF'
+import http.client, json, os, random, socket, sys, threading, time
+sock, secs, counter = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+end = time.time() + secs
+lock = threading.Lock()
+n = {"req": 0, "sub": 0, "err": 0}
+ids = []
+class C(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.settimeout(30)
+        self.sock.connect(sock)
+def api(method, path, body=None, hdrs=None):
+    c = C("gq", timeout=30)
+    try:
+        c.request(method, path, None if body is None else json.dumps(body).encode(), hdrs or {})
+        r = c.getresponse()
+        data = r.read()
+        with lock:
+            n["req"] += 1
+            n["err"] += r.status >= 500
+        return r.status, data
+    except (OSError, http.client.HTTPException):
+        with lock:
+            n["err"] += 1
+        return 0, b""
+    finally:
+        c.close()
+KINDS = [["true"], ["sleep", "0.3"], ["sh", "-c", "exit 3"], ["sh", "-c", "echo out; echo err >&2"]]
+def submitter(k):
+    i = 0
+    while time.time() < end:
+        i += 1
+        st, data = api("POST", "/v1/jobs", {"argv": KINDS[i % 4], "name": "s%d-%d" % (k, i),
+                                            "held": i % 10 == 0}, {"Idempotency-Key": "s%d-%d" % (k, i)})
+        if st in (200, 201):
+            with lock:
+                n["sub"] += 1
+                ids.append(json.loads(data)["id"])
+        time.sleep(0.1)
+def pick(r, last=50):
+    with lock:
+        return r.choice(ids[-last:]) if ids else None
+def actor():
+    r = random.Random(1)
+    while time.time() < end:
+        j = pick(r)
+        if j:
+            api("POST", "/v1/jobs/%d/%s" % (j, r.choice(["cancel", "hold", "release", "release"])), {})
+        time.sleep(0.1)
+def reader(k):
+    r = random.Random(k)
+    seq = 0
+    while time.time() < end:
+        st, data = api("GET", "/v1/events?after=%d&limit=1000" % seq)
+        if st == 200:
+            seq = json.loads(data)["next"]
+        api("GET", "/v1/snapshot?form=rows")
+        api("GET", "/v1/jobs")
+        j = pick(r, 200)
+        if j:
+            api("GET", "/v1/jobs/%d" % j)
+            api("GET", "/v1/jobs/%d/logs?stream=stderr" % j)
+        api("GET", "/v1/stats")
+        time.sleep(0.2)
+def waiter():
+    seq = 0
+    while time.time() < end:
+        st, data = api("GET", "/v1/events?after=%d&wait=3000&limit=1000" % seq)
+        if st == 200:
+            seq = json.loads(data)["next"]
+def clocker():
+    while time.time() < end:
+        time.sleep(10)
+        api("POST", "/v1/clock", {"advance": 1800})
+ths = [threading.Thread(target=submitter, args=(k,)) for k in range(4)]
+ths += [threading.Thread(target=reader, args=(k,)) for k in range(2)]
+ths += [threading.Thread(target=f) for f in (actor, waiter, clocker)]
+for t in ths:
+    t.daemon = True
+    t.start()
+while any(t.is_alive() for t in ths):
+    with lock:
+        line = "%d %d %d\n" % (n["req"], n["sub"], n["err"])
+    with open(counter + ".tmp", "w") as f:
+        f.write(line)
+    os.rename(counter + ".tmp", counter)
+    time.sleep(1)
+with open(counter, "w") as f:
+    f.write("%d %d %d\n" % (n["req"], n["sub"], n["err"]))
+EOF
+)
 END=$(($(date +%s) + SECS))
 alive() { [ "$(date +%s)" -lt "$END" ]; }
-
-submitter() { # K: a submission every ~0.25 s; a job of each kind in turn
-	LOOP=sub$1
-	i=0
+: >"$T/n.cli"
+clis() { # gq ls, gq why on a pending job, gq eta: about one a second
 	while alive; do
-		i=$((i + 1))
-		case $((i % 4)) in
-		0) argv='["true"]' ;;
-		1) argv='["sleep","0.3"]' ;;
-		2) argv='["sh","-c","exit 3"]' ;;
-		*) argv='["sh","-c","echo out; echo err >&2"]' ;;
-		esac
-		held=false
-		[ $((i % 10)) = 0 ] && held=true
-		echo >>"$T/n/$LOOP"
-		id=$(curl -s -m 30 --unix-socket "$SOCK" -X POST -H "Idempotency-Key: s$1-$i" \
-			--data-binary "{\"argv\":$argv,\"name\":\"s$1-$i\",\"held\":$held}" \
-			http://gq/v1/jobs | jq -r '.id // empty' 2>/dev/null)
-		[ -n "$id" ] && echo "$id" >>"$T/ids.$1"
-		sleep 0.25
-	done
-}
-
-actor() { # cancels, holds and releases recent jobs of the submitters
-	LOOP=act
-	while alive; do
-		id=$(cat "$T"/ids.* 2>/dev/null | tail -40 | shuf -n 1)
-		if [ -n "$id" ]; then
-			case $(shuf -i 1-4 -n 1) in
-			1) api POST "/v1/jobs/$id/cancel" >/dev/null ;;
-			2) api POST "/v1/jobs/$id/hold" '{}' >/dev/null ;;
-			*) api POST "/v1/jobs/$id/release" '{}' >/dev/null ;;
-			esac
-		fi
-		sleep 0.3
-	done
-}
-
-reader() { # gq ls, gq why, events, snapshots, a job, its log
-	LOOP=read$1
-	seq=0
-	while alive; do
-		cli ls
-		id=$(api GET '/v1/jobs?state=pending&limit=1' | jq -r '.jobs[0].id // empty')
-		[ -n "$id" ] && cli why "$id"
-		seq=$(api GET "/v1/events?after=$seq&limit=1000" | jq -r '.next // 0')
-		api GET '/v1/snapshot?form=rows' >/dev/null
-		id=$(cat "$T"/ids.* 2>/dev/null | tail -100 | shuf -n 1)
-		[ -n "$id" ] && api GET "/v1/jobs/$id" >/dev/null && api GET "/v1/jobs/$id/logs" >/dev/null
-		cli eta
-		sleep 0.5
-	done
-}
-
-waiter() { # a long poll on the event stream, as gq top does
-	LOOP=wait
-	seq=0
-	while alive; do
-		seq=$(api GET "/v1/events?after=$seq&wait=5000&limit=1000" | jq -r '.next // 0')
-	done
-}
-
-clocker() { # the clock moves an hour every 20 s: finished jobs age out of the day
-	LOOP=clock
-	while alive; do
-		sleep 20
-		cli clock +1h
+		"$GQ" ls >/dev/null 2>&1
+		id=$(curl -s --unix-socket "$SOCK" 'http://gq/v1/jobs?state=pending&limit=1' |
+			jq -r '.jobs[0].id // empty')
+		[ -n "$id" ] && "$GQ" why "$id" >/dev/null 2>&1
+		"$GQ" eta >/dev/null 2>&1
+		echo x >>"$T/n.cli"
+		sleep 1
 	done
 }
 
@@ -136,10 +166,13 @@ spid() { echo "$SPID"; }
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$(spid)/status"; }
 hwm() { awk '/^VmHWM/ {print $2}' "/proc/$(spid)/status"; }
 fds() { ls "/proc/$(spid)/fd" | wc -l; }
-jobs_n() { api GET '/v1/jobs?all=1&limit=1' | jq -r '.jobs[-1].id // 0'; }
-reqs() { cat "$T"/n/* 2>/dev/null | wc -l; }
+jobs_n() { curl -s --unix-socket "$SOCK" 'http://gq/v1/jobs?all=1&limit=1' | jq -r '.jobs[-1].id // 0'; }
+reqs() { # API requests + CLI rounds (3 commands, 4 requests each or more)
+	a=$(cut -d' ' -f1 "$T/n" 2>/dev/null || echo 0)
+	c=$(wc -l <"$T/n.cli" 2>/dev/null || echo 0)
+	echo $((${a:-0} + 3 * ${c:-0}))
+}
 
-LOOP=probe
 printf '# soak: %d s against gq serve pid %s (%s), load average %s\n' "$SECS" "$(spid)" \
 	"$("$GQ" version 2>/dev/null | head -1)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%6s %9s %9s %5s %6s %9s %6s\n' t rss_kB hwm_kB fds jobs requests load
@@ -150,12 +183,10 @@ sample() { # T
 S0=$(sample 0)
 echo "$S0"
 
-for k in 1 2 3 4; do submitter $k & LOOPS="$LOOPS $!"; done
-actor & LOOPS="$LOOPS $!"
-reader 1 & LOOPS="$LOOPS $!"
-reader 2 & LOOPS="$LOOPS $!"
-waiter & LOOPS="$LOOPS $!"
-clocker & LOOPS="$LOOPS $!"
+python3 -c "$LOAD" "$SOCK" "$SECS" "$T/n" &
+LOOPS="$!"
+clis &
+LOOPS="$LOOPS $!"
 
 START=$(date +%s)
 S1=""
@@ -170,7 +201,6 @@ while [ "$(date +%s)" -lt "$END" ]; do
 	m=$((m + 1))
 done
 for p in $LOOPS; do wait "$p" 2>/dev/null; done
-LOOPS=""
 sleep 2 # the last jobs end, their files close
 SE=$(sample $(($(date +%s) - START)))
 echo "$SE (after the load, jobs ended)"
@@ -186,7 +216,11 @@ per_job=$(awk -v a="$r1" -v b="$re" -v ja="$j1" -v jb="$je" \
 	'BEGIN { if (jb > ja) printf "%.2f", (b - a) / (jb - ja); else print "n/a" }')
 printf '# growth: RSS %+d kB from the start, %+d kB from minute 1 (%s kB per job submitted since, %d jobs); fds %+d; %d requests\n' \
 	$((re - r0)) $((re - r1)) "$per_job" $((je - j1)) $((fe - f0)) "$nreq"
+set -- $(cat "$T/n")
+printf '# load: %d API requests (%d submissions, %d without an answer or 5xx), %d CLI rounds of ls, why and eta\n' \
+	"$1" "$2" "$3" "$(wc -l <"$T/n.cli")"
 bad=""
+[ "$3" -gt 0 ] && bad="$bad, $3 REQUESTS FAILED"
 [ $((fe - f0)) -gt 2 ] && bad="$bad, FDS GROW"
 # A job kept in memory costs a few hundred bytes: more than 2 kB per job,
 # or 8 MB overall, after the first minute is a leak to look for.

@@ -6,7 +6,7 @@ DESTDIR ?=
 PKGS := ncursesw libcurl jansson readline libgit2 libmicrohttpd sqlite3
 DEB_PKGS := build-essential pkg-config libncurses-dev libcurl4-openssl-dev libjansson-dev \
 	libreadline-dev libgit2-dev libmicrohttpd-dev libsqlite3-dev \
-	tmux jq curl zsh fish bash-completion python3 git
+	tmux jq curl zsh fish bash-completion python3 git locales
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san

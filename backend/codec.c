@@ -8,6 +8,7 @@
 #include "codec.h"
 
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -233,7 +234,9 @@ static void encode_field(json_t *o, const struct field *f, const void *base)
 		v = json_boolean(*(const bool *)p);
 		break;
 	case F_DBL:
-		v = json_real(*(const double *)p);
+		/* json_real refuses what JSON cannot say; a non-finite number is
+		 * a bug upstream (see snapshot_check_finite), never a reason to die. */
+		v = isfinite(*(const double *)p) ? json_real(*(const double *)p) : json_null();
 		break;
 	case F_STR:
 		/* Model strings are validated on the way in, but never let a
@@ -412,7 +415,10 @@ static int decode_field(const json_t *v, const struct field *f, void *base, cons
 		if (!json_is_integer(v))
 			return type_error(e, path, "an integer", v);
 		json_int_t x = json_integer_value(v);
-		if (f->type == F_I64 || f->type == F_TIME) {
+		if (f->type == F_TIME && (x < 0 || x > GQ_TIME_MAX)) {
+			return err_set(e, GQ_EINVAL, "%s: %lld is not a time gq keeps (0..%lld)", path, x,
+				       (long long)GQ_TIME_MAX);
+		} else if (f->type == F_I64 || f->type == F_TIME) {
 			*(int64_t *)p = x;
 		} else if (f->type == F_INT) {
 			if (x < INT_MIN || x > INT_MAX)
@@ -887,7 +893,8 @@ static int decode_cell(const json_t *v, const struct column *c, const json_t *st
 			int64_t *t = (int64_t *)((char *)j + c->f->off);
 			if (!json_is_integer(v))
 				return type_error(e, path, "an integer", v);
-			if (__builtin_add_overflow((int64_t)json_integer_value(v), time_base, t))
+			if (__builtin_add_overflow((int64_t)json_integer_value(v), time_base, t) ||
+			    *t < 0 || *t > GQ_TIME_MAX)
 				return err_set(e, GQ_EINVAL, "%s: %lld from the time base is out of range",
 					       path, (long long)json_integer_value(v));
 			return 0;
@@ -1459,6 +1466,10 @@ static void put_str(struct buf *b, const char *s, size_t n)
  * an integer. */
 static void put_real(struct buf *b, double v)
 {
+	if (!isfinite(v)) { /* as encode_field: JSON has no word for it */
+		put(b, "null", 4);
+		return;
+	}
 	char tmp[64];
 	int n = snprintf(tmp, sizeof(tmp), "%.17g", v);
 	if (n > 0 && !strpbrk(tmp, ".eEn")) {
@@ -1834,8 +1845,11 @@ static void write_rows(struct buf *b, const struct job *jobs, size_t n, int64_t 
 	json_decref(st.index);
 }
 
-char *codec_snapshot_text(const struct snapshot *s, enum codec_form form, size_t *len)
+char *codec_snapshot_text(const struct snapshot *s, enum codec_form form, size_t *len,
+			  struct gq_err *e)
 {
+	if (snapshot_check_finite(s, e) < 0)
+		return NULL;
 	/* Everything but the jobs through jansson (small), the jobs spliced
 	 * in where the empty array stands. */
 	struct snapshot head = *s;

@@ -281,7 +281,7 @@ char *dur_format(int64_t s, char *out, size_t size)
 
 int dur_parse(const char *s, int64_t *out, struct gq_err *e)
 {
-	const int64_t max = INT64_C(100) * 365 * 86400;
+	const int64_t max = GQ_DUR_MAX;
 	if (!s || !*s)
 		return err_set(e, GQ_EINVAL, "empty duration; use e.g. '90s', '15m', '2h30m' or '1d'");
 	if (strchr(s, ':')) {
@@ -381,6 +381,18 @@ int parse_size_mb(const char *s, int64_t *out, struct gq_err *e)
 		return err_set(e, GQ_EINVAL, "bad size '%s'; use e.g. '512M', '80G' or '1T'", s);
 	*out = (int64_t)v * mult;
 	return 0;
+}
+
+char *size_format(int64_t mb, char *out, size_t size)
+{
+	const int64_t g = 1024, t = 1024 * 1024;
+	if (mb >= t && mb % t == 0)
+		snprintf(out, size, "%lldT", (long long)(mb / t));
+	else if (mb >= g && mb % g == 0)
+		snprintf(out, size, "%lldG", (long long)(mb / g));
+	else
+		snprintf(out, size, "%lldM", (long long)mb);
+	return out;
 }
 
 bool name_valid(const char *s)

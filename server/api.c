@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "backend/codec.h"
+#include "server/log.h"
 #include "server/server.h"
 
 #ifndef GQ_VERSION
@@ -162,10 +163,16 @@ static void h_snapshot(struct ctx *c)
 	snapshot_init(&snap);
 	int64_t seq = 0;
 	server_snapshot(c->s, &snap, &seq);
+	struct gq_err e = GQ_ERR_INIT;
 	c->resp->body = codec_snapshot_text(&snap, form && !strcmp(form, "rows") ? CODEC_ROWS : CODEC_OBJECTS,
-					     &c->resp->len);
-	c->resp->status = 200;
+					     &c->resp->len, &e);
 	snapshot_release(&snap);
+	if (!c->resp->body) {
+		log_warn("snapshot: %s", e.msg);
+		reply_err(c, &e);
+		return;
+	}
+	c->resp->status = 200;
 	http_resp_header(c->resp, "Gq-Event-Seq", "%" PRId64, seq);
 }
 

@@ -25,6 +25,7 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct runner {
@@ -383,22 +384,29 @@ long runner_pgid(struct runner *r, int64_t id)
 	return pid > 1 ? pid : 0;
 }
 
-static bool read_exit(const struct runner *r, int64_t id, int *status)
+/* The exit file holds "STATUS WHEN": the exit status and the unix time at
+ * which the supervisor saw the job end. Files of older supervisors hold only
+ * the status; *ended is then 0. */
+static bool read_exit(const struct runner *r, int64_t id, int *status, int64_t *ended)
 {
 	char *x = xasprintf("%s/run/%lld.exit", r->dir, (long long)id);
-	char b[32];
+	char b[64];
 	bool ok = read_small(x, b, sizeof(b)) == 0;
 	free(x);
-	if (ok)
-		*status = (int)strtol(b, NULL, 10);
+	if (ok) {
+		char *end;
+		*status = (int)strtol(b, &end, 10);
+		long long t = strtoll(end, NULL, 10);
+		*ended = t > 0 && t < GQ_TIME_MAX ? (int64_t)t : 0;
+	}
 	return ok;
 }
 
-enum run_state runner_probe(struct runner *r, int64_t id, int *status)
+enum run_state runner_probe(struct runner *r, int64_t id, int *status, int64_t *ended)
 {
 	/* The exit file is the supervisor's last act: once it exists the job
 	 * is over, even while the supervisor still holds its lock. */
-	if (read_exit(r, id, status))
+	if (read_exit(r, id, status, ended))
 		return RUN_EXITED;
 	char *lockp = xasprintf("%s/run/%lld/lock", r->dir, (long long)id);
 	int fd = open(lockp, O_RDWR | O_CLOEXEC);
@@ -410,7 +418,7 @@ enum run_state runner_probe(struct runner *r, int64_t id, int *status)
 	if (held)
 		return RUN_ALIVE;
 	/* It may have written its status between the two looks. */
-	if (read_exit(r, id, status))
+	if (read_exit(r, id, status, ended))
 		return RUN_EXITED;
 	return RUN_LOST;
 }
@@ -578,7 +586,9 @@ int runner_supervise(const char *rundir)
 		if (errno != EINTR)
 			break;
 	int status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
-	n = snprintf(b, sizeof(b), "%d\n", status);
+	/* When it ended, as the server would have seen it: a server that is down
+	 * now must not take its own restart for the job's end. */
+	n = snprintf(b, sizeof(b), "%d %lld\n", status, (long long)time(NULL));
 	exitp = xasprintf("%s.exit", rundir);
 	rc = write_atomic(exitp, b, (size_t)n, 0600) < 0 ? 3 : 0;
 done:

@@ -67,6 +67,13 @@ struct opts {
 
 /* Applies one option; where names the source for messages ("" for the
  * command line, "script 'x' line 3: " for #GQ lines). */
+static int size_bound(const char *arg, int64_t mb, struct gq_err *e)
+{
+	if (mb > GQ_MAX_REQ_MEM_MB)
+		return err_set(e, GQ_EINVAL, "'%s' is more than any machine has (at most 1048576T)", arg);
+	return 0;
+}
+
 static int apply(struct opts *o, int opt, const char *arg, const char *where)
 {
 	const struct cmd_entry *c = &cmd_submit;
@@ -75,7 +82,7 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 	struct job *j = &o->job;
 	switch (opt) {
 	case O_GPUS:
-		if (parse_int64(arg, 0, 1024, &v, &e) < 0)
+		if (parse_int64(arg, 0, GQ_MAX_REQ_GPUS, &v, &e) < 0)
 			return cmd_usage_error(c, "%s--gpus: %s", where, e.msg);
 		j->req.gpus = (int)v;
 		break;
@@ -85,7 +92,7 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 					       where, arg);
 		break;
 	case O_GPU_MEM:
-		if (parse_size_mb(arg, &v, &e) < 0)
+		if (parse_size_mb(arg, &v, &e) < 0 || size_bound(arg, v, &e) < 0)
 			return cmd_usage_error(c, "%s--gpu-mem: %s", where, e.msg);
 		j->req.gpu_mem_mb = v;
 		break;
@@ -93,12 +100,12 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 		j->req.same_node = true;
 		break;
 	case O_CPUS:
-		if (parse_int64(arg, 0, 100000, &v, &e) < 0)
+		if (parse_int64(arg, 0, GQ_MAX_REQ_CPUS, &v, &e) < 0)
 			return cmd_usage_error(c, "%s--cpus: %s", where, e.msg);
 		j->req.cpus = (int)v;
 		break;
 	case O_MEM:
-		if (parse_size_mb(arg, &v, &e) < 0)
+		if (parse_size_mb(arg, &v, &e) < 0 || size_bound(arg, v, &e) < 0)
 			return cmd_usage_error(c, "%s--mem: %s", where, e.msg);
 		j->req.mem_mb = v;
 		break;
@@ -383,6 +390,11 @@ static int submit_exec(int argc, char **argv)
 		STR_COPY(o.job.name, script ? "script" : "job");
 	if (o.job.estimate && o.job.time_limit && o.job.estimate > o.job.time_limit) {
 		rc = cmd_usage_error(c, "--estimate is longer than --time-limit; the job would be killed first");
+		goto out;
+	}
+	struct gq_err be = GQ_ERR_INIT;
+	if (job_req_check(&o.job, &be) < 0) { /* the server's bounds, before asking it */
+		rc = cmd_usage_error(c, "%s", be.msg);
 		goto out;
 	}
 

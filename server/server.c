@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -189,20 +190,29 @@ static void status_text(int status, char *out, size_t size)
 
 /* ---- state changes of one job, inside the caller's transaction ---- */
 
-/* Job j's process ended with status: it becomes what its stop intent says. */
-static int finish_locked(struct server *s, struct job *j, int status, const char *why,
-			 struct gq_err *e)
+static void account(struct server *s, int64_t now);
+
+/* Job j's process ended with status, at unix time ended by its supervisor's
+ * account (0 unknown): it becomes what its stop intent says. */
+static int finish_locked(struct server *s, struct job *j, int status, int64_t ended,
+			 const char *why, struct gq_err *e)
 {
+	/* When it ended: what the supervisor saw, on the real clock, so that a
+	 * job that ended while no server ran is not charged (nor remembered as
+	 * running) until the restart. A manual clock stands still while the
+	 * server is down: there, now is the end. Never before its start. */
 	int64_t now = now_locked(s);
+	if (!s->cfg->manual_clock && ended > 0 && ended < now)
+		now = ended > j->start_time ? ended : j->start_time;
+	/* Usage up to its end, with every other running job's: accounting is
+	 * one walk forward in time (a no-op when it has passed `now`). */
+	account(s, now);
 	enum job_state from = j->state;
 	enum stop_intent in = intent_of(s, j->id);
 	char reason[160];
 	status_text(status, reason, sizeof(reason));
 	if (why)
 		snprintf(reason, sizeof(reason), "%s", why);
-	int gpus = job_gpus_held(j);
-	if (gpus > 0 && j->start_time > 0)
-		share_charge(&s->snap, j->queue, gpus, j->start_time < s->share_prev ? s->share_prev : j->start_time, now);
 	j->exit_status = status;
 	switch (in) {
 	case STOP_CANCEL:
@@ -407,6 +417,11 @@ static void load_usage(struct server *s)
 		int n;
 		if (sscanf(line, "%c %63s %lf %d", &kind, name, &v, &n) != 4)
 			continue;
+		if (!isfinite(v) || v < 0) {
+			/* Written by an older server that let one through. */
+			log_warn("journal: usage of '%s' is %g; counted as 0", name, v);
+			v = 0;
+		}
 		int i = kind == 'q' ? policy_queue_index(&s->snap.policy, name)
 				    : policy_dept_index(&s->snap.policy, name);
 		if (i < 0)
@@ -446,10 +461,11 @@ static void handle_exit(struct server *s, int64_t id, bool *changed)
 	if (!j || !job_state_holds_gpus(j->state))
 		return;
 	int status = -1;
-	enum run_state rs = runner_probe(s->runner, id, &status);
+	int64_t ended = 0;
+	enum run_state rs = runner_probe(s->runner, id, &status, &ended);
 	struct gq_err e = GQ_ERR_INIT;
 	if (rs == RUN_EXITED) {
-		if (finish_locked(s, j, status, NULL, &e) < 0)
+		if (finish_locked(s, j, status, ended, NULL, &e) < 0)
 			journal_fatal(&e);
 		*changed = true;
 	} else if (rs == RUN_LOST || rs == RUN_UNKNOWN) {
@@ -815,14 +831,10 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 				       tier_name(j.tier), who->user, tier_name(j.tier),
 				       p->tier[j.tier].allow);
 	}
-	if (j.req.gpus < 1)
-		return err_set(e, GQ_EINVAL, "a job needs at least 1 GPU, got %d", j.req.gpus);
-	if (j.req.cpus < 0 || j.req.mem_mb < 0 || j.req.gpu_mem_mb < 0)
-		return err_set(e, GQ_EINVAL, "cpus, mem_mb and gpu_mem_mb cannot be negative");
+	if (job_req_check(&j, e) < 0)
+		return -1;
 	if (j.req.gpu_type[0] && !name_valid(j.req.gpu_type))
 		return err_set(e, GQ_EINVAL, "GPU type '%s' is not a valid name", j.req.gpu_type);
-	if (j.estimate < 0 || j.time_limit < 0)
-		return err_set(e, GQ_EINVAL, "estimate and time_limit cannot be negative");
 	for (int i = 0; i < j.ndeps; i++)
 		if (!snapshot_find(&s->snap, j.deps[i]))
 			return err_set(e, GQ_EINVAL,
@@ -1277,13 +1289,17 @@ int server_clock(struct server *s, const struct identity *who, int64_t delta, in
 		return err_set(e, GQ_EINVAL, "the clock only moves forward, got %" PRId64 "s", delta);
 	pthread_mutex_lock(&s->mu);
 	int rc = -1;
-	int64_t target = set ? set : s->manual_now + delta;
+	int64_t target;
 	if (set && set < s->manual_now) {
 		err_set(e, GQ_EINVAL, "the clock only moves forward: %" PRId64 " is before now (%" PRId64 ")",
 			set, s->manual_now);
 		goto out;
 	}
-	if (target > INT64_C(253402300799)) {
+	if (set)
+		target = set;
+	else if (__builtin_add_overflow(s->manual_now, delta, &target))
+		target = INT64_MAX;
+	if (target > GQ_CLOCK_MAX) {
 		err_set(e, GQ_EINVAL, "the clock cannot go past the year 9999");
 		goto out;
 	}
@@ -1447,7 +1463,8 @@ static void recover(struct server *s)
 		if (!job_state_holds_gpus(j->state))
 			continue;
 		int status = -1;
-		enum run_state rs = runner_probe(s->runner, j->id, &status);
+		int64_t ended = 0;
+		enum run_state rs = runner_probe(s->runner, j->id, &status, &ended);
 		int rc = 0;
 		if (rs == RUN_ALIVE) {
 			log_info("job %" PRId64 ": still running, adopted", j->id);
@@ -1460,7 +1477,7 @@ static void recover(struct server *s)
 			}
 		} else if (rs == RUN_EXITED) {
 			log_info("job %" PRId64 ": ended while the server was down", j->id);
-			rc = finish_locked(s, j, status, NULL, &e);
+			rc = finish_locked(s, j, status, ended, NULL, &e);
 			forget[nforget++] = j->id;
 		} else if (rs == RUN_UNKNOWN && j->state == JOB_STARTING) {
 			log_info("job %" PRId64 ": was not started before the server stopped; pending again",
@@ -1596,7 +1613,7 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 		goto out;
 	if (auth_open(cfg->tokens_file, geteuid(), cfg->admin_groups, &s->auth, e) < 0)
 		goto out;
-	struct gpu_opts go = {cfg->gpus, cfg->gpu_model, cfg->gpu_mem_mb, NULL};
+	struct gpu_opts go = {cfg->gpus, cfg->gpu_model, cfg->gpu_mem_mb, NULL, cfg->cpus, cfg->mem_mb};
 	const char *how = "";
 	if (gpus_detect(&go, snapshot_add_node(&s->snap), &how, e) < 0)
 		goto out;

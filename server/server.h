@@ -38,6 +38,8 @@ struct server_config {
 	int gpus; /* slots, or -1 to ask nvidia-smi */
 	const char *gpu_model;
 	int64_t gpu_mem_mb; /* -1: detected */
+	int cpus;	    /* CPUs jobs may ask for; -1: the machine's */
+	int64_t mem_mb;	    /* memory jobs may ask for; -1: the machine's */
 	const char *tokens_file;
 	const char *admin_groups;
 	const char *policy; /* policy repository spec (policy_repo_open_server), NULL default */

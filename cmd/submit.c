@@ -17,6 +17,7 @@
 #include "backend/backend.h"
 #include "backend/config.h"
 #include "json.h"
+#include "submit.h"
 
 /* A script's #GQ lines are read from its first part only. */
 #define MAX_SCRIPT ((size_t)1 << 20)
@@ -429,6 +430,17 @@ static int submit_exec(int argc, char **argv)
 out:
 	free(env);
 	free(script);
+	return rc;
+}
+
+int submit_directives(const char *path, const char *text, struct job *job)
+{
+	struct opts o;
+	memset(&o, 0, sizeof(o));
+	o.job = *job;
+	int rc = apply_script(&o, path, text);
+	if (rc == EXIT_OK)
+		*job = o.job;
 	return rc;
 }
 

@@ -185,8 +185,11 @@ static json_t *mut(const json_t *v)
 	return (json_t *)(uintptr_t)v;
 }
 
+/* v may be NULL: a member that is absent (json_object_get's answer). */
 static const char *json_kind(const json_t *v)
 {
+	if (!v)
+		return "nothing";
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
 		return "an object";

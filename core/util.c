@@ -377,7 +377,9 @@ int parse_size_mb(const char *s, int64_t *out, struct gq_err *e)
 		end++;
 	if (*end == 'B')
 		end++;
-	if (*end || errno || v > (unsigned long long)(INT64_MAX / (1024 * 1024)))
+	/* The bound is on the result, in MiB (its bytes fit an int64_t), not
+	 * on the number before the unit. */
+	if (*end || errno || v > (unsigned long long)(INT64_MAX / (1024 * 1024) / mult))
 		return err_set(e, GQ_EINVAL, "bad size '%s'; use e.g. '512M', '80G' or '1T'", s);
 	*out = (int64_t)v * mult;
 	return 0;

@@ -36,7 +36,40 @@ static void test_decoders_name_a_missing_member(void)
 	CHECK_INT(n, 7);
 }
 
+/* The bound is on the size in MiB whatever its unit: a size the parser
+ * accepts in T or G is one it accepts in M. */
+static void test_size_bound_is_on_the_result(void)
+{
+	const int64_t max = INT64_MAX / (1024 * 1024);
+	static const struct {
+		const char *s;
+		int rc;
+		int64_t want;
+	} cases[] = {
+		{"8796093022207", 0, INT64_C(8796093022207)},
+		{"8796093022207M", 0, INT64_C(8796093022207)},
+		{"8796093022208", -1, 0},
+		{"8589934591G", 0, INT64_C(8589934591) * 1024},
+		{"8589934592G", -1, 0},
+		{"8388607T", 0, INT64_C(8388607) * 1024 * 1024},
+		{"8388608T", -1, 0},
+		{"14444444444TiB", -1, 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int64_t v = -1;
+		struct gq_err e = GQ_ERR_INIT;
+		CHECK_INT(parse_size_mb(cases[i].s, &v, &e), cases[i].rc);
+		if (cases[i].rc == 0) {
+			CHECK_INT(v, cases[i].want);
+			CHECK(v <= max);
+		} else {
+			CHECK_INT(v, -1);
+		}
+	}
+}
+
 void suite_fuzzed(void)
 {
 	RUN(test_decoders_name_a_missing_member);
+	RUN(test_size_bound_is_on_the_result);
 }

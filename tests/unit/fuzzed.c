@@ -68,8 +68,53 @@ static void test_size_bound_is_on_the_result(void)
 	}
 }
 
+/* A snapshot decodes only when its rows form can carry it: every time of
+ * a job within an int64_t of now (the rows form's distances). */
+static void test_snapshot_times_within_reach_of_now(void)
+{
+	static const struct {
+		const char *text;
+		int rc;
+		const char *msg;
+	} cases[] = {
+		{"{\"now\":-9223372036854775807,\"jobs\":[{\"id\":1,\"submit_time\":9223372036854775807}]}",
+		 -1, "snapshot.jobs[0].submit_time: 9223372036854775807 is out of range of now "
+		     "(-9223372036854775807)"},
+		{"{\"jobs\":[{\"id\":1,\"end_time\":-9223372036854775807}],\"now\":2}", -1,
+		 "snapshot.jobs[0].end_time: -9223372036854775807 is out of range of now (2)"},
+		{"{\"now\":0,\"jobs\":[{\"id\":1,\"start_time\":9223372036854775807,"
+		 "\"queued_time\":-9223372036854775807}]}",
+		 0, NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct snapshot s;
+		snapshot_init(&s);
+		struct gq_err e = GQ_ERR_INIT;
+		CHECK_INT(codec_snapshot_parse(cases[i].text, strlen(cases[i].text), &s, &e), cases[i].rc);
+		if (cases[i].msg) {
+			CHECK_STR(e.msg, cases[i].msg);
+			continue;
+		}
+		/* What decodes goes through the rows form and back. */
+		size_t n;
+		char *rows = codec_snapshot_text(&s, CODEC_ROWS, &n);
+		struct snapshot back;
+		snapshot_init(&back);
+		CHECK_INT(codec_snapshot_parse(rows, n, &back, &e), 0);
+		CHECK_INT(back.njobs, 1);
+		if (back.njobs == 1) {
+			CHECK_INT(back.jobs[0].start_time, INT64_MAX);
+			CHECK_INT(back.jobs[0].queued_time, -INT64_MAX);
+		}
+		free(rows);
+		snapshot_release(&back);
+		snapshot_release(&s);
+	}
+}
+
 void suite_fuzzed(void)
 {
 	RUN(test_decoders_name_a_missing_member);
 	RUN(test_size_bound_is_on_the_result);
+	RUN(test_snapshot_times_within_reach_of_now);
 }

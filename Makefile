@@ -116,9 +116,11 @@ deps:
 # build untouched, and runs each for N seconds over its seed corpus
 # (tests/fuzz/corpus/TARGET/). New inputs and crashes land in
 # build-fuzz/out/, never in the repository. `make fuzz FUZZ=snapshot` runs
-# one target.
+# one target; FUZZ_RUNS=N runs each for N executions instead of N seconds
+# (the long campaign of bench/README.md).
 FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?=
 FUZZ_OUT ?= build-fuzz/out
 FUZZ_SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
@@ -147,7 +149,8 @@ fuzz-build:
 		SANFLAGS='$(FUZZ_SANFLAGS)' WARN='$(FUZZ_WARN)' fuzz-bins
 
 fuzz: fuzz-build
-	@sh tests/fuzz/run.sh build-fuzz/tests/fuzz $(FUZZ_OUT) $(FUZZ_SECONDS) $(FUZZ)
+	@FUZZ_RUNS=$(FUZZ_RUNS) sh tests/fuzz/run.sh build-fuzz/tests/fuzz $(FUZZ_OUT) \
+		$(if $(FUZZ_RUNS),0,$(FUZZ_SECONDS)) $(FUZZ)
 
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)

@@ -5,8 +5,11 @@
 # crashes, leaks and hangs to OUT_DIR/crashes/, each run's log to
 # OUT_DIR/TARGET.log. Prints one TAP line per target,
 # "ok N - fuzz: TARGET (E executions)", then a figures line
-# "# TARGET: E executions, R exec/s, cov C, ft F, corpus K" (what
-# bench/README.md tabulates). Exits 1 when a target failed.
+# "# TARGET: E executions, R exec/s, cov C, ft F, corpus K, load L" (what
+# bench/README.md tabulates; L is the 1-minute load average at the end).
+# With FUZZ_RUNS=N in the environment each target stops after N
+# executions instead (SECONDS 0: no time limit). Exits 1 when a target
+# failed.
 #
 # The targets' own stderr is closed (-close_fd_mask=2: the #GQ parser
 # prints every refusal, as gq submit does); libFuzzer's and the
@@ -26,7 +29,7 @@ for t in "$@"; do
 	[ -d "$seeds" ] || seeds=
 	# -rss_limit_mb: the snapshot target's biggest legitimate tree is
 	# tens of MB; anything near 2 GB is a bug.
-	"$bin/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=2 \
+	"$bin/$t" -max_total_time="$secs" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} -timeout=10 -rss_limit_mb=2048 -close_fd_mask=2 \
 		-print_final_stats=1 -artifact_prefix="$out/crashes/$t-" \
 		"$out/corpus/$t" $seeds >"$log" 2>&1
 	rc=$?
@@ -48,6 +51,7 @@ for t in "$@"; do
 			"$bin/$t" "$art" 2>&1 | grep -E '^fuzz: ' | head -5 | sed 's/^/#   /'
 		fi
 	fi
-	echo "# $t: ${execs:-0} executions, ${rate:-0} exec/s, cov ${cov:-?}, ft ${ft:-?}, corpus ${corp:-?}"
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	echo "# $t: ${execs:-0} executions, ${rate:-0} exec/s, cov ${cov:-?}, ft ${ft:-?}, corpus ${corp:-?}, load $load"
 done
 [ "$failed" = 0 ]

@@ -205,7 +205,7 @@ int server_events(struct server *s, int64_t after, int wait_ms, int max, struct 
 	FUZZ_CHECK(after >= 0 && wait_ms >= 0 && wait_ms <= 60000 && max >= 1 && max <= 10000,
 		   "after %lld wait %d max %d", (long long)after, wait_ms, max);
 	*out = xcalloc(1, sizeof(**out));
-	(*out)[0].seq = after + 1 > after ? after + 1 : after;
+	(*out)[0].seq = after < INT64_MAX ? after + 1 : after;
 	STR_COPY((*out)[0].kind, "submit");
 	*n = 1;
 	*next = (*out)[0].seq;

@@ -406,3 +406,31 @@ bool label_valid(const char *s)
 			return false;
 	return n < 64;
 }
+
+bool utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned c = *p++, cp, min;
+		int n;
+		if (c < 0x80)
+			continue;
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, cp = c & 0x1f, min = 0x80;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2, cp = c & 0x0f, min = 0x800;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, cp = c & 0x07, min = 0x10000;
+		else
+			return false;
+		/* A NUL ends the string and fails the test: no read past it. */
+		for (int i = 0; i < n; i++, p++) {
+			if ((*p & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (*p & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+	}
+	return true;
+}

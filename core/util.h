@@ -122,5 +122,8 @@ int parse_size_mb(const char *s, int64_t *out, struct gq_err *e);
 bool name_valid(const char *s);
 /* A valid job name: 1..63 printable ASCII characters, no spaces. */
 bool label_valid(const char *s);
+/* Is s UTF-8 as RFC 3629 has it (no overlong form, no surrogate, nothing
+ * over U+10FFFF)? Exactly what JSON strings (jansson) can carry. */
+bool utf8_valid(const char *s);
 
 #endif

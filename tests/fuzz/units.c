@@ -1,18 +1,21 @@
 /*
  * units.c - fuzz target: the number parsers of core/util.c that read flags,
  * #GQ lines, policy values and query parameters: dur_parse,
- * parse_size_mb, parse_int64 and parse_double. The first byte of the input
+ * parse_size_mb, parse_int64 and parse_double, and utf8_valid (what every
+ * string must be to go over the wire). The first byte of the input
  * picks the parser (and the range for the numbers); the rest is the text.
  *
  * Invariants (util.h): a duration is 0..100 years, and dur_format of it
  * parses back to it truncated to its two largest units ("2h05m" drops the
  * seconds), formatting the same again; a size is >= 0 MiB and "<N>M"
  * parses back to it; an integer or a number is within its range, finite,
- * and its plain decimal text ("%lld", "%.17g") parses back to it exactly.
+ * and its plain decimal text ("%lld", "%.17g") parses back to it exactly;
+ * utf8_valid accepts exactly the strings jansson makes JSON strings of.
  */
 #include "fuzz.h"
 
 #include <inttypes.h>
+#include <jansson.h>
 
 static const struct {
 	int64_t min, max;
@@ -84,13 +87,21 @@ static void fuzz_double(const char *s, unsigned pick)
 	FUZZ_CHECK(parse_double(f, min, max, &w, &e) == 0 && w == v, "'%s' -> %s -> %s", s, f, e.msg);
 }
 
+static void fuzz_utf8(const char *s)
+{
+	json_t *v = json_string(s);
+	FUZZ_CHECK(utf8_valid(s) == (v != NULL), "utf8_valid says %d, jansson %d", utf8_valid(s),
+		   v != NULL);
+	json_decref(v);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
 	char *s = fuzz_str(data + 1, size - 1);
 	unsigned pick = data[0];
-	switch (pick % 4) {
+	switch (pick % 5) {
 	case 0:
 		fuzz_dur(s);
 		break;
@@ -98,10 +109,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_size(s);
 		break;
 	case 2:
-		fuzz_int(s, pick / 4);
+		fuzz_int(s, pick / 5);
 		break;
 	case 3:
-		fuzz_double(s, pick / 4);
+		fuzz_double(s, pick / 5);
+		break;
+	case 4:
+		fuzz_utf8(s);
 		break;
 	}
 	free(s);

@@ -3,6 +3,7 @@
 #include "harness.h"
 
 #include "backend/codec.h"
+#include "core/policy.h"
 #include "core/util.h"
 
 #include <stdlib.h>
@@ -112,9 +113,52 @@ static void test_snapshot_times_within_reach_of_now(void)
 	}
 }
 
+/* A policy value that is not UTF-8 is refused: the policy goes over the
+ * wire as JSON, where such a key was dropped (clients then saw "*"). */
+static void test_policy_strings_are_utf8(void)
+{
+	static const struct {
+		const char *key, *value;
+		int rc;
+	} cases[] = {
+		{"tier.P0.allow", "\xb4*", -1},
+		{"tier.P0.allow", "alice \xc3\xa9lodie @ml", 0},
+		{"downgrade.webhook", "http://x/\xed\xa0\x80", -1}, /* a surrogate */
+		{"downgrade.trialQueues", "\xc0\xaf" "exp", -1},        /* overlong '/' */
+		{"downgrade.trialQueues", "exp", 0},
+	};
+	struct policy *p = malloc(sizeof(*p));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		policy_defaults(p);
+		struct gq_err e = GQ_ERR_INIT;
+		CHECK_INT(policy_set(p, cases[i].key, cases[i].value, &e), cases[i].rc);
+		if (cases[i].rc < 0)
+			CHECK(strstr(e.msg, "not UTF-8") != NULL);
+	}
+	free(p);
+}
+
+static void test_utf8_valid_is_rfc3629(void)
+{
+	static const struct {
+		const char *s;
+		bool ok;
+	} cases[] = {
+		{"", true},           {"abc", true},         {"\xc3\xa9", true},
+		{"\xe2\x82\xac", true}, {"\xf0\x9f\x98\x80", true}, {"\xf4\x8f\xbf\xbf", true},
+		{"\xc3", false},       {"\xc1\xbf", false},    {"\xe0\x80\xaf", false},
+		{"\xed\xa0\x80", false}, {"\xf4\x90\x80\x80", false}, {"\xf8\x88\x80\x80\x80", false},
+		{"\x80", false},       {"a\xe2\x82", false},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_INT(utf8_valid(cases[i].s), cases[i].ok);
+}
+
 void suite_fuzzed(void)
 {
 	RUN(test_decoders_name_a_missing_member);
 	RUN(test_size_bound_is_on_the_result);
 	RUN(test_snapshot_times_within_reach_of_now);
+	RUN(test_policy_strings_are_utf8);
+	RUN(test_utf8_valid_is_rfc3629);
 }

@@ -77,8 +77,7 @@ int auth_peer(const struct auth *a, int fd, struct identity *out, struct gq_err 
 	return 0;
 }
 
-int auth_bearer(const struct auth *a, const char *header, struct identity *out,
-		struct gq_err *e)
+int auth_bearer(const struct auth *a, const char *header, struct identity *out, struct gq_err *e)
 {
 	return err_set(e, GQ_EPERM, "no token");
 }
@@ -165,7 +164,8 @@ int server_act(struct server *s, const struct identity *who, int64_t id, enum jo
 		return -1;
 	FUZZ_CHECK(a >= ACT_CANCEL && a <= ACT_CHECKPOINT, "action %d", (int)a);
 	if (a == ACT_OVERRIDE && !args->clear)
-		FUZZ_CHECK(args->tier >= TIER_P0 && args->tier <= TIER_P2, "tier %d", (int)args->tier);
+		FUZZ_CHECK(args->tier >= TIER_P0 && args->tier <= TIER_P2, "tier %d",
+			   (int)args->tier);
 	*out = a_job(id);
 	if (a == ACT_OVERRIDE && !args->clear) {
 		out->ovr.set = true;
@@ -351,13 +351,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!resp.content_type) {
 		json_t *v = NULL;
 		struct gq_err e = GQ_ERR_INIT;
-		FUZZ_CHECK(codec_parse(resp.body, resp.len, &v, &e) == 0, "the answer is not JSON: %s\n%.300s",
-			   e.msg, resp.body);
+		FUZZ_CHECK(codec_parse(resp.body, resp.len, &v, &e) == 0,
+			   "the answer is not JSON: %s\n%.300s", e.msg, resp.body);
 		if (resp.status >= 400) {
 			struct gq_err ae = GQ_ERR_INIT;
-			FUZZ_CHECK(codec_error_decode(v, &ae) == 0, "not an error body: %.300s", resp.body);
+			FUZZ_CHECK(codec_error_decode(v, &ae) == 0, "not an error body: %.300s",
+				   resp.body);
 			FUZZ_CHECK(resp.status == 405 || resp.status == 401 || resp.status == 403 ||
-					   err_http_status(ae.code) == resp.status,
+				       err_http_status(ae.code) == resp.status,
 				   "status %d for code %s", resp.status, err_code_name(ae.code));
 		}
 		json_decref(v);

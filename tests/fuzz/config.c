@@ -65,11 +65,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct gq_config c;
 	struct gq_err e = GQ_ERR_INIT;
 	if (config_load(&c, &e) < 0) {
-		FUZZ_CHECK(strstr(e.msg, file) != NULL, "the error does not name the file: %s", e.msg);
+		FUZZ_CHECK(strstr(e.msg, file) != NULL, "the error does not name the file: %s",
+			   e.msg);
 		return 0;
 	}
 	FUZZ_CHECK(!strcmp(c.file, file), "file is '%s'", c.file);
-	FUZZ_CHECK(!c.server[0] || !strncmp(c.server, "unix:/", 6) || !strncmp(c.server, "http://", 7),
+	FUZZ_CHECK(!c.server[0] || !strncmp(c.server, "unix:/", 6) ||
+		       !strncmp(c.server, "http://", 7),
 		   "server '%s'", c.server);
 	FUZZ_CHECK(name_valid(c.backend), "backend '%s'", c.backend);
 	FUZZ_CHECK(!c.queue[0] || name_valid(c.queue), "queue '%s'", c.queue);

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	job_init(&j);
 	if (submit_directives("fuzz.sh", text, &j) == 0) {
 		FUZZ_CHECK(j.req.gpus >= 0 && j.req.cpus >= 0 && j.req.mem_mb >= 0 &&
-				   j.req.gpu_mem_mb >= 0,
+			       j.req.gpu_mem_mb >= 0,
 			   "gpus %d cpus %d mem %lld gpu_mem %lld", j.req.gpus, j.req.cpus,
 			   (long long)j.req.mem_mb, (long long)j.req.gpu_mem_mb);
 		FUZZ_CHECK(j.estimate >= 0 && j.time_limit >= 0, "estimate %lld time_limit %lld",

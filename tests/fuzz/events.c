@@ -30,7 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	struct gq_err ae = GQ_ERR_INIT;
 	if (codec_error_decode(v, &ae) < 0)
-		FUZZ_CHECK(ae.code == GQ_EINTERNAL, "a body that is no error gives code %d", ae.code);
+		FUZZ_CHECK(ae.code == GQ_EINTERNAL, "a body that is no error gives code %d",
+			   ae.code);
 	FUZZ_CHECK(ae.code >= GQ_OK && ae.code <= GQ_EINTERNAL, "unknown error code %d", ae.code);
 
 	struct event *evs = NULL;
@@ -41,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			json_t *w = NULL;
 			struct event back;
 			FUZZ_CHECK(codec_parse(text, strlen(text), &w, &e) == 0 &&
-					   codec_event_decode(w, &back, &e) == 0,
+				       codec_event_decode(w, &back, &e) == 0,
 				   "event text does not decode: %s\n%s", e.msg, text);
 			char *again = event_text(&back);
 			FUZZ_SAME_TEXT(text, again, "event text");

@@ -33,30 +33,31 @@ static inline char *fuzz_str(const uint8_t *data, size_t size)
 	return s;
 }
 
-#define FUZZ_CHECK(cond, ...)                                                              \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fprintf(stderr, "fuzz: %s:%d: invariant '%s' broken: ", __FILE__,  \
-				__LINE__, #cond);                                          \
-			fprintf(stderr, __VA_ARGS__);                                      \
-			fputc('\n', stderr);                                               \
-			abort();                                                           \
-		}                                                                          \
+#define FUZZ_CHECK(cond, ...)                                                                      \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "fuzz: %s:%d: invariant '%s' broken: ", __FILE__,          \
+				__LINE__, #cond);                                                  \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 /* Two texts that must be equal; says where they differ. */
-#define FUZZ_SAME_TEXT(a, b, what)                                                         \
-	do {                                                                               \
-		const char *fa_ = (a), *fb_ = (b);                                         \
-		if (strcmp(fa_, fb_) != 0) {                                               \
-			size_t i_ = 0;                                                     \
-			while (fa_[i_] && fa_[i_] == fb_[i_])                              \
-				i_++;                                                      \
-			fprintf(stderr, "fuzz: %s:%d: %s differ at byte %zu:\n  %.200s\n  %.200s\n", \
-				__FILE__, __LINE__, (what), i_, fa_ + (i_ > 40 ? i_ - 40 : 0), \
-				fb_ + (i_ > 40 ? i_ - 40 : 0));                            \
-			abort();                                                           \
-		}                                                                          \
+#define FUZZ_SAME_TEXT(a, b, what)                                                                 \
+	do {                                                                                       \
+		const char *fa_ = (a), *fb_ = (b);                                                 \
+		if (strcmp(fa_, fb_) != 0) {                                                       \
+			size_t i_ = 0;                                                             \
+			while (fa_[i_] && fa_[i_] == fb_[i_])                                      \
+				i_++;                                                              \
+			fprintf(stderr,                                                            \
+				"fuzz: %s:%d: %s differ at byte %zu:\n  %.200s\n  %.200s\n",       \
+				__FILE__, __LINE__, (what), i_, fa_ + (i_ > 40 ? i_ - 40 : 0),     \
+				fb_ + (i_ > 40 ? i_ - 40 : 0));                                    \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 #define FUZZ_FINITE(x, what) FUZZ_CHECK(isfinite(x), "%s is %g", (what), (x))

@@ -66,13 +66,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rc = policy_validate_text(p, text, "policy.conf", &e);
 	check_no_tmp_file();
 	if (rc < 0) {
-		FUZZ_CHECK(!strncmp(e.msg, "policy.conf", 11), "the error does not name the file: %s",
-			   e.msg);
+		FUZZ_CHECK(!strncmp(e.msg, "policy.conf", 11),
+			   "the error does not name the file: %s", e.msg);
 		goto out;
 	}
 	char *wire = policy_text(p);
 	json_t *v = NULL;
-	FUZZ_CHECK(codec_parse(wire, strlen(wire), &v, &e) == 0 && codec_policy_decode(v, back, &e) == 0,
+	FUZZ_CHECK(codec_parse(wire, strlen(wire), &v, &e) == 0 &&
+		       codec_policy_decode(v, back, &e) == 0,
 		   "the policy's wire form does not decode: %s\n%.300s", e.msg, wire);
 	json_decref(v);
 	char *again = policy_text(back);

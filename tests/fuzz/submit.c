@@ -62,19 +62,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The journal's command. */
 	char *cmd = codec_command_text(s.argv, s.script, s.cwd, s.env);
 	struct submission back;
-	FUZZ_CHECK(codec_command_from_text(cmd, &back, &e) == 0, "command text does not decode: %s\n%.300s",
-		   e.msg, cmd);
+	FUZZ_CHECK(codec_command_from_text(cmd, &back, &e) == 0,
+		   "command text does not decode: %s\n%.300s", e.msg, cmd);
 	check_same_command(&s, &back, "command text");
 	submission_release(&back);
 	free(cmd);
 
 	/* The client's encoding of the same request. */
-	struct submit_req r = {.job = s.job, .argv = s.argv, .cwd = s.cwd, .env = s.env,
-			       .script = s.script};
+	struct submit_req r = {
+	    .job = s.job, .argv = s.argv, .cwd = s.cwd, .env = s.env, .script = s.script};
 	json_t *enc = codec_submit_encode(&r);
 	char *text = codec_dump(enc);
 	json_decref(enc);
-	FUZZ_CHECK(codec_parse(text, strlen(text), &v, &e) == 0 && codec_submit_decode(v, &back, &e) == 0,
+	FUZZ_CHECK(codec_parse(text, strlen(text), &v, &e) == 0 &&
+		       codec_submit_decode(v, &back, &e) == 0,
 		   "submission text does not decode: %s\n%.300s", e.msg, text);
 	json_decref(v);
 	check_same_command(&s, &back, "submission text");

@@ -20,13 +20,16 @@
 static const struct {
 	int64_t min, max;
 } int_ranges[] = {
-	{INT64_MIN, INT64_MAX}, {0, INT64_MAX}, {1, INT64_C(1) << 53}, {0, 1024}, {-5, 5},
+    {INT64_MIN, INT64_MAX}, {0, INT64_MAX}, {1, INT64_C(1) << 53}, {0, 1024}, {-5, 5},
 };
 
 static const struct {
 	double min, max;
 } dbl_ranges[] = {
-	{-1e308, 1e308}, {0, 1}, {0, 1e9}, {-1, 1},
+    {-1e308, 1e308},
+    {0, 1},
+    {0, 1e9},
+    {-1, 1},
 };
 
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
@@ -62,7 +65,8 @@ static void fuzz_size(const char *s)
 
 static void fuzz_int(const char *s, unsigned pick)
 {
-	int64_t min = int_ranges[pick % NR(int_ranges)].min, max = int_ranges[pick % NR(int_ranges)].max;
+	int64_t min = int_ranges[pick % NR(int_ranges)].min,
+		max = int_ranges[pick % NR(int_ranges)].max;
 	int64_t v = 0, w = 0;
 	struct gq_err e = GQ_ERR_INIT;
 	if (parse_int64(s, min, max, &v, &e) < 0)
@@ -70,12 +74,14 @@ static void fuzz_int(const char *s, unsigned pick)
 	FUZZ_CHECK(v >= min && v <= max, "'%s' parses to %" PRId64, s, v);
 	char f[32];
 	snprintf(f, sizeof(f), "%" PRId64, v);
-	FUZZ_CHECK(parse_int64(f, min, max, &w, &e) == 0 && w == v, "'%s' -> %s -> %s", s, f, e.msg);
+	FUZZ_CHECK(parse_int64(f, min, max, &w, &e) == 0 && w == v, "'%s' -> %s -> %s", s, f,
+		   e.msg);
 }
 
 static void fuzz_double(const char *s, unsigned pick)
 {
-	double min = dbl_ranges[pick % NR(dbl_ranges)].min, max = dbl_ranges[pick % NR(dbl_ranges)].max;
+	double min = dbl_ranges[pick % NR(dbl_ranges)].min,
+	       max = dbl_ranges[pick % NR(dbl_ranges)].max;
 	double v = 0, w = 0;
 	struct gq_err e = GQ_ERR_INIT;
 	if (parse_double(s, min, max, &v, &e) < 0)
@@ -84,7 +90,8 @@ static void fuzz_double(const char *s, unsigned pick)
 	FUZZ_CHECK(v >= min && v <= max, "'%s' parses to %g", s, v);
 	char f[40];
 	snprintf(f, sizeof(f), "%.17g", v);
-	FUZZ_CHECK(parse_double(f, min, max, &w, &e) == 0 && w == v, "'%s' -> %s -> %s", s, f, e.msg);
+	FUZZ_CHECK(parse_double(f, min, max, &w, &e) == 0 && w == v, "'%s' -> %s -> %s", s, f,
+		   e.msg);
 }
 
 static void fuzz_utf8(const char *s)

@@ -16,17 +16,18 @@ static void test_decoders_name_a_missing_member(void)
 	static const struct {
 		const char *text, *want;
 	} cases[] = {
-		{"{}", "stats.now: expected an integer, got nothing"},
-		{"{\"from\":1,\"to\":2,\"gpus\":1,\"gpu_seconds\":0.0,\"utilisation\":0.0}",
-		 "stats.now: expected an integer, got nothing"},
-		{"{\"now\":3}", "stats.groups: expected an array, got nothing"},
-		{"{\"now\":3,\"groups\":[]}", "stats.depts: expected an array, got nothing"},
+	    {"{}", "stats.now: expected an integer, got nothing"},
+	    {"{\"from\":1,\"to\":2,\"gpus\":1,\"gpu_seconds\":0.0,\"utilisation\":0.0}",
+	     "stats.now: expected an integer, got nothing"},
+	    {"{\"now\":3}", "stats.groups: expected an array, got nothing"},
+	    {"{\"now\":3,\"groups\":[]}", "stats.depts: expected an array, got nothing"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct stats st;
 		int64_t now = 0;
 		struct gq_err e = GQ_ERR_INIT;
-		CHECK_INT(codec_stats_parse(cases[i].text, strlen(cases[i].text), &st, &now, &e), -1);
+		CHECK_INT(codec_stats_parse(cases[i].text, strlen(cases[i].text), &st, &now, &e),
+			  -1);
 		CHECK_STR(e.msg, cases[i].want);
 	}
 	struct event *evs = NULL;
@@ -47,14 +48,14 @@ static void test_size_bound_is_on_the_result(void)
 		int rc;
 		int64_t want;
 	} cases[] = {
-		{"8796093022207", 0, INT64_C(8796093022207)},
-		{"8796093022207M", 0, INT64_C(8796093022207)},
-		{"8796093022208", -1, 0},
-		{"8589934591G", 0, INT64_C(8589934591) * 1024},
-		{"8589934592G", -1, 0},
-		{"8388607T", 0, INT64_C(8388607) * 1024 * 1024},
-		{"8388608T", -1, 0},
-		{"14444444444TiB", -1, 0},
+	    {"8796093022207", 0, INT64_C(8796093022207)},
+	    {"8796093022207M", 0, INT64_C(8796093022207)},
+	    {"8796093022208", -1, 0},
+	    {"8589934591G", 0, INT64_C(8589934591) * 1024},
+	    {"8589934592G", -1, 0},
+	    {"8388607T", 0, INT64_C(8388607) * 1024 * 1024},
+	    {"8388608T", -1, 0},
+	    {"14444444444TiB", -1, 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int64_t v = -1;
@@ -78,20 +79,23 @@ static void test_snapshot_times_within_reach_of_now(void)
 		int rc;
 		const char *msg;
 	} cases[] = {
-		{"{\"now\":-9223372036854775807,\"jobs\":[{\"id\":1,\"submit_time\":9223372036854775807}]}",
-		 -1, "snapshot.jobs[0].submit_time: 9223372036854775807 is out of range of now "
-		     "(-9223372036854775807)"},
-		{"{\"jobs\":[{\"id\":1,\"end_time\":-9223372036854775807}],\"now\":2}", -1,
-		 "snapshot.jobs[0].end_time: -9223372036854775807 is out of range of now (2)"},
-		{"{\"now\":0,\"jobs\":[{\"id\":1,\"start_time\":9223372036854775807,"
-		 "\"queued_time\":-9223372036854775807}]}",
-		 0, NULL},
+	    {"{\"now\":-9223372036854775807,\"jobs\":[{\"id\":1,\"submit_time\":"
+	     "9223372036854775807}]}",
+	     -1,
+	     "snapshot.jobs[0].submit_time: 9223372036854775807 is out of range of now "
+	     "(-9223372036854775807)"},
+	    {"{\"jobs\":[{\"id\":1,\"end_time\":-9223372036854775807}],\"now\":2}", -1,
+	     "snapshot.jobs[0].end_time: -9223372036854775807 is out of range of now (2)"},
+	    {"{\"now\":0,\"jobs\":[{\"id\":1,\"start_time\":9223372036854775807,"
+	     "\"queued_time\":-9223372036854775807}]}",
+	     0, NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct snapshot s;
 		snapshot_init(&s);
 		struct gq_err e = GQ_ERR_INIT;
-		CHECK_INT(codec_snapshot_parse(cases[i].text, strlen(cases[i].text), &s, &e), cases[i].rc);
+		CHECK_INT(codec_snapshot_parse(cases[i].text, strlen(cases[i].text), &s, &e),
+			  cases[i].rc);
 		if (cases[i].msg) {
 			CHECK_STR(e.msg, cases[i].msg);
 			continue;
@@ -121,11 +125,14 @@ static void test_policy_strings_are_utf8(void)
 		const char *key, *value;
 		int rc;
 	} cases[] = {
-		{"tier.P0.allow", "\xb4*", -1},
-		{"tier.P0.allow", "alice \xc3\xa9lodie @ml", 0},
-		{"downgrade.webhook", "http://x/\xed\xa0\x80", -1}, /* a surrogate */
-		{"downgrade.trialQueues", "\xc0\xaf" "exp", -1},        /* overlong '/' */
-		{"downgrade.trialQueues", "exp", 0},
+	    {"tier.P0.allow", "\xb4*", -1},
+	    {"tier.P0.allow", "alice \xc3\xa9lodie @ml", 0},
+	    {"downgrade.webhook", "http://x/\xed\xa0\x80", -1}, /* a surrogate */
+	    {"downgrade.trialQueues",
+	     "\xc0\xaf"
+	     "exp",
+	     -1}, /* overlong '/' */
+	    {"downgrade.trialQueues", "exp", 0},
 	};
 	struct policy *p = malloc(sizeof(*p));
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -144,11 +151,20 @@ static void test_utf8_valid_is_rfc3629(void)
 		const char *s;
 		bool ok;
 	} cases[] = {
-		{"", true},           {"abc", true},         {"\xc3\xa9", true},
-		{"\xe2\x82\xac", true}, {"\xf0\x9f\x98\x80", true}, {"\xf4\x8f\xbf\xbf", true},
-		{"\xc3", false},       {"\xc1\xbf", false},    {"\xe0\x80\xaf", false},
-		{"\xed\xa0\x80", false}, {"\xf4\x90\x80\x80", false}, {"\xf8\x88\x80\x80\x80", false},
-		{"\x80", false},       {"a\xe2\x82", false},
+	    {"", true},
+	    {"abc", true},
+	    {"\xc3\xa9", true},
+	    {"\xe2\x82\xac", true},
+	    {"\xf0\x9f\x98\x80", true},
+	    {"\xf4\x8f\xbf\xbf", true},
+	    {"\xc3", false},
+	    {"\xc1\xbf", false},
+	    {"\xe0\x80\xaf", false},
+	    {"\xed\xa0\x80", false},
+	    {"\xf4\x90\x80\x80", false},
+	    {"\xf8\x88\x80\x80\x80", false},
+	    {"\x80", false},
+	    {"a\xe2\x82", false},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		CHECK_INT(utf8_valid(cases[i].s), cases[i].ok);

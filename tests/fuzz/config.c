@@ -18,7 +18,7 @@
 #include "backend/config.h"
 #include "core/policy.h"
 
-static char dir[64], file[128], sub[96];
+static char dir[1024], sub[1040], file[1056];
 
 static void remove_dir(void)
 {
@@ -29,7 +29,10 @@ static void remove_dir(void)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	snprintf(dir, sizeof(dir), "/tmp/gq-fuzz-config.XXXXXX");
+	/* Under $TMPDIR (run.sh gives one in its scratch directory): a crash
+	 * skips the atexit clean-up. */
+	const char *base = getenv("TMPDIR");
+	snprintf(dir, sizeof(dir), "%s/gq-fuzz-config.XXXXXX", base && *base ? base : "/tmp");
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		exit(1);

@@ -17,7 +17,7 @@
 #include "backend/codec.h"
 #include "policy/file.h"
 
-static char tmpdir[64];
+static char tmpdir[1024];
 
 static void remove_tmpdir(void)
 {
@@ -26,7 +26,10 @@ static void remove_tmpdir(void)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gq-fuzz-policy.XXXXXX");
+	/* Under $TMPDIR (run.sh gives one in its scratch directory): a crash
+	 * skips the atexit clean-up. */
+	const char *base = getenv("TMPDIR");
+	snprintf(tmpdir, sizeof(tmpdir), "%s/gq-fuzz-policy.XXXXXX", base && *base ? base : "/tmp");
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		exit(1);

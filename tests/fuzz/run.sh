@@ -3,7 +3,8 @@
 # target for SECONDS over its committed seeds (tests/fuzz/corpus/TARGET/).
 # New inputs go to OUT_DIR/corpus/TARGET/ (never into the repository),
 # crashes, leaks and hangs to OUT_DIR/crashes/, each run's log to
-# OUT_DIR/TARGET.log. Prints one TAP line per target,
+# OUT_DIR/TARGET.log, the targets' temporary files to OUT_DIR/tmp/.
+# Prints one TAP line per target,
 # "ok N - fuzz: TARGET (E executions)", then a figures line
 # "# TARGET: E executions, R exec/s, cov C, ft F, corpus K, load L" (what
 # bench/README.md tabulates; L is the 1-minute load average at the end).
@@ -20,16 +21,17 @@ bin=$1 out=$2 secs=$3
 shift 3
 src=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out/crashes"
+out=$(cd "$out" && pwd) # absolute: the config target's XDG_CONFIG_HOME must be
 n=0 failed=0
 for t in "$@"; do
 	n=$((n + 1))
-	mkdir -p "$out/corpus/$t"
+	mkdir -p "$out/corpus/$t" "$out/tmp"
 	log="$out/$t.log"
 	seeds="$src/corpus/$t"
 	[ -d "$seeds" ] || seeds=
 	# -rss_limit_mb: the snapshot target's biggest legitimate tree is
 	# tens of MB; anything near 2 GB is a bug.
-	"$bin/$t" -max_total_time="$secs" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} -timeout=10 -rss_limit_mb=2048 -close_fd_mask=2 \
+	TMPDIR=$out/tmp "$bin/$t" -max_total_time="$secs" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} -timeout=10 -rss_limit_mb=2048 -close_fd_mask=2 \
 		-print_final_stats=1 -artifact_prefix="$out/crashes/$t-" \
 		"$out/corpus/$t" $seeds >"$log" 2>&1
 	rc=$?
@@ -48,7 +50,7 @@ for t in "$@"; do
 		art=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
 		if [ -n "$art" ] && [ -f "$art" ]; then
 			echo "#   input: $art"
-			"$bin/$t" "$art" 2>&1 | grep -E '^fuzz: ' | head -5 | sed 's/^/#   /'
+			TMPDIR=$out/tmp "$bin/$t" "$art" 2>&1 | grep -E '^fuzz: ' | head -5 | sed 's/^/#   /'
 		fi
 	fi
 	load=$(cut -d' ' -f1 /proc/loadavg)

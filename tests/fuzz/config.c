@@ -29,14 +29,7 @@ static void remove_dir(void)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	/* Under $TMPDIR (run.sh gives one in its scratch directory): a crash
-	 * skips the atexit clean-up. */
-	const char *base = getenv("TMPDIR");
-	snprintf(dir, sizeof(dir), "%s/gq-fuzz-config.XXXXXX", base && *base ? base : "/tmp");
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		exit(1);
-	}
+	fuzz_tmpdir(dir, sizeof(dir), "config");
 	snprintf(sub, sizeof(sub), "%s/gq", dir);
 	snprintf(file, sizeof(file), "%s/config", sub);
 	if (mkdir(sub, 0700) < 0) {

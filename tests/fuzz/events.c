@@ -12,14 +12,6 @@
 
 #include "backend/codec.h"
 
-static char *event_text(const struct event *ev)
-{
-	json_t *v = codec_event_encode(ev);
-	char *s = codec_dump(v);
-	json_decref(v);
-	return s;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	json_t *v = NULL;
@@ -38,13 +30,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = 0;
 	if (codec_events_decode(json_object_get(v, "events"), &evs, &n, &e) == 0) {
 		for (size_t i = 0; i < n; i++) {
-			char *text = event_text(&evs[i]);
+			char *text = fuzz_text(codec_event_encode(&evs[i]));
 			json_t *w = NULL;
 			struct event back;
 			FUZZ_CHECK(codec_parse(text, strlen(text), &w, &e) == 0 &&
 				       codec_event_decode(w, &back, &e) == 0,
 				   "event text does not decode: %s\n%s", e.msg, text);
-			char *again = event_text(&back);
+			char *again = fuzz_text(codec_event_encode(&back));
 			FUZZ_SAME_TEXT(text, again, "event text");
 			free(again);
 			json_decref(w);

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "core/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -31,6 +33,29 @@ static inline char *fuzz_str(const uint8_t *data, size_t size)
 		memcpy(s, data, size);
 	s[size] = '\0';
 	return s;
+}
+
+/* The compact text of v, which it consumes (json_decref); free() it. */
+static inline char *fuzz_text(json_t *v)
+{
+	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	json_decref(v);
+	if (!s)
+		oom(0);
+	return s;
+}
+
+/* A private directory for a target's files, made once at start under
+ * $TMPDIR (run.sh gives one in its scratch directory, since a crash skips
+ * the atexit clean-up). Exits when it cannot. */
+static inline void fuzz_tmpdir(char *out, size_t size, const char *name)
+{
+	const char *base = getenv("TMPDIR");
+	snprintf(out, size, "%s/gq-fuzz-%s.XXXXXX", base && *base ? base : "/tmp", name);
+	if (!mkdtemp(out)) {
+		perror("mkdtemp");
+		exit(1);
+	}
 }
 
 #define FUZZ_CHECK(cond, ...)                                                                      \

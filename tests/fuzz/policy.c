@@ -26,14 +26,7 @@ static void remove_tmpdir(void)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	/* Under $TMPDIR (run.sh gives one in its scratch directory): a crash
-	 * skips the atexit clean-up. */
-	const char *base = getenv("TMPDIR");
-	snprintf(tmpdir, sizeof(tmpdir), "%s/gq-fuzz-policy.XXXXXX", base && *base ? base : "/tmp");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		exit(1);
-	}
+	fuzz_tmpdir(tmpdir, sizeof(tmpdir), "policy");
 	setenv("TMPDIR", tmpdir, 1);
 	atexit(remove_tmpdir);
 	return 0;
@@ -48,14 +41,6 @@ static void check_no_tmp_file(void)
 		FUZZ_CHECK(!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."),
 			   "'%s/%s' was left behind", tmpdir, de->d_name);
 	closedir(d);
-}
-
-static char *policy_text(const struct policy *p)
-{
-	json_t *v = codec_policy_encode(p);
-	char *s = codec_dump(v);
-	json_decref(v);
-	return s;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -73,13 +58,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   "the error does not name the file: %s", e.msg);
 		goto out;
 	}
-	char *wire = policy_text(p);
+	char *wire = fuzz_text(codec_policy_encode(p));
 	json_t *v = NULL;
 	FUZZ_CHECK(codec_parse(wire, strlen(wire), &v, &e) == 0 &&
 		       codec_policy_decode(v, back, &e) == 0,
 		   "the policy's wire form does not decode: %s\n%.300s", e.msg, wire);
 	json_decref(v);
-	char *again = policy_text(back);
+	char *again = fuzz_text(codec_policy_encode(back));
 	FUZZ_SAME_TEXT(wire, again, "policy wire text");
 	free(again);
 	free(wire);

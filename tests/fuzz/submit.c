@@ -71,9 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The client's encoding of the same request. */
 	struct submit_req r = {
 	    .job = s.job, .argv = s.argv, .cwd = s.cwd, .env = s.env, .script = s.script};
-	json_t *enc = codec_submit_encode(&r);
-	char *text = codec_dump(enc);
-	json_decref(enc);
+	char *text = fuzz_text(codec_submit_encode(&r));
 	FUZZ_CHECK(codec_parse(text, strlen(text), &v, &e) == 0 &&
 		       codec_submit_decode(v, &back, &e) == 0,
 		   "submission text does not decode: %s\n%.300s", e.msg, text);

@@ -186,8 +186,11 @@ static json_t *mut(const json_t *v)
 	return (json_t *)(uintptr_t)v;
 }
 
+/* v may be NULL: a member that is absent (json_object_get's answer). */
 static const char *json_kind(const json_t *v)
 {
+	if (!v)
+		return "nothing";
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
 		return "an object";
@@ -1065,6 +1068,20 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			goto fail;
 		}
 	}
+	/* The rows form writes a job's times as distances from now: what one
+	 * form decodes, the other must be able to carry. */
+	for (size_t i = 0; i < out->njobs; i++)
+		for (size_t k = 0; k < NF(job_fields); k++) {
+			const struct field *f = &job_fields[k];
+			if (f->type != F_TIME)
+				continue;
+			int64_t t = *(const int64_t *)((const char *)&out->jobs[i] + f->off), d;
+			if (__builtin_sub_overflow(t, out->now, &d)) {
+				err_set(e, GQ_EINVAL, "snapshot.jobs[%zu].%s: %lld is out of range of now (%lld)",
+					i, f->name, (long long)t, (long long)out->now);
+				goto fail;
+			}
+		}
 	snapshot_sort(out);
 	return 0;
 fail:

@@ -17,6 +17,7 @@
 #include "backend/backend.h"
 #include "backend/config.h"
 #include "json.h"
+#include "submit.h"
 
 /* A script's #GQ lines are read from its first part only. */
 #define MAX_SCRIPT ((size_t)1 << 20)
@@ -287,23 +288,6 @@ static const char *base_name(const char *p)
 
 extern char **environ;
 
-/* Is s valid UTF-8? (JSON carries nothing else.) */
-static bool utf8_valid(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		int n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2
-			: (*p & 0xf8) == 0xf0 ? 3 : -1;
-		if (n < 0 || (n == 1 && *p < 0xc2))
-			return false;
-		p++;
-		for (int i = 0; i < n; i++, p++)
-			if ((*p & 0xc0) != 0x80)
-				return false;
-	}
-	return true;
-}
-
 /* The environment the job gets: ours, less what JSON cannot carry (a
  * variable that is not UTF-8 is left out with a warning) and less the
  * GQ_ variables of a job we may be running inside. NULL-terminated;
@@ -441,6 +425,17 @@ static int submit_exec(int argc, char **argv)
 out:
 	free(env);
 	free(script);
+	return rc;
+}
+
+int submit_directives(const char *path, const char *text, struct job *job)
+{
+	struct opts o;
+	memset(&o, 0, sizeof(o));
+	o.job = *job;
+	int rc = apply_script(&o, path, text);
+	if (rc == EXIT_OK)
+		*job = o.job;
 	return rc;
 }
 

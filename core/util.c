@@ -377,7 +377,9 @@ int parse_size_mb(const char *s, int64_t *out, struct gq_err *e)
 		end++;
 	if (*end == 'B')
 		end++;
-	if (*end || errno || v > (unsigned long long)(INT64_MAX / (1024 * 1024)))
+	/* The bound is on the result, in MiB (its bytes fit an int64_t), not
+	 * on the number before the unit. */
+	if (*end || errno || v > (unsigned long long)(INT64_MAX / (1024 * 1024) / mult))
 		return err_set(e, GQ_EINVAL, "bad size '%s'; use e.g. '512M', '80G' or '1T'", s);
 	*out = (int64_t)v * mult;
 	return 0;
@@ -415,4 +417,32 @@ bool label_valid(const char *s)
 		if (s[n] <= ' ' || s[n] > '~')
 			return false;
 	return n < 64;
+}
+
+bool utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned c = *p++, cp, min;
+		int n;
+		if (c < 0x80)
+			continue;
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, cp = c & 0x1f, min = 0x80;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2, cp = c & 0x0f, min = 0x800;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, cp = c & 0x07, min = 0x10000;
+		else
+			return false;
+		/* A NUL ends the string and fails the test: no read past it. */
+		for (int i = 0; i < n; i++, p++) {
+			if ((*p & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (*p & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+	}
+	return true;
 }

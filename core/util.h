@@ -136,5 +136,8 @@ char *size_format(int64_t mb, char *out, size_t size);
 bool name_valid(const char *s);
 /* A valid job name: 1..63 printable ASCII characters, no spaces. */
 bool label_valid(const char *s);
+/* Is s UTF-8 as RFC 3629 has it (no overlong form, no surrogate, nothing
+ * over U+10FFFF)? Exactly what JSON strings (jansson) can carry. */
+bool utf8_valid(const char *s);
 
 #endif

@@ -31,7 +31,7 @@ static void check_back(const char *text, size_t len, const char *want, const cha
 		   what, e.msg, text);
 	check_finite(&t);
 	size_t n;
-	char *again = codec_snapshot_text(&t, CODEC_OBJECTS, &n);
+	char *again = codec_snapshot_text(&t, CODEC_OBJECTS, &n, NULL);
 	FUZZ_SAME_TEXT(want, again, what);
 	free(again);
 	snapshot_release(&t);
@@ -48,9 +48,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	check_finite(&s);
 	size_t n;
-	char *objects = codec_snapshot_text(&s, CODEC_OBJECTS, &n);
+	char *objects = codec_snapshot_text(&s, CODEC_OBJECTS, &n, NULL);
 	check_back(objects, n, objects, "objects text");
-	char *rows = codec_snapshot_text(&s, CODEC_ROWS, &n);
+	char *rows = codec_snapshot_text(&s, CODEC_ROWS, &n, NULL);
 	check_back(rows, n, objects, "rows text");
 	free(rows);
 	free(objects);

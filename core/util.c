@@ -286,6 +286,9 @@ int dur_parse(const char *s, int64_t *out, struct gq_err *e)
 		return err_set(e, GQ_EINVAL, "empty duration; use e.g. '90s', '15m', '2h30m' or '1d'");
 	if (strchr(s, ':')) {
 		unsigned h, m, sec = 0;
+		/* sscanf's %u would also take " 1", "+1" and "-1" */
+		if (strspn(s, "0123456789:") != strlen(s) || *s == ':')
+			return err_set(e, GQ_EINVAL, "bad duration '%s'; use HH:MM[:SS] or e.g. '2h30m'", s);
 		char extra;
 		int n = sscanf(s, "%u:%u:%u%c", &h, &m, &sec, &extra);
 		if ((n != 2 && n != 3) || m > 59 || sec > 59 || h > 24u * 365 * 100)

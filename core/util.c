@@ -46,6 +46,7 @@ static const char *const err_names[] = {
 	[GQ_EIO] = "io",
 	[GQ_ETOOBIG] = "too_big",
 	[GQ_EINTERNAL] = "internal",
+	[GQ_ENOSPACE] = "no_space",
 };
 
 const char *err_code_name(enum gq_errcode code)

@@ -30,6 +30,7 @@ enum gq_errcode {
 	GQ_EIO,       /* a local I/O or storage failure */
 	GQ_ETOOBIG,   /* a request or body over its limit */
 	GQ_EINTERNAL, /* a bug or an unexpected answer */
+	GQ_ENOSPACE,  /* the server's state directory is full: writes refused */
 };
 
 struct gq_err {

@@ -48,6 +48,8 @@ int err_http_status(enum gq_errcode code)
 		return 409;
 	case GQ_EUNAVAIL:
 		return 503;
+	case GQ_ENOSPACE:
+		return 507; /* Insufficient Storage (RFC 4918) */
 	case GQ_ETOOBIG:
 		return 413;
 	case GQ_EIO:

@@ -14,7 +14,9 @@
  *
  * Operations return 0 or -1 with e filled: GQ_ENOENT no such job,
  * GQ_EPERM not the caller's job or not an admin, GQ_ECONFLICT wrong state,
- * GQ_EINVAL bad arguments, GQ_EIO the journal failed.
+ * GQ_EINVAL bad arguments, GQ_EIO the journal failed, GQ_ENOSPACE the
+ * journal cannot commit for a full disk (writes are refused until it can;
+ * see "when the journal cannot commit" in server.c).
  */
 #ifndef GQ_SERVER_SERVER_H
 #define GQ_SERVER_SERVER_H

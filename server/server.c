@@ -1650,7 +1650,10 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 		if (sigwait(&set, &sig) != 0)
 			continue;
 		if (sig == SIGHUP) {
-			log_info("SIGHUP: nothing to reload (use 'gq policy apply')");
+			/* The tokens file is also read again when it changes;
+			 * the policy changes only with 'gq policy apply'. */
+			log_info("SIGHUP: reading the tokens file again");
+			auth_reload(s->auth);
 			continue;
 		}
 		log_info("%s: shutting down; running jobs keep running", sig == SIGTERM ? "SIGTERM" : "SIGINT");

@@ -52,6 +52,7 @@ struct pending_submit {
 	char *command;
 	const char *idem;
 	bool done, replay;
+	bool idem_taken; /* the key names another user's job of the same uid */
 	int rc;
 	struct gq_err err;
 	struct job result;
@@ -705,7 +706,13 @@ static void commit_batch(struct server *s, struct pending_submit *list)
 				break;
 			}
 			if (f == 1) {
-				p->replay = true;
+				/* Keys are kept per uid, jobs belong to user
+				 * names: token users may share a uid. */
+				const struct job *j = snapshot_find(&s->snap, id);
+				if (j && strcmp(j->user, p->job.user) != 0)
+					p->idem_taken = true;
+				else
+					p->replay = true;
 				p->result.id = id;
 				continue;
 			}
@@ -730,6 +737,11 @@ static void commit_batch(struct server *s, struct pending_submit *list)
 		p->rc = rc;
 		if (rc < 0) {
 			p->err = e;
+		} else if (p->idem_taken) {
+			p->rc = err_set(&p->err, GQ_ECONFLICT,
+					"Idempotency-Key '%s' is taken by another user's job; use a key "
+					"of your own",
+					p->idem);
 		} else if (p->replay) {
 			struct job *j = snapshot_find(&s->snap, p->result.id);
 			if (j)

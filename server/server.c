@@ -1664,8 +1664,12 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 		if (sig == SIGHUP) {
 			/* The tokens file is also read again when it changes;
 			 * the policy changes only with 'gq policy apply'. */
-			log_info("SIGHUP: reading the tokens file again");
-			auth_reload(s->auth);
+			if (cfg->tokens_file) {
+				log_info("SIGHUP: reading the tokens file again");
+				auth_reload(s->auth);
+			} else {
+				log_info("SIGHUP: no tokens file to read again (use 'gq policy apply')");
+			}
 			continue;
 		}
 		log_info("%s: shutting down; running jobs keep running", sig == SIGTERM ? "SIGTERM" : "SIGINT");

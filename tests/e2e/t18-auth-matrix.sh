@@ -166,7 +166,7 @@ while read -r name m p b fix e1 e2 e3 e4 e5 e6 e7 e8 e9 e10 _; do
 			t_report 0 "$name $m $path as $who: $got"
 		else
 			t_report 1 "$name $m $path as $who: got $got, want $w"
-			sed 's/^/#   /' "$out" | head -5
+			{ cat "$out"; echo; } | sed 's/^/#   /' | head -5
 		fi
 		if [ -n "$before" ]; then
 			unchanged_checks=$((unchanged_checks + 1))

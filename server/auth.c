@@ -47,7 +47,7 @@ struct tokens {
 	char *path;
 	struct token *v;
 	size_t n;
-	struct file_sig sig;    /* the version last looked at */
+	struct file_sig sig;	/* the version last looked at */
 	struct file_sig warned; /* the last bad version warned about */
 	/* The version was looked at within a timestamp tick of its last
 	 * change: a rewrite in the same tick would leave sig equal, so read

@@ -39,8 +39,8 @@ struct listener {
 	pthread_mutex_t mu;
 	struct uid_count *uids;
 	size_t nuids, uids_cap;
-	unsigned long refused;   /* since the last warning */
-	struct timespec warned;  /* when the last warning was logged */
+	unsigned long refused;	/* since the last warning */
+	struct timespec warned; /* when the last warning was logged */
 };
 
 struct http_server {

@@ -179,6 +179,14 @@ static int serve_exec(int argc, char **argv)
 	exe[n] = '\0';
 	cfg.exe = exe;
 	log_set_level(cfg.log_level);
+	int64_t log_max = 10 << 20;
+	const char *lm = getenv("GQ_SERVE_LOG_MAX");
+	if (lm && lm[0] && parse_int64(lm, 0, INT64_MAX / 4, &log_max, &e) < 0) {
+		rc = cmd_usage_error(&cmd_serve, "GQ_SERVE_LOG_MAX '%s': %s (bytes; 0 for no cap)", lm,
+				     e.msg);
+		goto out;
+	}
+	log_set_rotation(log_max);
 	if (server_run(&cfg, &e) < 0) {
 		log_error("%s", e.msg);
 		rc = cmd_exit_code(e.code);

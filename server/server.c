@@ -56,6 +56,7 @@ struct pending_submit {
 	char *command;
 	const char *idem;
 	bool done, replay;
+	bool idem_taken; /* the key names another user's job of the same uid */
 	int rc;
 	struct gq_err err;
 	struct job result;
@@ -859,7 +860,13 @@ static void commit_batch(struct server *s, struct pending_submit *list)
 				break;
 			}
 			if (f == 1) {
-				p->replay = true;
+				/* Keys are kept per uid, jobs belong to user
+				 * names: token users may share a uid. */
+				const struct job *j = snapshot_find(&s->snap, id);
+				if (j && strcmp(j->user, p->job.user) != 0)
+					p->idem_taken = true;
+				else
+					p->replay = true;
 				p->result.id = id;
 				continue;
 			}
@@ -887,6 +894,11 @@ static void commit_batch(struct server *s, struct pending_submit *list)
 		p->rc = rc;
 		if (rc < 0) {
 			p->err = e;
+		} else if (p->idem_taken) {
+			p->rc = err_set(&p->err, GQ_ECONFLICT,
+					"Idempotency-Key '%s' is taken by another user's job; use a key "
+					"of your own",
+					p->idem);
 		} else if (p->replay) {
 			struct job *j = snapshot_find(&s->snap, p->result.id);
 			if (j)
@@ -1861,7 +1873,14 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 		if (sigwait(&set, &sig) != 0)
 			continue;
 		if (sig == SIGHUP) {
-			log_info("SIGHUP: nothing to reload (use 'gq policy apply')");
+			/* The tokens file is also read again when it changes;
+			 * the policy changes only with 'gq policy apply'. */
+			if (cfg->tokens_file) {
+				log_info("SIGHUP: reading the tokens file again");
+				auth_reload(s->auth);
+			} else {
+				log_info("SIGHUP: no tokens file to read again (use 'gq policy apply')");
+			}
 			continue;
 		}
 		log_info("%s: shutting down; running jobs keep running", sig == SIGTERM ? "SIGTERM" : "SIGINT");

@@ -6,7 +6,8 @@ DESTDIR ?=
 PKGS := ncursesw libcurl jansson readline libgit2 libmicrohttpd sqlite3
 DEB_PKGS := build-essential pkg-config libncurses-dev libcurl4-openssl-dev libjansson-dev \
 	libreadline-dev libgit2-dev libmicrohttpd-dev libsqlite3-dev \
-	tmux jq curl zsh fish bash-completion python3 git
+	tmux jq curl zsh fish bash-completion python3 git locales \
+	clang-14 libfuzzer-14-dev libclang-rt-14-dev
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san
@@ -118,6 +119,48 @@ deps:
 		echo "run as root: apt-get update && apt-get install -y --no-install-recommends $(DEB_PKGS)"; \
 	fi
 
+# ---- fuzzing: tests/fuzz/, figures in bench/README.md ----
+# `make fuzz FUZZ_SECONDS=N` builds every libFuzzer target (one per
+# tests/fuzz/*.c) with clang-14 under ASan and UBSan in build-fuzz/, the gcc
+# build untouched, and runs each for N seconds over its seed corpus
+# (tests/fuzz/corpus/TARGET/). New inputs and crashes land in
+# build-fuzz/out/, never in the repository. `make fuzz FUZZ=snapshot` runs
+# one target; FUZZ_RUNS=N runs each for N executions instead of N seconds
+# (the long campaign of bench/README.md).
+FUZZ_CC ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?=
+FUZZ_OUT ?= build-fuzz/out
+FUZZ_SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+# clang has warnings gcc lacks: the gcc build is the one kept at -Werror.
+FUZZ_WARN := $(filter-out -Werror -Wno-format-truncation,$(WARN)) -Wno-unknown-warning-option
+FUZZ_SRC := $(wildcard tests/fuzz/*.c)
+FUZZ_ALL := $(FUZZ_SRC:tests/fuzz/%.c=%)
+FUZZ ?= $(FUZZ_ALL)
+FUZZ_BIN := $(FUZZ_ALL:%=$(BUILD)/tests/fuzz/%)
+# Targets link what they use from an archive of everything but main(), so
+# that the request layer's target can stand in for server.c with stubs.
+LIB_OBJ := $(filter-out $(BUILD)/cmd/main.o,$(OBJ))
+
+$(BUILD)/libgq.a: $(LIB_OBJ)
+	@rm -f $@
+	@ar rcs $@ $^
+
+$(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(BUILD)/libgq.a
+	@echo "  LD $@"
+	@$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libgq.a $(LIBS)
+
+fuzz-bins: $(FUZZ_BIN)
+
+fuzz-build:
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) OPT='-O1 -g' \
+		SANFLAGS='$(FUZZ_SANFLAGS)' WARN='$(FUZZ_WARN)' fuzz-bins
+
+fuzz: fuzz-build
+	@FUZZ_RUNS=$(FUZZ_RUNS) sh tests/fuzz/run.sh build-fuzz/tests/fuzz $(FUZZ_OUT) \
+		$(if $(FUZZ_RUNS),0,$(FUZZ_SECONDS)) $(FUZZ)
+
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
 MAN7 := $(wildcard man/*.7)
@@ -142,10 +185,10 @@ format:
 	clang-format -i $(SRC) $(UNIT_SRC) $(BENCH_SRC) $(wildcard */*.h tests/unit/*.h)
 
 clean:
-	rm -rf build build-san gq
+	rm -rf build build-san build-fuzz gq
 
 FORCE:
-.PHONY: all gq unit purity check check-unit bench torture deps install format clean FORCE
-.PRECIOUS: $(BUILD)/bench/%.o
+.PHONY: all gq unit purity check check-unit bench torture deps install format clean FORCE fuzz fuzz-build fuzz-bins
+.PRECIOUS: $(BUILD)/bench/%.o $(BUILD)/tests/fuzz/%.o
 
--include $(OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+-include $(OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_BIN:=.d)

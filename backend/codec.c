@@ -8,6 +8,7 @@
 #include "codec.h"
 
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -185,8 +186,11 @@ static json_t *mut(const json_t *v)
 	return (json_t *)(uintptr_t)v;
 }
 
+/* v may be NULL: a member that is absent (json_object_get's answer). */
 static const char *json_kind(const json_t *v)
 {
+	if (!v)
+		return "nothing";
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
 		return "an object";
@@ -233,7 +237,9 @@ static void encode_field(json_t *o, const struct field *f, const void *base)
 		v = json_boolean(*(const bool *)p);
 		break;
 	case F_DBL:
-		v = json_real(*(const double *)p);
+		/* json_real refuses what JSON cannot say; a non-finite number is
+		 * a bug upstream (see snapshot_check_finite), never a reason to die. */
+		v = isfinite(*(const double *)p) ? json_real(*(const double *)p) : json_null();
 		break;
 	case F_STR:
 		/* Model strings are validated on the way in, but never let a
@@ -412,7 +418,10 @@ static int decode_field(const json_t *v, const struct field *f, void *base, cons
 		if (!json_is_integer(v))
 			return type_error(e, path, "an integer", v);
 		json_int_t x = json_integer_value(v);
-		if (f->type == F_I64 || f->type == F_TIME) {
+		if (f->type == F_TIME && (x < 0 || x > GQ_TIME_MAX)) {
+			return err_set(e, GQ_EINVAL, "%s: %lld is not a time gq keeps (0..%lld)", path, x,
+				       (long long)GQ_TIME_MAX);
+		} else if (f->type == F_I64 || f->type == F_TIME) {
 			*(int64_t *)p = x;
 		} else if (f->type == F_INT) {
 			if (x < INT_MIN || x > INT_MAX)
@@ -887,7 +896,8 @@ static int decode_cell(const json_t *v, const struct column *c, const json_t *st
 			int64_t *t = (int64_t *)((char *)j + c->f->off);
 			if (!json_is_integer(v))
 				return type_error(e, path, "an integer", v);
-			if (__builtin_add_overflow((int64_t)json_integer_value(v), time_base, t))
+			if (__builtin_add_overflow((int64_t)json_integer_value(v), time_base, t) ||
+			    *t < 0 || *t > GQ_TIME_MAX)
 				return err_set(e, GQ_EINVAL, "%s: %lld from the time base is out of range",
 					       path, (long long)json_integer_value(v));
 			return 0;
@@ -1058,6 +1068,20 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			goto fail;
 		}
 	}
+	/* The rows form writes a job's times as distances from now: what one
+	 * form decodes, the other must be able to carry. */
+	for (size_t i = 0; i < out->njobs; i++)
+		for (size_t k = 0; k < NF(job_fields); k++) {
+			const struct field *f = &job_fields[k];
+			if (f->type != F_TIME)
+				continue;
+			int64_t t = *(const int64_t *)((const char *)&out->jobs[i] + f->off), d;
+			if (__builtin_sub_overflow(t, out->now, &d)) {
+				err_set(e, GQ_EINVAL, "snapshot.jobs[%zu].%s: %lld is out of range of now (%lld)",
+					i, f->name, (long long)t, (long long)out->now);
+				goto fail;
+			}
+		}
 	snapshot_sort(out);
 	return 0;
 fail:
@@ -1459,6 +1483,10 @@ static void put_str(struct buf *b, const char *s, size_t n)
  * an integer. */
 static void put_real(struct buf *b, double v)
 {
+	if (!isfinite(v)) { /* as encode_field: JSON has no word for it */
+		put(b, "null", 4);
+		return;
+	}
 	char tmp[64];
 	int n = snprintf(tmp, sizeof(tmp), "%.17g", v);
 	if (n > 0 && !strpbrk(tmp, ".eEn")) {
@@ -1834,8 +1862,11 @@ static void write_rows(struct buf *b, const struct job *jobs, size_t n, int64_t 
 	json_decref(st.index);
 }
 
-char *codec_snapshot_text(const struct snapshot *s, enum codec_form form, size_t *len)
+char *codec_snapshot_text(const struct snapshot *s, enum codec_form form, size_t *len,
+			  struct gq_err *e)
 {
+	if (snapshot_check_finite(s, e) < 0)
+		return NULL;
 	/* Everything but the jobs through jansson (small), the jobs spliced
 	 * in where the empty array stands. */
 	struct snapshot head = *s;

@@ -176,7 +176,9 @@ void codec_job_write_lean(struct buf *b, const struct job *j);
  * codec_snapshot_decode reads both: "job_columns" marks the rows form.
  */
 enum codec_form { CODEC_OBJECTS, CODEC_ROWS };
-char *codec_snapshot_text(const struct snapshot *s, enum codec_form form, size_t *len);
+/* NULL and GQ_EINTERNAL in e when a number of s is not finite. */
+char *codec_snapshot_text(const struct snapshot *s, enum codec_form form, size_t *len,
+			  struct gq_err *e);
 
 /*
  * Text forms, for the server's journal: a job as one line of JSON (caller

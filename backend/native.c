@@ -124,7 +124,10 @@ static int http(struct native *nt, const char *method, const char *path, const c
 	struct gq_err pe = GQ_ERR_INIT;
 	if (codec_parse(out->data ? out->data : "", out->len, &v, &pe) < 0 ||
 	    codec_error_decode(v, e) < 0)
-		err_set(e, status == 401 || status == 403 ? GQ_EPERM : status == 404 ? GQ_ENOENT : GQ_EINTERNAL,
+		err_set(e, status == 401 || status == 403 ? GQ_EPERM
+			   : status == 404		  ? GQ_ENOENT
+			   : status == 507		  ? GQ_ENOSPACE
+						  : GQ_EINTERNAL,
 			"unexpected answer from %s (HTTP %ld)", nt->describe, status);
 	json_decref(v);
 	return -1;

@@ -45,6 +45,7 @@ int cmd_exit_code(enum gq_errcode code)
 		return EXIT_UNAVAIL;
 	case GQ_ECONFLICT:
 	case GQ_EIO:
+	case GQ_ENOSPACE:
 	case GQ_ETOOBIG:
 	case GQ_EINTERNAL:
 		return EXIT_FAIL;

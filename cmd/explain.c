@@ -123,7 +123,11 @@ void explain_short(const struct explain *ex, struct buf *out)
 		buf_addstr(out, " ahead)");
 		break;
 	case REASON_RESOURCES:
-		if (it) {
+		if (it && it->detail[0]) { /* short of CPUs or memory, not GPUs */
+			buf_addstr(out, " (");
+			buf_addstr(out, it->detail);
+			buf_addstr(out, ")");
+		} else if (it) {
 			buf_addstr(out, " (");
 			buf_addint(out, it->free);
 			buf_addstr(out, "/");
@@ -140,16 +144,25 @@ void explain_short(const struct explain *ex, struct buf *out)
 	}
 }
 
-/* "8 GPUs of a100 with 80G on one node" */
+/* "8 GPUs of a100 with 80G on one node", then CPUs and memory when asked:
+ * "2 GPUs, 4 CPUs and 64G of memory"; a CPU-only job "no GPUs, 1 CPU". */
 static void need_text(const struct job_res *r, struct buf *out)
 {
-	buf_printf(out, "%d GPU%s", r->gpus, r->gpus == 1 ? "" : "s");
+	char t[32];
+	if (!r->gpus)
+		buf_addstr(out, "no GPUs");
+	else
+		buf_printf(out, "%d GPU%s", r->gpus, r->gpus == 1 ? "" : "s");
 	if (r->gpu_type[0])
 		buf_printf(out, " of %s", r->gpu_type);
 	if (r->gpu_mem_mb)
-		buf_printf(out, " with %lldG", (long long)(r->gpu_mem_mb / 1024));
+		buf_printf(out, " with %s", size_format(r->gpu_mem_mb, t, sizeof(t)));
 	if (r->same_node)
 		buf_addstr(out, " on one node");
+	if (r->cpus)
+		buf_printf(out, "%s%d CPU%s", r->mem_mb ? ", " : " and ", r->cpus, r->cpus == 1 ? "" : "s");
+	if (r->mem_mb)
+		buf_printf(out, " and %s of memory", size_format(r->mem_mb, t, sizeof(t)));
 }
 
 /* The primary reason's numbers, as a sentence after "Pending: REASON." */
@@ -194,6 +207,13 @@ static void reason_detail(const struct explain_set *x, const struct explain *ex,
 		break;
 	case REASON_MISMATCH:
 		buf_printf(out, " %d GPUs are free but only %d match.", it->free, it->have);
+		break;
+	case REASON_RESOURCES:
+		if (it->detail[0])
+			buf_printf(out, " No node it can use has the %s it asks for free.",
+				   !strcmp(it->detail, "cpus") ? "CPUs"
+				   : !strcmp(it->detail, "mem") ? "memory"
+								: "CPUs and memory");
 		break;
 	case REASON_HEADROOM:
 		buf_printf(out, " %d GPUs are free but %.0f are held back for P0.", it->free, it->limit);
@@ -242,7 +262,10 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 		buf_printf(out, ", rises to %.1f at %s", w->rise_weight, tm(x, w->rise_at, t, sizeof(t)));
 	buf_addstr(out, ". Needs ");
 	need_text(&j->req, out);
-	buf_printf(out, "; %d free.", x->nfree);
+	if (j->req.gpus)
+		buf_printf(out, "; %d free.", x->nfree);
+	else
+		buf_addstr(out, ".");
 	if (!p || p->never != NEVER_NO) {
 		buf_addstr(out, " Start: ");
 		never_text(ex, out);

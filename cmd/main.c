@@ -18,7 +18,13 @@ static void list_commands(FILE *out)
 
 int main(int argc, char **argv)
 {
+	/* Text for people follows the locale; numbers never do. Policy files,
+	 * the wire and the journal are read and written with strtod and
+	 * printf, so LC_NUMERIC stays "C" (a decimal comma would make "1.5"
+	 * unreadable and 0.5 print as "0,5"). A server this process starts
+	 * runs this same line. */
 	setlocale(LC_ALL, "");
+	setlocale(LC_NUMERIC, "C");
 	if (argc < 2) {
 		list_commands(stderr);
 		return EXIT_USAGE;

@@ -60,6 +60,8 @@ static int serve_exec(int argc, char **argv)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.gpus = -1;
 	cfg.gpu_mem_mb = -1;
+	cfg.cpus = -1;
+	cfg.mem_mb = -1;
 	cfg.log_level = LV_INFO;
 	char **listen = xcalloc((size_t)argc + 1, sizeof(*listen));
 	char *state = NULL, *sock = NULL;
@@ -103,6 +105,24 @@ static int serve_exec(int argc, char **argv)
 				goto missing;
 			if (parse_size_mb(v, &cfg.gpu_mem_mb, &e) < 0) {
 				rc = cmd_usage_error(&cmd_serve, "--gpu-mem: %s", e.msg);
+				goto out;
+			}
+		} else if (is_opt(a, "--cpus")) {
+			int64_t n;
+			if (!(v = arg_value(argc, argv, &i, "--cpus")))
+				goto missing;
+			if (parse_int64(v, 1, GQ_MAX_REQ_CPUS, &n, &e) < 0) {
+				rc = cmd_usage_error(&cmd_serve, "--cpus: %s", e.msg);
+				goto out;
+			}
+			cfg.cpus = (int)n;
+		} else if (is_opt(a, "--mem")) {
+			if (!(v = arg_value(argc, argv, &i, "--mem")))
+				goto missing;
+			if (parse_size_mb(v, &cfg.mem_mb, &e) < 0 || cfg.mem_mb < 1 ||
+			    cfg.mem_mb > GQ_MAX_REQ_MEM_MB) {
+				rc = cmd_usage_error(&cmd_serve, "--mem: %s",
+						     e.msg[0] ? e.msg : "use a size from 1M to 1048576T");
 				goto out;
 			}
 		} else if (is_opt(a, "--tokens")) {
@@ -159,6 +179,14 @@ static int serve_exec(int argc, char **argv)
 	exe[n] = '\0';
 	cfg.exe = exe;
 	log_set_level(cfg.log_level);
+	int64_t log_max = 10 << 20;
+	const char *lm = getenv("GQ_SERVE_LOG_MAX");
+	if (lm && lm[0] && parse_int64(lm, 0, INT64_MAX / 4, &log_max, &e) < 0) {
+		rc = cmd_usage_error(&cmd_serve, "GQ_SERVE_LOG_MAX '%s': %s (bytes; 0 for no cap)", lm,
+				     e.msg);
+		goto out;
+	}
+	log_set_rotation(log_max);
 	if (server_run(&cfg, &e) < 0) {
 		log_error("%s", e.msg);
 		rc = cmd_exit_code(e.code);
@@ -177,7 +205,7 @@ out:
 const struct cmd_entry cmd_serve = {
 	.name = "serve",
 	.usage = "[--listen ADDR]... [--state-dir DIR] [--gpus N] [--gpu-model NAME] [--gpu-mem SIZE] "
-		 "[--tokens FILE] [--admin-group GROUP] [--policy-repo REPO] [--manual-clock] "
+		 "[--cpus N] [--mem SIZE] [--tokens FILE] [--admin-group GROUP] [--policy-repo REPO] [--manual-clock] "
 		 "[--log-level LEVEL]",
 	.summary = "run the single-machine scheduler in the foreground",
 	.flags = 0,

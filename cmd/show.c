@@ -29,9 +29,10 @@ static void alloc_text(const struct job *j, const struct snapshot *s, struct buf
 		if (i)
 			buf_addstr(out, "; ");
 		if (a->node >= 0 && (size_t)a->node < s->nnodes)
-			buf_printf(out, "%s GPUs ", s->nodes[a->node].name);
+			buf_printf(out, "%s ", s->nodes[a->node].name);
 		else
-			buf_printf(out, "node %d GPUs ", a->node);
+			buf_printf(out, "node %d ", a->node);
+		buf_addstr(out, a->mask ? "GPUs " : "(no GPUs)");
 		bool first = true;
 		for (int g = 0; g < GQ_MAX_NODE_GPUS; g++)
 			if (a->mask & (UINT64_C(1) << g)) {
@@ -41,18 +42,18 @@ static void alloc_text(const struct job *j, const struct snapshot *s, struct buf
 	}
 }
 
-/* "80G" for whole GiB, else "512M". */
 static void size_text(int64_t mb, struct buf *out)
 {
-	if (mb % 1024 == 0)
-		buf_printf(out, "%lldG", (long long)(mb / 1024));
-	else
-		buf_printf(out, "%lldM", (long long)mb);
+	char t[32];
+	buf_addstr(out, size_format(mb, t, sizeof(t)));
 }
 
 static void req_text(const struct job_res *r, struct buf *out)
 {
-	buf_printf(out, "%d GPU%s", r->gpus, r->gpus == 1 ? "" : "s");
+	if (r->gpus)
+		buf_printf(out, "%d GPU%s", r->gpus, r->gpus == 1 ? "" : "s");
+	else
+		buf_addstr(out, "no GPUs");
 	if (r->gpu_type[0])
 		buf_printf(out, " of %s", r->gpu_type);
 	if (r->gpu_mem_mb) {
@@ -63,7 +64,7 @@ static void req_text(const struct job_res *r, struct buf *out)
 	if (r->same_node)
 		buf_addstr(out, ", on one node");
 	if (r->cpus)
-		buf_printf(out, "; %d CPUs", r->cpus);
+		buf_printf(out, "; %d CPU%s", r->cpus, r->cpus == 1 ? "" : "s");
 	if (r->mem_mb) {
 		buf_addstr(out, "; ");
 		size_text(r->mem_mb, out);

@@ -17,6 +17,7 @@
 #include "backend/backend.h"
 #include "backend/config.h"
 #include "json.h"
+#include "submit.h"
 
 /* A script's #GQ lines are read from its first part only. */
 #define MAX_SCRIPT ((size_t)1 << 20)
@@ -67,6 +68,13 @@ struct opts {
 
 /* Applies one option; where names the source for messages ("" for the
  * command line, "script 'x' line 3: " for #GQ lines). */
+static int size_bound(const char *arg, int64_t mb, struct gq_err *e)
+{
+	if (mb > GQ_MAX_REQ_MEM_MB)
+		return err_set(e, GQ_EINVAL, "'%s' is more than any machine has (at most 1048576T)", arg);
+	return 0;
+}
+
 static int apply(struct opts *o, int opt, const char *arg, const char *where)
 {
 	const struct cmd_entry *c = &cmd_submit;
@@ -75,7 +83,7 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 	struct job *j = &o->job;
 	switch (opt) {
 	case O_GPUS:
-		if (parse_int64(arg, 0, 1024, &v, &e) < 0)
+		if (parse_int64(arg, 0, GQ_MAX_REQ_GPUS, &v, &e) < 0)
 			return cmd_usage_error(c, "%s--gpus: %s", where, e.msg);
 		j->req.gpus = (int)v;
 		break;
@@ -85,7 +93,7 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 					       where, arg);
 		break;
 	case O_GPU_MEM:
-		if (parse_size_mb(arg, &v, &e) < 0)
+		if (parse_size_mb(arg, &v, &e) < 0 || size_bound(arg, v, &e) < 0)
 			return cmd_usage_error(c, "%s--gpu-mem: %s", where, e.msg);
 		j->req.gpu_mem_mb = v;
 		break;
@@ -93,12 +101,12 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 		j->req.same_node = true;
 		break;
 	case O_CPUS:
-		if (parse_int64(arg, 0, 100000, &v, &e) < 0)
+		if (parse_int64(arg, 0, GQ_MAX_REQ_CPUS, &v, &e) < 0)
 			return cmd_usage_error(c, "%s--cpus: %s", where, e.msg);
 		j->req.cpus = (int)v;
 		break;
 	case O_MEM:
-		if (parse_size_mb(arg, &v, &e) < 0)
+		if (parse_size_mb(arg, &v, &e) < 0 || size_bound(arg, v, &e) < 0)
 			return cmd_usage_error(c, "%s--mem: %s", where, e.msg);
 		j->req.mem_mb = v;
 		break;
@@ -280,23 +288,6 @@ static const char *base_name(const char *p)
 
 extern char **environ;
 
-/* Is s valid UTF-8? (JSON carries nothing else.) */
-static bool utf8_valid(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		int n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2
-			: (*p & 0xf8) == 0xf0 ? 3 : -1;
-		if (n < 0 || (n == 1 && *p < 0xc2))
-			return false;
-		p++;
-		for (int i = 0; i < n; i++, p++)
-			if ((*p & 0xc0) != 0x80)
-				return false;
-	}
-	return true;
-}
-
 /* The environment the job gets: ours, less what JSON cannot carry (a
  * variable that is not UTF-8 is left out with a warning) and less the
  * GQ_ variables of a job we may be running inside. NULL-terminated;
@@ -385,6 +376,11 @@ static int submit_exec(int argc, char **argv)
 		rc = cmd_usage_error(c, "--estimate is longer than --time-limit; the job would be killed first");
 		goto out;
 	}
+	struct gq_err be = GQ_ERR_INIT;
+	if (job_req_check(&o.job, &be) < 0) { /* the server's bounds, before asking it */
+		rc = cmd_usage_error(c, "%s", be.msg);
+		goto out;
+	}
 
 	char cwd[GQ_PATH_MAX];
 	if (!getcwd(cwd, sizeof(cwd))) {
@@ -429,6 +425,17 @@ static int submit_exec(int argc, char **argv)
 out:
 	free(env);
 	free(script);
+	return rc;
+}
+
+int submit_directives(const char *path, const char *text, struct job *job)
+{
+	struct opts o;
+	memset(&o, 0, sizeof(o));
+	o.job = *job;
+	int rc = apply_script(&o, path, text);
+	if (rc == EXIT_OK)
+		*job = o.job;
 	return rc;
 }
 

@@ -4,6 +4,7 @@
  */
 #include "job.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,4 +159,72 @@ int snapshot_gpus_total(const struct snapshot *s)
 		if (s->nodes[i].up)
 			n += s->nodes[i].ngpus;
 	return n;
+}
+
+static int not_finite(struct gq_err *e, const char *what, const char *name, double v)
+{
+	return err_set(e, GQ_EINTERNAL, "%s%s%s%s is not a finite number (%g)", what,
+		       name ? " '" : "", name ? name : "", name ? "'" : "", v);
+}
+
+int snapshot_check_finite(const struct snapshot *s, struct gq_err *e)
+{
+	const struct policy *p = &s->policy;
+	for (int t = 0; t < TIER_COUNT; t++)
+		if (!isfinite(p->tier[t].base) || !isfinite(p->tier[t].price))
+			return not_finite(e, "policy: a weight or price of tier", tier_name((enum tier)t),
+					  isfinite(p->tier[t].base) ? p->tier[t].price : p->tier[t].base);
+	if (!isfinite(p->aging_step) || !isfinite(p->aging_cap) || !isfinite(p->headroom))
+		return not_finite(e, "policy: aging or headroom", NULL,
+				  p->aging_step + p->aging_cap + p->headroom);
+	for (int q = 0; q < p->nqueues; q++) {
+		if (!isfinite(p->queues[q].share))
+			return not_finite(e, "policy: the share of queue", p->queues[q].name,
+					  p->queues[q].share);
+		if (!isfinite(s->qstate[q].usage))
+			return not_finite(e, "the fair-share usage of queue", p->queues[q].name,
+					  s->qstate[q].usage);
+	}
+	for (int d = 0; d < p->ndepts; d++) {
+		if (!isfinite(p->depts[d].gpu_hours_month))
+			return not_finite(e, "policy: the GPU-hour quota of department", p->depts[d].name,
+					  p->depts[d].gpu_hours_month);
+		if (!isfinite(s->dstate[d].gpu_hours_month))
+			return not_finite(e, "the GPU-hours of department", p->depts[d].name,
+					  s->dstate[d].gpu_hours_month);
+	}
+	for (size_t i = 0; i < s->njobs; i++)
+		if (!isfinite(s->jobs[i].hist_ratio)) {
+			char id[32];
+			snprintf(id, sizeof(id), "%lld", (long long)s->jobs[i].id);
+			return not_finite(e, "the runtime ratio of job", id, s->jobs[i].hist_ratio);
+		}
+	return 0;
+}
+
+int job_req_check(const struct job *j, struct gq_err *e)
+{
+	const struct job_res *r = &j->req;
+	if (r->gpus < 0 || r->gpus > GQ_MAX_REQ_GPUS)
+		return err_set(e, GQ_EINVAL, "req.gpus: %d is out of range (0..%d)", r->gpus,
+			       GQ_MAX_REQ_GPUS);
+	if (r->cpus < 0 || r->cpus > GQ_MAX_REQ_CPUS)
+		return err_set(e, GQ_EINVAL, "req.cpus: %d is out of range (0..%d)", r->cpus,
+			       GQ_MAX_REQ_CPUS);
+	if (r->mem_mb < 0 || r->mem_mb > GQ_MAX_REQ_MEM_MB)
+		return err_set(e, GQ_EINVAL, "req.mem_mb: %lld is out of range (0..%lld)",
+			       (long long)r->mem_mb, (long long)GQ_MAX_REQ_MEM_MB);
+	if (r->gpu_mem_mb < 0 || r->gpu_mem_mb > GQ_MAX_REQ_MEM_MB)
+		return err_set(e, GQ_EINVAL, "req.gpu_mem_mb: %lld is out of range (0..%lld)",
+			       (long long)r->gpu_mem_mb, (long long)GQ_MAX_REQ_MEM_MB);
+	if (j->time_limit < 0 || j->time_limit > GQ_DUR_MAX)
+		return err_set(e, GQ_EINVAL, "time_limit: %lld s is out of range (0..%lld, 100 years)",
+			       (long long)j->time_limit, (long long)GQ_DUR_MAX);
+	if (j->estimate < 0 || j->estimate > GQ_DUR_MAX)
+		return err_set(e, GQ_EINVAL, "estimate: %lld s is out of range (0..%lld, 100 years)",
+			       (long long)j->estimate, (long long)GQ_DUR_MAX);
+	if (j->estimate && j->time_limit && j->estimate > j->time_limit)
+		return err_set(e, GQ_EINVAL,
+			       "estimate is longer than time_limit; the job would be killed first");
+	return 0;
 }

@@ -23,6 +23,11 @@
 #define GQ_MAX_DEPS 8       /* after-job dependencies per job */
 #define GQ_MAX_ALLOC 16     /* nodes one job may span */
 #define GQ_MAX_NODE_GPUS 64 /* GPUs per node (a uint64_t mask) */
+/* The most a request may ask for, on every path (the CLI, the API, the
+ * decoders): what GQ_MAX_ALLOC nodes can hold, and sizes no machine has. */
+#define GQ_MAX_REQ_GPUS (GQ_MAX_ALLOC * GQ_MAX_NODE_GPUS)
+#define GQ_MAX_REQ_CPUS 1000000
+#define GQ_MAX_REQ_MEM_MB (INT64_C(1) << 40) /* 1 EiB */
 
 enum job_state {
 	JOB_PENDING,   /* waiting; see reason.h for why */
@@ -177,6 +182,20 @@ void snapshot_sort(struct snapshot *s);
 struct job *snapshot_find(const struct snapshot *s, int64_t id);
 /* Total GPUs on nodes that are up. */
 int snapshot_gpus_total(const struct snapshot *s);
+/* 0 when j's request and times are within the bounds every path applies:
+ * GPUs 0..GQ_MAX_REQ_GPUS (0: a CPU-only job), CPUs 0..GQ_MAX_REQ_CPUS,
+ * memory and GPU memory 0..GQ_MAX_REQ_MEM_MB, estimate and time limit
+ * 0..GQ_DUR_MAX (0: none), an estimate no longer than the time limit.
+ * Else -1 with GQ_EINVAL and a line naming the field as the API does
+ * ("req.cpus: ..."). Whether a node could ever hold it is place's
+ * question (place_satisfiable). */
+int job_req_check(const struct job *j, struct gq_err *e);
+
+/* 0 when every number of s (policy, queue and department state, jobs) is
+ * finite; else -1 with GQ_EINTERNAL in e naming the first that is not. No
+ * code path should make one: encoders call this so that a bug is an error,
+ * never a crash or a JSON text no decoder reads. */
+int snapshot_check_finite(const struct snapshot *s, struct gq_err *e);
 
 /* A zeroed job with the fields that have a non-zero "unset" set. */
 void job_init(struct job *j);

@@ -7,6 +7,7 @@
  */
 #include "place.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -65,6 +66,32 @@ static void index_move(struct place_map *m, size_t nd, int from, int to)
 	m->class_free[c] += to;
 }
 
+/* What a node that does not say its CPUs or memory has of them: more than
+ * any request (GQ_MAX_REQ_*) times any number of jobs can take. */
+#define UNSIZED (INT64_C(1) << 60)
+
+/* CPUs and memory of req on each node of an allocation: taken (sign -1) or
+ * given back (+1). Nodes out of range are skipped. */
+static void take_res(struct place_map *m, const struct job_res *req, int nalloc,
+		     const struct job_alloc *alloc, int sign)
+{
+	if (!req || (req->cpus <= 0 && req->mem_mb <= 0))
+		return;
+	for (int a = 0; a < nalloc; a++) {
+		int nd = alloc[a].node;
+		if (nd < 0 || (size_t)nd >= m->nnodes)
+			continue;
+		m->cpus_free[nd] += sign * (int64_t)req->cpus;
+		m->mem_free[nd] += sign * req->mem_mb;
+	}
+}
+
+/* Node nd has req's CPUs and memory free. */
+static bool res_free(const struct place_map *m, size_t nd, const struct job_res *req)
+{
+	return m->cpus_free[nd] >= req->cpus && m->mem_free[nd] >= req->mem_mb;
+}
+
 void place_map_init(struct place_map *m, const struct snapshot *s)
 {
 	memset(m, 0, sizeof(*m));
@@ -94,11 +121,20 @@ void place_map_init(struct place_map *m, const struct snapshot *s)
 	}
 	m->nfree = m->total;
 	m->reserve = reserve_of(&s->policy, m->total);
+	m->cpus_free = xcalloc(nn ? nn : 1, sizeof(*m->cpus_free));
+	m->mem_free = xcalloc(nn ? nn : 1, sizeof(*m->mem_free));
+	for (size_t i = 0; i < nn; i++) {
+		const struct node *n = &s->nodes[i];
+		m->sized |= n->cpus > 0 || n->mem_mb > 0;
+		m->cpus_free[i] = n->cpus > 0 ? n->cpus : UNSIZED;
+		m->mem_free[i] = n->mem_mb > 0 ? n->mem_mb : UNSIZED;
+	}
 	for (size_t i = 0; i < s->njobs; i++) {
 		const struct job *j = &s->jobs[i];
 		if (!job_state_holds_gpus(j->state))
 			continue;
 		int qi = policy_queue_index(&s->policy, j->queue);
+		take_res(m, &j->req, j->nalloc < GQ_MAX_ALLOC ? j->nalloc : GQ_MAX_ALLOC, j->alloc, -1);
 		for (int a = 0; a < j->nalloc && a < GQ_MAX_ALLOC; a++) {
 			int nd = j->alloc[a].node;
 			if (nd < 0 || (size_t)nd >= nn)
@@ -143,6 +179,8 @@ void place_map_release(struct place_map *m)
 	free(m->by_free);
 	free(m->class_all);
 	free(m->class_top);
+	free(m->cpus_free);
+	free(m->mem_free);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -167,6 +205,8 @@ void place_map_copy(struct place_map *dst, const struct place_map *src)
 	dst->by_free = dup_array(src->by_free, src->words * NF, sizeof(uint64_t));
 	dst->class_all = dup_array(src->class_all, nc, sizeof(int));
 	dst->class_top = dup_array(src->class_top, nc * GQ_MAX_ALLOC, sizeof(int));
+	dst->cpus_free = dup_array(src->cpus_free, nn, sizeof(int64_t));
+	dst->mem_free = dup_array(src->mem_free, nn, sizeof(int64_t));
 }
 
 bool place_node_matches(const struct node *n, const struct job_res *req)
@@ -354,7 +394,7 @@ static int allocate_scan(const struct place_map *m, const struct snapshot *s,
 	int need = req->gpus;
 	int best = -1, best_free = 0, total = 0, most = 0;
 	for (size_t i = 0; i < m->nnodes; i++) {
-		if (!m->free[i] || !place_node_matches(&s->nodes[i], req))
+		if (!m->free[i] || !place_node_matches(&s->nodes[i], req) || !res_free(m, i, req))
 			continue;
 		int f = __builtin_popcountll(m->free[i]);
 		total += f;
@@ -381,7 +421,8 @@ static int allocate_scan(const struct place_map *m, const struct snapshot *s,
 			return 0;
 		int pick = -1, pf = 0;
 		for (size_t i = 0; i < m->nnodes; i++) {
-			if (!m->free[i] || !place_node_matches(&s->nodes[i], req))
+			if (!m->free[i] || !place_node_matches(&s->nodes[i], req) ||
+			    !res_free(m, i, req))
 				continue;
 			bool used = false;
 			for (int k = 0; k < n; k++)
@@ -403,13 +444,53 @@ static int allocate_scan(const struct place_map *m, const struct snapshot *s,
 	return n;
 }
 
+/* A CPU-only request: the up node with the fewest free CPUs that has its
+ * CPUs and memory free, then the least free memory, lowest index on ties. */
+static int allocate_cpu_only(const struct place_map *m, const struct snapshot *s,
+			     const struct job_res *req, struct job_alloc *alloc)
+{
+	int best = -1;
+	for (size_t i = 0; i < m->nnodes; i++) {
+		if (!s->nodes[i].up || !res_free(m, i, req))
+			continue;
+		if (best < 0 || m->cpus_free[i] < m->cpus_free[best] ||
+		    (m->cpus_free[i] == m->cpus_free[best] && m->mem_free[i] < m->mem_free[best]))
+			best = (int)i;
+	}
+	if (best < 0)
+		return 0;
+	alloc[0].node = best;
+	alloc[0].mask = 0;
+	return 1;
+}
+
 static int allocate(const struct place_map *m, const struct snapshot *s, const struct job_res *req,
 		    struct job_alloc *alloc, int *usable, int *match_free)
 {
 	uint64_t cm;
+	/* The index knows free GPUs only: a request for CPUs or memory on
+	 * nodes that say how many they have looks at every node. */
+	if (m->sized && (req->cpus > 0 || req->mem_mb > 0))
+		return allocate_scan(m, s, req, alloc, usable, match_free);
 	if (class_matches(m, s, req, &cm))
 		return allocate_index(m, req, cm, alloc, usable, match_free);
 	return allocate_scan(m, s, req, alloc, usable, match_free);
+}
+
+/* Which of CPUs and memory no usable up node has free for req. */
+static void short_of(const struct place_map *m, const struct snapshot *s, const struct job_res *req,
+		     struct place_result *r)
+{
+	bool cpus = false, mem = false;
+	for (size_t i = 0; i < m->nnodes; i++) {
+		if (!s->nodes[i].up || (req->gpus > 0 && !place_node_matches(&s->nodes[i], req)))
+			continue;
+		cpus |= m->cpus_free[i] >= req->cpus;
+		mem |= m->mem_free[i] >= req->mem_mb;
+	}
+	/* Each is free somewhere, never both on one node: both are short. */
+	r->cpu_short = !cpus || mem;
+	r->mem_short = !mem || cpus;
 }
 
 bool place_check_fit(const struct place_map *m, const struct snapshot *s, const struct job *j,
@@ -456,12 +537,31 @@ bool place_check_req(const struct place_map *m, const struct snapshot *s, const 
 		r->blocks |= PLACE_BIT(PLACE_QUOTA);
 	if (r->need > 0) {
 		r->nalloc = allocate(m, s, req, r->alloc, &r->usable, &r->match_free);
-		if (r->free < r->need)
+		if (r->free < r->need) {
 			r->blocks |= PLACE_BIT(PLACE_RESOURCES);
-		else if (!r->nalloc)
-			r->blocks |= PLACE_BIT(PLACE_MISMATCH);
+		} else if (!r->nalloc) {
+			/* Would the GPUs fit if CPUs and memory were not asked? */
+			struct job_res g = *req;
+			int u, mf;
+			struct job_alloc tmp[GQ_MAX_ALLOC];
+			g.cpus = 0;
+			g.mem_mb = 0;
+			if (m->sized && (req->cpus > 0 || req->mem_mb > 0) &&
+			    allocate(m, s, &g, tmp, &u, &mf)) {
+				r->blocks |= PLACE_BIT(PLACE_RESOURCES);
+				short_of(m, s, req, r);
+			} else {
+				r->blocks |= PLACE_BIT(PLACE_MISMATCH);
+			}
+		}
 		if (r->free >= r->need && r->free - r->need < r->reserve)
 			r->blocks |= PLACE_BIT(PLACE_HEADROOM);
+	} else {
+		r->nalloc = allocate_cpu_only(m, s, req, r->alloc);
+		if (!r->nalloc) {
+			r->blocks |= PLACE_BIT(PLACE_RESOURCES);
+			short_of(m, s, req, r);
+		}
 	}
 	if (r->blocks) {
 		r->nalloc = 0;
@@ -484,8 +584,10 @@ bool place_check(const struct place_map *m, const struct snapshot *s, const stru
 	return out->blocks == 0;
 }
 
-void place_take(struct place_map *m, int qi, int nalloc, const struct job_alloc *alloc)
+void place_take(struct place_map *m, int qi, const struct job_res *req, int nalloc,
+		const struct job_alloc *alloc)
 {
+	take_res(m, req, nalloc, alloc, -1);
 	for (int a = 0; a < nalloc; a++) {
 		size_t nd = (size_t)alloc[a].node;
 		if (nd >= m->nnodes || (m->free[nd] & alloc[a].mask) != alloc[a].mask)
@@ -501,8 +603,10 @@ void place_take(struct place_map *m, int qi, int nalloc, const struct job_alloc 
 	}
 }
 
-void place_give(struct place_map *m, int qi, int nalloc, const struct job_alloc *alloc)
+void place_give(struct place_map *m, int qi, const struct job_res *req, int nalloc,
+		const struct job_alloc *alloc)
 {
+	take_res(m, req, nalloc, alloc, +1);
 	for (int a = 0; a < nalloc; a++) {
 		size_t nd = (size_t)alloc[a].node;
 		if (nd >= m->nnodes)
@@ -587,11 +691,43 @@ static const char *const unsat_names[UNSAT_COUNT] = {
     [UNSAT_SAME_NODE] = "same_node",
     [UNSAT_SPAN] = "span",
     [UNSAT_QUEUE_LIMIT] = "queue_limit",
+    [UNSAT_CPUS] = "cpus",
+    [UNSAT_MEM] = "mem",
 };
 
 const char *place_unsat_name(enum place_unsat u)
 {
 	return (unsigned)u < UNSAT_COUNT ? unsat_names[u] : "?";
+}
+
+/* Could any node ever give req its CPUs and memory (nodes that do not say
+ * how many they have always could)? A GPU job needs them on a node with
+ * matching GPUs. *have: the most CPUs / MiB of memory a node has. */
+static enum place_unsat res_unsat(const struct snapshot *s, const struct job_res *req, int *have)
+{
+	int64_t most_cpus = 0, most_mem = 0;
+	bool any = false;
+	for (size_t i = 0; i < s->nnodes; i++) {
+		const struct node *n = &s->nodes[i];
+		if (req->gpus > 0 && (!n->ngpus || !place_node_matches(n, req)))
+			continue;
+		int64_t cpus = n->cpus > 0 ? n->cpus : UNSIZED, mem = n->mem_mb > 0 ? n->mem_mb : UNSIZED;
+		if (cpus >= req->cpus && mem >= req->mem_mb)
+			return UNSAT_NONE;
+		any = true;
+		if (cpus > most_cpus)
+			most_cpus = cpus;
+		if (cpus >= req->cpus && mem > most_mem)
+			most_mem = mem;
+	}
+	if (!any) /* no node of that kind at all: the GPU checks say so */
+		return UNSAT_NONE;
+	if (most_cpus < req->cpus) {
+		*have = (int)most_cpus;
+		return UNSAT_CPUS;
+	}
+	*have = most_mem > INT_MAX ? INT_MAX : (int)most_mem;
+	return UNSAT_MEM;
 }
 
 /* Which static limit j breaks first, and the most GPUs that limit allows. */
@@ -602,6 +738,11 @@ static enum place_unsat unsat_kind(const struct snapshot *s, const struct job *j
 	const struct job_res *req = &j->req;
 	int need = req->gpus;
 	*have = need;
+	if (req->cpus > 0 || req->mem_mb > 0) {
+		enum place_unsat u = res_unsat(s, req, have);
+		if (u != UNSAT_NONE)
+			return u;
+	}
 	if (need <= 0)
 		return UNSAT_NONE;
 	if (c->match < need) {
@@ -660,6 +801,18 @@ static int unsatisfiable(const struct snapshot *s, const struct job *j, int qi,
 		return err_set(e, GQ_EINVAL,
 			       "needs %d GPUs%s, at most %d fit on %d nodes: ask for fewer GPUs",
 			       need, what, have, GQ_MAX_ALLOC);
+	case UNSAT_CPUS:
+		return err_set(e, GQ_EINVAL,
+			       "needs %d CPUs on a node, the largest %snode has %d: ask for fewer CPUs",
+			       req->cpus, need > 0 ? "matching " : "", have);
+	case UNSAT_MEM: {
+		char want[32], most[32];
+		return err_set(e, GQ_EINVAL,
+			       "needs %s of memory on a node, the largest %snode has %s: ask for less "
+			       "memory",
+			       size_format(req->mem_mb, want, sizeof(want)), need > 0 ? "matching " : "",
+			       size_format(have, most, sizeof(most)));
+	}
 	case UNSAT_QUEUE_LIMIT: {
 		const struct queue_policy *q = &p->queues[qi];
 		return err_set(e, GQ_EINVAL,
@@ -676,7 +829,7 @@ enum place_unsat place_unsat_why(const struct place_map *m, const struct snapsho
 				 const struct job *j, int *have)
 {
 	struct capacity c;
-	if (j->req.gpus <= 0) {
+	if (j->req.gpus <= 0 && j->req.cpus <= 0 && j->req.mem_mb <= 0) {
 		*have = 0;
 		return UNSAT_NONE;
 	}
@@ -687,7 +840,7 @@ enum place_unsat place_unsat_why(const struct place_map *m, const struct snapsho
 int place_satisfiable(const struct snapshot *s, const struct job *j, struct gq_err *e)
 {
 	struct capacity c;
-	if (j->req.gpus <= 0)
+	if (j->req.gpus <= 0 && j->req.cpus <= 0 && j->req.mem_mb <= 0)
 		return 0;
 	capacity_scan(s, &j->req, &c);
 	return unsatisfiable(s, j, policy_queue_index(&s->policy, j->queue), &c, e);
@@ -697,7 +850,7 @@ int place_satisfiable_map(const struct place_map *m, const struct snapshot *s, c
 			  int qi, struct gq_err *e)
 {
 	struct capacity c;
-	if (j->req.gpus <= 0)
+	if (j->req.gpus <= 0 && j->req.cpus <= 0 && j->req.mem_mb <= 0)
 		return 0;
 	capacity_map(m, s, &j->req, &c);
 	return unsatisfiable(s, j, qi, &c, e);

@@ -84,6 +84,12 @@ struct place_map {
 	int any_most, any_span; /* for requests of any model and memory */
 	int *class_all;
 	int *class_top; /* [class][GQ_MAX_ALLOC], descending */
+	/* CPUs and memory (MiB) not taken, per node: a request's cpus and
+	 * mem_mb are what it needs on each node it uses. A node that does not
+	 * say how many it has (0) is never short of them. */
+	int64_t *cpus_free;
+	int64_t *mem_free;
+	bool sized; /* some node says how many CPUs or how much memory it has */
 };
 
 /* Builds the map of s: allocates (freed by place_map_release); nnodes may
@@ -113,6 +119,7 @@ struct place_result {
 	double dept_limit;  /* monthly GPU-hour quota, -1 unlimited */
 	bool quota_dept;    /* the department quota blocks */
 	int64_t window_end; /* window blocks: when the pause ends (unix time) */
+	bool cpu_short, mem_short; /* resources blocks: no usable node has the CPUs / memory free */
 	/* When blocks == 0: the allocation, and whether it borrows beyond quota. */
 	bool borrowed;
 	int nalloc;
@@ -123,8 +130,11 @@ struct place_result {
  * Evaluates job j of snapshot s at time `now` against map m. Always fills
  * *out (every constraint is evaluated, not only the first). Returns true
  * when the job can start now (out->blocks == 0, allocation in out->alloc).
- * A job asking for 0 GPUs fits with an empty allocation unless a window or
- * quota blocks it.
+ * A job asking for 0 GPUs (a CPU-only job) gets one node, with no GPUs of
+ * it, that has its CPUs and memory free (best fit: the fewest free CPUs
+ * that suffice, lowest index on ties); with CPUs or memory asked for, a GPU
+ * job uses only nodes that have them free. Short of CPUs or memory is
+ * PLACE_RESOURCES with cpu_short / mem_short set.
  */
 bool place_check(const struct place_map *m, const struct snapshot *s, const struct job *j,
 		 int64_t now, struct place_result *out);
@@ -161,10 +171,13 @@ bool place_class_mask(const struct place_map *m, const struct snapshot *s,
 int place_class_free(const struct place_map *m, int *free, int *most);
 
 /* Marks an allocation taken / given back by a job of policy queue index qi
- * (-1 for none). place_take BUG()s when a GPU is not free; place_give
- * ignores GPUs of down nodes and GPUs already free. */
-void place_take(struct place_map *m, int qi, int nalloc, const struct job_alloc *alloc);
-void place_give(struct place_map *m, int qi, int nalloc, const struct job_alloc *alloc);
+ * (-1 for none) whose request is req (its CPUs and memory on each node of
+ * the allocation; NULL: none). place_take BUG()s when a GPU is not free;
+ * place_give ignores GPUs of down nodes and GPUs already free. */
+void place_take(struct place_map *m, int qi, const struct job_res *req, int nalloc,
+		const struct job_alloc *alloc);
+void place_give(struct place_map *m, int qi, const struct job_res *req, int nalloc,
+		const struct job_alloc *alloc);
 
 /*
  * Could j ever fit: on all of s's nodes (up or not) entirely free, under its
@@ -183,7 +196,8 @@ int place_satisfiable_map(const struct place_map *m, const struct snapshot *s, c
 			  int qi, struct gq_err *e);
 
 /* Which static limit makes j unsatisfiable, as a stable token
- * (place_unsat_name: "gpus", "same_node", "span", "queue_limit"), and in *have the most GPUs that limit allows; UNSAT_NONE
+ * (place_unsat_name: "gpus", "same_node", "span", "queue_limit", "cpus",
+ * "mem"), and in *have the most GPUs that limit allows; UNSAT_NONE
  * (*have = need) when j is satisfiable. */
 enum place_unsat {
 	UNSAT_NONE,
@@ -191,6 +205,8 @@ enum place_unsat {
 	UNSAT_SAME_NODE,   /* no node that large */
 	UNSAT_SPAN,	   /* more than GQ_MAX_ALLOC nodes' worth */
 	UNSAT_QUEUE_LIMIT, /* beyond the queue's quota + borrowing limit */
+	UNSAT_CPUS,	   /* no node has that many CPUs (*have: the most one has) */
+	UNSAT_MEM,	   /* no node has that much memory (*have: the most one has, MiB) */
 	UNSAT_COUNT
 };
 const char *place_unsat_name(enum place_unsat u);

@@ -315,6 +315,9 @@ static int parse_value(const struct keydef *k, const char *v, char *field, struc
 		return 0;
 	}
 	case K_STR:
+		/* The policy goes over the wire as JSON, which carries only UTF-8. */
+		if (!utf8_valid(v))
+			return err_set(e, GQ_EINVAL, "value is not UTF-8 text");
 		if (!str_copy(field, k->size, v))
 			return err_set(e, GQ_EINVAL, "value too long (at most %zu characters)", k->size - 1);
 		for (const char *c = v; *c; c++)

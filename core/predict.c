@@ -815,7 +815,7 @@ static void start_job(struct sim *S, uint32_t p, int64_t t, const struct place_r
 	struct prediction *o = &S->out[p];
 	const struct snapshot *s = S->s;
 	leave_ready(S, x, ST_STARTED);
-	place_take(&S->m, x->qi, r->nalloc, r->alloc);
+	place_take(&S->m, x->qi, &x->req, r->nalloc, r->alloc);
 	S->busy_t = t;
 	o->placed = true;
 	o->start = t;
@@ -1173,7 +1173,7 @@ static void on_end(struct sim *S, uint32_t jidx, int64_t t)
 			S->rel_t[base + (size_t)g] = t;
 		}
 	}
-	place_give(&S->m, qi, S->ji[jidx].nalloc, S->ji[jidx].alloc);
+	place_give(&S->m, qi, &S->s->jobs[jidx].req, S->ji[jidx].nalloc, S->ji[jidx].alloc);
 	for (uint32_t d = S->ji[jidx].dep_begin; d < S->ji[jidx].dep_end; d++) {
 		uint32_t p = S->dep_list[d];
 		struct pj *x = &S->pj[p];
@@ -1405,8 +1405,8 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 		stage_pending(S, j, i, &dc, x);
 		if (x->rt < S->min_rt)
 			S->min_rt = x->rt;
-		if (x->gpus > 0)
-			npool += (size_t)(x->gpus < GQ_MAX_ALLOC ? x->gpus : GQ_MAX_ALLOC);
+		/* a CPU-only job is placed on one node too */
+		npool += (size_t)(x->gpus < 1 ? 1 : x->gpus < GQ_MAX_ALLOC ? x->gpus : GQ_MAX_ALLOC);
 		ndeps += (size_t)x->deps_left;
 		keys[k] = (struct order_key){order_fair_share_cached(s, j, &fc), j->submit_time,
 					     j->id, k};

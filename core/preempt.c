@@ -121,12 +121,12 @@ static bool enough(const struct chooser *c)
 
 static void give(struct chooser *c, const struct cand *k)
 {
-	place_give(&c->m, k->qi, k->j->nalloc, k->j->alloc);
+	place_give(&c->m, k->qi, &k->j->req, k->j->nalloc, k->j->alloc);
 }
 
 static void take(struct chooser *c, const struct cand *k)
 {
-	place_take(&c->m, k->qi, k->j->nalloc, k->j->alloc);
+	place_take(&c->m, k->qi, &k->j->req, k->j->nalloc, k->j->alloc);
 }
 
 /* Peak preemptions left to the department of t; -1 unlimited. */
@@ -331,7 +331,7 @@ static bool choose(const struct snapshot *s, const struct place_map *base, const
 		const struct job *j = &s->jobs[i];
 		if (j->state != JOB_STOPPING)
 			continue;
-		place_give(&c.m, policy_queue_index(&s->policy, j->queue), j->nalloc, j->alloc);
+		place_give(&c.m, policy_queue_index(&s->policy, j->queue), &j->req, j->nalloc, j->alloc);
 		any_stopping = true;
 	}
 	if (any_stopping && fits(&c, &r)) {
@@ -426,7 +426,7 @@ static void promise(const struct snapshot *s, struct place_map *soon, const stru
 {
 	struct place_result r;
 	if (place_check(soon, s, t, s->now, &r))
-		place_take(soon, policy_queue_index(&s->policy, t->queue), r.nalloc, r.alloc);
+		place_take(soon, policy_queue_index(&s->policy, t->queue), &t->req, r.nalloc, r.alloc);
 }
 
 static void add_victims(const struct snapshot *s, struct place_map *soon, struct spent *sp,
@@ -442,7 +442,7 @@ static void add_victims(const struct snapshot *s, struct place_map *soon, struct
 		sp->queue[qi >= 0 ? qi : GQ_MAX_QUEUES]++;
 		if (di >= 0 && p->victims[i].cross_dept)
 			sp->dept[di]++;
-		place_give(soon, qi, v->nalloc, v->alloc);
+		place_give(soon, qi, &v->req, v->nalloc, v->alloc);
 		struct plan_action *a = plan_add(out, PLAN_PREEMPT, v->id);
 		a->other = t->id;
 		a->observe = p->observe;
@@ -502,7 +502,7 @@ void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const si
 	for (size_t i = 0; i < s->njobs; i++) {
 		const struct job *j = &s->jobs[i];
 		if (j->state == JOB_STOPPING)
-			place_give(&soon, policy_queue_index(&s->policy, j->queue), j->nalloc,
+			place_give(&soon, policy_queue_index(&s->policy, j->queue), &j->req, j->nalloc,
 				   j->alloc);
 	}
 	/* Permit holders first: those that fit start ahead of their turn, before
@@ -524,8 +524,8 @@ void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const si
 		if (m->nfree < j->req.gpus + reserve || !place_check(m, s, j, s->now, &r))
 			continue;
 		int qi = policy_queue_index(&s->policy, j->queue);
-		place_take(m, qi, r.nalloc, r.alloc);
-		place_take(&soon, qi, r.nalloc, r.alloc);
+		place_take(m, qi, &j->req, r.nalloc, r.alloc);
+		place_take(&soon, qi, &j->req, r.nalloc, r.alloc);
 		struct plan_action *a = plan_add(out, PLAN_START, j->id);
 		a->borrowed = r.borrowed;
 		a->nalloc = r.nalloc;

@@ -52,7 +52,8 @@
  *                  (same_node: most on one node), free = all free GPUs
  *   headroom       need, free, limit = the reserve kept for P0
  *   priority       have = jobs ahead (see why.ahead*)
- *   resources      need, free
+ *   resources      need, free; detail "cpus", "mem" or "cpus+mem" when the GPUs
+ *                  are free but no node it can use has its CPUs / memory free
  *   starting       nothing
  */
 #define REASON_LIST(X)                                                                             \

@@ -46,6 +46,7 @@ static const char *const err_names[] = {
 	[GQ_EIO] = "io",
 	[GQ_ETOOBIG] = "too_big",
 	[GQ_EINTERNAL] = "internal",
+	[GQ_ENOSPACE] = "no_space",
 };
 
 const char *err_code_name(enum gq_errcode code)
@@ -281,11 +282,14 @@ char *dur_format(int64_t s, char *out, size_t size)
 
 int dur_parse(const char *s, int64_t *out, struct gq_err *e)
 {
-	const int64_t max = INT64_C(100) * 365 * 86400;
+	const int64_t max = GQ_DUR_MAX;
 	if (!s || !*s)
 		return err_set(e, GQ_EINVAL, "empty duration; use e.g. '90s', '15m', '2h30m' or '1d'");
 	if (strchr(s, ':')) {
 		unsigned h, m, sec = 0;
+		/* sscanf's %u would also take " 1", "+1" and "-1" */
+		if (strspn(s, "0123456789:") != strlen(s) || *s == ':')
+			return err_set(e, GQ_EINVAL, "bad duration '%s'; use HH:MM[:SS] or e.g. '2h30m'", s);
 		char extra;
 		int n = sscanf(s, "%u:%u:%u%c", &h, &m, &sec, &extra);
 		if ((n != 2 && n != 3) || m > 59 || sec > 59 || h > 24u * 365 * 100)
@@ -377,10 +381,24 @@ int parse_size_mb(const char *s, int64_t *out, struct gq_err *e)
 		end++;
 	if (*end == 'B')
 		end++;
-	if (*end || errno || v > (unsigned long long)(INT64_MAX / (1024 * 1024)))
+	/* The bound is on the result, in MiB (its bytes fit an int64_t), not
+	 * on the number before the unit. */
+	if (*end || errno || v > (unsigned long long)(INT64_MAX / (1024 * 1024) / mult))
 		return err_set(e, GQ_EINVAL, "bad size '%s'; use e.g. '512M', '80G' or '1T'", s);
 	*out = (int64_t)v * mult;
 	return 0;
+}
+
+char *size_format(int64_t mb, char *out, size_t size)
+{
+	const int64_t g = 1024, t = 1024 * 1024;
+	if (mb >= t && mb % t == 0)
+		snprintf(out, size, "%lldT", (long long)(mb / t));
+	else if (mb >= g && mb % g == 0)
+		snprintf(out, size, "%lldG", (long long)(mb / g));
+	else
+		snprintf(out, size, "%lldM", (long long)mb);
+	return out;
 }
 
 bool name_valid(const char *s)
@@ -403,4 +421,32 @@ bool label_valid(const char *s)
 		if (s[n] <= ' ' || s[n] > '~')
 			return false;
 	return n < 64;
+}
+
+bool utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned c = *p++, cp, min;
+		int n;
+		if (c < 0x80)
+			continue;
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, cp = c & 0x1f, min = 0x80;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2, cp = c & 0x0f, min = 0x800;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, cp = c & 0x07, min = 0x10000;
+		else
+			return false;
+		/* A NUL ends the string and fails the test: no read past it. */
+		for (int i = 0; i < n; i++, p++) {
+			if ((*p & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (*p & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+	}
+	return true;
 }

@@ -30,6 +30,7 @@ enum gq_errcode {
 	GQ_EIO,       /* a local I/O or storage failure */
 	GQ_ETOOBIG,   /* a request or body over its limit */
 	GQ_EINTERNAL, /* a bug or an unexpected answer */
+	GQ_ENOSPACE,  /* the server's state directory is full: writes refused */
 };
 
 struct gq_err {
@@ -101,6 +102,16 @@ void buf_reset(struct buf *b);
 /* Hands the contents to the caller (free() it) and re-initialises b. */
 char *buf_detach(struct buf *b);
 
+/* The range of every time and duration gq keeps, so that no sum of them can
+ * overflow or leave what the decoders accept: a duration (time limit,
+ * estimate, policy key) is at most GQ_DUR_MAX, 100 years; the clock is at
+ * most GQ_CLOCK_MAX, the end of the year 9999; a time computed from the
+ * clock and durations (a deadline, a cooldown's end) stays under
+ * GQ_TIME_MAX, the latest time a decoder takes. Times are >= 0 (0: unset). */
+#define GQ_DUR_MAX (INT64_C(100) * 365 * 86400)
+#define GQ_CLOCK_MAX INT64_C(253402300799)
+#define GQ_TIME_MAX (GQ_CLOCK_MAX + 16 * GQ_DUR_MAX)
+
 /* Durations in seconds.
  * dur_format: "45s", "12m", "2h05m", "3d04h" (largest two units; "0s"; a
  * negative value gets a leading '-'). Writes at most size bytes, returns out.
@@ -117,10 +128,17 @@ int parse_double(const char *s, double min, double max, double *out, struct gq_e
  * result in MiB (plain numbers are MiB). */
 int parse_size_mb(const char *s, int64_t *out, struct gq_err *e);
 
+/* A size in MiB for people, exact, in the largest unit that divides it:
+ * "512M", "80G", "2T", "24064M". Writes at most size bytes, returns out. */
+char *size_format(int64_t mb, char *out, size_t size);
+
 /* A valid name for users, queues, departments and GPU models: 1..63 chars
  * of [A-Za-z0-9._-], not starting with '-'. */
 bool name_valid(const char *s);
 /* A valid job name: 1..63 printable ASCII characters, no spaces. */
 bool label_valid(const char *s);
+/* Is s UTF-8 as RFC 3629 has it (no overlong form, no surrogate, nothing
+ * over U+10FFFF)? Exactly what JSON strings (jansson) can carry. */
+bool utf8_valid(const char *s);
 
 #endif

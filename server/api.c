@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "backend/codec.h"
+#include "server/log.h"
 #include "server/server.h"
 
 #ifndef GQ_VERSION
@@ -47,6 +48,8 @@ int err_http_status(enum gq_errcode code)
 		return 409;
 	case GQ_EUNAVAIL:
 		return 503;
+	case GQ_ENOSPACE:
+		return 507; /* Insufficient Storage (RFC 4918) */
 	case GQ_ETOOBIG:
 		return 413;
 	case GQ_EIO:
@@ -162,10 +165,16 @@ static void h_snapshot(struct ctx *c)
 	snapshot_init(&snap);
 	int64_t seq = 0;
 	server_snapshot(c->s, &snap, &seq);
+	struct gq_err e = GQ_ERR_INIT;
 	c->resp->body = codec_snapshot_text(&snap, form && !strcmp(form, "rows") ? CODEC_ROWS : CODEC_OBJECTS,
-					     &c->resp->len);
-	c->resp->status = 200;
+					     &c->resp->len, &e);
 	snapshot_release(&snap);
+	if (!c->resp->body) {
+		log_warn("snapshot: %s", e.msg);
+		reply_err(c, &e);
+		return;
+	}
+	c->resp->status = 200;
 	http_resp_header(c->resp, "Gq-Event-Seq", "%" PRId64, seq);
 }
 

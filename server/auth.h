@@ -7,6 +7,14 @@
  * newline), ROLE is "user" or "admin" and UID the local account the user's
  * jobs run as (default: USER's account, else the server's own uid). Blank
  * lines and lines starting with '#' are ignored. The file holds no secret.
+ * On a root server a "user" token needs a local account or a UID: its jobs
+ * would otherwise run as root.
+ *
+ * The file is looked at again (one stat) at every bearer request and read
+ * again when it changed (inode, size, times), and on auth_reload: a token
+ * removed is refused from the next request on. A rewritten file that does
+ * not parse, or a removed one, leaves the tokens read before in force and
+ * logs one warning.
  *
  * This file does not decide what a role may do (server.c does).
  */
@@ -37,12 +45,17 @@ int auth_open(const char *tokens_file, uid_t self_uid, const char *admin_groups,
 	      struct auth **out, struct gq_err *e);
 void auth_free(struct auth *a);
 
+/* Reads the tokens file again now, whatever its version (SIGHUP); logs
+ * the outcome. Thread-safe, like auth_bearer. */
+void auth_reload(struct auth *a);
+
 /* The identity of the peer of unix socket fd. GQ_EPERM when a non-root
  * server is asked by another uid. */
 int auth_peer(const struct auth *a, int fd, struct identity *out, struct gq_err *e);
 
-/* The identity of an "Authorization" header value ("Bearer TOKEN").
- * GQ_EPERM (the caller answers 401) when absent, malformed or unknown. */
+/* The identity of an "Authorization" header value ("Bearer TOKEN"), from
+ * the tokens file as it is now (see above). GQ_EPERM (the caller answers
+ * 401) when absent, malformed or unknown. Thread-safe. */
 int auth_bearer(const struct auth *a, const char *header, struct identity *out,
 		struct gq_err *e);
 

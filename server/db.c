@@ -7,7 +7,9 @@
  */
 #include "db.h"
 
+#include <errno.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,9 +99,15 @@ struct db {
 	sqlite3_stmt *st[ST_COUNT];
 };
 
+/* A full disk is GQ_ENOSPACE, not GQ_EIO: the server refuses writes until
+ * space returns instead of treating it as a broken journal. SQLite says
+ * SQLITE_FULL, or an I/O error whose errno is ENOSPC (a failed write of the
+ * WAL) or EDQUOT. */
 static int sqlite_fail(struct db *db, const char *what, struct gq_err *e)
 {
-	return err_set(e, GQ_EIO, "state database '%s': %s: %s", db->path, what,
+	int rc = sqlite3_errcode(db->h), sys = sqlite3_system_errno(db->h);
+	bool full = rc == SQLITE_FULL || (rc == SQLITE_IOERR && (sys == ENOSPC || sys == EDQUOT));
+	return err_set(e, full ? GQ_ENOSPACE : GQ_EIO, "state database '%s': %s: %s", db->path, what,
 		       sqlite3_errmsg(db->h));
 }
 
@@ -176,6 +184,8 @@ int db_commit(struct db *db, struct gq_err *e)
 
 void db_rollback(struct db *db)
 {
+	if (sqlite3_get_autocommit(db->h))
+		return;
 	step_done(db, db->st[ST_ROLLBACK], "rollback", NULL);
 }
 

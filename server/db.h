@@ -11,7 +11,8 @@
  *
  * A struct db is not thread-safe; server.c serialises every use under its
  * state lock. Every function returns 0 / -1 with e filled (GQ_EIO, the
- * message naming the database file and SQLite's error).
+ * message naming the database file and SQLite's error; GQ_ENOSPACE when
+ * the disk is full).
  */
 #ifndef GQ_SERVER_DB_H
 #define GQ_SERVER_DB_H
@@ -28,7 +29,9 @@ struct db;
 int db_open(const char *path, struct db **out, struct gq_err *e);
 void db_close(struct db *db);
 
-/* A transaction around a batch of writes: one fsync per commit. */
+/* A transaction around a batch of writes: one fsync per commit. After a
+ * failed write or commit the caller rolls back (SQLite may have done so
+ * already; db_rollback then does nothing). */
 int db_begin(struct db *db, struct gq_err *e);
 int db_commit(struct db *db, struct gq_err *e);
 void db_rollback(struct db *db);

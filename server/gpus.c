@@ -60,8 +60,10 @@ int gpus_detect(const struct gpu_opts *o, struct node *out, const char **how, st
 	n.up = true;
 	if (gethostname(n.name, sizeof(n.name) - 1) < 0 || !n.name[0])
 		STR_COPY(n.name, "local");
-	n.cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	n.mem_mb = (int64_t)sysconf(_SC_PHYS_PAGES) / 1024 * (int64_t)sysconf(_SC_PAGESIZE) / 1024;
+	n.cpus = o->cpus > 0 ? o->cpus : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	n.mem_mb = o->node_mem_mb > 0 ? o->node_mem_mb
+				      : (int64_t)sysconf(_SC_PHYS_PAGES) / 1024 *
+					    (int64_t)sysconf(_SC_PAGESIZE) / 1024;
 	if (o->slots < 0 && from_nvidia_smi(o->nvidia_smi ? o->nvidia_smi : "nvidia-smi", &n) == 0) {
 		*how = "nvidia-smi";
 	} else {

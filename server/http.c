@@ -1,5 +1,6 @@
 /*
- * http.c - the libmicrohttpd adapter: sockets, bodies, responses.
+ * http.c - the libmicrohttpd adapter: sockets, bodies, responses, and the
+ * limits that keep one client from taking the server from the others.
  */
 #define _GNU_SOURCE
 #include "http.h"
@@ -7,16 +8,25 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
+
+/* One uid's open connections on a unix socket. */
+struct uid_count {
+	uint32_t uid;
+	unsigned n;
+};
 
 struct listener {
 	struct MHD_Daemon *d;
@@ -24,6 +34,13 @@ struct listener {
 	bool is_unix;
 	char *path; /* unix socket path to unlink */
 	struct http_server *h;
+	/* Unix sockets only: connections per uid (MHD limits per IP address,
+	 * and every local peer has the same one). */
+	pthread_mutex_t mu;
+	struct uid_count *uids;
+	size_t nuids, uids_cap;
+	unsigned long refused;	/* since the last warning */
+	struct timespec warned; /* when the last warning was logged */
 };
 
 struct http_server {
@@ -138,6 +155,89 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	}
 }
 
+/* A uid over HTTP_MAX_PER_CLIENT gets this and is hung up on: a plain
+ * close would leave a client guessing why. */
+static void refuse_uid(struct listener *l, int fd, uint32_t uid)
+{
+	char body[256], msg[512];
+	int bl = snprintf(body, sizeof(body),
+			  "{\"error\":{\"code\":\"unavailable\",\"message\":\"uid %u has %d "
+			  "connections open to this server; close some and retry\"}}",
+			  (unsigned)uid, HTTP_MAX_PER_CLIENT);
+	int ml = snprintf(msg, sizeof(msg),
+			  "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+			  "Content-Length: %d\r\nConnection: close\r\n\r\n%s",
+			  bl, body);
+	/* A fresh socket's buffer is empty: this does not block. */
+	ssize_t w = send(fd, msg, (size_t)ml, MSG_NOSIGNAL | MSG_DONTWAIT);
+	(void)w;
+	shutdown(fd, SHUT_RDWR);
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	l->refused++;
+	/* One line a minute at most, however hard a client tries. */
+	if (l->warned.tv_sec == 0 || now.tv_sec - l->warned.tv_sec >= 60) {
+		log_warn("%s: refused %lu connections over the limit of %d per uid (last: uid %u)",
+			 l->path, l->refused, HTTP_MAX_PER_CLIENT, (unsigned)uid);
+		l->warned = now;
+		l->refused = 0;
+	}
+}
+
+/* Counts a unix socket's connections per uid; the socket context holds
+ * uid + 1 for a counted one. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct listener *l = cls;
+	if (!l->is_unix)
+		return;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		struct ucred cr;
+		socklen_t len = sizeof(cr);
+		if (!ci || getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0)
+			return;
+		pthread_mutex_lock(&l->mu);
+		size_t i = 0;
+		while (i < l->nuids && l->uids[i].uid != cr.uid)
+			i++;
+		if (i == l->nuids) {
+			GROW(l->uids, l->uids_cap, l->nuids + 1);
+			l->uids[l->nuids++] = (struct uid_count){cr.uid, 0};
+		}
+		l->uids[i].n++;
+		*socket_context = (void *)(uintptr_t)((uint64_t)cr.uid + 1);
+		if (l->uids[i].n > HTTP_MAX_PER_CLIENT)
+			refuse_uid(l, ci->connect_fd, cr.uid);
+		pthread_mutex_unlock(&l->mu);
+	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+		uint32_t uid = (uint32_t)((uintptr_t)*socket_context - 1);
+		pthread_mutex_lock(&l->mu);
+		for (size_t i = 0; i < l->nuids; i++)
+			if (l->uids[i].uid == uid) {
+				if (--l->uids[i].n == 0)
+					l->uids[i] = l->uids[--l->nuids];
+				break;
+			}
+		pthread_mutex_unlock(&l->mu);
+		*socket_context = NULL;
+	}
+}
+
+/* Every connection is a descriptor: make room for the limits. */
+static void raise_fd_limit(rlim_t want)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		log_warn("cannot raise the limit of open files to %lu: %s", (unsigned long)want,
+			 strerror(errno));
+}
+
 static int listen_unix(const char *path, bool world, struct gq_err *e)
 {
 	struct sockaddr_un sa;
@@ -230,9 +330,11 @@ int http_start(char *const *addrs, int naddrs, bool mode_world, size_t max_body,
 	h->max_body = max_body;
 	h->fn = fn;
 	h->arg = arg;
+	raise_fd_limit((rlim_t)naddrs * HTTP_MAX_CONNS + 256);
 	for (int i = 0; i < naddrs; i++) {
 		struct listener *l = &h->l[i];
 		l->h = h;
+		pthread_mutex_init(&l->mu, NULL);
 		l->is_unix = !strncmp(addrs[i], "unix:", 5);
 		l->fd = l->is_unix ? listen_unix(addrs[i] + 5, mode_world, e)
 				   : listen_tcp(addrs[i], e);
@@ -245,8 +347,10 @@ int http_start(char *const *addrs, int naddrs, bool mode_world, size_t max_body,
 			MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 				MHD_USE_POLL,
 			0, NULL, NULL, on_request, l, MHD_OPTION_LISTEN_SOCKET, l->fd,
-			MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
-			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+			MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_NOTIFY_CONNECTION,
+			on_connection, l, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT,
+			MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNS,
+			MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(l->is_unix ? 0 : HTTP_MAX_PER_CLIENT),
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024), MHD_OPTION_END);
 		if (!l->d) {
 			err_set(e, GQ_EIO, "cannot serve HTTP on '%s'", addrs[i]);
@@ -276,6 +380,8 @@ void http_stop(struct http_server *h)
 			unlink(l->path);
 			free(l->path);
 		}
+		free(l->uids);
+		pthread_mutex_destroy(&l->mu);
 	}
 	free(h->l);
 	free(h);

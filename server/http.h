@@ -9,6 +9,14 @@
  *
  * Connections are served one thread each, so a handler may block (the
  * events long-poll does); handlers run concurrently.
+ *
+ * Limits, so that one client cannot stall the others: a connection idle
+ * for HTTP_TIMEOUT seconds is closed (a handler that waits, like the
+ * long-poll, is not idle); each listener holds at most HTTP_MAX_CONNS
+ * connections, and at most HTTP_MAX_PER_CLIENT from one client: one IP
+ * address on TCP, one uid on a unix socket (answered 503 beyond it).
+ * A client that trickles bytes (slowloris) keeps its connections, but only
+ * its own share of them.
  */
 #ifndef GQ_SERVER_HTTP_H
 #define GQ_SERVER_HTTP_H
@@ -17,6 +25,10 @@
 #include <stddef.h>
 
 #include "core/util.h"
+
+#define HTTP_TIMEOUT 30
+#define HTTP_MAX_CONNS 512
+#define HTTP_MAX_PER_CLIENT 64
 
 struct http_req {
 	const char *method;

@@ -25,6 +25,7 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct runner {
@@ -130,34 +131,48 @@ int runner_drain(struct runner *r, int64_t *ids, int max)
 	return lost ? -1 : n;
 }
 
-/* Writes data[len] to path atomically: a temporary file, fsync, rename. */
+/* Writes data[len] to path atomically: a temporary file, fsync, rename.
+ * On failure errno says why (ENOSPC: the disk is full). */
 static int write_atomic(const char *path, const void *data, size_t len, mode_t mode)
 {
 	char *tmp = xasprintf("%s.tmp", path);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	int rc = -1;
-	if (fd < 0)
+	int err = 0;
+	if (fd < 0) {
+		err = errno;
 		goto out;
+	}
 	const char *p = data;
-	while (len > 0) {
+	while (len > 0 && !err) {
 		ssize_t w = write(fd, p, len);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			close(fd);
-			goto out;
+			err = w < 0 ? errno : ENOSPC;
+			break;
 		}
 		p += w;
 		len -= (size_t)w;
 	}
-	if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0)
-		goto out;
-	rc = 0;
+	/* A full disk may show only at fsync (delayed allocation); the file
+	 * is closed either way, so that a retry does not leak it. */
+	if (!err && fsync(fd) < 0)
+		err = errno;
+	if (close(fd) < 0 && !err)
+		err = errno;
+	if (!err && rename(tmp, path) < 0)
+		err = errno;
 out:
-	if (rc < 0)
+	if (err)
 		unlink(tmp);
 	free(tmp);
-	return rc;
+	errno = err;
+	return err ? -1 : 0;
+}
+
+static bool no_space(int err)
+{
+	return err == ENOSPC || err == EDQUOT;
 }
 
 static void spec_add(struct buf *b, const char *key, const char *value)
@@ -259,7 +274,8 @@ int runner_start(struct runner *r, const struct run_spec *s, struct gq_err *e)
 	free(out);
 	free(err);
 	if (write_atomic(specp, spec.data, spec.len, 0600) < 0) {
-		err_set(e, GQ_EIO, "cannot write '%s': %s", specp, strerror(errno));
+		err_set(e, no_space(errno) ? GQ_ENOSPACE : GQ_EIO, "cannot write '%s': %s", specp,
+			strerror(errno));
 		goto out;
 	}
 
@@ -383,22 +399,29 @@ long runner_pgid(struct runner *r, int64_t id)
 	return pid > 1 ? pid : 0;
 }
 
-static bool read_exit(const struct runner *r, int64_t id, int *status)
+/* The exit file holds "STATUS WHEN": the exit status and the unix time at
+ * which the supervisor saw the job end. Files of older supervisors hold only
+ * the status; *ended is then 0. */
+static bool read_exit(const struct runner *r, int64_t id, int *status, int64_t *ended)
 {
 	char *x = xasprintf("%s/run/%lld.exit", r->dir, (long long)id);
-	char b[32];
+	char b[64];
 	bool ok = read_small(x, b, sizeof(b)) == 0;
 	free(x);
-	if (ok)
-		*status = (int)strtol(b, NULL, 10);
+	if (ok) {
+		char *end;
+		*status = (int)strtol(b, &end, 10);
+		long long t = strtoll(end, NULL, 10);
+		*ended = t > 0 && t < GQ_TIME_MAX ? (int64_t)t : 0;
+	}
 	return ok;
 }
 
-enum run_state runner_probe(struct runner *r, int64_t id, int *status)
+enum run_state runner_probe(struct runner *r, int64_t id, int *status, int64_t *ended)
 {
 	/* The exit file is the supervisor's last act: once it exists the job
 	 * is over, even while the supervisor still holds its lock. */
-	if (read_exit(r, id, status))
+	if (read_exit(r, id, status, ended))
 		return RUN_EXITED;
 	char *lockp = xasprintf("%s/run/%lld/lock", r->dir, (long long)id);
 	int fd = open(lockp, O_RDWR | O_CLOEXEC);
@@ -410,7 +433,7 @@ enum run_state runner_probe(struct runner *r, int64_t id, int *status)
 	if (held)
 		return RUN_ALIVE;
 	/* It may have written its status between the two looks. */
-	if (read_exit(r, id, status))
+	if (read_exit(r, id, status, ended))
 		return RUN_EXITED;
 	return RUN_LOST;
 }
@@ -568,19 +591,33 @@ int runner_supervise(const char *rundir)
 	char b[32];
 	int n = snprintf(b, sizeof(b), "%d\n", (int)child);
 	pidp = xasprintf("%s/pid", rundir);
-	write_atomic(pidp, b, (size_t)n, 0600);
+	bool pid_saved = write_atomic(pidp, b, (size_t)n, 0600) == 0;
 	ssize_t w = write(READY_FD, b, (size_t)n);
 	(void)w;
 	close(READY_FD);
 
+	/* Without the pid file the server cannot signal the job: on a full
+	 * disk, try again every second while the job runs. */
 	int st = 0;
-	while (waitpid(child, &st, 0) < 0)
-		if (errno != EINTR)
+	for (;;) {
+		pid_t got = waitpid(child, &st, pid_saved ? 0 : WNOHANG);
+		if (got == child || (got < 0 && errno != EINTR))
 			break;
+		if (got == 0) {
+			sleep(1);
+			pid_saved = write_atomic(pidp, b, (size_t)n, 0600) == 0;
+		}
+	}
 	int status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
-	n = snprintf(b, sizeof(b), "%d\n", status);
+	/* When it ended, as the server would have seen it: a server that is down
+	 * now must not take its own restart for the job's end. */
+	n = snprintf(b, sizeof(b), "%d %lld\n", status, (long long)time(NULL));
 	exitp = xasprintf("%s.exit", rundir);
-	rc = write_atomic(exitp, b, (size_t)n, 0600) < 0 ? 3 : 0;
+	/* The exit file is what the server records the end from; without it
+	 * the job would count as lost. On a full disk the supervisor waits
+	 * for space, holding its lock (the job still looks alive). */
+	while ((rc = write_atomic(exitp, b, (size_t)n, 0600) < 0 ? 3 : 0) != 0 && no_space(errno))
+		sleep(1);
 done:
 	if (out >= 0)
 		close(out);

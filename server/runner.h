@@ -60,12 +60,12 @@ int runner_signal(struct runner *r, int64_t id, int sig, struct gq_err *e);
 
 enum run_state {
 	RUN_ALIVE,   /* the supervisor holds its lock */
-	RUN_EXITED,  /* *status is the exit code, or 128+signal */
+	RUN_EXITED,  /* *status is the exit code, or 128+signal; *ended when (unix s) */
 	RUN_LOST,    /* the supervisor died without recording a status */
 	RUN_UNKNOWN, /* no run files: never started */
 };
 /* What became of job id's run. */
-enum run_state runner_probe(struct runner *r, int64_t id, int *status);
+enum run_state runner_probe(struct runner *r, int64_t id, int *status, int64_t *ended);
 
 /* The job's process group id, 0 when it has none (never started, or its
  * run files are gone). */

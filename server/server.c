@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -29,6 +30,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,12 +48,15 @@
 
 #define RECENT_WINDOW 86400 /* finished jobs a snapshot still shows */
 #define MAX_WAIT_MS 60000
+#define FULL_PROBE_MS 1000       /* how often a full server tries its journal again */
+#define FULL_ROOM (64 * 1024)    /* free bytes the state directory needs to leave it */
 
 struct pending_submit {
 	struct job job; /* validated, without an id */
 	char *command;
 	const char *idem;
 	bool done, replay;
+	bool idem_taken; /* the key names another user's job of the same uid */
 	int rc;
 	struct gq_err err;
 	struct job result;
@@ -62,6 +67,12 @@ struct stop_rec {
 	int64_t id;
 	enum stop_intent intent;
 	bool killed;
+};
+
+/* A signal a stop sends once the stop is committed (journal_commit). */
+struct pending_sig {
+	int64_t id;
+	int sig;
 };
 
 struct server {
@@ -83,6 +94,12 @@ struct server {
 	bool stopping;
 	int wake[2];
 	bool root;
+	/* The journal cannot commit (journal_failed): writes are refused and
+	 * the scheduler only tries the journal again (journal_probe). */
+	bool full;
+	struct gq_err full_err; /* what failed first */
+	struct pending_sig *sigs;
+	size_t nsigs, sigs_cap;
 };
 
 static const char *const intent_names[] = {"", "cancel", "requeue", "timeout", "preempt"};
@@ -170,13 +187,103 @@ static int emit(struct server *s, int64_t job, const char *kind, enum job_state 
 	return 0;
 }
 
-/* A journal failure in the scheduler leaves memory ahead of the disk:
- * stop, and let the restart rebuild the state from the journal and the
- * run files (which is what they are for). */
+/* ---- when the journal cannot commit ----
+ *
+ * A change is made in memory and in the journal's open transaction at
+ * once; when the commit (or a write before it) fails, typically because the
+ * disk is full, memory is ahead of the disk. Then the transaction is rolled
+ * back and memory with it: reloaded from the journal, as a restart would
+ * (load_journal), keeping the running jobs, the listeners and the clock.
+ * Nothing done to the world is lost that way: a stop's signal waits for its
+ * commit (journal_commit), a start is journalled as STARTING before any
+ * process exists, and an exit file stays on disk until its job's end is
+ * committed.
+ *
+ * The server is then full: every write is refused (GQ_ENOSPACE, HTTP 507,
+ * or GQ_EIO when the failure was not a full disk) before it touches
+ * anything, reads are served from memory and the journal as before, and
+ * the scheduler neither starts nor stops jobs. Once a second it tries the
+ * journal (journal_probe); when a commit succeeds again it leaves the full
+ * state and does what a restart does (recover): jobs that ended meanwhile
+ * are recorded from their exit files, jobs started before the failure are
+ * adopted. One log line on entering, one on leaving. */
+
+/* Reading the journal failed: memory cannot be made from it. Stop, and let
+ * a restart try again. */
 GQ_NORETURN static void journal_fatal(const struct gq_err *e)
 {
 	log_error("%s; stopping so that a restart recovers from the journal", e->msg);
 	_exit(1);
+}
+
+static int load_journal(struct server *s, struct gq_err *e);
+static int recover(struct server *s, struct gq_err *out);
+
+static void full_enter(struct server *s, const struct gq_err *e)
+{
+	if (s->full)
+		return;
+	s->full = true;
+	s->full_err = *e;
+	log_error("%s; refusing writes until the journal can commit again", e->msg);
+}
+
+static void journal_failed(struct server *s, const struct gq_err *e)
+{
+	struct gq_err le = GQ_ERR_INIT;
+	db_rollback(s->db);
+	s->nsigs = 0;
+	if (load_journal(s, &le) < 0)
+		journal_fatal(&le);
+	full_enter(s, e);
+}
+
+/* The answer to a write while full; what: "submissions" or "changes". */
+static int full_refusal(struct server *s, const char *what, struct gq_err *e)
+{
+	if (s->full_err.code == GQ_ENOSPACE)
+		return err_set(e, GQ_ENOSPACE,
+			       "the server cannot write its journal: disk full in '%s'; %s resume when "
+			       "space returns",
+			       s->cfg->state_dir, what);
+	return err_set(e, GQ_EIO, "the server cannot write its journal (%.300s); %s resume once it can",
+		       s->full_err.msg, what);
+}
+
+/* Commits, then sends the signals of the stops it journalled. */
+static int journal_commit(struct server *s, struct gq_err *e)
+{
+	if (db_commit(s->db, e) < 0)
+		return -1;
+	for (size_t i = 0; i < s->nsigs; i++) {
+		struct gq_err se = GQ_ERR_INIT;
+		if (runner_signal(s->runner, s->sigs[i].id, s->sigs[i].sig, &se) < 0 &&
+		    se.code != GQ_ENOENT)
+			log_warn("job %" PRId64 ": %s", s->sigs[i].id, se.msg);
+	}
+	s->nsigs = 0;
+	return 0;
+}
+
+/* While full: does the journal commit again? The state directory needs
+ * FULL_ROOM free first, so that a journal with room left in its log does
+ * not leave the full state for a moment while nothing else fits. */
+static bool journal_probe(struct server *s)
+{
+	struct statvfs v;
+	if (statvfs(s->cfg->state_dir, &v) == 0 && (uint64_t)v.f_bavail * v.f_frsize < FULL_ROOM)
+		return false;
+	char t[32];
+	snprintf(t, sizeof(t), "%" PRId64, now_locked(s));
+	struct gq_err e = GQ_ERR_INIT;
+	if (db_begin(s->db, &e) < 0 || db_meta_set(s->db, "journal.probe", t, &e) < 0 ||
+	    db_commit(s->db, &e) < 0) {
+		db_rollback(s->db);
+		return false;
+	}
+	s->full = false;
+	log_info("the journal commits again; writes accepted");
+	return true;
 }
 
 static void status_text(int status, char *out, size_t size)
@@ -189,20 +296,29 @@ static void status_text(int status, char *out, size_t size)
 
 /* ---- state changes of one job, inside the caller's transaction ---- */
 
-/* Job j's process ended with status: it becomes what its stop intent says. */
-static int finish_locked(struct server *s, struct job *j, int status, const char *why,
-			 struct gq_err *e)
+static void account(struct server *s, int64_t now);
+
+/* Job j's process ended with status, at unix time ended by its supervisor's
+ * account (0 unknown): it becomes what its stop intent says. */
+static int finish_locked(struct server *s, struct job *j, int status, int64_t ended,
+			 const char *why, struct gq_err *e)
 {
+	/* When it ended: what the supervisor saw, on the real clock, so that a
+	 * job that ended while no server ran is not charged (nor remembered as
+	 * running) until the restart. A manual clock stands still while the
+	 * server is down: there, now is the end. Never before its start. */
 	int64_t now = now_locked(s);
+	if (!s->cfg->manual_clock && ended > 0 && ended < now)
+		now = ended > j->start_time ? ended : j->start_time;
+	/* Usage up to its end, with every other running job's: accounting is
+	 * one walk forward in time (a no-op when it has passed `now`). */
+	account(s, now);
 	enum job_state from = j->state;
 	enum stop_intent in = intent_of(s, j->id);
 	char reason[160];
 	status_text(status, reason, sizeof(reason));
 	if (why)
 		snprintf(reason, sizeof(reason), "%s", why);
-	int gpus = job_gpus_held(j);
-	if (gpus > 0 && j->start_time > 0)
-		share_charge(&s->snap, j->queue, gpus, j->start_time < s->share_prev ? s->share_prev : j->start_time, now);
 	j->exit_status = status;
 	switch (in) {
 	case STOP_CANCEL:
@@ -246,9 +362,10 @@ int server_stop_locked(struct server *s, struct job *j, enum stop_intent intent,
 	stop_set(s, j->id, intent);
 	j->state = JOB_STOPPING;
 	j->stop_deadline = now_locked(s) + (grace > 0 ? grace : 0);
-	struct gq_err se = GQ_ERR_INIT;
-	if (runner_signal(s->runner, j->id, sig, &se) < 0 && se.code != GQ_ENOENT)
-		log_warn("job %" PRId64 ": %s", j->id, se.msg);
+	/* Sent by journal_commit: a stop the journal never records is never
+	 * sent, and the job's exit is then read as it really happened. */
+	GROW(s->sigs, s->sigs_cap, s->nsigs + 1);
+	s->sigs[s->nsigs++] = (struct pending_sig){j->id, sig};
 	if (persist(s, j, e) < 0)
 		return -1;
 	wake_scheduler(s);
@@ -374,7 +491,7 @@ static void account(struct server *s, int64_t now)
 	s->share_prev = now;
 }
 
-static void save_usage(struct server *s)
+static int save_usage(struct server *s, struct gq_err *e)
 {
 	struct buf b;
 	buf_init(&b, 0);
@@ -386,11 +503,12 @@ static void save_usage(struct server *s)
 			   s->snap.dstate[d].gpu_hours_month, s->snap.dstate[d].preempts_month);
 	char prev[32];
 	snprintf(prev, sizeof(prev), "%" PRId64, s->share_prev);
-	struct gq_err e = GQ_ERR_INIT;
-	if (db_meta_set(s->db, "usage", b.data ? b.data : "", &e) < 0 ||
-	    db_meta_set(s->db, "usage.time", prev, &e) < 0)
-		journal_fatal(&e);
+	int rc = 0;
+	if (db_meta_set(s->db, "usage", b.data ? b.data : "", e) < 0 ||
+	    db_meta_set(s->db, "usage.time", prev, e) < 0)
+		rc = -1;
 	buf_release(&b);
+	return rc;
 }
 
 static void load_usage(struct server *s)
@@ -407,6 +525,11 @@ static void load_usage(struct server *s)
 		int n;
 		if (sscanf(line, "%c %63s %lf %d", &kind, name, &v, &n) != 4)
 			continue;
+		if (!isfinite(v) || v < 0) {
+			/* Written by an older server that let one through. */
+			log_warn("journal: usage of '%s' is %g; counted as 0", name, v);
+			v = 0;
+		}
 		int i = kind == 'q' ? policy_queue_index(&s->snap.policy, name)
 				    : policy_dept_index(&s->snap.policy, name);
 		if (i < 0)
@@ -440,23 +563,22 @@ static int lose_locked(struct server *s, struct job *j, struct gq_err *e)
 	return emit(s, j->id, "state", from, JOB_FAILED, "lost: its supervisor died", "scheduler", e);
 }
 
-static void handle_exit(struct server *s, int64_t id, bool *changed)
+static int handle_exit(struct server *s, int64_t id, bool *changed, struct gq_err *e)
 {
 	struct job *j = snapshot_find(&s->snap, id);
 	if (!j || !job_state_holds_gpus(j->state))
-		return;
+		return 0;
 	int status = -1;
-	enum run_state rs = runner_probe(s->runner, id, &status);
-	struct gq_err e = GQ_ERR_INIT;
+	int64_t ended = 0;
+	enum run_state rs = runner_probe(s->runner, id, &status, &ended);
 	if (rs == RUN_EXITED) {
-		if (finish_locked(s, j, status, NULL, &e) < 0)
-			journal_fatal(&e);
 		*changed = true;
+		return finish_locked(s, j, status, ended, NULL, e);
 	} else if (rs == RUN_LOST || rs == RUN_UNKNOWN) {
-		if (lose_locked(s, j, &e) < 0)
-			journal_fatal(&e);
 		*changed = true;
+		return lose_locked(s, j, e);
 	}
+	return 0;
 }
 
 /* One pass: exits, kill deadlines, time limits, the plan. Returns the next
@@ -468,21 +590,36 @@ static int64_t tick(struct server *s)
 	int64_t forget[256];
 	int nforget = 0;
 	bool changed = false;
+	struct plan plan;
+	plan_init(&plan);
+	uint64_t *used = NULL;
+	int64_t *starting = NULL;
+	int64_t ids[256];
 
+	if (s->full) {
+		/* Exit notifications meanwhile are dropped: recover() looks at
+		 * every job that holds GPUs. */
+		runner_drain(s->runner, ids, 256);
+		if (!journal_probe(s))
+			return 0;
+		if (recover(s, &e) < 0)
+			goto fail;
+	}
 	if (db_begin(s->db, &e) < 0)
-		journal_fatal(&e);
+		goto fail;
 	account(s, now);
 
-	int64_t ids[256];
 	int n = runner_drain(s->runner, ids, 256);
 	if (n < 0) {
 		/* Lost notifications: look at every job that holds GPUs. */
 		for (size_t i = 0; i < s->snap.njobs; i++)
-			if (job_state_holds_gpus(s->snap.jobs[i].state))
-				handle_exit(s, s->snap.jobs[i].id, &changed);
+			if (job_state_holds_gpus(s->snap.jobs[i].state) &&
+			    handle_exit(s, s->snap.jobs[i].id, &changed, &e) < 0)
+				goto fail;
 	} else {
 		for (int i = 0; i < n; i++)
-			handle_exit(s, ids[i], &changed);
+			if (handle_exit(s, ids[i], &changed, &e) < 0)
+				goto fail;
 	}
 	for (int i = 0; n > 0 && i < n && nforget < 256; i++) {
 		struct job *j = snapshot_find(&s->snap, ids[i]);
@@ -495,7 +632,7 @@ static int64_t tick(struct server *s)
 	struct enforce_ctx ec = enforce_ctx_of(s);
 	int64_t budget_back = 0;
 	if (enforce_prepare(s->enf, &ec, &budget_back, &e) < 0)
-		journal_fatal(&e);
+		goto fail;
 	if (budget_back > now)
 		DUE(budget_back);
 	for (size_t i = 0; i < s->snap.njobs; i++) {
@@ -515,7 +652,7 @@ static int64_t tick(struct server *s)
 			if (end <= now) {
 				if (server_stop_locked(s, j, STOP_TIMEOUT, SIGTERM, s->snap.policy.grace,
 						       "scheduler", "time limit reached", &e) < 0)
-					journal_fatal(&e);
+					goto fail;
 				changed = true;
 			} else {
 				DUE(end);
@@ -523,10 +660,8 @@ static int64_t tick(struct server *s)
 		}
 	}
 
-	if (changed)
-		save_usage(s);
-	if (db_commit(s->db, &e) < 0)
-		journal_fatal(&e);
+	if ((changed && save_usage(s, &e) < 0) || journal_commit(s, &e) < 0)
+		goto fail;
 	for (int i = 0; i < nforget; i++)
 		runner_forget(s->runner, forget[i]);
 
@@ -539,8 +674,6 @@ static int64_t tick(struct server *s)
 	copy_locked(s, &cp, now);
 	pthread_mutex_unlock(&s->mu);
 	predict_fill_history(&cp); /* runtimes from the finished jobs (DESIGN §5) */
-	struct plan plan;
-	plan_init(&plan);
 	sched_plan(&cp, &plan);
 	snapshot_release(&cp);
 	pthread_mutex_lock(&s->mu);
@@ -551,7 +684,7 @@ static int64_t tick(struct server *s)
 	 * that a crash between here and the fork is recovered as "never
 	 * started" rather than lost. A start the world has overtaken (the job
 	 * was held or cancelled meanwhile) is dropped; the next pass sees it. */
-	uint64_t *used = xcalloc(s->snap.nnodes + 1, sizeof(*used));
+	used = xcalloc(s->snap.nnodes + 1, sizeof(*used));
 	for (size_t i = 0; i < s->snap.njobs; i++) {
 		const struct job *j = &s->snap.jobs[i];
 		if (job_state_holds_gpus(j->state))
@@ -559,15 +692,15 @@ static int64_t tick(struct server *s)
 				if (j->alloc[k].node >= 0 && (size_t)j->alloc[k].node < s->snap.nnodes)
 					used[j->alloc[k].node] |= j->alloc[k].mask;
 	}
-	int64_t *starting = xcalloc(plan.n + 1, sizeof(*starting));
+	starting = xcalloc(plan.n + 1, sizeof(*starting));
 	size_t nstart = 0;
 	if (db_begin(s->db, &e) < 0)
-		journal_fatal(&e);
+		goto fail;
 	for (size_t i = 0; i < plan.n; i++) {
 		const struct plan_action *a = &plan.actions[i];
 		if (a->kind != PLAN_START) {
 			if (enforce_act(s->enf, &ec, a, &e) < 0)
-				journal_fatal(&e);
+				goto fail;
 			changed = true;
 			continue;
 		}
@@ -593,23 +726,37 @@ static int64_t tick(struct server *s)
 		if (persist(s, j, &e) < 0 ||
 		    emit(s, j->id, "state", JOB_PENDING, JOB_STARTING, a->reason[0] ? a->reason : "start",
 			 "scheduler", &e) < 0)
-			journal_fatal(&e);
+			goto fail;
 		starting[nstart++] = j->id;
 	}
 	free(used);
+	used = NULL;
 	plan_release(&plan);
-	if (nstart > 0)
-		save_usage(s);
-	if (db_commit(s->db, &e) < 0)
-		journal_fatal(&e);
+	if ((nstart > 0 && save_usage(s, &e) < 0) || journal_commit(s, &e) < 0)
+		goto fail;
 
 	if (nstart > 0) {
 		if (db_begin(s->db, &e) < 0)
-			journal_fatal(&e);
+			goto fail;
 		for (size_t i = 0; i < nstart; i++) {
 			struct job *j = snapshot_find(&s->snap, starting[i]);
 			struct gq_err se = GQ_ERR_INIT;
-			if (spawn(s, j, &se) < 0) {
+			if (s->full || spawn(s, j, &se) < 0) {
+				if (s->full || se.code == GQ_ENOSPACE) {
+					/* Its run files do not fit: the job never started.
+					 * Pending again, and no more starts until space
+					 * returns (the full state). */
+					full_enter(s, &se);
+					runner_forget(s->runner, j->id);
+					j->state = JOB_PENDING;
+					j->nalloc = 0;
+					j->start_time = 0;
+					if (persist(s, j, &e) < 0 ||
+					    emit(s, j->id, "state", JOB_STARTING, JOB_PENDING,
+						 "not started: the state directory is full", "scheduler", &e) < 0)
+						goto fail;
+					continue;
+				}
 				log_error("job %" PRId64 ": %s", j->id, se.msg);
 				j->state = JOB_FAILED;
 				j->end_time = now;
@@ -618,7 +765,7 @@ static int64_t tick(struct server *s)
 				snprintf(why, sizeof(why), "cannot start: %.140s", se.msg);
 				if (persist(s, j, &e) < 0 ||
 				    emit(s, j->id, "state", JOB_STARTING, JOB_FAILED, why, "scheduler", &e) < 0)
-					journal_fatal(&e);
+					goto fail;
 				continue;
 			}
 			j->state = JOB_RUNNING;
@@ -626,19 +773,25 @@ static int64_t tick(struct server *s)
 			    emit(s, j->id, "state", JOB_STARTING, JOB_RUNNING, "started", "scheduler",
 				 &e) < 0 ||
 			    enforce_job_started(s->enf, &ec, j, &e) < 0)
-				journal_fatal(&e);
+				goto fail;
 			log_info("job %" PRId64 " started", j->id);
 			if (j->time_limit > 0)
 				DUE(j->start_time + j->time_limit);
 		}
-		if (db_commit(s->db, &e) < 0)
-			journal_fatal(&e);
+		if (journal_commit(s, &e) < 0)
+			goto fail;
 	}
 	free(starting);
 	if (nstart > 0 || changed || n != 0)
 		pthread_cond_broadcast(&s->ev_cv);
-#undef DUE
 	return next;
+fail:
+	free(used);
+	free(starting);
+	plan_release(&plan);
+	journal_failed(s, &e);
+	return 0;
+#undef DUE
 }
 
 static double mono_s(void)
@@ -666,6 +819,8 @@ static void *scheduler_main(void *arg)
 			if (due > 0)
 				timeout = due <= now ? 0 : (int)((due - now) * 1000 < MAX_WAIT_MS ? (due - now) * 1000 : MAX_WAIT_MS);
 		}
+		if (s->full)
+			timeout = FULL_PROBE_MS; /* nothing says when space returns */
 		pthread_mutex_unlock(&s->mu);
 		/* Pace the passes: after one that took `cost`, wait twice as
 		 * long before the next, so that a busy queue (a pass per
@@ -695,7 +850,7 @@ static void commit_batch(struct server *s, struct pending_submit *list)
 {
 	struct gq_err e = GQ_ERR_INIT;
 	int64_t seq0 = s->last_seq, id0 = s->next_id;
-	int rc = db_begin(s->db, &e);
+	int rc = s->full ? full_refusal(s, "submissions", &e) : db_begin(s->db, &e);
 	for (struct pending_submit *p = list; rc == 0 && p; p = p->next) {
 		if (p->idem) {
 			int64_t id = 0;
@@ -705,7 +860,13 @@ static void commit_batch(struct server *s, struct pending_submit *list)
 				break;
 			}
 			if (f == 1) {
-				p->replay = true;
+				/* Keys are kept per uid, jobs belong to user
+				 * names: token users may share a uid. */
+				const struct job *j = snapshot_find(&s->snap, id);
+				if (j && strcmp(j->user, p->job.user) != 0)
+					p->idem_taken = true;
+				else
+					p->replay = true;
 				p->result.id = id;
 				continue;
 			}
@@ -719,17 +880,25 @@ static void commit_batch(struct server *s, struct pending_submit *list)
 				  p->job.held ? "held" : "submitted", p->job.user, &e);
 	}
 	if (rc == 0)
-		rc = db_commit(s->db, &e);
-	if (rc < 0) {
+		rc = journal_commit(s, &e);
+	if (rc < 0 && !s->full) {
+		/* Only the sequence and ids ran ahead: the jobs join memory
+		 * once committed. */
 		db_rollback(s->db);
 		s->last_seq = seq0;
 		s->next_id = id0;
-		log_error("submit: %s", e.msg);
+		full_enter(s, &e);
+		full_refusal(s, "submissions", &e);
 	}
 	for (struct pending_submit *p = list; p; p = p->next) {
 		p->rc = rc;
 		if (rc < 0) {
 			p->err = e;
+		} else if (p->idem_taken) {
+			p->rc = err_set(&p->err, GQ_ECONFLICT,
+					"Idempotency-Key '%s' is taken by another user's job; use a key "
+					"of your own",
+					p->idem);
 		} else if (p->replay) {
 			struct job *j = snapshot_find(&s->snap, p->result.id);
 			if (j)
@@ -815,14 +984,10 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 				       tier_name(j.tier), who->user, tier_name(j.tier),
 				       p->tier[j.tier].allow);
 	}
-	if (j.req.gpus < 1)
-		return err_set(e, GQ_EINVAL, "a job needs at least 1 GPU, got %d", j.req.gpus);
-	if (j.req.cpus < 0 || j.req.mem_mb < 0 || j.req.gpu_mem_mb < 0)
-		return err_set(e, GQ_EINVAL, "cpus, mem_mb and gpu_mem_mb cannot be negative");
+	if (job_req_check(&j, e) < 0)
+		return -1;
 	if (j.req.gpu_type[0] && !name_valid(j.req.gpu_type))
 		return err_set(e, GQ_EINVAL, "GPU type '%s' is not a valid name", j.req.gpu_type);
-	if (j.estimate < 0 || j.time_limit < 0)
-		return err_set(e, GQ_EINVAL, "estimate and time_limit cannot be negative");
 	for (int i = 0; i < j.ndeps; i++)
 		if (!snapshot_find(&s->snap, j.deps[i]))
 			return err_set(e, GQ_EINVAL,
@@ -861,6 +1026,10 @@ int server_submit(struct server *s, const struct identity *who, struct submissio
 	}
 	if (prepare(s, who, sub, &p.job, e) < 0)
 		goto out;
+	if (s->full) {
+		full_refusal(s, "submissions", e);
+		goto out;
+	}
 	if (s->q_tail)
 		s->q_tail->next = &p;
 	else
@@ -1046,7 +1215,10 @@ int server_act(struct server *s, const struct identity *who, int64_t id, enum jo
 	bool stop = false;
 	if (act_on(s, who, &c, a, args, actor, &stop, kind, reason, e) < 0)
 		goto out;
-	int64_t seq0 = s->last_seq;
+	if (s->full) {
+		full_refusal(s, "changes", e);
+		goto out;
+	}
 	if (db_begin(s->db, e) < 0)
 		goto out;
 	if (stop) {
@@ -1063,25 +1235,26 @@ int server_act(struct server *s, const struct identity *who, int64_t id, enum jo
 			rc = server_stop_locked(s, j, in, SIGTERM, s->snap.policy.grace, actor,
 						a == ACT_CANCEL ? "cancel" : "requeue", e);
 		}
-		/* The stop changed the journal and memory at once; a failed
-		 * commit is then fatal like in the scheduler. */
-		if (rc < 0 || db_commit(s->db, e) < 0)
-			journal_fatal(e);
+		/* The stop changed memory too: journal_failed rolls it back. */
+		if (rc < 0 || journal_commit(s, e) < 0)
+			goto failed;
 	} else {
 		struct enforce_ctx ec = enforce_ctx_of(s);
 		if (persist(s, &c, e) < 0 || emit(s, c.id, kind, j->state, c.state, reason, actor, e) < 0 ||
 		    (a == ACT_CHECKPOINT && enforce_job_checkpoint(s->enf, &ec, &c, e) < 0) ||
-		    db_commit(s->db, e) < 0) {
-			db_rollback(s->db);
-			s->last_seq = seq0;
-			goto out;
-		}
+		    journal_commit(s, e) < 0)
+			goto failed;
 		*j = c;
 	}
 	*out = *j;
 	rc = 0;
 	pthread_cond_broadcast(&s->ev_cv);
 	wake_scheduler(s);
+	goto out;
+failed:
+	rc = -1;
+	journal_failed(s, e);
+	full_refusal(s, "changes", e);
 out:
 	pthread_mutex_unlock(&s->mu);
 	return rc;
@@ -1277,14 +1450,22 @@ int server_clock(struct server *s, const struct identity *who, int64_t delta, in
 		return err_set(e, GQ_EINVAL, "the clock only moves forward, got %" PRId64 "s", delta);
 	pthread_mutex_lock(&s->mu);
 	int rc = -1;
-	int64_t target = set ? set : s->manual_now + delta;
+	int64_t target;
 	if (set && set < s->manual_now) {
 		err_set(e, GQ_EINVAL, "the clock only moves forward: %" PRId64 " is before now (%" PRId64 ")",
 			set, s->manual_now);
 		goto out;
 	}
-	if (target > INT64_C(253402300799)) {
+	if (set)
+		target = set;
+	else if (__builtin_add_overflow(s->manual_now, delta, &target))
+		target = INT64_MAX;
+	if (target > GQ_CLOCK_MAX) {
 		err_set(e, GQ_EINVAL, "the clock cannot go past the year 9999");
+		goto out;
+	}
+	if (s->full) {
+		full_refusal(s, "changes", e);
 		goto out;
 	}
 	int64_t old = s->manual_now, seq0 = s->last_seq;
@@ -1296,9 +1477,11 @@ int server_clock(struct server *s, const struct identity *who, int64_t delta, in
 		goto fail;
 	if (db_meta_set(s->db, "clock", v, e) < 0 ||
 	    emit(s, 0, "clock", JOB_PENDING, JOB_PENDING, reason, who->user, e) < 0 ||
-	    db_commit(s->db, e) < 0) {
-		db_rollback(s->db);
-		goto fail;
+	    journal_commit(s, e) < 0) {
+		s->manual_now = old;
+		journal_failed(s, e);
+		full_refusal(s, "changes", e);
+		goto out;
 	}
 	*nowp = target;
 	rc = 0;
@@ -1356,10 +1539,10 @@ static void policy_refused(struct server *s, const char *oid, const char *why, c
 	char reason[160];
 	struct gq_err e = GQ_ERR_INIT;
 	policy_event_reason(reason, sizeof(reason), false, oid, why);
-	if (db_begin(s->db, &e) < 0 ||
-	    emit(s, 0, "policy", JOB_PENDING, JOB_PENDING, reason, actor, &e) < 0 ||
-	    db_commit(s->db, &e) < 0)
-		journal_fatal(&e);
+	if (!s->full && (db_begin(s->db, &e) < 0 ||
+			 emit(s, 0, "policy", JOB_PENDING, JOB_PENDING, reason, actor, &e) < 0 ||
+			 journal_commit(s, &e) < 0))
+		journal_failed(s, &e);
 	log_warn("policy %s refused: %s", oid, why);
 }
 
@@ -1376,6 +1559,10 @@ int server_policy_apply(struct server *s, const struct identity *who, const char
 		err_set(e, GQ_EUNAVAIL, "this server has no policy repository; see its log");
 		goto out;
 	}
+	if (s->full) {
+		full_refusal(s, "changes", e);
+		goto out;
+	}
 	struct gq_err fe = GQ_ERR_INIT;
 	if (policy_repo_fetch(s->prepo, &fe) < 0)
 		log_warn("policy fetch: %s", fe.msg);
@@ -1389,13 +1576,20 @@ int server_policy_apply(struct server *s, const struct identity *who, const char
 		free(p);
 		goto out;
 	}
-	int64_t seq0 = s->last_seq;
-	if (db_begin(s->db, e) < 0 || policy_put(s, p, actor, e) < 0 || db_commit(s->db, e) < 0) {
-		db_rollback(s->db);
-		s->last_seq = seq0;
+	struct policy *old = xmalloc(sizeof(*old));
+	*old = s->snap.policy;
+	if (db_begin(s->db, e) < 0 || policy_put(s, p, actor, e) < 0 ||
+	    journal_commit(s, e) < 0) {
+		/* The policy is not in the journal: put the old one back before
+		 * the usage is reloaded by queue name. */
+		s->snap.policy = *old;
+		journal_failed(s, e);
+		full_refusal(s, "changes", e);
+		free(old);
 		free(p);
 		goto out;
 	}
+	free(old);
 	log_info("policy %s applied by %s", oid, who->user);
 	*out = *p;
 	free(p);
@@ -1433,21 +1627,44 @@ static int load_job(void *arg, int64_t id, uint32_t uid, const char *idem, const
 	return 0;
 }
 
+/* Memory from the journal: the jobs and their stop intents, the event
+ * sequence, enforce's records, the usage. At start-up and after a failed
+ * commit (journal_failed); the policy, the clock, the nodes and next_id stay
+ * as they are (a failed policy or clock change puts its own back). */
+static int load_journal(struct server *s, struct gq_err *e)
+{
+	struct enforce *en = NULL;
+	s->snap.njobs = 0;
+	s->nstops = 0;
+	if (db_event_last(s->db, &s->last_seq, e) < 0 || db_jobs_load(s->db, load_job, s, e) < 0 ||
+	    enforce_open(s->db, &en, e) < 0)
+		return -1;
+	snapshot_sort(&s->snap);
+	enforce_free(s->enf);
+	s->enf = en;
+	memset(s->snap.qstate, 0, sizeof(s->snap.qstate));
+	memset(s->snap.dstate, 0, sizeof(s->snap.dstate));
+	load_usage(s);
+	return 0;
+}
+
 /* Finds again the jobs a previous server started: alive ones are adopted,
- * finished ones recorded, never-started ones requeued. */
-static void recover(struct server *s)
+ * finished ones recorded, never-started ones requeued. At start-up, and
+ * when the server leaves the full state (journal_failed). */
+static int recover(struct server *s, struct gq_err *out)
 {
 	struct gq_err e = GQ_ERR_INIT;
 	int64_t *forget = xcalloc(s->snap.njobs + 1, sizeof(*forget));
 	size_t nforget = 0;
 	if (db_begin(s->db, &e) < 0)
-		journal_fatal(&e);
+		goto fail;
 	for (size_t i = 0; i < s->snap.njobs; i++) {
 		struct job *j = &s->snap.jobs[i];
 		if (!job_state_holds_gpus(j->state))
 			continue;
 		int status = -1;
-		enum run_state rs = runner_probe(s->runner, j->id, &status);
+		int64_t ended = 0;
+		enum run_state rs = runner_probe(s->runner, j->id, &status, &ended);
 		int rc = 0;
 		if (rs == RUN_ALIVE) {
 			log_info("job %" PRId64 ": still running, adopted", j->id);
@@ -1460,7 +1677,7 @@ static void recover(struct server *s)
 			}
 		} else if (rs == RUN_EXITED) {
 			log_info("job %" PRId64 ": ended while the server was down", j->id);
-			rc = finish_locked(s, j, status, NULL, &e);
+			rc = finish_locked(s, j, status, ended, NULL, &e);
 			forget[nforget++] = j->id;
 		} else if (rs == RUN_UNKNOWN && j->state == JOB_STARTING) {
 			log_info("job %" PRId64 ": was not started before the server stopped; pending again",
@@ -1478,13 +1695,19 @@ static void recover(struct server *s)
 			forget[nforget++] = j->id;
 		}
 		if (rc < 0)
-			journal_fatal(&e);
+			goto fail;
 	}
-	if (db_commit(s->db, &e) < 0)
-		journal_fatal(&e);
+	if (journal_commit(s, &e) < 0)
+		goto fail;
 	for (size_t i = 0; i < nforget; i++)
 		runner_forget(s->runner, forget[i]);
 	free(forget);
+	return 0;
+fail:
+	/* The exit files stay: the next recover() reads them again. */
+	free(forget);
+	*out = e;
+	return -1;
 }
 
 static int load_policy(struct server *s)
@@ -1505,8 +1728,8 @@ static int load_policy(struct server *s)
 	if (policy_repo_resolve(s->prepo, "", oid, &e) == 0 && policy_repo_load(s->prepo, oid, p, &e) == 0) {
 		if (strcmp(p->revision, last) != 0) {
 			if (db_begin(s->db, &e) < 0 || policy_put(s, p, "scheduler", &e) < 0 ||
-			    db_commit(s->db, &e) < 0)
-				journal_fatal(&e);
+			    journal_commit(s, &e) < 0)
+				journal_failed(s, &e); /* in force, recorded by a later start */
 		} else {
 			s->snap.policy = *p;
 		}
@@ -1596,7 +1819,7 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 		goto out;
 	if (auth_open(cfg->tokens_file, geteuid(), cfg->admin_groups, &s->auth, e) < 0)
 		goto out;
-	struct gpu_opts go = {cfg->gpus, cfg->gpu_model, cfg->gpu_mem_mb, NULL};
+	struct gpu_opts go = {cfg->gpus, cfg->gpu_model, cfg->gpu_mem_mb, NULL, cfg->cpus, cfg->mem_mb};
 	const char *how = "";
 	if (gpus_detect(&go, snapshot_add_node(&s->snap), &how, e) < 0)
 		goto out;
@@ -1605,9 +1828,8 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 	free(dbp);
 	if (dbrc < 0)
 		goto out;
-	if (db_event_last(s->db, &s->last_seq, e) < 0 || db_jobs_load(s->db, load_job, s, e) < 0)
+	if (db_event_last(s->db, &s->last_seq, e) < 0)
 		goto out;
-	snapshot_sort(&s->snap);
 	char clk[32] = "";
 	if (db_meta_get(s->db, "clock", clk, sizeof(clk), e) < 0)
 		goto out;
@@ -1617,12 +1839,13 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 		if (db_meta_set(s->db, "clock", clk, e) < 0)
 			goto out;
 	}
-	if (load_policy(s) < 0 || enforce_open(s->db, &s->enf, e) < 0)
+	if (load_policy(s) < 0 || load_journal(s, e) < 0)
 		goto out;
-	load_usage(s);
 	if (runner_open(cfg->state_dir, cfg->exe, &s->runner, e) < 0)
 		goto out;
-	recover(s);
+	struct gq_err re = GQ_ERR_INIT;
+	if (recover(s, &re) < 0)
+		journal_failed(s, &re); /* it starts full, and recovers when space returns */
 	if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		err_set(e, GQ_EIO, "pipe: %s", strerror(errno));
 		goto out;
@@ -1650,7 +1873,14 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 		if (sigwait(&set, &sig) != 0)
 			continue;
 		if (sig == SIGHUP) {
-			log_info("SIGHUP: nothing to reload (use 'gq policy apply')");
+			/* The tokens file is also read again when it changes;
+			 * the policy changes only with 'gq policy apply'. */
+			if (cfg->tokens_file) {
+				log_info("SIGHUP: reading the tokens file again");
+				auth_reload(s->auth);
+			} else {
+				log_info("SIGHUP: no tokens file to read again (use 'gq policy apply')");
+			}
 			continue;
 		}
 		log_info("%s: shutting down; running jobs keep running", sig == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -1687,6 +1917,7 @@ out:
 	auth_free(s->auth);
 	snapshot_release(&s->snap);
 	free(s->stops);
+	free(s->sigs);
 	if (s->wake[0] >= 0) {
 		close(s->wake[0]);
 		close(s->wake[1]);

@@ -14,7 +14,9 @@
  *
  * Operations return 0 or -1 with e filled: GQ_ENOENT no such job,
  * GQ_EPERM not the caller's job or not an admin, GQ_ECONFLICT wrong state,
- * GQ_EINVAL bad arguments, GQ_EIO the journal failed.
+ * GQ_EINVAL bad arguments, GQ_EIO the journal failed, GQ_ENOSPACE the
+ * journal cannot commit for a full disk (writes are refused until it can;
+ * see "when the journal cannot commit" in server.c).
  */
 #ifndef GQ_SERVER_SERVER_H
 #define GQ_SERVER_SERVER_H
@@ -38,6 +40,8 @@ struct server_config {
 	int gpus; /* slots, or -1 to ask nvidia-smi */
 	const char *gpu_model;
 	int64_t gpu_mem_mb; /* -1: detected */
+	int cpus;	    /* CPUs jobs may ask for; -1: the machine's */
+	int64_t mem_mb;	    /* memory jobs may ask for; -1: the machine's */
 	const char *tokens_file;
 	const char *admin_groups;
 	const char *policy; /* policy repository spec (policy_repo_open_server), NULL default */

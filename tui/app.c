@@ -695,11 +695,13 @@ static bool handle_key(struct app *a, const struct key_event *k)
 	case ACT_VIEW_NODES:
 	case ACT_VIEW_EVENTS:
 	case ACT_VIEW_POLICY:
-	case ACT_VIEW_JOB:
+	case ACT_VIEW_JOB: {
+		/* In a block: C11 has no declaration right after a label. */
 		_Static_assert(ACT_VIEW_JOB - ACT_VIEW_QUEUE == VIEW_JOB - VIEW_QUEUE,
 			       "the number keys follow VIEW_LIST");
 		show_view(a, (enum view_id)(VIEW_QUEUE + (act - ACT_VIEW_QUEUE)));
 		break;
+	}
 	case ACT_FILTER:
 		if (!v->ops->sorts[0] && a->cur != VIEW_QUEUE) {
 			set_msg(a, GC_DIM, "this view has no rows to filter");

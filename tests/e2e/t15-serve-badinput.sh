@@ -23,8 +23,8 @@ check_eq "a duplicate key" "$(err POST /v1/jobs '{"argv":["x"],"argv":["y"]}' | 
 	"400 invalid malformed JSON at line 1, co"
 check_eq "nothing to run" "$(err POST /v1/jobs '{"name":"x"}')" \
 	"400 invalid submission: nothing to run; give 'argv' or 'script'"
-check_eq "zero GPUs" "$(err POST /v1/jobs '{"argv":["x"],"req":{"gpus":0}}')" \
-	"400 invalid a job needs at least 1 GPU, got 0"
+check_eq "negative GPUs" "$(err POST /v1/jobs '{"argv":["x"],"req":{"gpus":-1}}')" \
+	"400 invalid req.gpus: -1 is out of range (0..1024)"
 check_eq "an unknown queue" "$(err POST /v1/jobs '{"argv":["x"],"queue":"nope"}')" \
 	"400 invalid unknown queue 'nope'; the queues are: default"
 check_eq "an unknown tier" "$(err POST /v1/jobs '{"argv":["x"],"tier":"P9"}')" \

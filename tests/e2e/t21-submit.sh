@@ -2,7 +2,7 @@
 # t21-submit: gq submit (command, script with #GQ lines, every flag,
 # config defaults, refusals), gq show and gq logs against a real gq serve.
 . "$(dirname "$0")/lib.sh"
-server_start --gpus 8 --gpu-model a100 --gpu-mem 80G
+server_start --gpus 8 --gpu-model a100 --gpu-mem 80G --cpus 16 --mem 64G
 "$GQ" clock --set '2030-01-01 09:00' >/dev/null
 ME=$(id -un)
 cd "$T_DIR"

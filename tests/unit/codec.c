@@ -4,6 +4,7 @@
 #include "backend/codec.h"
 
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 static void sample_job(struct job *j)
@@ -491,7 +492,7 @@ static void test_snapshot_text_is_lean(void)
 	}
 	buf_add(&b, mark + 8, strlen(mark + 8));
 	size_t len = 0;
-	char *got = codec_snapshot_text(&s, CODEC_OBJECTS, &len);
+	char *got = codec_snapshot_text(&s, CODEC_OBJECTS, &len, NULL);
 	CHECK_STR(got, b.data);
 	CHECK_INT(len, b.len);
 	struct gq_err e = GQ_ERR_INIT;
@@ -520,6 +521,49 @@ static void test_snapshot_text_is_lean(void)
 
 /* The rows form: only the columns some job needs, null for defaults, and
  * read back to the same jobs. */
+/* A number JSON cannot say is an error of the encoder, never a crash: once
+ * it was "fatal: out of memory" in the server, for every gq ls. */
+static void test_snapshot_text_refuses_non_finite(void)
+{
+	struct snapshot s;
+	snapshot_init(&s);
+	s.now = 1700000000;
+	s.qstate[0].usage = NAN;
+	struct job *j = snapshot_add_job(&s);
+	j->id = 1;
+	struct gq_err e = GQ_ERR_INIT;
+	size_t len = 0;
+	CHECK(codec_snapshot_text(&s, CODEC_ROWS, &len, &e) == NULL);
+	CHECK_INT(e.code, GQ_EINTERNAL);
+	CHECK_STR(e.msg, "the fair-share usage of queue 'default' is not a finite number (nan)");
+	s.qstate[0].usage = 1;
+	j->hist_ratio = INFINITY;
+	CHECK(codec_snapshot_text(&s, CODEC_OBJECTS, &len, &e) == NULL);
+	CHECK_STR(e.msg, "the runtime ratio of job '1' is not a finite number (inf)");
+	/* the encoders underneath write null, which no decoder takes for a number */
+	json_t *v = codec_job_encode(j);
+	CHECK(json_is_null(json_object_get(v, "hist_ratio")));
+	struct job back;
+	CHECK_INT(codec_job_decode(v, &back, &e), -1);
+	json_decref(v);
+	snapshot_release(&s);
+}
+
+/* Times the server keeps are 0..GQ_TIME_MAX; a decoder takes nothing else,
+ * so a journalled time can never be one a later read refuses. */
+static void test_times_out_of_range_are_refused(void)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	struct job j;
+	json_t *v = json_pack("{s:I,s:I}", "id", (json_int_t)1, "queued_time", (json_int_t)-5);
+	CHECK_INT(codec_job_decode(v, &j, &e), -1);
+	CHECK_STR(e.msg, "job.queued_time: -5 is not a time gq keeps (0..303859900799)");
+	json_decref(v);
+	v = json_pack("{s:I,s:I}", "id", (json_int_t)1, "end_time", (json_int_t)GQ_TIME_MAX);
+	CHECK_INT(codec_job_decode(v, &j, &e), 0);
+	json_decref(v);
+}
+
 static void test_snapshot_rows(void)
 {
 	struct snapshot s, t;
@@ -535,7 +579,7 @@ static void test_snapshot_rows(void)
 	j->id = 4;
 	j->tier = TIER_P0;
 	size_t len = 0;
-	char *got = codec_snapshot_text(&s, CODEC_ROWS, &len);
+	char *got = codec_snapshot_text(&s, CODEC_ROWS, &len, NULL);
 	const char *at = strstr(got, "\"job_columns\"");
 	/* columns by how many jobs fill them; strings by index; trailing
 	 * nulls left out */
@@ -556,7 +600,7 @@ static void test_snapshot_rows(void)
 	busy_job(snapshot_add_job(&s));
 	j = snapshot_add_job(&s);
 	j->id = 70;
-	got = codec_snapshot_text(&s, CODEC_ROWS, &len);
+	got = codec_snapshot_text(&s, CODEC_ROWS, &len, NULL);
 	struct gq_err e = GQ_ERR_INIT;
 	CHECK_INT(codec_snapshot_parse(got, len, &t, &e), 0);
 	CHECK_INT(t.njobs, 3);
@@ -619,6 +663,8 @@ void suite_codec(void)
 	RUN(test_lean_job_text);
 	RUN(test_lean_job_round_trip);
 	RUN(test_snapshot_text_is_lean);
+	RUN(test_snapshot_text_refuses_non_finite);
+	RUN(test_times_out_of_range_are_refused);
 	RUN(test_snapshot_rows);
 	RUN(test_job_round_trip);
 	RUN(test_job_without_override_encodes_null);

@@ -330,6 +330,86 @@ static void test_many_gpu_classes_same_choices(void)
 	snapshot_release(&s);
 }
 
+/* CPUs and memory are counted per node: a CPU-only job gets the tightest
+ * node that has them, a GPU job only nodes that have them, and a request
+ * no node could ever meet is unsatisfiable with its numbers. */
+static void test_cpus_and_memory_per_node(void)
+{
+	struct snapshot s;
+	fx_init(&s, 2, 8);
+	set(&s, "headroom.share", "0");
+	s.nodes[0].cpus = 8, s.nodes[0].mem_mb = 32768;
+	s.nodes[1].cpus = 4, s.nodes[1].mem_mb = 65536;
+	struct job *a = fx_running(&s, 1, TIER_P1, 0, 1, MIN(-10), 3600);
+	a->req.cpus = 6; /* node0: 2 CPUs left */
+	struct job *c = fx_pending(&s, 2, TIER_P1, 0, MIN(0));
+	c->req.cpus = 2; /* fits node0 (2 left) and node1 (4): the tighter */
+	struct place_result r = check_job(&s, 2);
+	CHECK_INT(r.blocks, 0);
+	CHECK_INT(r.nalloc, 1);
+	CHECK_INT(r.alloc[0].node, 0);
+	CHECK_INT(r.alloc[0].mask, 0);
+	c->req.cpus = 3;
+	r = check_job(&s, 2);
+	CHECK_INT(r.alloc[0].node, 1);
+	c->req.cpus = 5; /* 2 and 4 free: short of CPUs, not unsatisfiable */
+	r = check_job(&s, 2);
+	CHECK_INT(r.blocks, PLACE_BIT(PLACE_RESOURCES));
+	CHECK(r.cpu_short && !r.mem_short);
+	/* a GPU job with memory: only node1 has 40G */
+	struct job *g = fx_pending(&s, 3, TIER_P1, 2, MIN(0));
+	g->req.mem_mb = 40960;
+	r = check_job(&s, 3);
+	CHECK_INT(r.blocks, 0);
+	CHECK_INT(r.alloc[0].node, 1);
+	g->req.cpus = 5; /* node1 has 4 CPUs: the GPUs are free, the CPUs never on one node */
+	r = check_job(&s, 3);
+	CHECK_INT(r.blocks, PLACE_BIT(PLACE_UNSATISFIABLE) | PLACE_BIT(PLACE_RESOURCES));
+	struct gq_err e = GQ_ERR_INIT;
+	g->req.mem_mb = 0;
+	g->req.cpus = 9;
+	CHECK_INT(place_satisfiable(&s, g, &e), -1);
+	CHECK_STR(e.msg, "needs 9 CPUs on a node, the largest matching node has 8: ask for fewer CPUs");
+	g->req.cpus = 0;
+	g->req.mem_mb = 131072;
+	CHECK_INT(place_satisfiable(&s, g, &e), -1);
+	CHECK_STR(e.msg, "needs 128G of memory on a node, the largest matching node has 64G: ask "
+			 "for less memory");
+	/* taken and given back */
+	snapshot_sort(&s);
+	struct place_map m;
+	place_map_init(&m, &s);
+	CHECK_INT(m.cpus_free[0], 2);
+	struct job_res q = {.cpus = 2, .mem_mb = 1024};
+	struct job_alloc al = {.node = 0, .mask = 0};
+	place_take(&m, 0, &q, 1, &al);
+	CHECK_INT(m.cpus_free[0], 0);
+	CHECK_INT(m.mem_free[0], 32768 - 1024);
+	place_give(&m, 0, &q, 1, &al);
+	CHECK_INT(m.cpus_free[0], 2);
+	CHECK_INT(m.mem_free[0], 32768);
+	place_map_release(&m);
+	snapshot_release(&s);
+}
+
+/* Nodes that do not say their CPUs or memory never run short of them. */
+static void test_unsized_nodes_never_short(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	set(&s, "headroom.share", "0");
+	s.nodes[0].cpus = 0, s.nodes[0].mem_mb = 0;
+	struct job *c = fx_pending(&s, 1, TIER_P1, 0, MIN(0));
+	c->req.cpus = 500;
+	c->req.mem_mb = 1 << 30;
+	struct place_result r = check_job(&s, 1);
+	CHECK_INT(r.blocks, 0);
+	CHECK_INT(r.nalloc, 1);
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(place_satisfiable(&s, c, &e), 0);
+	snapshot_release(&s);
+}
+
 void suite_place(void)
 {
 	RUN(test_map_counts_held_gpus_and_down_nodes);
@@ -345,4 +425,6 @@ void suite_place(void)
 	RUN(test_headroom_shrinks_for_whole_machine_requests);
 	RUN(test_unsatisfiable_alone_with_text);
 	RUN(test_many_gpu_classes_same_choices);
+	RUN(test_cpus_and_memory_per_node);
+	RUN(test_unsized_nodes_never_short);
 }

@@ -117,7 +117,7 @@ static void test_plan_matches_prediction_at_now(void)
 		place_map_init(&m, &s);
 		for (size_t i = 0; i < p.n; i++)
 			if (p.actions[i].kind == PLAN_START) /* BUG()s on overlap */
-				place_take(&m, 0, p.actions[i].nalloc, p.actions[i].alloc);
+				place_take(&m, 0, NULL, p.actions[i].nalloc, p.actions[i].alloc);
 		place_map_release(&m);
 		plan_release(&p);
 		prediction_set_release(&ps);

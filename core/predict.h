@@ -61,7 +61,10 @@
  * running jobs run to their expected end), the downgrade of a P0 job
  * that waited too long (its tier stays), and the requeue of a stopping
  * job after its grace period. Aging steps beyond 1023 (a policy with a
- * tiny aging.step) are not told apart.
+ * tiny aging.step) are not told apart. CPUs and memory (place.h) decide
+ * whether a job fits, but a reservation's lower bound counts GPUs only: a
+ * job ahead that waits for CPUs or memory alone may be delayed by a job
+ * backfilled onto them, and its waits name the jobs holding GPUs.
  *
  * Cost: O(n log n) for n jobs, plus a bounded look-ahead per event and
  * O(log n) per permit holder looked at (holders wait in heaps by tier and

@@ -62,9 +62,10 @@
  * that waited too long (its tier stays), and the requeue of a stopping
  * job after its grace period. Aging steps beyond 1023 (a policy with a
  * tiny aging.step) are not told apart. CPUs and memory (place.h) decide
- * whether a job fits, but a reservation's lower bound counts GPUs only: a
- * job ahead that waits for CPUs or memory alone may be delayed by a job
- * backfilled onto them, and its waits name the jobs holding GPUs.
+ * whether a job fits; a reservation's lower bound counts GPUs, which stays
+ * a lower bound (CPUs and memory also come back only at an end), so
+ * backfill delays no job that waits for them. A prediction's waits name
+ * the jobs whose GPUs it takes, not those whose CPUs or memory it waits for.
  *
  * Cost: O(n log n) for n jobs, plus a bounded look-ahead per event and
  * O(log n) per permit holder looked at (holders wait in heaps by tier and

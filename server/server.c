@@ -217,7 +217,7 @@ GQ_NORETURN static void journal_fatal(const struct gq_err *e)
 }
 
 static int load_journal(struct server *s, struct gq_err *e);
-static int recover(struct server *s, struct gq_err *out);
+static int recover(struct server *s, bool after_full, struct gq_err *out);
 
 static void full_enter(struct server *s, const struct gq_err *e)
 {
@@ -602,7 +602,7 @@ static int64_t tick(struct server *s)
 		runner_drain(s->runner, ids, 256);
 		if (!journal_probe(s))
 			return 0;
-		if (recover(s, &e) < 0)
+		if (recover(s, true, &e) < 0)
 			goto fail;
 	}
 	if (db_begin(s->db, &e) < 0)
@@ -1651,9 +1651,11 @@ static int load_journal(struct server *s, struct gq_err *e)
 /* Finds again the jobs a previous server started: alive ones are adopted,
  * finished ones recorded, never-started ones requeued. At start-up, and
  * when the server leaves the full state (journal_failed). */
-static int recover(struct server *s, struct gq_err *out)
+static int recover(struct server *s, bool after_full, struct gq_err *out)
 {
 	struct gq_err e = GQ_ERR_INIT;
+	const char *while_ = after_full ? "while the journal could not be written"
+					: "while the server was down";
 	int64_t *forget = xcalloc(s->snap.njobs + 1, sizeof(*forget));
 	size_t nforget = 0;
 	if (db_begin(s->db, &e) < 0)
@@ -1667,7 +1669,8 @@ static int recover(struct server *s, struct gq_err *out)
 		enum run_state rs = runner_probe(s->runner, j->id, &status, &ended);
 		int rc = 0;
 		if (rs == RUN_ALIVE) {
-			log_info("job %" PRId64 ": still running, adopted", j->id);
+			if (!after_full) /* the same server: nothing to adopt */
+				log_info("job %" PRId64 ": still running, adopted", j->id);
 			if (j->state == JOB_STARTING) {
 				j->state = JOB_RUNNING;
 				rc = persist(s, j, &e);
@@ -1676,12 +1679,11 @@ static int recover(struct server *s, struct gq_err *out)
 						  "scheduler", &e);
 			}
 		} else if (rs == RUN_EXITED) {
-			log_info("job %" PRId64 ": ended while the server was down", j->id);
+			log_info("job %" PRId64 ": ended %s", j->id, while_);
 			rc = finish_locked(s, j, status, ended, NULL, &e);
 			forget[nforget++] = j->id;
 		} else if (rs == RUN_UNKNOWN && j->state == JOB_STARTING) {
-			log_info("job %" PRId64 ": was not started before the server stopped; pending again",
-				 j->id);
+			log_info("job %" PRId64 ": was not started %s; pending again", j->id, while_);
 			j->state = JOB_PENDING;
 			j->nalloc = 0;
 			j->start_time = 0;
@@ -1844,7 +1846,7 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 	if (runner_open(cfg->state_dir, cfg->exe, &s->runner, e) < 0)
 		goto out;
 	struct gq_err re = GQ_ERR_INIT;
-	if (recover(s, &re) < 0)
+	if (recover(s, false, &re) < 0)
 		journal_failed(s, &re); /* it starts full, and recovers when space returns */
 	if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		err_set(e, GQ_EIO, "pipe: %s", strerror(errno));

@@ -858,7 +858,7 @@ class Torture:
                                                   r"grace period over, SIGKILL"),
                 ("ended while the server was down", r"ended while the server was down"),
                 ("adopted", r"still running, adopted"),
-                ("not started before the kill", r"was not started before the server stopped")]
+                ("not started before the kill", r"was not started while the server was down")]
         out = ["%d %s" % (len(re.findall(rx, text)), name) for name, rx in what]
         try:
             db = sqlite3.connect("file:%s?mode=ro" % os.path.join(self.state, "gq.db"), uri=True)

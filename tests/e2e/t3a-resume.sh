@@ -28,7 +28,8 @@ last() { # ID REGEX: the last matching line of job ID's output
 	"$GQ" logs "$1" | grep -E "$2" | tail -1
 }
 
-w=$(sub --gpus 8 --tier P2 --checkpointable -- env GQ="$GQ" TRAIN_EVERY=5 TRAIN_STEP_SECONDS=0.05 sh "$W" gqt$$)
+# Steps of 0.2 s: see the second workload below.
+w=$(sub --gpus 8 --tier P2 --checkpointable -- env GQ="$GQ" TRAIN_EVERY=5 TRAIN_STEP_SECONDS=0.2 sh "$W" gqt$$)
 check "the workload runs and saves its first checkpoint" log_wait "$w" '^checkpoint step 5$'
 check "its report is on record" test "$(field "$w" .last_checkpoint)" != 0
 clock +2m
@@ -48,8 +49,10 @@ check_eq "the record: saved at the signal, no work lost, restarted, resumed" \
 "$GQ" cancel "$w" >/dev/null
 check "the first workload is cancelled" wait_state "$w" cancelled
 
-# Without a save on SIGTERM: back to the last periodic checkpoint.
-u=$(sub --gpus 8 --tier P2 --checkpointable -- env GQ="$GQ" TRAIN_EVERY=5 TRAIN_STEP_SECONDS=0.05 TRAIN_SAVE_ON_TERM=0 sh "$W" gqt$$)
+# Without a save on SIGTERM: back to the last periodic checkpoint. Steps
+# of 0.2 s make a periodic save rare in the moment between the stop's
+# commit and its signal, where it would count as saved in the grace period.
+u=$(sub --gpus 8 --tier P2 --checkpointable -- env GQ="$GQ" TRAIN_EVERY=5 TRAIN_STEP_SECONDS=0.2 TRAIN_SAVE_ON_TERM=0 sh "$W" gqt$$)
 check "the second workload checkpoints" log_wait "$u" '^checkpoint step 10$'
 clock +1m
 y=$(sub --gpus 8 --tier P0 -- $LONG)

@@ -33,108 +33,102 @@ struct field {
 	size_t off, size;
 };
 
+/* One line: clang-format would split the initialiser over four. */
+/* clang-format off */
 #define FLD(st, f, t) {#f, t, offsetof(struct st, f), sizeof(((struct st *)0)->f)}
+/* clang-format on */
 
 static const struct field res_fields[] = {
-	FLD(job_res, gpus, F_INT),	   FLD(job_res, gpu_type, F_STR), FLD(job_res, gpu_mem_mb, F_I64),
-	FLD(job_res, same_node, F_BOOL), FLD(job_res, cpus, F_INT),	  FLD(job_res, mem_mb, F_I64),
+    FLD(job_res, gpus, F_INT),	     FLD(job_res, gpu_type, F_STR), FLD(job_res, gpu_mem_mb, F_I64),
+    FLD(job_res, same_node, F_BOOL), FLD(job_res, cpus, F_INT),	    FLD(job_res, mem_mb, F_I64),
 };
 
 static const struct field ovr_fields[] = {
-	FLD(job_override, tier, F_TIER),
-	FLD(job_override, actor, F_STR),
-	FLD(job_override, reason, F_STR),
-	FLD(job_override, at, F_I64),
+    FLD(job_override, tier, F_TIER),
+    FLD(job_override, actor, F_STR),
+    FLD(job_override, reason, F_STR),
+    FLD(job_override, at, F_I64),
 };
 
 /* Scalar job fields; req, override, alloc and deps are handled by name. */
 static const struct field job_fields[] = {
-	FLD(job, id, F_I64),
-	FLD(job, name, F_STR),
-	FLD(job, user, F_STR),
-	FLD(job, uid, F_U32),
-	FLD(job, gid, F_U32),
-	FLD(job, queue, F_STR),
-	FLD(job, dept, F_STR),
-	FLD(job, tier, F_TIER),
-	FLD(job, state, F_STATE),
-	FLD(job, exit_status, F_INT),
-	FLD(job, borrowed, F_BOOL),
-	FLD(job, submit_time, F_TIME),
-	FLD(job, queued_time, F_TIME),
-	FLD(job, start_time, F_TIME),
-	FLD(job, end_time, F_TIME),
-	FLD(job, estimate, F_I64),
-	FLD(job, time_limit, F_I64),
-	FLD(job, hist_runtime, F_I64),
-	FLD(job, hist_ratio, F_DBL),
-	FLD(job, checkpointable, F_BOOL),
-	FLD(job, last_checkpoint, F_TIME),
-	FLD(job, not_before, F_TIME),
-	FLD(job, stop_deadline, F_TIME),
-	FLD(job, restarts, F_INT),
-	FLD(job, held, F_BOOL),
-	FLD(job, held_by, F_STR),
-	FLD(job, held_at, F_TIME),
-	FLD(job, reminded_at, F_TIME),
-	FLD(job, confirmed_at, F_TIME),
+    FLD(job, id, F_I64),
+    FLD(job, name, F_STR),
+    FLD(job, user, F_STR),
+    FLD(job, uid, F_U32),
+    FLD(job, gid, F_U32),
+    FLD(job, queue, F_STR),
+    FLD(job, dept, F_STR),
+    FLD(job, tier, F_TIER),
+    FLD(job, state, F_STATE),
+    FLD(job, exit_status, F_INT),
+    FLD(job, borrowed, F_BOOL),
+    FLD(job, submit_time, F_TIME),
+    FLD(job, queued_time, F_TIME),
+    FLD(job, start_time, F_TIME),
+    FLD(job, end_time, F_TIME),
+    FLD(job, estimate, F_I64),
+    FLD(job, time_limit, F_I64),
+    FLD(job, hist_runtime, F_I64),
+    FLD(job, hist_ratio, F_DBL),
+    FLD(job, checkpointable, F_BOOL),
+    FLD(job, last_checkpoint, F_TIME),
+    FLD(job, not_before, F_TIME),
+    FLD(job, stop_deadline, F_TIME),
+    FLD(job, restarts, F_INT),
+    FLD(job, held, F_BOOL),
+    FLD(job, held_by, F_STR),
+    FLD(job, held_at, F_TIME),
+    FLD(job, reminded_at, F_TIME),
+    FLD(job, confirmed_at, F_TIME),
 };
 
 /* What a submission may set; everything else of a job is the server's. */
 static const char *const submit_job_fields[] = {
-	"name", "queue", "tier", "estimate", "time_limit", "checkpointable", "held",
+    "name", "queue", "tier", "estimate", "time_limit", "checkpointable", "held",
 };
 
 static const struct field node_fields[] = {
-	FLD(node, name, F_STR),	 FLD(node, gpu_model, F_STR), FLD(node, gpu_mem_mb, F_I64),
-	FLD(node, ngpus, F_INT), FLD(node, cpus, F_INT),      FLD(node, mem_mb, F_I64),
-	FLD(node, up, F_BOOL),
+    FLD(node, name, F_STR),  FLD(node, gpu_model, F_STR), FLD(node, gpu_mem_mb, F_I64),
+    FLD(node, ngpus, F_INT), FLD(node, cpus, F_INT),	  FLD(node, mem_mb, F_I64),
+    FLD(node, up, F_BOOL),
 };
 
 static const struct field event_fields[] = {
-	FLD(event, seq, F_I64),	    FLD(event, time, F_I64),   FLD(event, job, F_I64),
-	FLD(event, kind, F_STR),    FLD(event, from, F_STATE), FLD(event, to, F_STATE),
-	FLD(event, reason, F_STR),  FLD(event, actor, F_STR),
+    FLD(event, seq, F_I64),    FLD(event, time, F_I64),	  FLD(event, job, F_I64),
+    FLD(event, kind, F_STR),   FLD(event, from, F_STATE), FLD(event, to, F_STATE),
+    FLD(event, reason, F_STR), FLD(event, actor, F_STR),
 };
 
 static const struct field qstate_fields[] = {
-	FLD(queue_state, usage, F_DBL),
-	FLD(queue_state, preempts_hour, F_INT),
+    FLD(queue_state, usage, F_DBL),
+    FLD(queue_state, preempts_hour, F_INT),
 };
 
 static const struct field dstate_fields[] = {
-	FLD(dept_state, gpu_hours_month, F_DBL),
-	FLD(dept_state, preempts_month, F_INT),
+    FLD(dept_state, gpu_hours_month, F_DBL),
+    FLD(dept_state, preempts_month, F_INT),
 };
 
 static const struct field stats_fields[] = {
-	FLD(stats, from, F_I64),
-	FLD(stats, to, F_I64),
-	FLD(stats, gpus, F_INT),
-	FLD(stats, gpu_seconds, F_DBL),
-	FLD(stats, utilisation, F_DBL),
+    FLD(stats, from, F_I64),	    FLD(stats, to, F_I64),	    FLD(stats, gpus, F_INT),
+    FLD(stats, gpu_seconds, F_DBL), FLD(stats, utilisation, F_DBL),
 };
 
 static const struct field stats_group_fields[] = {
-	FLD(stats_group, queue, F_STR),
-	FLD(stats_group, tier, F_TIER),
-	FLD(stats_group, starts, F_INT),
-	FLD(stats_group, p50_wait, F_I64),
-	FLD(stats_group, p95_wait, F_I64),
-	FLD(stats_group, longest_wait, F_I64),
-	FLD(stats_group, longest_job, F_I64),
-	FLD(stats_group, over_limit, F_INT),
-	FLD(stats_group, overtaken, F_INT),
-	FLD(stats_group, preemptions, F_INT),
-	FLD(stats_group, would_preempt, F_INT),
-	FLD(stats_group, work_lost, F_DBL),
-	FLD(stats_group, cancelled, F_INT),
+    FLD(stats_group, queue, F_STR),	    FLD(stats_group, tier, F_TIER),
+    FLD(stats_group, starts, F_INT),	    FLD(stats_group, p50_wait, F_I64),
+    FLD(stats_group, p95_wait, F_I64),	    FLD(stats_group, longest_wait, F_I64),
+    FLD(stats_group, longest_job, F_I64),   FLD(stats_group, over_limit, F_INT),
+    FLD(stats_group, overtaken, F_INT),	    FLD(stats_group, preemptions, F_INT),
+    FLD(stats_group, would_preempt, F_INT), FLD(stats_group, work_lost, F_DBL),
+    FLD(stats_group, cancelled, F_INT),
 };
 
 static const struct field stats_dept_fields[] = {
-	FLD(stats_dept, dept, F_STR),
-	FLD(stats_dept, gpu_hours, F_DBL),
-	FLD(stats_dept, charged, F_DBL),
+    FLD(stats_dept, dept, F_STR),
+    FLD(stats_dept, gpu_hours, F_DBL),
+    FLD(stats_dept, charged, F_DBL),
 };
 
 #define NF(t) (sizeof(t) / sizeof((t)[0]))
@@ -177,7 +171,6 @@ static void column_name(const struct column *c, char *out, size_t size)
 	else
 		snprintf(out, size, "%s", c->kind == COL_JOB ? c->f->name : special[c->kind]);
 }
-
 
 /* jansson's iteration macros take a non-const json_t; decoding never
  * changes the value it reads. */
@@ -283,8 +276,8 @@ json_t *codec_job_encode(const struct job *j)
 		for (int g = 0; g < GQ_MAX_NODE_GPUS; g++)
 			if (j->alloc[i].mask & (UINT64_C(1) << g))
 				json_array_append_new(gpus, json_integer(g));
-		json_array_append_new(alloc, json_pack("{s:i,s:o}", "node", j->alloc[i].node,
-						       "gpus", gpus));
+		json_array_append_new(
+		    alloc, json_pack("{s:i,s:o}", "node", j->alloc[i].node, "gpus", gpus));
 	}
 	json_object_set_new(o, "alloc", alloc);
 	json_t *deps = json_array();
@@ -419,8 +412,8 @@ static int decode_field(const json_t *v, const struct field *f, void *base, cons
 			return type_error(e, path, "an integer", v);
 		json_int_t x = json_integer_value(v);
 		if (f->type == F_TIME && (x < 0 || x > GQ_TIME_MAX)) {
-			return err_set(e, GQ_EINVAL, "%s: %lld is not a time gq keeps (0..%lld)", path, x,
-				       (long long)GQ_TIME_MAX);
+			return err_set(e, GQ_EINVAL, "%s: %lld is not a time gq keeps (0..%lld)",
+				       path, x, (long long)GQ_TIME_MAX);
 		} else if (f->type == F_I64 || f->type == F_TIME) {
 			*(int64_t *)p = x;
 		} else if (f->type == F_INT) {
@@ -462,8 +455,8 @@ static int decode_field(const json_t *v, const struct field *f, void *base, cons
 			return type_error(e, path, "a tier name (P0, P1, P2)", v);
 		enum tier t;
 		if (tier_parse(json_string_value(v), &t, NULL) < 0)
-			return err_set(e, GQ_EINVAL, "%s: unknown tier '%s'; use P0, P1 or P2", path,
-				       json_string_value(v));
+			return err_set(e, GQ_EINVAL, "%s: unknown tier '%s'; use P0, P1 or P2",
+				       path, json_string_value(v));
 		*(enum tier *)p = t;
 		return 0;
 	}
@@ -498,7 +491,8 @@ static int decode_table(const json_t *v, const struct field *t, size_t n, void *
 		return type_error(e, what, "an object", v);
 	const char *key;
 	json_t *val;
-	json_object_foreach(mut(v), key, val) {
+	json_object_foreach(mut(v), key, val)
+	{
 		bool skip = false;
 		for (size_t i = 0; extra && extra[i]; i++)
 			if (!strcmp(extra[i], key))
@@ -532,8 +526,8 @@ json_t *codec_stats_encode(const struct stats *st, const int *counts, int64_t no
 		json_array_append_new(groups, encode_table(stats_group_fields,
 							   NF(stats_group_fields), &st->groups[i]));
 	for (size_t i = 0; i < st->ndepts; i++)
-		json_array_append_new(depts, encode_table(stats_dept_fields, NF(stats_dept_fields),
-							  &st->depts[i]));
+		json_array_append_new(
+		    depts, encode_table(stats_dept_fields, NF(stats_dept_fields), &st->depts[i]));
 	json_object_set_new(o, "now", json_integer(now));
 	json_object_set_new(o, "jobs", jobs);
 	json_object_set_new(o, "groups", groups);
@@ -610,10 +604,11 @@ static int decode_deps(const json_t *v, struct job *j, const char *what, struct 
 			       GQ_MAX_DEPS, json_array_size(v));
 	size_t i;
 	json_t *d;
-	json_array_foreach(v, i, d) {
+	json_array_foreach(v, i, d)
+	{
 		if (!json_is_integer(d) || json_integer_value(d) <= 0)
-			return err_set(e, GQ_EINVAL, "%s[%zu]: expected a job id (a positive integer)",
-				       path, i);
+			return err_set(e, GQ_EINVAL,
+				       "%s[%zu]: expected a job id (a positive integer)", path, i);
 		j->deps[i] = json_integer_value(d);
 	}
 	j->ndeps = (int)json_array_size(v);
@@ -629,7 +624,8 @@ static int decode_alloc(const json_t *v, struct job *j, struct gq_err *e)
 			       json_array_size(v));
 	size_t i;
 	json_t *a;
-	json_array_foreach(v, i, a) {
+	json_array_foreach(v, i, a)
+	{
 		char path[64];
 		snprintf(path, sizeof(path), "job.alloc[%zu]", i);
 		if (!json_is_object(a))
@@ -637,7 +633,8 @@ static int decode_alloc(const json_t *v, struct job *j, struct gq_err *e)
 		json_t *node = NULL, *gpus = NULL;
 		const char *key;
 		json_t *val;
-		json_object_foreach(a, key, val) {
+		json_object_foreach(a, key, val)
+		{
 			if (!strcmp(key, "node"))
 				node = val;
 			else if (!strcmp(key, "gpus"))
@@ -654,11 +651,12 @@ static int decode_alloc(const json_t *v, struct job *j, struct gq_err *e)
 		uint64_t mask = 0;
 		size_t k;
 		json_t *g;
-		json_array_foreach(gpus, k, g) {
+		json_array_foreach(gpus, k, g)
+		{
 			if (!json_is_integer(g) || json_integer_value(g) < 0 ||
 			    json_integer_value(g) >= GQ_MAX_NODE_GPUS)
-				return err_set(e, GQ_EINVAL, "%s.gpus[%zu]: expected 0..%d", path, k,
-					       GQ_MAX_NODE_GPUS - 1);
+				return err_set(e, GQ_EINVAL, "%s.gpus[%zu]: expected 0..%d", path,
+					       k, GQ_MAX_NODE_GPUS - 1);
 			mask |= UINT64_C(1) << json_integer_value(g);
 		}
 		j->alloc[i].node = (int)json_integer_value(node);
@@ -680,7 +678,8 @@ int codec_job_decode(const json_t *v, struct job *out, struct gq_err *e)
 	    decode_table(x, res_fields, NF(res_fields), &j.req, "job.req", NULL, e) < 0)
 		return -1;
 	if ((x = json_object_get(v, "override")) && !json_is_null(x)) {
-		if (decode_table(x, ovr_fields, NF(ovr_fields), &j.ovr, "job.override", NULL, e) < 0)
+		if (decode_table(x, ovr_fields, NF(ovr_fields), &j.ovr, "job.override", NULL, e) <
+		    0)
 			return -1;
 		j.ovr.set = true;
 	}
@@ -723,7 +722,8 @@ int codec_events_decode(const json_t *arr, struct event **items, size_t *n, stru
 	size_t cnt = json_array_size(arr), i;
 	struct event *evs = xcalloc(cnt ? cnt : 1, sizeof(*evs));
 	json_t *x;
-	json_array_foreach(arr, i, x) {
+	json_array_foreach(arr, i, x)
+	{
 		if (codec_event_decode(x, &evs[i], e) < 0) {
 			err_prefix(e, "events[%zu]", i);
 			free(evs);
@@ -746,7 +746,8 @@ int codec_policy_decode(const json_t *v, struct policy *out, struct gq_err *e)
 	int rc = -1;
 	const char *key;
 	json_t *val;
-	json_object_foreach(mut(v), key, val) {
+	json_object_foreach(mut(v), key, val)
+	{
 		if (!strcmp(key, "revision")) {
 			if (!json_is_string(val)) {
 				type_error(e, "policy.revision", "a string", val);
@@ -764,10 +765,12 @@ int codec_policy_decode(const json_t *v, struct policy *out, struct gq_err *e)
 			}
 			const char *k;
 			json_t *kv;
-			json_object_foreach(val, k, kv) {
+			json_object_foreach(val, k, kv)
+			{
 				if (!json_is_string(kv)) {
-					err_set(e, GQ_EINVAL, "policy.keys.%s: expected a string, got %s",
-						k, json_kind(kv));
+					err_set(e, GQ_EINVAL,
+						"policy.keys.%s: expected a string, got %s", k,
+						json_kind(kv));
 					goto out;
 				}
 				if (policy_set(p, k, json_string_value(kv), e) < 0) {
@@ -807,22 +810,23 @@ static int decode_states(const json_t *arr, const char *what, struct snapshot *s
 		return type_error(e, what, "an array", arr);
 	size_t i;
 	json_t *x;
-	json_array_foreach(arr, i, x) {
+	json_array_foreach(arr, i, x)
+	{
 		char path[64];
 		snprintf(path, sizeof(path), "%s[%zu]", what, i);
 		json_t *name = json_is_object(x) ? json_object_get(x, "name") : NULL;
 		if (!name || !json_is_string(name))
 			return err_set(e, GQ_EINVAL, "%s.name: expected a string", path);
 		const char *nm = json_string_value(name);
-		int idx = queues ? policy_queue_index(&s->policy, nm)
-				 : policy_dept_index(&s->policy, nm);
+		int idx =
+		    queues ? policy_queue_index(&s->policy, nm) : policy_dept_index(&s->policy, nm);
 		if (idx < 0)
 			return err_set(e, GQ_EINVAL, "%s: '%s' is not in the policy", path, nm);
 		static const char *const extra[] = {"name", NULL};
-		if (queues ? decode_table(x, qstate_fields, NF(qstate_fields), &s->qstate[idx], path,
-					  extra, e)
-			   : decode_table(x, dstate_fields, NF(dstate_fields), &s->dstate[idx], path,
-					  extra, e))
+		if (queues ? decode_table(x, qstate_fields, NF(qstate_fields), &s->qstate[idx],
+					  path, extra, e)
+			   : decode_table(x, dstate_fields, NF(dstate_fields), &s->dstate[idx],
+					  path, extra, e))
 			return -1;
 	}
 	return 0;
@@ -857,7 +861,8 @@ static int decode_columns(const json_t *v, struct column *out, size_t *n, struct
 	json_t *c;
 	if (json_array_size(v) > nall)
 		return err_set(e, GQ_EINVAL, "%s: more than %zu columns", path, nall);
-	json_array_foreach(mut(v), i, c) {
+	json_array_foreach(mut(v), i, c)
+	{
 		if (!json_is_string(c))
 			return err_set(e, GQ_EINVAL, "%s[%zu]: expected a column name", path, i);
 		size_t k = 0;
@@ -898,8 +903,9 @@ static int decode_cell(const json_t *v, const struct column *c, const json_t *st
 				return type_error(e, path, "an integer", v);
 			if (__builtin_add_overflow((int64_t)json_integer_value(v), time_base, t) ||
 			    *t < 0 || *t > GQ_TIME_MAX)
-				return err_set(e, GQ_EINVAL, "%s: %lld from the time base is out of range",
-					       path, (long long)json_integer_value(v));
+				return err_set(e, GQ_EINVAL,
+					       "%s: %lld from the time base is out of range", path,
+					       (long long)json_integer_value(v));
 			return 0;
 		}
 		/* fall through */
@@ -909,11 +915,13 @@ static int decode_cell(const json_t *v, const struct column *c, const json_t *st
 			json_int_t k = json_integer_value(v);
 			const json_t *sv = k >= 0 ? json_array_get(strings, (size_t)k) : NULL;
 			if (!sv)
-				return err_set(e, GQ_EINVAL, "%s: string %lld is not in job_strings", path,
+				return err_set(e, GQ_EINVAL,
+					       "%s: string %lld is not in job_strings", path,
 					       (long long)k);
 			v = sv;
 		}
-		return decode_field(v, c->f, c->kind == COL_JOB ? (void *)j : (void *)&j->req, path, e);
+		return decode_field(v, c->f, c->kind == COL_JOB ? (void *)j : (void *)&j->req, path,
+				    e);
 	case COL_OVERRIDE:
 		if (decode_table(v, ovr_fields, NF(ovr_fields), &j->ovr, path, NULL, e) < 0)
 			return -1;
@@ -933,12 +941,13 @@ static int decode_row(const json_t *v, const struct column *cols, size_t n, cons
 		      int64_t time_base, struct job *j, size_t i, struct gq_err *e)
 {
 	if (!json_is_array(v))
-		return err_set(e, GQ_EINVAL, "snapshot.jobs[%zu]: expected an array of cells, got %s",
-			       i, json_kind(v));
+		return err_set(e, GQ_EINVAL,
+			       "snapshot.jobs[%zu]: expected an array of cells, got %s", i,
+			       json_kind(v));
 	size_t m = json_array_size(v);
 	if (m < 1 || m > n)
-		return err_set(e, GQ_EINVAL, "snapshot.jobs[%zu]: expected 1 to %zu cells, got %zu", i,
-			       n, m);
+		return err_set(e, GQ_EINVAL, "snapshot.jobs[%zu]: expected 1 to %zu cells, got %zu",
+			       i, n, m);
 	if (json_is_null(json_array_get(v, 0)))
 		return err_set(e, GQ_EINVAL, "snapshot.jobs[%zu].id: expected an integer, got null",
 			       i);
@@ -999,13 +1008,15 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 	}
 	for (size_t k = 0; strings && k < json_array_size(strings); k++)
 		if (!json_is_string(json_array_get(strings, k))) {
-			err_set(e, GQ_EINVAL, "snapshot.job_strings[%zu]: expected a string, got %s", k,
+			err_set(e, GQ_EINVAL,
+				"snapshot.job_strings[%zu]: expected a string, got %s", k,
 				json_kind(json_array_get(strings, k)));
 			goto fail;
 		}
 	const char *key;
 	json_t *val;
-	json_object_foreach(mut(v), key, val) {
+	json_object_foreach(mut(v), key, val)
+	{
 		if (!strcmp(key, "now")) {
 			if (!json_is_integer(val)) {
 				type_error(e, "snapshot.now", "an integer", val);
@@ -1015,7 +1026,8 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 		} else if (!strcmp(key, "tz_offset")) {
 			if (!json_is_integer(val) || json_integer_value(val) < -86400 ||
 			    json_integer_value(val) > 86400) {
-				err_set(e, GQ_EINVAL, "snapshot.tz_offset: expected seconds east of UTC");
+				err_set(e, GQ_EINVAL,
+					"snapshot.tz_offset: expected seconds east of UTC");
 				goto fail;
 			}
 			out->tz_offset = (int32_t)json_integer_value(val);
@@ -1035,9 +1047,11 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			 * jobs are 9 MB of fresh memory. */
 			GROW(out->jobs, out->jobs_cap, out->njobs + json_array_size(val));
 			advise_huge(out->jobs, out->jobs_cap * sizeof(*out->jobs));
-			json_array_foreach(val, i, jv) {
+			json_array_foreach(val, i, jv)
+			{
 				struct job *j = snapshot_add_job(out);
-				if (ncols ? decode_row(jv, cols, ncols, strings, time_base, j, i, e) < 0
+				if (ncols ? decode_row(jv, cols, ncols, strings, time_base, j, i,
+						       e) < 0
 					  : codec_job_decode(jv, j, e) < 0) {
 					if (!ncols)
 						err_prefix(e, "snapshot.jobs[%zu]", i);
@@ -1051,7 +1065,8 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			}
 			size_t i;
 			json_t *nv;
-			json_array_foreach(val, i, nv) {
+			json_array_foreach(val, i, nv)
+			{
 				if (codec_node_decode(nv, snapshot_add_node(out), e) < 0) {
 					err_prefix(e, "snapshot.nodes[%zu]", i);
 					goto fail;
@@ -1077,7 +1092,8 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 				continue;
 			int64_t t = *(const int64_t *)((const char *)&out->jobs[i] + f->off), d;
 			if (__builtin_sub_overflow(t, out->now, &d)) {
-				err_set(e, GQ_EINVAL, "snapshot.jobs[%zu].%s: %lld is out of range of now (%lld)",
+				err_set(e, GQ_EINVAL,
+					"snapshot.jobs[%zu].%s: %lld is out of range of now (%lld)",
 					i, f->name, (long long)t, (long long)out->now);
 				goto fail;
 			}
@@ -1113,8 +1129,8 @@ struct arena_chunk {
 static struct arena_chunk *chunk_map(size_t need)
 {
 	size_t map = (sizeof(struct arena_chunk) + need + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	char *raw = mmap(NULL, map + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
+	char *raw =
+	    mmap(NULL, map + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (raw == MAP_FAILED)
 		return NULL;
 	uintptr_t at = ((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
@@ -1132,7 +1148,6 @@ static struct arena_chunk *chunk_map(size_t need)
 	c->cap = map - sizeof(*c);
 	return c;
 }
-
 
 #define ARENA_CHUNK (HUGE_PAGE - sizeof(struct arena_chunk))
 
@@ -1258,8 +1273,7 @@ void submission_release(struct submission *s)
 
 #define MAX_STRV 4096
 
-static int strv_decode(const json_t *v, const char *path, bool env, char ***out,
-		       struct gq_err *e)
+static int strv_decode(const json_t *v, const char *path, bool env, char ***out, struct gq_err *e)
 {
 	if (!json_is_array(v))
 		return type_error(e, path, "an array of strings", v);
@@ -1268,7 +1282,8 @@ static int strv_decode(const json_t *v, const char *path, bool env, char ***out,
 		return err_set(e, GQ_ETOOBIG, "%s: more than %d entries", path, MAX_STRV);
 	char **a = xcalloc(n + 1, sizeof(*a));
 	json_t *x;
-	json_array_foreach(v, i, x) {
+	json_array_foreach(v, i, x)
+	{
 		if (!json_is_string(x) || strlen(json_string_value(x)) != json_string_length(x)) {
 			strv_free(a);
 			return err_set(e, GQ_EINVAL, "%s[%zu]: expected a string without NUL", path,
@@ -1303,7 +1318,8 @@ int codec_submit_decode(const json_t *v, struct submission *out, struct gq_err *
 	job_init(&s.job);
 	const char *key;
 	json_t *val;
-	json_object_foreach(mut(v), key, val) {
+	json_object_foreach(mut(v), key, val)
+	{
 		char path[96];
 		snprintf(path, sizeof(path), "submission.%s", key);
 		const struct field *f = NULL;
@@ -1314,7 +1330,8 @@ int codec_submit_decode(const json_t *v, struct submission *out, struct gq_err *
 		if (f)
 			rc = decode_field(val, f, &s.job, path, e);
 		else if (!strcmp(key, "req"))
-			rc = decode_table(val, res_fields, NF(res_fields), &s.job.req, path, NULL, e);
+			rc = decode_table(val, res_fields, NF(res_fields), &s.job.req, path, NULL,
+					  e);
 		else if (!strcmp(key, "deps"))
 			rc = decode_deps(val, &s.job, "submission", e);
 		else if (!strcmp(key, "argv"))
@@ -1380,8 +1397,7 @@ int codec_job_from_text(const char *text, struct job *out, struct gq_err *e)
 	return rc;
 }
 
-char *codec_command_text(char *const *argv, const char *script, const char *cwd,
-			 char *const *env)
+char *codec_command_text(char *const *argv, const char *script, const char *cwd, char *const *env)
 {
 	json_t *o = json_object();
 	if (script)
@@ -1455,7 +1471,10 @@ static void put_str(struct buf *b, const char *s, size_t n)
 				}
 			}
 		} else {
-			size_t need = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+			size_t need = c >= 0xf0 && c < 0xf5   ? 4
+				      : c >= 0xe0	      ? 3
+				      : c >= 0xc2 && c < 0xe0 ? 2
+							      : 0;
 			bool ok = need > 0 && i + need <= n;
 			for (size_t k = 1; ok && k < need; k++)
 				if (((unsigned char)s[i + k] & 0xc0) != 0x80)
@@ -1609,7 +1628,8 @@ static void write_alloc(struct buf *b, const struct job *j)
 	char tmp[48];
 	put(b, "[", 1);
 	for (int i = 0; i < j->nalloc && i < GQ_MAX_ALLOC; i++) {
-		snprintf(tmp, sizeof(tmp), "%s{\"node\":%d,\"gpus\":[", i ? "," : "", j->alloc[i].node);
+		snprintf(tmp, sizeof(tmp), "%s{\"node\":%d,\"gpus\":[", i ? "," : "",
+			 j->alloc[i].node);
 		put(b, tmp, strlen(tmp));
 		bool first = true;
 		for (int g = 0; g < GQ_MAX_NODE_GPUS; g++)

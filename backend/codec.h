@@ -116,10 +116,10 @@ void codec_arena_reset(struct codec_arena *a);
  */
 struct submission {
 	struct job job; /* job_init() plus the fields given */
-	char **argv;    /* NULL-terminated, or NULL when a script is given */
-	char **env;     /* NULL-terminated, never NULL after a successful decode */
-	char *cwd;      /* NULL when not given */
-	char *script;   /* NULL when not given */
+	char **argv;	/* NULL-terminated, or NULL when a script is given */
+	char **env;	/* NULL-terminated, never NULL after a successful decode */
+	char *cwd;	/* NULL when not given */
+	char *script;	/* NULL when not given */
 };
 void submission_release(struct submission *s);
 json_t *codec_submit_encode(const struct submit_req *r);
@@ -187,8 +187,7 @@ char *codec_snapshot_text(const struct snapshot *s, enum codec_form form, size_t
  */
 char *codec_job_text(const struct job *j);
 int codec_job_from_text(const char *text, struct job *out, struct gq_err *e);
-char *codec_command_text(char *const *argv, const char *script, const char *cwd,
-			 char *const *env);
+char *codec_command_text(char *const *argv, const char *script, const char *cwd, char *const *env);
 int codec_command_from_text(const char *text, struct submission *out, struct gq_err *e);
 
 /* Error: {"error": {"code": "not_found", "message": "..."}}; the code is

@@ -21,9 +21,9 @@
 struct native {
 	struct backend b;
 	CURL *curl;
-	char *unix_path;  /* NULL for TCP */
-	char *base;       /* "http://gq" or "http://HOST:PORT" */
-	char *auth;       /* "Authorization: Bearer ..." or NULL */
+	char *unix_path; /* NULL for TCP */
+	char *base;	 /* "http://gq" or "http://HOST:PORT" */
+	char *auth;	 /* "Authorization: Bearer ..." or NULL */
 	char *describe;
 	/* Headers of the last answer that we care about. */
 	int64_t next_offset;
@@ -108,12 +108,15 @@ static int http(struct native *nt, const char *method, const char *path, const c
 	curl_slist_free_all(hdr);
 	if (cc != CURLE_OK) {
 		if (cc == CURLE_WRITE_ERROR)
-			return err_set(e, GQ_ETOOBIG, "answer from %s is over %zu MiB", nt->describe,
-				       MAX_ANSWER >> 20);
+			return err_set(e, GQ_ETOOBIG, "answer from %s is over %zu MiB",
+				       nt->describe, MAX_ANSWER >> 20);
 		if (cc == CURLE_OPERATION_TIMEDOUT)
-			return err_set(e, GQ_EUNAVAIL, "%s did not answer in time; check that it runs ('gq version' and its log)",
+			return err_set(e, GQ_EUNAVAIL,
+				       "%s did not answer in time; check that it runs ('gq "
+				       "version' and its log)",
 				       nt->describe);
-		return err_set(e, GQ_EUNAVAIL, "cannot reach %s: %s; start it with 'gq serve' or set GQ_SERVER",
+		return err_set(e, GQ_EUNAVAIL,
+			       "cannot reach %s: %s; start it with 'gq serve' or set GQ_SERVER",
 			       nt->describe, curl_easy_strerror(cc));
 	}
 	long status = 0;
@@ -124,10 +127,11 @@ static int http(struct native *nt, const char *method, const char *path, const c
 	struct gq_err pe = GQ_ERR_INIT;
 	if (codec_parse(out->data ? out->data : "", out->len, &v, &pe) < 0 ||
 	    codec_error_decode(v, e) < 0)
-		err_set(e, status == 401 || status == 403 ? GQ_EPERM
-			   : status == 404		  ? GQ_ENOENT
-			   : status == 507		  ? GQ_ENOSPACE
-						  : GQ_EINTERNAL,
+		err_set(e,
+			status == 401 || status == 403 ? GQ_EPERM
+			: status == 404		       ? GQ_ENOENT
+			: status == 507		       ? GQ_ENOSPACE
+						       : GQ_EINTERNAL,
 			"unexpected answer from %s (HTTP %ld)", nt->describe, status);
 	json_decref(v);
 	return -1;
@@ -322,19 +326,20 @@ static int n_override(struct backend *b, int64_t id, enum tier tier, bool clear,
 	return rc;
 }
 
-static int n_logs(struct backend *b, int64_t id, const char *stream, int64_t offset, struct buf *out,
-		  int64_t *next, struct gq_err *e)
+static int n_logs(struct backend *b, int64_t id, const char *stream, int64_t offset,
+		  struct buf *out, int64_t *next, struct gq_err *e)
 {
 	struct native *nt = N(b);
 	char path[160];
-	snprintf(path, sizeof(path), "/v1/jobs/%" PRId64 "/logs?stream=%s&offset=%" PRId64, id, stream,
-		 offset);
+	snprintf(path, sizeof(path), "/v1/jobs/%" PRId64 "/logs?stream=%s&offset=%" PRId64, id,
+		 stream, offset);
 	struct buf tmp;
 	buf_init(&tmp, MAX_ANSWER);
 	int rc = http(nt, "GET", path, NULL, NULL, 0, &tmp, e);
 	if (rc == 0) {
 		if (buf_add(out, tmp.data ? tmp.data : "", tmp.len) < 0)
-			rc = err_set(e, GQ_ETOOBIG, "log of job %" PRId64 " is too big to hold", id);
+			rc =
+			    err_set(e, GQ_ETOOBIG, "log of job %" PRId64 " is too big to hold", id);
 		else
 			*next = nt->have_next_offset ? nt->next_offset : offset + (int64_t)tmp.len;
 	}
@@ -386,7 +391,8 @@ static int n_get_query(struct backend *b, const char *path, const char *query, c
 		       struct gq_err *e)
 {
 	char full[512];
-	snprintf(full, sizeof(full), "%s%s%s", path, query && *query ? "?" : "", query ? query : "");
+	snprintf(full, sizeof(full), "%s%s%s", path, query && *query ? "?" : "",
+		 query ? query : "");
 	return n_get_text(b, full, json, e);
 }
 
@@ -461,27 +467,27 @@ static void n_close(struct backend *b)
 }
 
 static const struct backend_ops native_ops = {
-	.name = "native",
-	.ping = n_ping,
-	.snapshot = n_snapshot,
-	.job = n_job,
-	.submit = n_submit,
-	.cancel = n_cancel,
-	.hold = n_hold,
-	.release = n_release,
-	.requeue = n_requeue,
-	.override = n_override,
-	.confirm = n_confirm,
-	.checkpoint = n_checkpoint,
-	.logs = n_logs,
-	.events = n_events,
-	.stats = n_stats,
-	.preemptions = n_preemptions,
-	.reclaim = n_reclaim,
-	.clock = n_clock,
-	.policy_apply = n_policy_apply,
-	.describe = n_describe,
-	.close = n_close,
+    .name = "native",
+    .ping = n_ping,
+    .snapshot = n_snapshot,
+    .job = n_job,
+    .submit = n_submit,
+    .cancel = n_cancel,
+    .hold = n_hold,
+    .release = n_release,
+    .requeue = n_requeue,
+    .override = n_override,
+    .confirm = n_confirm,
+    .checkpoint = n_checkpoint,
+    .logs = n_logs,
+    .events = n_events,
+    .stats = n_stats,
+    .preemptions = n_preemptions,
+    .reclaim = n_reclaim,
+    .clock = n_clock,
+    .policy_apply = n_policy_apply,
+    .describe = n_describe,
+    .close = n_close,
 };
 
 static struct backend *native_open(const struct backend_target *t, struct gq_err *e)
@@ -513,7 +519,8 @@ static struct backend *native_open(const struct backend_target *t, struct gq_err
 			nt->auth = xasprintf("Authorization: Bearer %s", tok);
 		}
 	} else {
-		err_set(e, GQ_EINVAL, "bad server address '%s'; use 'unix:/PATH' or 'http://HOST:PORT'",
+		err_set(e, GQ_EINVAL,
+			"bad server address '%s'; use 'unix:/PATH' or 'http://HOST:PORT'",
 			t->server);
 		goto fail;
 	}
@@ -533,6 +540,6 @@ fail:
 }
 
 const struct backend_impl backend_native = {
-	.name = "native",
-	.open = native_open,
+    .name = "native",
+    .open = native_open,
 };

@@ -19,7 +19,7 @@ const struct cmd_entry *const cmd_table[] = {
 #define CMD(name) &cmd_##name,
 #include "commands.h"
 #undef CMD
-	NULL,
+    NULL,
 };
 
 const struct cmd_entry *cmd_find(const char *name)
@@ -142,7 +142,8 @@ int cmd_getopt(const struct cmd_entry *c, int argc, char **argv, const char *sho
 		return CMD_OPT_ERROR;
 	}
 	case '?': {
-		const char *arg = optind - 1 < argc && optind - 1 >= prev ? argv[optind - 1] : argv[prev];
+		const char *arg =
+		    optind - 1 < argc && optind - 1 >= prev ? argv[optind - 1] : argv[prev];
 		if (optopt && (!arg || arg[0] != '-' || arg[1] != '-'))
 			cmd_usage_error(c, "unknown option '-%c'", optopt);
 		else if (optopt)
@@ -322,8 +323,8 @@ char *cmd_time(int64_t t, int64_t now, char *out, size_t size)
 		out[4] = (char)('0' + a.tm_min % 10);
 		out[5] = '\0';
 	} else {
-		strftime(out, size, a.tm_year == b.tm_year && a.tm_yday == b.tm_yday ? "%H:%M"
-										       : "%b %d %H:%M",
+		strftime(out, size,
+			 a.tm_year == b.tm_year && a.tm_yday == b.tm_yday ? "%H:%M" : "%b %d %H:%M",
 			 &a);
 	}
 	return out;

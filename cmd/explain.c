@@ -101,7 +101,8 @@ void explain_eta(const struct explain_set *x, const struct explain *ex, struct b
 	}
 	buf_addstr(out, tm(x, p->start, a, sizeof(a)));
 	if (p->low != p->high)
-		buf_printf(out, " (range %s-%s)", tm(x, p->low, b, sizeof(b)), tm(x, p->high, c, sizeof(c)));
+		buf_printf(out, " (range %s-%s)", tm(x, p->low, b, sizeof(b)),
+			   tm(x, p->high, c, sizeof(c)));
 }
 
 void explain_short(const struct explain *ex, struct buf *out)
@@ -160,7 +161,8 @@ static void need_text(const struct job_res *r, struct buf *out)
 	if (r->same_node)
 		buf_addstr(out, " on one node");
 	if (r->cpus)
-		buf_printf(out, "%s%d CPU%s", r->mem_mb ? ", " : " and ", r->cpus, r->cpus == 1 ? "" : "s");
+		buf_printf(out, "%s%d CPU%s", r->mem_mb ? ", " : " and ", r->cpus,
+			   r->cpus == 1 ? "" : "s");
 	if (r->mem_mb)
 		buf_printf(out, " and %s of memory", size_format(r->mem_mb, t, sizeof(t)));
 }
@@ -187,7 +189,8 @@ static void reason_detail(const struct explain_set *x, const struct explain *ex,
 		buf_addstr(out, ").");
 		break;
 	case REASON_WINDOW:
-		buf_printf(out, " Queue %s is paused until %s.", j->queue, tm(x, it->until, t, sizeof(t)));
+		buf_printf(out, " Queue %s is paused until %s.", j->queue,
+			   tm(x, it->until, t, sizeof(t)));
 		break;
 	case REASON_COOLDOWN:
 		buf_printf(out, " Preempted recently; may start again at %s.",
@@ -195,15 +198,16 @@ static void reason_detail(const struct explain_set *x, const struct explain *ex,
 		break;
 	case REASON_QUOTA:
 		if (!strcmp(it->detail, "dept"))
-			buf_printf(out, " Department %s used %.0f of its %.0f GPU-hours this month.", j->dept,
-				   it->used, it->limit);
+			buf_printf(out,
+				   " Department %s used %.0f of its %.0f GPU-hours this month.",
+				   j->dept, it->used, it->limit);
 		else
-			buf_printf(out, " Queue %s holds %.0f GPUs of its limit %.0f.", j->queue, it->used,
-				   it->limit);
+			buf_printf(out, " Queue %s holds %.0f GPUs of its limit %.0f.", j->queue,
+				   it->used, it->limit);
 		break;
 	case REASON_UNSATISFIABLE:
-		buf_printf(out, " It asks for %d GPUs; at most %d could ever be given (%s).", it->need,
-			   it->have, it->detail);
+		buf_printf(out, " It asks for %d GPUs; at most %d could ever be given (%s).",
+			   it->need, it->have, it->detail);
 		break;
 	case REASON_MISMATCH:
 		buf_printf(out, " %d GPUs are free but only %d match.", it->free, it->have);
@@ -211,12 +215,13 @@ static void reason_detail(const struct explain_set *x, const struct explain *ex,
 	case REASON_RESOURCES:
 		if (it->detail[0])
 			buf_printf(out, " No node it can use has the %s it asks for free.",
-				   !strcmp(it->detail, "cpus") ? "CPUs"
+				   !strcmp(it->detail, "cpus")	? "CPUs"
 				   : !strcmp(it->detail, "mem") ? "memory"
 								: "CPUs and memory");
 		break;
 	case REASON_HEADROOM:
-		buf_printf(out, " %d GPUs are free but %.0f are held back for P0.", it->free, it->limit);
+		buf_printf(out, " %d GPUs are free but %.0f are held back for P0.", it->free,
+			   it->limit);
 		break;
 	default:
 		break;
@@ -227,7 +232,10 @@ static void waits_text(const struct why *w, struct buf *out)
 {
 	int n = w->nwaits;
 	for (int i = 0; i < n; i++)
-		buf_printf(out, "%s#%lld", i == 0 ? "" : i == n - 1 ? " and " : ", ",
+		buf_printf(out, "%s#%lld",
+			   i == 0	? ""
+			   : i == n - 1 ? " and "
+					: ", ",
 			   (long long)w->waits[i].job);
 	buf_addstr(out, n == 1 ? " ends" : " end");
 }
@@ -249,8 +257,8 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 		int shown = w->nahead < 3 ? w->nahead : 3;
 		for (int i = 0; i < shown; i++)
 			buf_printf(out, "%s%s #%lld weight %.1f", i ? ", " : "",
-				   tier_name(w->ahead_first[i].tier), (long long)w->ahead_first[i].job,
-				   w->ahead_first[i].weight);
+				   tier_name(w->ahead_first[i].tier),
+				   (long long)w->ahead_first[i].job, w->ahead_first[i].weight);
 		if (w->ahead > shown)
 			buf_addstr(out, ", …");
 		buf_addstr(out, ");");
@@ -259,7 +267,8 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 	}
 	buf_printf(out, " your weight %.1f = %.0f × (1 + %.1f)", w->weight, w->base, w->c);
 	if (w->rises)
-		buf_printf(out, ", rises to %.1f at %s", w->rise_weight, tm(x, w->rise_at, t, sizeof(t)));
+		buf_printf(out, ", rises to %.1f at %s", w->rise_weight,
+			   tm(x, w->rise_at, t, sizeof(t)));
 	buf_addstr(out, ". Needs ");
 	need_text(&j->req, out);
 	if (j->req.gpus)
@@ -298,7 +307,8 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 		buf_addstr(out, " when its queue has room under its quota");
 		break;
 	case GATE_PERMIT:
-		buf_addstr(out, " when its starvation permit lets it take free GPUs ahead of its turn");
+		buf_addstr(out,
+			   " when its starvation permit lets it take free GPUs ahead of its turn");
 		break;
 	case GATE_NOW:
 	case GATE_COUNT:
@@ -331,28 +341,34 @@ void explain_sooner(const struct explain_set *x, const struct explain *ex, struc
 			buf_printf(out, "Release it: gq release %lld\n", (long long)j->id);
 			break;
 		case HINT_CANCEL:
-			buf_printf(out, "It can never run: cancel it (gq cancel %lld) and resubmit\n",
+			buf_printf(out,
+				   "It can never run: cancel it (gq cancel %lld) and resubmit\n",
 				   (long long)j->id);
 			break;
 		case HINT_FEWER_GPUS:
-			buf_printf(out, "Ask for %lld GPU%s or fewer: that would fit\n", (long long)h->value,
-				   h->value == 1 ? "" : "s");
+			buf_printf(out, "Ask for %lld GPU%s or fewer: that would fit\n",
+				   (long long)h->value, h->value == 1 ? "" : "s");
 			break;
 		case HINT_ANY_GPU_TYPE:
-			buf_printf(out, "Drop --gpu-type / --gpu-mem: GPUs of another kind are free now\n");
+			buf_printf(
+			    out,
+			    "Drop --gpu-type / --gpu-mem: GPUs of another kind are free now\n");
 			break;
 		case HINT_SPREAD:
 			buf_printf(out, "Drop --same-node: enough GPUs are free across nodes\n");
 			break;
 		case HINT_SHORTER_ESTIMATE:
-			buf_printf(out, "An --estimate of %s or less would let it start now, in a gap\n",
+			buf_printf(out,
+				   "An --estimate of %s or less would let it start now, in a gap\n",
 				   dur_format(h->value, d, sizeof(d)));
 			break;
 		case HINT_QUEUE:
 			buf_printf(out, "Queue %s has room now (--queue %s)\n", h->arg, h->arg);
 			break;
 		case HINT_PROMOTE:
-			buf_printf(out, "Tier P%lld would put it ahead, if the work qualifies (admin: gq prio --reason TEXT %lld P%lld)\n",
+			buf_printf(out,
+				   "Tier P%lld would put it ahead, if the work qualifies (admin: "
+				   "gq prio --reason TEXT %lld P%lld)\n",
 				   (long long)h->value, (long long)j->id, (long long)h->value);
 			break;
 		case HINT_COUNT:
@@ -403,15 +419,16 @@ void explain_preempt(const struct explain_set *x, const struct explain *ex,
 static const struct {
 	const char *one, *many, *rest;
 } rule_words[PREEMPT_RULE_COUNT] = {
-	[PREEMPT_RULE_TIER] = {"is", "are", "not of a lower tier"},
-	[PREEMPT_RULE_CHECKPOINT] = {"has", "have", "no saved checkpoint to resume from"},
-	[PREEMPT_RULE_PROTECTED] = {"has", "have", "run longer than the protection of"},
-	[PREEMPT_RULE_COOLDOWN] = {"was", "were", "preempted too recently (cooldown)"},
-	[PREEMPT_RULE_BUDGET] = {"is", "are", "in a queue out of preemptions this hour"},
-	[PREEMPT_RULE_TRIAL] = {"is", "are", "outside the trial queues"},
-	[PREEMPT_RULE_DEPARTMENT] = {"is", "are", "of another department, and its own has too few peak preemptions left"},
-	[PREEMPT_RULE_MISMATCH] = {"holds", "hold", "no GPU of the kind it needs"},
-	[PREEMPT_RULE_ENDS_SOON] = {"is", "are", "P0 expected to end soon, waited for instead"},
+    [PREEMPT_RULE_TIER] = {"is", "are", "not of a lower tier"},
+    [PREEMPT_RULE_CHECKPOINT] = {"has", "have", "no saved checkpoint to resume from"},
+    [PREEMPT_RULE_PROTECTED] = {"has", "have", "run longer than the protection of"},
+    [PREEMPT_RULE_COOLDOWN] = {"was", "were", "preempted too recently (cooldown)"},
+    [PREEMPT_RULE_BUDGET] = {"is", "are", "in a queue out of preemptions this hour"},
+    [PREEMPT_RULE_TRIAL] = {"is", "are", "outside the trial queues"},
+    [PREEMPT_RULE_DEPARTMENT] =
+	{"is", "are", "of another department, and its own has too few peak preemptions left"},
+    [PREEMPT_RULE_MISMATCH] = {"holds", "hold", "no GPU of the kind it needs"},
+    [PREEMPT_RULE_ENDS_SOON] = {"is", "are", "P0 expected to end soon, waited for instead"},
 };
 
 static void victims_text(const struct preempt_plan *pp, struct buf *out)
@@ -419,8 +436,10 @@ static void victims_text(const struct preempt_plan *pp, struct buf *out)
 	for (size_t i = 0; i < pp->nvictims; i++) {
 		const struct preempt_victim *v = &pp->victims[i];
 		buf_printf(out, "%s#%lld (%s, %d GPU%s)",
-			   i == 0 ? "" : i + 1 == pp->nvictims ? " and " : ", ", (long long)v->job,
-			   tier_name(v->tier), v->gpus, v->gpus == 1 ? "" : "s");
+			   i == 0		   ? ""
+			   : i + 1 == pp->nvictims ? " and "
+						   : ", ",
+			   (long long)v->job, tier_name(v->tier), v->gpus, v->gpus == 1 ? "" : "s");
 	}
 }
 
@@ -443,16 +462,22 @@ void explain_preempt_text(const struct explain_set *x, const struct explain *ex,
 		return;
 	case PREEMPT_NOT_NEEDED:
 		if (pp->stopping)
-			buf_addstr(out, "Preemption: under way; the GPUs of the jobs being stopped will be enough.");
+			buf_addstr(out, "Preemption: under way; the GPUs of the jobs being stopped "
+					"will be enough.");
 		else if (pp->permit)
-			buf_addstr(out, "Preemption: not needed; its starvation permit lets it start on free GPUs ahead of its turn.");
+			buf_addstr(out, "Preemption: not needed; its starvation permit lets it "
+					"start on free GPUs ahead of its turn.");
 		return;
 	case PREEMPT_NO_RIGHTS:
-		buf_printf(out, "Preemption: none; department %s has spent its peak preemptions this month.",
-			   ex->job->dept);
+		buf_printf(
+		    out,
+		    "Preemption: none; department %s has spent its peak preemptions this month.",
+		    ex->job->dept);
 		return;
 	case PREEMPT_WAIT:
-		buf_printf(out, "Preemption: its starvation permit waits for P0 #%lld, expected to end %s, instead of preempting it.",
+		buf_printf(out,
+			   "Preemption: its starvation permit waits for P0 #%lld, expected to end "
+			   "%s, instead of preempting it.",
 			   (long long)pp->wait_for, cmd_time(pp->wait_until, s->now, t, sizeof(t)));
 		return;
 	case PREEMPT_NONE:
@@ -472,8 +497,8 @@ void explain_preempt_text(const struct explain_set *x, const struct explain *ex,
 		int n = pp->excluded[r];
 		if (!n)
 			continue;
-		buf_printf(out, "%s%d %s %s", sep, n, n == 1 ? rule_words[r].one : rule_words[r].many,
-			   rule_words[r].rest);
+		buf_printf(out, "%s%d %s %s", sep, n,
+			   n == 1 ? rule_words[r].one : rule_words[r].many, rule_words[r].rest);
 		if (r == PREEMPT_RULE_PROTECTED)
 			buf_printf(out, " %s", dur_format(s->policy.protect, t, sizeof(t)));
 		sep = ", ";

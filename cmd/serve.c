@@ -78,8 +78,9 @@ static int serve_exec(int argc, char **argv)
 			if (!(v = arg_value(argc, argv, &i, "--listen")))
 				goto missing;
 			if (strncmp(v, "unix:", 5) != 0 && !strchr(v, ':')) {
-				rc = cmd_usage_error(&cmd_serve,
-						     "--listen '%s': expected unix:PATH or HOST:PORT", v);
+				rc = cmd_usage_error(
+				    &cmd_serve, "--listen '%s': expected unix:PATH or HOST:PORT",
+				    v);
 				goto out;
 			}
 			listen[cfg.nlisten++] = (char *)(uintptr_t)v;
@@ -122,7 +123,8 @@ static int serve_exec(int argc, char **argv)
 			if (parse_size_mb(v, &cfg.mem_mb, &e) < 0 || cfg.mem_mb < 1 ||
 			    cfg.mem_mb > GQ_MAX_REQ_MEM_MB) {
 				rc = cmd_usage_error(&cmd_serve, "--mem: %s",
-						     e.msg[0] ? e.msg : "use a size from 1M to 1048576T");
+						     e.msg[0] ? e.msg
+							      : "use a size from 1M to 1048576T");
 				goto out;
 			}
 		} else if (is_opt(a, "--tokens")) {
@@ -141,8 +143,9 @@ static int serve_exec(int argc, char **argv)
 			if (!(v = arg_value(argc, argv, &i, "--log-level")))
 				goto missing;
 			if (log_level_parse(v, &cfg.log_level) < 0) {
-				rc = cmd_usage_error(&cmd_serve,
-						     "--log-level '%s': use debug, info, warn or error", v);
+				rc = cmd_usage_error(
+				    &cmd_serve, "--log-level '%s': use debug, info, warn or error",
+				    v);
 				goto out;
 			}
 		} else {
@@ -156,10 +159,11 @@ static int serve_exec(int argc, char **argv)
 	}
 	for (int i = 0; i < cfg.nlisten; i++)
 		if (strncmp(listen[i], "unix:", 5) != 0 && !cfg.tokens_file) {
-			rc = cmd_usage_error(&cmd_serve,
-					     "--listen '%s' is TCP: give --tokens FILE so that callers "
-					     "can be identified",
-					     listen[i]);
+			rc = cmd_usage_error(
+			    &cmd_serve,
+			    "--listen '%s' is TCP: give --tokens FILE so that callers "
+			    "can be identified",
+			    listen[i]);
 			goto out;
 		}
 	if (cfg.nlisten == 0) {
@@ -182,8 +186,8 @@ static int serve_exec(int argc, char **argv)
 	int64_t log_max = 10 << 20;
 	const char *lm = getenv("GQ_SERVE_LOG_MAX");
 	if (lm && lm[0] && parse_int64(lm, 0, INT64_MAX / 4, &log_max, &e) < 0) {
-		rc = cmd_usage_error(&cmd_serve, "GQ_SERVE_LOG_MAX '%s': %s (bytes; 0 for no cap)", lm,
-				     e.msg);
+		rc = cmd_usage_error(&cmd_serve, "GQ_SERVE_LOG_MAX '%s': %s (bytes; 0 for no cap)",
+				     lm, e.msg);
 		goto out;
 	}
 	log_set_rotation(log_max);
@@ -203,11 +207,12 @@ out:
 }
 
 const struct cmd_entry cmd_serve = {
-	.name = "serve",
-	.usage = "[--listen ADDR]... [--state-dir DIR] [--gpus N] [--gpu-model NAME] [--gpu-mem SIZE] "
-		 "[--cpus N] [--mem SIZE] [--tokens FILE] [--admin-group GROUP] [--policy-repo REPO] [--manual-clock] "
-		 "[--log-level LEVEL]",
-	.summary = "run the single-machine scheduler in the foreground",
-	.flags = 0,
-	.exec = serve_exec,
+    .name = "serve",
+    .usage = "[--listen ADDR]... [--state-dir DIR] [--gpus N] [--gpu-model NAME] [--gpu-mem SIZE] "
+	     "[--cpus N] [--mem SIZE] [--tokens FILE] [--admin-group GROUP] [--policy-repo REPO] "
+	     "[--manual-clock] "
+	     "[--log-level LEVEL]",
+    .summary = "run the single-machine scheduler in the foreground",
+    .flags = 0,
+    .exec = serve_exec,
 };

@@ -93,8 +93,8 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 		row("state", "%s", job_state_name(j->state));
 	row("queue", "%s (department %s)", j->queue, j->dept[0] ? j->dept : "-");
 	if (j->ovr.set)
-		row("tier", "%s, overridden to %s by %s: %s", tier_name(j->tier), tier_name(j->ovr.tier),
-		    j->ovr.actor, j->ovr.reason);
+		row("tier", "%s, overridden to %s by %s: %s", tier_name(j->tier),
+		    tier_name(j->ovr.tier), j->ovr.actor, j->ovr.reason);
 	else
 		row("tier", "%s", tier_name(j->tier));
 	req_text(&j->req, &b);
@@ -109,7 +109,8 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 		row("started", "%s", cmd_time(j->start_time, now, t1, sizeof(t1)));
 	if (j->end_time && !job_state_active(j->state))
 		row("ended", "%s (ran %s)", cmd_time(j->end_time, now, t1, sizeof(t1)),
-		    dur_format(j->end_time - (j->start_time ? j->start_time : j->end_time), d, sizeof(d)));
+		    dur_format(j->end_time - (j->start_time ? j->start_time : j->end_time), d,
+			       sizeof(d)));
 	if (j->estimate)
 		row("estimate", "%s", dur_format(j->estimate, d, sizeof(d)));
 	if (j->time_limit)
@@ -118,9 +119,11 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 		buf_reset(&b);
 		buf_addstr(&b, j->checkpointable ? "yes" : "no");
 		if (j->last_checkpoint)
-			buf_printf(&b, ", last saved %s", cmd_time(j->last_checkpoint, now, t1, sizeof(t1)));
+			buf_printf(&b, ", last saved %s",
+				   cmd_time(j->last_checkpoint, now, t1, sizeof(t1)));
 		if (j->restarts)
-			buf_printf(&b, ", restarted %d time%s", j->restarts, j->restarts == 1 ? "" : "s");
+			buf_printf(&b, ", restarted %d time%s", j->restarts,
+				   j->restarts == 1 ? "" : "s");
 		row("checkpoint", "%s", b.data);
 	}
 	if (j->not_before > now)
@@ -181,9 +184,9 @@ static int show_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_show = {
-	.name = "show",
-	.usage = "[--json] JOB",
-	.summary = "show everything about one job",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = show_exec,
+    .name = "show",
+    .usage = "[--json] JOB",
+    .summary = "show everything about one job",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = show_exec,
 };

@@ -42,22 +42,22 @@ enum {
 };
 
 static const struct option longopts[] = {
-	{"gpus", required_argument, NULL, O_GPUS},
-	{"gpu-type", required_argument, NULL, O_GPU_TYPE},
-	{"gpu-mem", required_argument, NULL, O_GPU_MEM},
-	{"same-node", no_argument, NULL, O_SAME_NODE},
-	{"cpus", required_argument, NULL, O_CPUS},
-	{"mem", required_argument, NULL, O_MEM},
-	{"tier", required_argument, NULL, O_TIER},
-	{"queue", required_argument, NULL, O_QUEUE},
-	{"name", required_argument, NULL, O_NAME},
-	{"time-limit", required_argument, NULL, O_TIME_LIMIT},
-	{"estimate", required_argument, NULL, O_ESTIMATE},
-	{"checkpointable", no_argument, NULL, O_CHECKPOINTABLE},
-	{"after", required_argument, NULL, O_AFTER},
-	{"hold", no_argument, NULL, O_HOLD},
-	{"json", no_argument, NULL, O_JSON},
-	{0, 0, 0, 0},
+    {"gpus", required_argument, NULL, O_GPUS},
+    {"gpu-type", required_argument, NULL, O_GPU_TYPE},
+    {"gpu-mem", required_argument, NULL, O_GPU_MEM},
+    {"same-node", no_argument, NULL, O_SAME_NODE},
+    {"cpus", required_argument, NULL, O_CPUS},
+    {"mem", required_argument, NULL, O_MEM},
+    {"tier", required_argument, NULL, O_TIER},
+    {"queue", required_argument, NULL, O_QUEUE},
+    {"name", required_argument, NULL, O_NAME},
+    {"time-limit", required_argument, NULL, O_TIME_LIMIT},
+    {"estimate", required_argument, NULL, O_ESTIMATE},
+    {"checkpointable", no_argument, NULL, O_CHECKPOINTABLE},
+    {"after", required_argument, NULL, O_AFTER},
+    {"hold", no_argument, NULL, O_HOLD},
+    {"json", no_argument, NULL, O_JSON},
+    {0, 0, 0, 0},
 };
 
 struct opts {
@@ -71,7 +71,8 @@ struct opts {
 static int size_bound(const char *arg, int64_t mb, struct gq_err *e)
 {
 	if (mb > GQ_MAX_REQ_MEM_MB)
-		return err_set(e, GQ_EINVAL, "'%s' is more than any machine has (at most 1048576T)", arg);
+		return err_set(e, GQ_EINVAL, "'%s' is more than any machine has (at most 1048576T)",
+			       arg);
 	return 0;
 }
 
@@ -89,8 +90,9 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 		break;
 	case O_GPU_TYPE:
 		if (!name_valid(arg) || !STR_COPY(j->req.gpu_type, arg))
-			return cmd_usage_error(c, "%s--gpu-type: bad GPU model '%s'; use a model name like 'a100'",
-					       where, arg);
+			return cmd_usage_error(
+			    c, "%s--gpu-type: bad GPU model '%s'; use a model name like 'a100'",
+			    where, arg);
 		break;
 	case O_GPU_MEM:
 		if (parse_size_mb(arg, &v, &e) < 0 || size_bound(arg, v, &e) < 0)
@@ -112,16 +114,20 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 		break;
 	case O_TIER:
 		if (tier_parse(arg, &j->tier, &e) < 0)
-			return cmd_usage_error(c, "%s--tier: bad tier '%s'; use P0, P1 or P2", where, arg);
+			return cmd_usage_error(c, "%s--tier: bad tier '%s'; use P0, P1 or P2",
+					       where, arg);
 		break;
 	case O_QUEUE:
 		if (!name_valid(arg) || !STR_COPY(j->queue, arg))
-			return cmd_usage_error(c, "%s--queue: bad queue name '%s'; see 'gq ls' for queues",
-					       where, arg);
+			return cmd_usage_error(
+			    c, "%s--queue: bad queue name '%s'; see 'gq ls' for queues", where,
+			    arg);
 		break;
 	case O_NAME:
 		if (!label_valid(arg) || !STR_COPY(j->name, arg))
-			return cmd_usage_error(c, "%s--name: bad job name '%s'; use 1-63 printable characters without spaces",
+			return cmd_usage_error(c,
+					       "%s--name: bad job name '%s'; use 1-63 printable "
+					       "characters without spaces",
 					       where, arg);
 		o->name_set = true;
 		break;
@@ -129,7 +135,8 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 	case O_ESTIMATE:
 		if (dur_parse(arg, &v, &e) < 0)
 			return cmd_usage_error(c, "%s--%s: %s", where,
-					       opt == O_ESTIMATE ? "estimate" : "time-limit", e.msg);
+					       opt == O_ESTIMATE ? "estimate" : "time-limit",
+					       e.msg);
 		if (v <= 0)
 			return cmd_usage_error(c, "%s--%s: must be more than 0 seconds", where,
 					       opt == O_ESTIMATE ? "estimate" : "time-limit");
@@ -142,13 +149,17 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 		char tmp[256];
 		if (!STR_COPY(tmp, arg))
 			return cmd_usage_error(c, "%s--after: list too long", where);
-		for (char *save = NULL, *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		for (char *save = NULL, *t = strtok_r(tmp, ",", &save); t;
+		     t = strtok_r(NULL, ",", &save)) {
 			const char *p = t[0] == '#' ? t + 1 : t;
 			if (parse_int64(p, 1, INT64_MAX / 2, &v, &e) < 0)
-				return cmd_usage_error(c, "%s--after: '%s' is not a job id (a positive number like 42)",
-						       where, t);
+				return cmd_usage_error(
+				    c,
+				    "%s--after: '%s' is not a job id (a positive number like 42)",
+				    where, t);
 			if (j->ndeps >= GQ_MAX_DEPS)
-				return cmd_usage_error(c, "%s--after: at most %d jobs", where, GQ_MAX_DEPS);
+				return cmd_usage_error(c, "%s--after: at most %d jobs", where,
+						       GQ_MAX_DEPS);
 			j->deps[j->ndeps++] = v;
 		}
 		if (!j->ndeps)
@@ -236,15 +247,17 @@ static int apply_script(struct opts *o, const char *path, const char *text)
 			if (opt == CMD_OPT_HELP || opt == CMD_OPT_ERROR) {
 				rc = EXIT_USAGE;
 				if (opt == CMD_OPT_ERROR)
-					fprintf(stderr, "gq submit: (in %.*s)\n", (int)strlen(where) - 2, where);
+					fprintf(stderr, "gq submit: (in %.*s)\n",
+						(int)strlen(where) - 2, where);
 				break;
 			}
 			if ((rc = apply(o, opt, optarg, where)) != EXIT_OK)
 				break;
 		}
 		if (rc == EXIT_OK && optind < n + 1)
-			rc = cmd_usage_error(c, "%sunexpected '%s' (only options belong on #GQ lines)", where,
-					     words[optind]);
+			rc = cmd_usage_error(c,
+					     "%sunexpected '%s' (only options belong on #GQ lines)",
+					     where, words[optind]);
 	}
 	free(copy);
 	return rc;
@@ -254,8 +267,10 @@ static int read_script(const char *path, char **out)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
-		return cmd_usage_error(&cmd_submit, "cannot read script '%s': %s (to run a command, put it after '--')",
-				       path, strerror(errno));
+		return cmd_usage_error(
+		    &cmd_submit,
+		    "cannot read script '%s': %s (to run a command, put it after '--')", path,
+		    strerror(errno));
 	struct buf b;
 	buf_init(&b, MAX_SCRIPT);
 	char chunk[8192];
@@ -263,17 +278,22 @@ static int read_script(const char *path, char **out)
 	int rc = EXIT_OK;
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
 		if (buf_add(&b, chunk, n) < 0) {
-			rc = cmd_usage_error(&cmd_submit, "script '%s' is over 1 MiB; run it with 'gq submit -- sh %s'",
-					     path, path);
+			rc = cmd_usage_error(
+			    &cmd_submit,
+			    "script '%s' is over 1 MiB; run it with 'gq submit -- sh %s'", path,
+			    path);
 			break;
 		}
 	}
 	if (rc == EXIT_OK && ferror(f))
-		rc = cmd_usage_error(&cmd_submit, "cannot read script '%s': %s", path, strerror(errno));
+		rc = cmd_usage_error(&cmd_submit, "cannot read script '%s': %s", path,
+				     strerror(errno));
 	fclose(f);
 	if (rc == EXIT_OK && memchr(b.data ? b.data : "", '\0', b.len))
-		rc = cmd_usage_error(&cmd_submit, "'%s' is not a text script; to run a program use 'gq submit -- %s'",
-				     path, path);
+		rc = cmd_usage_error(
+		    &cmd_submit,
+		    "'%s' is not a text script; to run a program use 'gq submit -- %s'", path,
+		    path);
 	if (rc == EXIT_OK)
 		*out = buf_detach(&b);
 	buf_release(&b);
@@ -307,7 +327,9 @@ static char **job_env(void)
 			continue;
 		if (!utf8_valid(v)) {
 			const char *eq = strchr(v, '=');
-			fprintf(stderr, "gq: warning: environment variable '%.*s' is not UTF-8; the job will not see it\n",
+			fprintf(stderr,
+				"gq: warning: environment variable '%.*s' is not UTF-8; the job "
+				"will not see it\n",
 				eq ? (int)(eq - v) : 0, v);
 			continue;
 		}
@@ -354,11 +376,14 @@ static int submit_exec(int argc, char **argv)
 	char **env = NULL;
 	int rc = EXIT_OK;
 	if (nargs == 0)
-		return cmd_usage_error(c, dashdash ? "no command after '--'"
-						   : "nothing to run; give '-- COMMAND [ARG...]' or a script");
+		return cmd_usage_error(
+		    c, dashdash ? "no command after '--'"
+				: "nothing to run; give '-- COMMAND [ARG...]' or a script");
 	if (!dashdash) {
 		if (nargs > 1)
-			return cmd_usage_error(c, "'%s' follows the script '%s'; to run a command with arguments put it after '--'",
+			return cmd_usage_error(c,
+					       "'%s' follows the script '%s'; to run a command "
+					       "with arguments put it after '--'",
 					       args[1], args[0]);
 		if ((rc = read_script(args[0], &script)) != EXIT_OK)
 			return rc;
@@ -373,7 +398,8 @@ static int submit_exec(int argc, char **argv)
 	if (!label_valid(o.job.name))
 		STR_COPY(o.job.name, script ? "script" : "job");
 	if (o.job.estimate && o.job.time_limit && o.job.estimate > o.job.time_limit) {
-		rc = cmd_usage_error(c, "--estimate is longer than --time-limit; the job would be killed first");
+		rc = cmd_usage_error(
+		    c, "--estimate is longer than --time-limit; the job would be killed first");
 		goto out;
 	}
 	struct gq_err be = GQ_ERR_INIT;
@@ -384,24 +410,26 @@ static int submit_exec(int argc, char **argv)
 
 	char cwd[GQ_PATH_MAX];
 	if (!getcwd(cwd, sizeof(cwd))) {
-		fprintf(stderr, "gq: cannot read the current directory: %s; cd somewhere that exists\n",
+		fprintf(stderr,
+			"gq: cannot read the current directory: %s; cd somewhere that exists\n",
 			strerror(errno));
 		rc = EXIT_FAIL;
 		goto out;
 	}
 	struct submit_req r = {
-		.job = o.job,
-		.argv = dashdash ? args : NULL,
-		.cwd = cwd,
-		.env = NULL,
-		.script = script,
+	    .job = o.job,
+	    .argv = dashdash ? args : NULL,
+	    .cwd = cwd,
+	    .env = NULL,
+	    .script = script,
 	};
 	char *nul_argv[] = {NULL};
 	if (!dashdash)
 		r.argv = nul_argv;
 	for (char **a = r.argv; *a; a++)
 		if (!utf8_valid(*a)) {
-			rc = cmd_usage_error(c, "argument '%s' is not UTF-8; gq carries only UTF-8 text", *a);
+			rc = cmd_usage_error(
+			    c, "argument '%s' is not UTF-8; gq carries only UTF-8 text", *a);
 			goto out;
 		}
 	if (script && !utf8_valid(script)) {
@@ -440,9 +468,9 @@ int submit_directives(const char *path, const char *text, struct job *job)
 }
 
 const struct cmd_entry cmd_submit = {
-	.name = "submit",
-	.usage = "[OPTIONS] -- COMMAND [ARG...] | [OPTIONS] SCRIPT",
-	.summary = "queue a command or a batch script",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = submit_exec,
+    .name = "submit",
+    .usage = "[OPTIONS] -- COMMAND [ARG...] | [OPTIONS] SCRIPT",
+    .summary = "queue a command or a batch script",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = submit_exec,
 };

@@ -10,9 +10,9 @@
 #include <string.h>
 
 static const char *const state_names[JOB_STATE_COUNT] = {
-	[JOB_PENDING] = "pending",     [JOB_STARTING] = "starting",   [JOB_RUNNING] = "running",
-	[JOB_STOPPING] = "stopping",   [JOB_COMPLETED] = "completed", [JOB_FAILED] = "failed",
-	[JOB_CANCELLED] = "cancelled", [JOB_TIMEOUT] = "timeout",
+    [JOB_PENDING] = "pending",	   [JOB_STARTING] = "starting",	  [JOB_RUNNING] = "running",
+    [JOB_STOPPING] = "stopping",   [JOB_COMPLETED] = "completed", [JOB_FAILED] = "failed",
+    [JOB_CANCELLED] = "cancelled", [JOB_TIMEOUT] = "timeout",
 };
 
 const char *job_state_name(enum job_state s)
@@ -65,7 +65,8 @@ void job_gpu_list(const struct job *j, char *out, size_t size)
 		for (int g = 0; g < GQ_MAX_NODE_GPUS; g++)
 			if (j->alloc[a].mask & (UINT64_C(1) << g))
 				n += (size_t)snprintf(out + (n < size ? n : size),
-						      n < size ? size - n : 0, "%s%d", n ? "," : "", g);
+						      n < size ? size - n : 0, "%s%d", n ? "," : "",
+						      g);
 }
 
 void job_init(struct job *j)
@@ -172,8 +173,9 @@ int snapshot_check_finite(const struct snapshot *s, struct gq_err *e)
 	const struct policy *p = &s->policy;
 	for (int t = 0; t < TIER_COUNT; t++)
 		if (!isfinite(p->tier[t].base) || !isfinite(p->tier[t].price))
-			return not_finite(e, "policy: a weight or price of tier", tier_name((enum tier)t),
-					  isfinite(p->tier[t].base) ? p->tier[t].price : p->tier[t].base);
+			return not_finite(
+			    e, "policy: a weight or price of tier", tier_name((enum tier)t),
+			    isfinite(p->tier[t].base) ? p->tier[t].price : p->tier[t].base);
 	if (!isfinite(p->aging_step) || !isfinite(p->aging_cap) || !isfinite(p->headroom))
 		return not_finite(e, "policy: aging or headroom", NULL,
 				  p->aging_step + p->aging_cap + p->headroom);
@@ -187,8 +189,8 @@ int snapshot_check_finite(const struct snapshot *s, struct gq_err *e)
 	}
 	for (int d = 0; d < p->ndepts; d++) {
 		if (!isfinite(p->depts[d].gpu_hours_month))
-			return not_finite(e, "policy: the GPU-hour quota of department", p->depts[d].name,
-					  p->depts[d].gpu_hours_month);
+			return not_finite(e, "policy: the GPU-hour quota of department",
+					  p->depts[d].name, p->depts[d].gpu_hours_month);
 		if (!isfinite(s->dstate[d].gpu_hours_month))
 			return not_finite(e, "the GPU-hours of department", p->depts[d].name,
 					  s->dstate[d].gpu_hours_month);
@@ -218,10 +220,12 @@ int job_req_check(const struct job *j, struct gq_err *e)
 		return err_set(e, GQ_EINVAL, "req.gpu_mem_mb: %lld is out of range (0..%lld)",
 			       (long long)r->gpu_mem_mb, (long long)GQ_MAX_REQ_MEM_MB);
 	if (j->time_limit < 0 || j->time_limit > GQ_DUR_MAX)
-		return err_set(e, GQ_EINVAL, "time_limit: %lld s is out of range (0..%lld, 100 years)",
+		return err_set(e, GQ_EINVAL,
+			       "time_limit: %lld s is out of range (0..%lld, 100 years)",
 			       (long long)j->time_limit, (long long)GQ_DUR_MAX);
 	if (j->estimate < 0 || j->estimate > GQ_DUR_MAX)
-		return err_set(e, GQ_EINVAL, "estimate: %lld s is out of range (0..%lld, 100 years)",
+		return err_set(e, GQ_EINVAL,
+			       "estimate: %lld s is out of range (0..%lld, 100 years)",
 			       (long long)j->estimate, (long long)GQ_DUR_MAX);
 	if (j->estimate && j->time_limit && j->estimate > j->time_limit)
 		return err_set(e, GQ_EINVAL,

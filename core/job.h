@@ -20,8 +20,8 @@
 
 #include "policy.h"
 
-#define GQ_MAX_DEPS 8       /* after-job dependencies per job */
-#define GQ_MAX_ALLOC 16     /* nodes one job may span */
+#define GQ_MAX_DEPS 8	    /* after-job dependencies per job */
+#define GQ_MAX_ALLOC 16	    /* nodes one job may span */
 #define GQ_MAX_NODE_GPUS 64 /* GPUs per node (a uint64_t mask) */
 /* The most a request may ask for, on every path (the CLI, the API, the
  * decoders): what GQ_MAX_ALLOC nodes can hold, and sizes no machine has. */
@@ -81,7 +81,7 @@ struct job {
 	char user[32];
 	uint32_t uid, gid;
 	char queue[32];
-	char dept[32]; /* the department charged: the queue's owner at submit */
+	char dept[32];	/* the department charged: the queue's owner at submit */
 	enum tier tier; /* the tier as submitted or after an auto-downgrade */
 	struct job_override ovr;
 	enum job_state state;
@@ -106,8 +106,8 @@ struct job {
 
 	bool checkpointable;
 	int64_t last_checkpoint; /* last "checkpoint saved" report, 0 none */
-	int64_t not_before;      /* post-preemption cooldown: may not start earlier */
-	int64_t stop_deadline;   /* STOPPING: when the rest is SIGKILLed */
+	int64_t not_before;	 /* post-preemption cooldown: may not start earlier */
+	int64_t stop_deadline;	 /* STOPPING: when the rest is SIGKILLed */
 	int restarts;
 
 	int ndeps;
@@ -141,14 +141,14 @@ struct node {
 
 /* Accumulated per-queue state, kept by the server across snapshots. */
 struct queue_state {
-	double usage;      /* fair-share usage: decayed GPU-seconds, as of snapshot.now */
+	double usage;	   /* fair-share usage: decayed GPU-seconds, as of snapshot.now */
 	int preempts_hour; /* preemptions charged to the queue in the last hour */
 };
 
 /* Accumulated per-department state. */
 struct dept_state {
 	double gpu_hours_month; /* GPU-hours used this calendar month */
-	int preempts_month;     /* peak preemptions spent this month */
+	int preempts_month;	/* peak preemptions spent this month */
 };
 
 /*

@@ -134,7 +134,8 @@ void place_map_init(struct place_map *m, const struct snapshot *s)
 		if (!job_state_holds_gpus(j->state))
 			continue;
 		int qi = policy_queue_index(&s->policy, j->queue);
-		take_res(m, &j->req, j->nalloc < GQ_MAX_ALLOC ? j->nalloc : GQ_MAX_ALLOC, j->alloc, -1);
+		take_res(m, &j->req, j->nalloc < GQ_MAX_ALLOC ? j->nalloc : GQ_MAX_ALLOC, j->alloc,
+			 -1);
 		for (int a = 0; a < j->nalloc && a < GQ_MAX_ALLOC; a++) {
 			int nd = j->alloc[a].node;
 			if (nd < 0 || (size_t)nd >= nn)
@@ -711,7 +712,8 @@ static enum place_unsat res_unsat(const struct snapshot *s, const struct job_res
 		const struct node *n = &s->nodes[i];
 		if (req->gpus > 0 && (!n->ngpus || !place_node_matches(n, req)))
 			continue;
-		int64_t cpus = n->cpus > 0 ? n->cpus : UNSIZED, mem = n->mem_mb > 0 ? n->mem_mb : UNSIZED;
+		int64_t cpus = n->cpus > 0 ? n->cpus : UNSIZED,
+			mem = n->mem_mb > 0 ? n->mem_mb : UNSIZED;
 		if (cpus >= req->cpus && mem >= req->mem_mb)
 			return UNSAT_NONE;
 		any = true;
@@ -802,16 +804,18 @@ static int unsatisfiable(const struct snapshot *s, const struct job *j, int qi,
 			       "needs %d GPUs%s, at most %d fit on %d nodes: ask for fewer GPUs",
 			       need, what, have, GQ_MAX_ALLOC);
 	case UNSAT_CPUS:
-		return err_set(e, GQ_EINVAL,
-			       "needs %d CPUs on a node, the largest %snode has %d: ask for fewer CPUs",
-			       req->cpus, need > 0 ? "matching " : "", have);
+		return err_set(
+		    e, GQ_EINVAL,
+		    "needs %d CPUs on a node, the largest %snode has %d: ask for fewer CPUs",
+		    req->cpus, need > 0 ? "matching " : "", have);
 	case UNSAT_MEM: {
 		char want[32], most[32];
-		return err_set(e, GQ_EINVAL,
-			       "needs %s of memory on a node, the largest %snode has %s: ask for less "
-			       "memory",
-			       size_format(req->mem_mb, want, sizeof(want)), need > 0 ? "matching " : "",
-			       size_format(have, most, sizeof(most)));
+		return err_set(
+		    e, GQ_EINVAL,
+		    "needs %s of memory on a node, the largest %snode has %s: ask for less "
+		    "memory",
+		    size_format(req->mem_mb, want, sizeof(want)), need > 0 ? "matching " : "",
+		    size_format(have, most, sizeof(most)));
 	}
 	case UNSAT_QUEUE_LIMIT: {
 		const struct queue_policy *q = &p->queues[qi];

@@ -1406,7 +1406,9 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 		if (x->rt < S->min_rt)
 			S->min_rt = x->rt;
 		/* a CPU-only job is placed on one node too */
-		npool += (size_t)(x->gpus < 1 ? 1 : x->gpus < GQ_MAX_ALLOC ? x->gpus : GQ_MAX_ALLOC);
+		npool += (size_t)(x->gpus < 1		   ? 1
+				  : x->gpus < GQ_MAX_ALLOC ? x->gpus
+							   : GQ_MAX_ALLOC);
 		ndeps += (size_t)x->deps_left;
 		keys[k] = (struct order_key){order_fair_share_cached(s, j, &fc), j->submit_time,
 					     j->id, k};

@@ -331,7 +331,8 @@ static bool choose(const struct snapshot *s, const struct place_map *base, const
 		const struct job *j = &s->jobs[i];
 		if (j->state != JOB_STOPPING)
 			continue;
-		place_give(&c.m, policy_queue_index(&s->policy, j->queue), &j->req, j->nalloc, j->alloc);
+		place_give(&c.m, policy_queue_index(&s->policy, j->queue), &j->req, j->nalloc,
+			   j->alloc);
 		any_stopping = true;
 	}
 	if (any_stopping && fits(&c, &r)) {
@@ -426,7 +427,8 @@ static void promise(const struct snapshot *s, struct place_map *soon, const stru
 {
 	struct place_result r;
 	if (place_check(soon, s, t, s->now, &r))
-		place_take(soon, policy_queue_index(&s->policy, t->queue), &t->req, r.nalloc, r.alloc);
+		place_take(soon, policy_queue_index(&s->policy, t->queue), &t->req, r.nalloc,
+			   r.alloc);
 }
 
 static void add_victims(const struct snapshot *s, struct place_map *soon, struct spent *sp,
@@ -502,8 +504,8 @@ void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const si
 	for (size_t i = 0; i < s->njobs; i++) {
 		const struct job *j = &s->jobs[i];
 		if (j->state == JOB_STOPPING)
-			place_give(&soon, policy_queue_index(&s->policy, j->queue), &j->req, j->nalloc,
-				   j->alloc);
+			place_give(&soon, policy_queue_index(&s->policy, j->queue), &j->req,
+				   j->nalloc, j->alloc);
 	}
 	/* Permit holders first: those that fit start ahead of their turn, before
 	 * any GPU is promised (so what is free in m is free in soon too). */

@@ -458,9 +458,9 @@ static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
 		it->never = pr->never == NEVER_CAPACITY;
 		/* The GPUs are there; the CPUs or memory asked for are not. */
 		STR_COPY(it->detail, r.cpu_short && r.mem_short ? "cpus+mem"
-				     : r.cpu_short		    ? "cpus"
-				     : r.mem_short		    ? "mem"
-								    : "");
+				     : r.cpu_short		? "cpus"
+				     : r.mem_short		? "mem"
+								: "");
 	}
 	w->primary = k->items[0].reason;
 	for (int i = 0; i < w->nitems; i++)
@@ -589,7 +589,8 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 		if (!pr->placed || pr->start != s->now || pr->never)
 			continue;
 		const struct job *j = &s->jobs[pr->idx];
-		place_take(&c.m, policy_queue_index(&s->policy, j->queue), &j->req, pr->nalloc, pr->alloc);
+		place_take(&c.m, policy_queue_index(&s->policy, j->queue), &j->req, pr->nalloc,
+			   pr->alloc);
 	}
 
 	/* Who is ahead of whom needs the queue order and the predictions

@@ -90,8 +90,8 @@ void sched_plan(const struct snapshot *s, struct plan *out)
 		if (a->kind != PLAN_START)
 			continue;
 		const struct job *j = snapshot_find(s, a->job);
-		place_take(&m, j ? policy_queue_index(&s->policy, j->queue) : -1, j ? &j->req : NULL,
-			   a->nalloc, a->alloc);
+		place_take(&m, j ? policy_queue_index(&s->policy, j->queue) : -1,
+			   j ? &j->req : NULL, a->nalloc, a->alloc);
 	}
 	size_t *idx = xmalloc((s->njobs ? s->njobs : 1) * sizeof(*idx));
 	size_t n = order_pending(s, idx);

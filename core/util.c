@@ -37,16 +37,16 @@ void err_prefix(struct gq_err *e, const char *fmt, ...)
 }
 
 static const char *const err_names[] = {
-	[GQ_OK] = "ok",
-	[GQ_EINVAL] = "invalid",
-	[GQ_ENOENT] = "not_found",
-	[GQ_EPERM] = "forbidden",
-	[GQ_ECONFLICT] = "conflict",
-	[GQ_EUNAVAIL] = "unavailable",
-	[GQ_EIO] = "io",
-	[GQ_ETOOBIG] = "too_big",
-	[GQ_EINTERNAL] = "internal",
-	[GQ_ENOSPACE] = "no_space",
+    [GQ_OK] = "ok",
+    [GQ_EINVAL] = "invalid",
+    [GQ_ENOENT] = "not_found",
+    [GQ_EPERM] = "forbidden",
+    [GQ_ECONFLICT] = "conflict",
+    [GQ_EUNAVAIL] = "unavailable",
+    [GQ_EIO] = "io",
+    [GQ_ETOOBIG] = "too_big",
+    [GQ_EINTERNAL] = "internal",
+    [GQ_ENOSPACE] = "no_space",
 };
 
 const char *err_code_name(enum gq_errcode code)
@@ -289,7 +289,8 @@ int dur_parse(const char *s, int64_t *out, struct gq_err *e)
 		unsigned h, m, sec = 0;
 		/* sscanf's %u would also take " 1", "+1" and "-1" */
 		if (strspn(s, "0123456789:") != strlen(s) || *s == ':')
-			return err_set(e, GQ_EINVAL, "bad duration '%s'; use HH:MM[:SS] or e.g. '2h30m'", s);
+			return err_set(e, GQ_EINVAL,
+				       "bad duration '%s'; use HH:MM[:SS] or e.g. '2h30m'", s);
 		char extra;
 		int n = sscanf(s, "%u:%u:%u%c", &h, &m, &sec, &extra);
 		if ((n != 2 && n != 3) || m > 59 || sec > 59 || h > 24u * 365 * 100)

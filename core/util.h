@@ -27,7 +27,7 @@ enum gq_errcode {
 	GQ_EPERM,     /* not allowed for this caller */
 	GQ_ECONFLICT, /* the object is in the wrong state for this action */
 	GQ_EUNAVAIL,  /* the server or a dependency cannot be reached */
-	GQ_EIO,       /* a local I/O or storage failure */
+	GQ_EIO,	      /* a local I/O or storage failure */
 	GQ_ETOOBIG,   /* a request or body over its limit */
 	GQ_EINTERNAL, /* a bug or an unexpected answer */
 	GQ_ENOSPACE,  /* the server's state directory is full: writes refused */

@@ -166,8 +166,8 @@ static void h_snapshot(struct ctx *c)
 	int64_t seq = 0;
 	server_snapshot(c->s, &snap, &seq);
 	struct gq_err e = GQ_ERR_INIT;
-	c->resp->body = codec_snapshot_text(&snap, form && !strcmp(form, "rows") ? CODEC_ROWS : CODEC_OBJECTS,
-					     &c->resp->len, &e);
+	c->resp->body = codec_snapshot_text(
+	    &snap, form && !strcmp(form, "rows") ? CODEC_ROWS : CODEC_OBJECTS, &c->resp->len, &e);
 	snapshot_release(&snap);
 	if (!c->resp->body) {
 		log_warn("snapshot: %s", e.msg);

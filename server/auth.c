@@ -150,10 +150,11 @@ static int parse_tokens(uid_t self, const char *path, struct token **out, size_t
 			/* The server's own uid: on a root server that would
 			 * run a mere user's jobs as root. */
 			if (self == 0 && t.role == ROLE_USER) {
-				rc = err_set(e, GQ_EINVAL,
-					     "tokens file '%s' line %d: user '%s' has no local account, so "
-					     "its jobs would run as root; add the UID they run as",
-					     path, lineno, user);
+				rc = err_set(
+				    e, GQ_EINVAL,
+				    "tokens file '%s' line %d: user '%s' has no local account, so "
+				    "its jobs would run as root; add the UID they run as",
+				    path, lineno, user);
 				break;
 			}
 			t.uid = self;
@@ -218,8 +219,8 @@ static void tokens_refresh_locked(struct tokens *t, uid_t self, bool force)
 	clock_gettime(CLOCK_REALTIME, &wall);
 	/* Timestamps move in ticks of a few milliseconds; within 2 s of the
 	 * last change, trust nothing but the content. */
-	t->racy = now.present && (now.mtime.tv_sec >= wall.tv_sec - 2 ||
-				  now.ctime.tv_sec >= wall.tv_sec - 2);
+	t->racy = now.present &&
+		  (now.mtime.tv_sec >= wall.tv_sec - 2 || now.ctime.tv_sec >= wall.tv_sec - 2);
 	t->sig = now;
 	struct gq_err e = GQ_ERR_INIT;
 	struct token *v = NULL;

@@ -107,8 +107,8 @@ static int sqlite_fail(struct db *db, const char *what, struct gq_err *e)
 {
 	int rc = sqlite3_errcode(db->h), sys = sqlite3_system_errno(db->h);
 	bool full = rc == SQLITE_FULL || (rc == SQLITE_IOERR && (sys == ENOSPC || sys == EDQUOT));
-	return err_set(e, full ? GQ_ENOSPACE : GQ_EIO, "state database '%s': %s: %s", db->path, what,
-		       sqlite3_errmsg(db->h));
+	return err_set(e, full ? GQ_ENOSPACE : GQ_EIO, "state database '%s': %s: %s", db->path,
+		       what, sqlite3_errmsg(db->h));
 }
 
 int db_open(const char *path, struct db **out, struct gq_err *e)

@@ -18,8 +18,8 @@ struct gpu_opts {
 	const char *model;  /* --gpu-model; NULL: nvidia-smi's name, or "slot" */
 	int64_t mem_mb;     /* --gpu-mem; -1: nvidia-smi's, or 0 */
 	const char *nvidia_smi; /* the command to run, "nvidia-smi" by default */
-	int cpus;               /* --cpus; -1: the machine's online CPUs */
-	int64_t node_mem_mb;    /* --mem; -1: the machine's physical memory */
+	int cpus;		/* --cpus; -1: the machine's online CPUs */
+	int64_t node_mem_mb;	/* --mem; -1: the machine's physical memory */
 };
 
 /* Fills *out (one node named after the host). Falls back to 8 slots when

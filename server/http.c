@@ -194,7 +194,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 		return;
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		const union MHD_ConnectionInfo *ci =
-			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		struct ucred cr;
 		socklen_t len = sizeof(cr);
 		if (!ci || getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0)
@@ -344,14 +344,14 @@ int http_start(char *const *addrs, int naddrs, bool mode_world, size_t max_body,
 		if (l->is_unix)
 			l->path = xstrdup(addrs[i] + 5);
 		l->d = MHD_start_daemon(
-			MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-				MHD_USE_POLL,
-			0, NULL, NULL, on_request, l, MHD_OPTION_LISTEN_SOCKET, l->fd,
-			MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_NOTIFY_CONNECTION,
-			on_connection, l, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT,
-			MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNS,
-			MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(l->is_unix ? 0 : HTTP_MAX_PER_CLIENT),
-			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024), MHD_OPTION_END);
+		    MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL,
+		    0, NULL, NULL, on_request, l, MHD_OPTION_LISTEN_SOCKET, l->fd,
+		    MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_NOTIFY_CONNECTION,
+		    on_connection, l, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT,
+		    MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNS,
+		    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		    (unsigned)(l->is_unix ? 0 : HTTP_MAX_PER_CLIENT),
+		    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024), MHD_OPTION_END);
 		if (!l->d) {
 			err_set(e, GQ_EIO, "cannot serve HTTP on '%s'", addrs[i]);
 			goto fail;

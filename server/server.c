@@ -48,8 +48,8 @@
 
 #define RECENT_WINDOW 86400 /* finished jobs a snapshot still shows */
 #define MAX_WAIT_MS 60000
-#define FULL_PROBE_MS 1000       /* how often a full server tries its journal again */
-#define FULL_ROOM (64 * 1024)    /* free bytes the state directory needs to leave it */
+#define FULL_PROBE_MS 1000    /* how often a full server tries its journal again */
+#define FULL_ROOM (64 * 1024) /* free bytes the state directory needs to leave it */
 
 struct pending_submit {
 	struct job job; /* validated, without an id */
@@ -242,11 +242,13 @@ static void journal_failed(struct server *s, const struct gq_err *e)
 static int full_refusal(struct server *s, const char *what, struct gq_err *e)
 {
 	if (s->full_err.code == GQ_ENOSPACE)
-		return err_set(e, GQ_ENOSPACE,
-			       "the server cannot write its journal: disk full in '%s'; %s resume when "
-			       "space returns",
-			       s->cfg->state_dir, what);
-	return err_set(e, GQ_EIO, "the server cannot write its journal (%.300s); %s resume once it can",
+		return err_set(
+		    e, GQ_ENOSPACE,
+		    "the server cannot write its journal: disk full in '%s'; %s resume when "
+		    "space returns",
+		    s->cfg->state_dir, what);
+	return err_set(e, GQ_EIO,
+		       "the server cannot write its journal (%.300s); %s resume once it can",
 		       s->full_err.msg, what);
 }
 
@@ -753,7 +755,8 @@ static int64_t tick(struct server *s)
 					j->start_time = 0;
 					if (persist(s, j, &e) < 0 ||
 					    emit(s, j->id, "state", JOB_STARTING, JOB_PENDING,
-						 "not started: the state directory is full", "scheduler", &e) < 0)
+						 "not started: the state directory is full",
+						 "scheduler", &e) < 0)
 						goto fail;
 					continue;
 				}
@@ -895,10 +898,11 @@ static void commit_batch(struct server *s, struct pending_submit *list)
 		if (rc < 0) {
 			p->err = e;
 		} else if (p->idem_taken) {
-			p->rc = err_set(&p->err, GQ_ECONFLICT,
-					"Idempotency-Key '%s' is taken by another user's job; use a key "
-					"of your own",
-					p->idem);
+			p->rc = err_set(
+			    &p->err, GQ_ECONFLICT,
+			    "Idempotency-Key '%s' is taken by another user's job; use a key "
+			    "of your own",
+			    p->idem);
 		} else if (p->replay) {
 			struct job *j = snapshot_find(&s->snap, p->result.id);
 			if (j)
@@ -1240,7 +1244,8 @@ int server_act(struct server *s, const struct identity *who, int64_t id, enum jo
 			goto failed;
 	} else {
 		struct enforce_ctx ec = enforce_ctx_of(s);
-		if (persist(s, &c, e) < 0 || emit(s, c.id, kind, j->state, c.state, reason, actor, e) < 0 ||
+		if (persist(s, &c, e) < 0 ||
+		    emit(s, c.id, kind, j->state, c.state, reason, actor, e) < 0 ||
 		    (a == ACT_CHECKPOINT && enforce_job_checkpoint(s->enf, &ec, &c, e) < 0) ||
 		    journal_commit(s, e) < 0)
 			goto failed;
@@ -1578,8 +1583,7 @@ int server_policy_apply(struct server *s, const struct identity *who, const char
 	}
 	struct policy *old = xmalloc(sizeof(*old));
 	*old = s->snap.policy;
-	if (db_begin(s->db, e) < 0 || policy_put(s, p, actor, e) < 0 ||
-	    journal_commit(s, e) < 0) {
+	if (db_begin(s->db, e) < 0 || policy_put(s, p, actor, e) < 0 || journal_commit(s, e) < 0) {
 		/* The policy is not in the journal: put the old one back before
 		 * the usage is reloaded by queue name. */
 		s->snap.policy = *old;
@@ -1654,8 +1658,8 @@ static int load_journal(struct server *s, struct gq_err *e)
 static int recover(struct server *s, bool after_full, struct gq_err *out)
 {
 	struct gq_err e = GQ_ERR_INIT;
-	const char *while_ = after_full ? "while the journal could not be written"
-					: "while the server was down";
+	const char *while_ =
+	    after_full ? "while the journal could not be written" : "while the server was down";
 	int64_t *forget = xcalloc(s->snap.njobs + 1, sizeof(*forget));
 	size_t nforget = 0;
 	if (db_begin(s->db, &e) < 0)
@@ -1683,7 +1687,8 @@ static int recover(struct server *s, bool after_full, struct gq_err *out)
 			rc = finish_locked(s, j, status, ended, NULL, &e);
 			forget[nforget++] = j->id;
 		} else if (rs == RUN_UNKNOWN && j->state == JOB_STARTING) {
-			log_info("job %" PRId64 ": was not started %s; pending again", j->id, while_);
+			log_info("job %" PRId64 ": was not started %s; pending again", j->id,
+				 while_);
 			j->state = JOB_PENDING;
 			j->nalloc = 0;
 			j->start_time = 0;
@@ -1821,7 +1826,8 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 		goto out;
 	if (auth_open(cfg->tokens_file, geteuid(), cfg->admin_groups, &s->auth, e) < 0)
 		goto out;
-	struct gpu_opts go = {cfg->gpus, cfg->gpu_model, cfg->gpu_mem_mb, NULL, cfg->cpus, cfg->mem_mb};
+	struct gpu_opts go = {cfg->gpus, cfg->gpu_model, cfg->gpu_mem_mb,
+			      NULL,	 cfg->cpus,	 cfg->mem_mb};
 	const char *how = "";
 	if (gpus_detect(&go, snapshot_add_node(&s->snap), &how, e) < 0)
 		goto out;
@@ -1881,7 +1887,8 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 				log_info("SIGHUP: reading the tokens file again");
 				auth_reload(s->auth);
 			} else {
-				log_info("SIGHUP: no tokens file to read again (use 'gq policy apply')");
+				log_info(
+				    "SIGHUP: no tokens file to read again (use 'gq policy apply')");
 			}
 			continue;
 		}

@@ -369,7 +369,8 @@ static void test_cpus_and_memory_per_node(void)
 	g->req.mem_mb = 0;
 	g->req.cpus = 9;
 	CHECK_INT(place_satisfiable(&s, g, &e), -1);
-	CHECK_STR(e.msg, "needs 9 CPUs on a node, the largest matching node has 8: ask for fewer CPUs");
+	CHECK_STR(e.msg,
+		  "needs 9 CPUs on a node, the largest matching node has 8: ask for fewer CPUs");
 	g->req.cpus = 0;
 	g->req.mem_mb = 131072;
 	CHECK_INT(place_satisfiable(&s, g, &e), -1);

@@ -41,8 +41,9 @@ static void test_dur_parse_rejects(void)
 {
 	struct gq_err e = GQ_ERR_INIT;
 	int64_t v = 7;
-	const char *bad[] = {"", "abc", "-5m", "5x", "1h30", "99999999999999999999", "1:75", "h",
-			     " 1:30", "+1:30", "1:+30", ":30", "1: 30"};
+	const char *bad[] = {"",     "abc", "-5m",   "5x",    "1h30",  "99999999999999999999",
+			     "1:75", "h",   " 1:30", "+1:30", "1:+30", ":30",
+			     "1: 30"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		CHECK_INT(dur_parse(bad[i], &v, &e), -1);
 		CHECK_INT(e.code, GQ_EINVAL);

@@ -19,6 +19,9 @@ SANFLAGS :=
 OPT ?= -O2 -g
 endif
 
+# -Wconversion is not on: with jansson, ncurses and libmicrohttpd's int-typed
+# APIs it flags mostly idiomatic code; the narrowing that matters goes through
+# the checked parsers of core/util.h.
 WARN := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wwrite-strings -Wvla -Wpointer-arith -Wundef -Wcast-qual -Wnull-dereference \
 	-Wimplicit-fallthrough -Wno-unused-parameter -Wno-format-truncation

@@ -143,7 +143,8 @@ FUZZ_ALL := $(FUZZ_SRC:tests/fuzz/%.c=%)
 FUZZ ?= $(FUZZ_ALL)
 FUZZ_BIN := $(FUZZ_ALL:%=$(BUILD)/tests/fuzz/%)
 # Targets link what they use from an archive of everything but main(), so
-# that the request layer's target can stand in for server.c with stubs.
+# that the API target, which hands api_handle() requests already parsed,
+# can define http.h's functions itself instead of linking libmicrohttpd's.
 LIB_OBJ := $(filter-out $(BUILD)/cmd/main.o,$(OBJ))
 
 $(BUILD)/libgq.a: $(LIB_OBJ)

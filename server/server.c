@@ -100,6 +100,9 @@ struct server {
 	struct gq_err full_err; /* what failed first */
 	struct pending_sig *sigs;
 	size_t nsigs, sigs_cap;
+	int lockfd;		  /* held for the server's life: one server per state directory */
+	const char *gpus_how;	  /* "nvidia-smi" or "slots" */
+	pthread_t bare_committer; /* server_open_bare's */
 };
 
 static const char *const intent_names[] = {"", "cancel", "requeue", "timeout", "preempt"};
@@ -1799,15 +1802,15 @@ static int mkdirs(const char *path, mode_t mode, struct gq_err *e)
 	return rc;
 }
 
+static void server_free(struct server *s);
 
-
-int server_run(const struct server_config *cfg, struct gq_err *e)
+/* Everything a server is before its threads run: the state directory
+ * locked, the journal open and loaded, running jobs found again. NULL with e
+ * on failure (what was opened is closed). */
+static struct server *server_open(const struct server_config *cfg, struct gq_err *e)
 {
 	struct server *s = xcalloc(1, sizeof(*s));
-	int lockfd = -1, rc = -1;
-	struct http_server *http = NULL;
-	bool threads = false;
-	pthread_t committer, scheduler;
+	s->lockfd = -1;
 	s->cfg = cfg;
 	s->root = geteuid() == 0;
 	s->next_id = 1;
@@ -1822,42 +1825,102 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 	pthread_cond_init(&s->done_cv, NULL);
 
 	if (mkdirs(cfg->state_dir, s->root ? 0711 : 0700, e) < 0 ||
-	    lock_state_dir(cfg->state_dir, &lockfd, e) < 0)
-		goto out;
+	    lock_state_dir(cfg->state_dir, &s->lockfd, e) < 0)
+		goto fail;
 	if (auth_open(cfg->tokens_file, geteuid(), cfg->admin_groups, &s->auth, e) < 0)
-		goto out;
-	struct gpu_opts go = {cfg->gpus, cfg->gpu_model, cfg->gpu_mem_mb,
-			      NULL,	 cfg->cpus,	 cfg->mem_mb};
+		goto fail;
+	struct gpu_opts go = {.slots = cfg->gpus,
+			      .model = cfg->gpu_model,
+			      .mem_mb = cfg->gpu_mem_mb,
+			      .cpus = cfg->cpus,
+			      .node_mem_mb = cfg->mem_mb};
 	const char *how = "";
 	if (gpus_detect(&go, snapshot_add_node(&s->snap), &how, e) < 0)
-		goto out;
+		goto fail;
 	char *dbp = xasprintf("%s/gq.db", cfg->state_dir);
 	int dbrc = db_open(dbp, &s->db, e);
 	free(dbp);
 	if (dbrc < 0)
-		goto out;
+		goto fail;
 	if (db_event_last(s->db, &s->last_seq, e) < 0)
-		goto out;
+		goto fail;
 	char clk[32] = "";
 	if (db_meta_get(s->db, "clock", clk, sizeof(clk), e) < 0)
-		goto out;
+		goto fail;
 	s->manual_now = clk[0] ? strtoll(clk, NULL, 10) : (int64_t)time(NULL);
 	if (cfg->manual_clock && !clk[0]) {
 		snprintf(clk, sizeof(clk), "%" PRId64, s->manual_now);
 		if (db_meta_set(s->db, "clock", clk, e) < 0)
-			goto out;
+			goto fail;
 	}
 	if (load_policy(s) < 0 || load_journal(s, e) < 0)
-		goto out;
+		goto fail;
 	if (runner_open(cfg->state_dir, cfg->exe, &s->runner, e) < 0)
-		goto out;
+		goto fail;
 	struct gq_err re = GQ_ERR_INIT;
 	if (recover(s, false, &re) < 0)
 		journal_failed(s, &re); /* it starts full, and recovers when space returns */
 	if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		err_set(e, GQ_EIO, "pipe: %s", strerror(errno));
-		goto out;
+		goto fail;
 	}
+	return s;
+fail:
+	server_free(s);
+	return NULL;
+}
+
+/* Closes what server_open opened; the threads are stopped already. */
+static void server_free(struct server *s)
+{
+	enforce_free(s->enf);
+	runner_close(s->runner);
+	db_close(s->db);
+	policy_repo_free(s->prepo);
+	auth_free(s->auth);
+	snapshot_release(&s->snap);
+	free(s->stops);
+	free(s->sigs);
+	if (s->wake[0] >= 0) {
+		close(s->wake[0]);
+		close(s->wake[1]);
+	}
+	if (s->lockfd >= 0)
+		close(s->lockfd);
+	free(s);
+}
+
+struct server *server_open_bare(const struct server_config *cfg, struct gq_err *e)
+{
+	struct server *s = server_open(cfg, e);
+	if (s)
+		pthread_create(&s->bare_committer, NULL, committer_main, s);
+	return s;
+}
+
+void server_close_bare(struct server *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->stopping = true;
+	pthread_cond_broadcast(&s->ev_cv);
+	pthread_cond_broadcast(&s->commit_cv);
+	pthread_mutex_unlock(&s->mu);
+	pthread_join(s->bare_committer, NULL);
+	server_free(s);
+}
+
+int server_run(const struct server_config *cfg, struct gq_err *e)
+{
+	struct server *s = server_open(cfg, e);
+	if (!s)
+		return -1;
+	int rc = -1;
+	struct http_server *http = NULL;
+	bool threads = false;
+	pthread_t committer, scheduler;
+	const char *how = s->gpus_how;
 
 	/* Signals go to the main thread's sigwait() only. */
 	sigset_t set;
@@ -1919,21 +1982,7 @@ out:
 		}
 		pthread_mutex_unlock(&s->mu);
 	}
-	enforce_free(s->enf);
-	runner_close(s->runner);
-	db_close(s->db);
-	policy_repo_free(s->prepo);
-	auth_free(s->auth);
-	snapshot_release(&s->snap);
-	free(s->stops);
-	free(s->sigs);
-	if (s->wake[0] >= 0) {
-		close(s->wake[0]);
-		close(s->wake[1]);
-	}
-	if (lockfd >= 0)
-		close(lockfd);
-	free(s);
+	server_free(s);
 	if (rc == 0)
 		log_info("stopped");
 	return rc;

@@ -56,6 +56,15 @@ int server_run(const struct server_config *cfg, struct gq_err *e);
 
 struct server;
 
+/* The server of server_run without its scheduler, HTTP front or signals,
+ * for a caller of api_handle() in the same process (the API's fuzz
+ * target): the state directory locked, the journal open and loaded, a
+ * committer thread committing submissions. It starts no job. NULL with e
+ * on failure. server_close_bare stops the committer and frees it all
+ * (NULL: nothing). */
+struct server *server_open_bare(const struct server_config *cfg, struct gq_err *e);
+void server_close_bare(struct server *s);
+
 /* Why a running job is being stopped: decides its state once it exited. */
 enum stop_intent {
 	STOP_NONE,

@@ -1,30 +1,39 @@
 /*
  * api.c - fuzz target: gq serve's request layer (api_handle, server/api.c)
- * as a hostile client meets it: the route, the query, the headers and the
- * body of every endpoint, the submission and every job action, clock and
- * policy apply included.
+ * and the server behind it, as a hostile client meets them: the route, the
+ * query, the headers and the body of every endpoint, the submission and
+ * every job action, clock and policy apply included.
  *
  * The input is a small HTTP request: "METHOD PATH[?QUERY]\n", then
- * "Name: value\n" header lines up to an empty line, then the body. The
- * operations of server.c are stubs here that check what the request layer
- * hands them and answer with something plausible; the HTTP front (http.c)
- * and the token check (auth.c) are stubs too, the caller being a local
- * admin. Invariants (api.h, codec.h): every request gets a status of the
- * API (gq-api(7)) and a body; a JSON body parses, and an error body is
+ * "Name: value\n" header lines up to an empty line, then the body. It goes
+ * to api_handle() of a real server (server_open_bare: the journal, the
+ * policy repository, the committer) in a scratch state directory, from a
+ * real unix socket whose peer credentials (auth.c) say who asks. What is not
+ * here is the transport: libmicrohttpd parses the bytes of a request before
+ * http.c hands it to the API, so the request arrives parsed (the five
+ * functions of http.h below), and no job is ever started (a fuzzed argv is
+ * never run). A long poll's wait is cut to 0. Every 4,096 inputs the server
+ * starts again on a fresh directory, so that its journal stays small.
+ * Invariants (api.h, codec.h): every request gets a status of the API
+ * (gq-api(7)) and a body; a JSON body parses, and an error body is
  * {"error": {"code", "message"}} with the code its status says.
  */
 #include "fuzz.h"
 
+#include <ftw.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "backend/codec.h"
 #include "server/api.h"
-#include "server/auth.h"
-#include "server/enforce.h"
+#include "server/http.h"
 #include "server/server.h"
 
 #define MAX_PARAMS 16
+#define RESTART_EVERY 4096
 
 struct fake_req {
 	struct http_req req;
@@ -34,7 +43,7 @@ struct fake_req {
 	int nh;
 };
 
-/* ---- http.h ---- */
+/* ---- http.h: the request as libmicrohttpd hands it over ---- */
 
 const char *http_query(const struct http_req *req, const char *name)
 {
@@ -65,208 +74,63 @@ void http_resp_header(struct http_resp *r, const char *name, const char *fmt, ..
 	r->hname[r->nheaders++] = name;
 }
 
-/* ---- auth.h ---- */
-
-int auth_peer(const struct auth *a, int fd, struct identity *out, struct gq_err *e)
+/* server_run's; a bare server never listens. */
+int http_start(char *const *addrs, int naddrs, bool mode_world, size_t max_body, http_handler fn,
+	       void *arg, struct http_server **out, struct gq_err *e)
 {
-	memset(out, 0, sizeof(*out));
-	STR_COPY(out->user, "alice");
-	out->uid = out->gid = 1000;
-	out->role = ROLE_ADMIN;
-	out->local = true;
-	return 0;
+	return err_set(e, GQ_EINTERNAL, "the API fuzz target does not listen");
 }
 
-int auth_bearer(const struct auth *a, const char *header, struct identity *out, struct gq_err *e)
+void http_stop(struct http_server *h)
 {
-	return err_set(e, GQ_EPERM, "no token");
 }
 
-/* ---- server.h: what the request layer hands over ---- */
+/* ---- the server ---- */
 
-static struct job a_job(int64_t id)
+static struct server *srv;
+static struct server_config cfg;
+static char base[4096];
+static int peer[2] = {-1, -1};
+static unsigned long inputs, generation;
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-	struct job j;
-	job_init(&j);
-	j.id = id;
-	STR_COPY(j.user, "alice");
-	STR_COPY(j.queue, "default");
-	return j;
+	return remove(path) < 0 ? 0 : 0;
 }
 
-const struct auth *server_auth(struct server *s)
+/* A new server on a new state directory; the last one's is removed. */
+static void server_fresh(void)
 {
-	return NULL;
-}
-
-void server_info(struct server *s, struct server_info *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->now = 1700000000;
-	out->manual_clock = true;
-}
-
-void server_snapshot(struct server *s, struct snapshot *out, int64_t *last_seq)
-{
-	out->now = 1700000000;
-	*snapshot_add_job(out) = a_job(1);
-	*last_seq = 1;
-}
-
-void server_jobs(struct server *s, const struct job_filter *f, struct job **out, size_t *n)
-{
-	FUZZ_CHECK(f->limit <= 1000000000, "limit %zu", f->limit);
-	*out = xmalloc(sizeof(**out));
-	**out = a_job(1);
-	*n = 1;
-}
-
-static int job_id_ok(int64_t id, struct gq_err *e)
-{
-	FUZZ_CHECK(id >= 1 && id <= (INT64_C(1) << 53), "job id %lld", (long long)id);
-	if (id != 1)
-		return err_set(e, GQ_ENOENT, "no job %lld", (long long)id);
-	return 0;
-}
-
-int server_job(struct server *s, int64_t id, struct job *out, struct gq_err *e)
-{
-	if (job_id_ok(id, e) < 0)
-		return -1;
-	*out = a_job(id);
-	return 0;
-}
-
-int server_submit(struct server *s, const struct identity *who, struct submission *sub,
-		  const char *idem, struct job *out, bool *replay, struct gq_err *e)
-{
-	FUZZ_CHECK(!sub->argv != !sub->script, "argv and script");
-	FUZZ_CHECK(sub->env != NULL, "env is NULL");
-	FUZZ_FINITE(sub->job.hist_ratio, "job.hist_ratio");
-	/* What the server journals. */
-	char *cmd = codec_command_text(sub->argv, sub->script, sub->cwd, sub->env);
-	struct submission back;
-	FUZZ_CHECK(codec_command_from_text(cmd, &back, e) == 0, "command text: %s", e->msg);
-	submission_release(&back);
-	free(cmd);
-	*out = sub->job;
-	out->id = 1;
-	STR_COPY(out->user, who->user);
-	*replay = idem != NULL;
-	submission_release(sub);
-	return 0;
-}
-
-int server_act(struct server *s, const struct identity *who, int64_t id, enum job_action a,
-	       const struct act_args *args, struct job *out, struct gq_err *e)
-{
-	if (job_id_ok(id, e) < 0)
-		return -1;
-	FUZZ_CHECK(a >= ACT_CANCEL && a <= ACT_CHECKPOINT, "action %d", (int)a);
-	if (a == ACT_OVERRIDE && !args->clear)
-		FUZZ_CHECK(args->tier >= TIER_P0 && args->tier <= TIER_P2, "tier %d",
-			   (int)args->tier);
-	*out = a_job(id);
-	if (a == ACT_OVERRIDE && !args->clear) {
-		out->ovr.set = true;
-		out->ovr.tier = args->tier;
-		STR_COPY(out->ovr.actor, who->user);
-		if (args->reason && !STR_COPY(out->ovr.reason, args->reason))
-			return err_set(e, GQ_EINVAL, "override.reason: too long");
+	static char dir[4200];
+	server_close_bare(srv);
+	if (srv)
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	snprintf(dir, sizeof(dir), "%s/state%lu", base, generation++);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.state_dir = dir;
+	cfg.manual_clock = true;
+	cfg.gpus = 4;
+	cfg.gpu_mem_mb = -1;
+	cfg.cpus = 4;
+	cfg.mem_mb = 16384;
+	cfg.exe = "/bin/false";
+	struct gq_err e = GQ_ERR_INIT;
+	if (!(srv = server_open_bare(&cfg, &e))) {
+		fprintf(stderr, "fuzz: api: cannot open a server in '%s': %s\n", dir, e.msg);
+		exit(1);
 	}
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	log_set_level(LV_ERROR);
+	fuzz_tmpdir(base, sizeof(base), "api");
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, peer) < 0) {
+		perror("socketpair");
+		exit(1);
+	}
+	server_fresh();
 	return 0;
-}
-
-int server_command(struct server *s, const struct identity *who, int64_t id, char **json,
-		   struct gq_err *e)
-{
-	if (job_id_ok(id, e) < 0)
-		return -1;
-	char prog[] = "true", var[] = "A=1";
-	char *argv[] = {prog, NULL}, *env[] = {var, NULL};
-	*json = codec_command_text(argv, NULL, "/", env);
-	return 0;
-}
-
-int server_log_path(struct server *s, const struct identity *who, int64_t id, const char *stream,
-		    char **path, struct gq_err *e)
-{
-	if (job_id_ok(id, e) < 0)
-		return -1;
-	if (strcmp(stream, "stdout") && strcmp(stream, "stderr"))
-		return err_set(e, GQ_EINVAL, "unknown stream '%s'", stream);
-	*path = xstrdup("/dev/null");
-	return 0;
-}
-
-int server_events(struct server *s, int64_t after, int wait_ms, int max, struct event **out,
-		  size_t *n, int64_t *next, struct gq_err *e)
-{
-	FUZZ_CHECK(after >= 0 && wait_ms >= 0 && wait_ms <= 60000 && max >= 1 && max <= 10000,
-		   "after %lld wait %d max %d", (long long)after, wait_ms, max);
-	*out = xcalloc(1, sizeof(**out));
-	(*out)[0].seq = after < INT64_MAX ? after + 1 : after;
-	STR_COPY((*out)[0].kind, "submit");
-	*n = 1;
-	*next = (*out)[0].seq;
-	return 0;
-}
-
-int server_stats(struct server *s, int64_t from, int64_t to, struct stats *out, int *counts,
-		 int64_t *now, struct gq_err *e)
-{
-	FUZZ_CHECK(from >= 0 && to >= 0, "from %lld to %lld", (long long)from, (long long)to);
-	memset(out, 0, sizeof(*out));
-	for (int i = 0; i < JOB_STATE_COUNT; i++)
-		counts[i] = 0;
-	*now = 1700000000;
-	return 0;
-}
-
-void server_preemptions(struct server *s, int64_t job, size_t limit, struct preempt_record **out,
-			size_t *n, int64_t *now)
-{
-	*out = NULL;
-	*n = 0;
-	*now = 1700000000;
-}
-
-void server_reclaim(struct server *s, struct reclaim_entry **out, size_t *n, int64_t *now,
-		    struct policy *p)
-{
-	*out = NULL;
-	*n = 0;
-	*now = 1700000000;
-	policy_defaults(p);
-}
-
-int server_clock(struct server *s, const struct identity *who, int64_t delta, int64_t set,
-		 int64_t *now, struct gq_err *e)
-{
-	if (set)
-		FUZZ_CHECK(set > 0, "clock set to %lld", (long long)set);
-	*now = 1700000000;
-	return 0;
-}
-
-void server_policy(struct server *s, struct policy *out)
-{
-	policy_defaults(out);
-}
-
-int server_policy_apply(struct server *s, const struct identity *who, const char *rev,
-			struct policy *out, struct gq_err *e)
-{
-	if (rev[0])
-		return err_set(e, GQ_ENOENT, "no revision '%s'", rev);
-	policy_defaults(out);
-	return 0;
-}
-
-/* enforce.h: the stubs report nothing to reclaim, so no kind is named. */
-const char *reclaim_kind_name(enum reclaim_kind k)
-{
-	return "idle";
 }
 
 /* ---- the request ---- */
@@ -281,7 +145,9 @@ static void parse_query(struct fake_req *f, char *q)
 		if (eq)
 			*eq++ = '\0';
 		f->names[f->nq] = t;
-		f->values[f->nq++] = eq ? eq : t + strlen(t);
+		/* a long poll would hold the fuzzer for up to a minute */
+		static char zero[] = "0";
+		f->values[f->nq++] = !strcmp(t, "wait") ? zero : eq ? eq : t + strlen(t);
 	}
 }
 
@@ -302,7 +168,7 @@ static char *next_line(char **p, char *end)
 
 static bool status_known(int st)
 {
-	static const int known[] = {200, 201, 400, 401, 403, 404, 405, 409, 413, 500, 503};
+	static const int known[] = {200, 201, 400, 401, 403, 404, 405, 409, 413, 500, 503, 507};
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (st == known[i])
 			return true;
@@ -341,11 +207,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f.req.body = p;
 	f.req.body_len = (size_t)(end - p);
 	f.req.unix_socket = true;
-	f.req.fd = -1;
+	f.req.fd = peer[0];
 
+	if (++inputs % RESTART_EVERY == 0)
+		server_fresh();
 	struct http_resp resp;
 	memset(&resp, 0, sizeof(resp));
-	api_handle(NULL, &f.req, &resp);
+	api_handle(srv, &f.req, &resp);
 	FUZZ_CHECK(status_known(resp.status), "status %d", resp.status);
 	FUZZ_CHECK(resp.body != NULL || resp.len == 0, "no body");
 	if (!resp.content_type) {

@@ -1834,8 +1834,7 @@ static struct server *server_open(const struct server_config *cfg, struct gq_err
 			      .mem_mb = cfg->gpu_mem_mb,
 			      .cpus = cfg->cpus,
 			      .node_mem_mb = cfg->mem_mb};
-	const char *how = "";
-	if (gpus_detect(&go, snapshot_add_node(&s->snap), &how, e) < 0)
+	if (gpus_detect(&go, snapshot_add_node(&s->snap), &s->gpus_how, e) < 0)
 		goto fail;
 	char *dbp = xasprintf("%s/gq.db", cfg->state_dir);
 	int dbrc = db_open(dbp, &s->db, e);

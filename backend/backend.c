@@ -20,7 +20,7 @@
 #include "config.h"
 
 static const struct backend_impl *const impls[] = {
-	&backend_native,
+    &backend_native,
 };
 
 void job_info_release(struct job_info *ji)
@@ -65,15 +65,18 @@ static int spawn_server(const char *sock, const char *statedir, const char *log,
 	char exe[GQ_PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
-		return err_set(e, GQ_EUNAVAIL, "cannot find the gq binary to start 'gq serve': %s; start it yourself",
-			       strerror(errno));
+		return err_set(
+		    e, GQ_EUNAVAIL,
+		    "cannot find the gq binary to start 'gq serve': %s; start it yourself",
+		    strerror(errno));
 	exe[n] = '\0';
 	char listen[GQ_PATH_MAX + 8];
 	snprintf(listen, sizeof(listen), "unix:%s", sock);
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0)
-		return err_set(e, GQ_EUNAVAIL, "cannot start 'gq serve': fork: %s", strerror(errno));
+		return err_set(e, GQ_EUNAVAIL, "cannot start 'gq serve': fork: %s",
+			       strerror(errno));
 	if (pid == 0) {
 		setsid();
 		signal(SIGHUP, SIG_IGN);
@@ -88,7 +91,8 @@ static int spawn_server(const char *sock, const char *statedir, const char *log,
 		dup2(out, 2);
 		for (int fd = 3; fd < 1024; fd++)
 			close(fd);
-		execl(exe, "gq", "serve", "--listen", listen, "--state-dir", statedir, (char *)NULL);
+		execl(exe, "gq", "serve", "--listen", listen, "--state-dir", statedir,
+		      (char *)NULL);
 		_exit(127);
 	}
 	int st;
@@ -121,7 +125,7 @@ static struct backend *open_default(const struct backend_impl *impl, bool autost
 				    const char *token_file, struct gq_err *e)
 {
 	char sock[GQ_PATH_MAX], addr[GQ_PATH_MAX + 8], dir[GQ_PATH_MAX], log[GQ_PATH_MAX + 16],
-		lockp[GQ_PATH_MAX + 16];
+	    lockp[GQ_PATH_MAX + 16];
 	if (default_socket(sock, sizeof(sock), autostart, e) < 0)
 		return NULL;
 	snprintf(addr, sizeof(addr), "unix:%s", sock);
@@ -149,9 +153,10 @@ static struct backend *open_default(const struct backend_impl *impl, bool autost
 	if (rc < 0) {
 		rc = spawn_server(sock, dir, log, e);
 		if (rc == 0 && wait_answer(b, e) < 0) {
-			err_set(e, GQ_EUNAVAIL,
-				"started 'gq serve' on '%s' but it did not answer within 10s; see '%s'", sock,
-				log);
+			err_set(
+			    e, GQ_EUNAVAIL,
+			    "started 'gq serve' on '%s' but it did not answer within 10s; see '%s'",
+			    sock, log);
 			rc = -1;
 		}
 	}
@@ -173,7 +178,8 @@ struct backend *backend_open(bool autostart, struct gq_err *e)
 		if (!strcmp(impls[i]->name, c.backend))
 			impl = impls[i];
 	if (!impl) {
-		err_set(e, GQ_EINVAL, "unknown backend '%s'; set GQ_BACKEND or gq.backend to 'native'",
+		err_set(e, GQ_EINVAL,
+			"unknown backend '%s'; set GQ_BACKEND or gq.backend to 'native'",
 			c.backend);
 		return NULL;
 	}

@@ -28,18 +28,18 @@
  * Fields left empty ("" queue, 0 time_limit) take the server's defaults. */
 struct submit_req {
 	struct job job;
-	char **argv;    /* NULL-terminated; borrowed */
+	char **argv; /* NULL-terminated; borrowed */
 	const char *cwd;
-	char **env;     /* NULL-terminated "K=V"; borrowed */
-	const char *script; /* a batch script's text instead of argv, or NULL */
+	char **env;		     /* NULL-terminated "K=V"; borrowed */
+	const char *script;	     /* a batch script's text instead of argv, or NULL */
 	const char *idempotency_key; /* or NULL */
 };
 
 /* One job with what the snapshot leaves out: what it runs and where. */
 struct job_info {
 	struct job job;
-	char **argv;       /* NULL-terminated, owned; NULL when unknown */
-	char *cwd;         /* owned, or NULL */
+	char **argv;	   /* NULL-terminated, owned; NULL when unknown */
+	char *cwd;	   /* owned, or NULL */
 	char *stdout_path; /* owned, or NULL */
 	char *stderr_path; /* owned, or NULL */
 };
@@ -71,8 +71,8 @@ struct backend_ops {
 	int (*release)(struct backend *b, int64_t id, struct gq_err *e);
 	int (*requeue)(struct backend *b, int64_t id, struct gq_err *e);
 	/* Admin: treat the job as `tier`; reason is recorded. clear removes it. */
-	int (*override)(struct backend *b, int64_t id, enum tier tier, bool clear, const char *reason,
-			struct gq_err *e);
+	int (*override)(struct backend *b, int64_t id, enum tier tier, bool clear,
+			const char *reason, struct gq_err *e);
 	int (*confirm)(struct backend *b, int64_t id, struct gq_err *e);
 	int (*checkpoint)(struct backend *b, int64_t id, struct gq_err *e);
 	/* Appends the job's log (stream "stdout" or "stderr") from offset to out;
@@ -110,7 +110,7 @@ struct backend {
 
 /* Where a backend implementation connects: the resolved configuration. */
 struct backend_target {
-	const char *server;     /* "unix:/PATH" or "http://HOST:PORT" */
+	const char *server;	/* "unix:/PATH" or "http://HOST:PORT" */
 	const char *token_file; /* or NULL */
 };
 

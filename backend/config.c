@@ -44,7 +44,8 @@ static int mkdirs(const char *path, struct gq_err *e)
 		char c = *p;
 		*p = '\0';
 		if (mkdir(tmp, 0700) < 0 && errno != EEXIST)
-			return err_set(e, GQ_EIO, "cannot create directory '%s': %s", tmp, strerror(errno));
+			return err_set(e, GQ_EIO, "cannot create directory '%s': %s", tmp,
+				       strerror(errno));
 		*p = c;
 		if (!c)
 			break;
@@ -87,17 +88,21 @@ int token_read(const char *path, char *out, size_t size, struct gq_err *e)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
-		return err_set(e, GQ_EIO, "cannot read token file '%s': %s; set GQ_TOKEN_FILE or gq.tokenFile to a readable file",
+		return err_set(e, GQ_EIO,
+			       "cannot read token file '%s': %s; set GQ_TOKEN_FILE or gq.tokenFile "
+			       "to a readable file",
 			       path, strerror(errno));
 	struct stat st;
 	int rc = -1;
 	char line[1024];
 	if (fstat(fileno(f), &st) == 0 && (st.st_mode & 077)) {
-		err_set(e, GQ_EPERM, "token file '%s' is readable by others; run 'chmod 600 %s'", path, path);
+		err_set(e, GQ_EPERM, "token file '%s' is readable by others; run 'chmod 600 %s'",
+			path, path);
 		goto out;
 	}
 	if (!fgets(line, sizeof(line), f)) {
-		err_set(e, GQ_EINVAL, "token file '%s' is empty; put the token on its first line", path);
+		err_set(e, GQ_EINVAL, "token file '%s' is empty; put the token on its first line",
+			path);
 		goto out;
 	}
 	char *s = line;
@@ -107,7 +112,8 @@ int token_read(const char *path, char *out, size_t size, struct gq_err *e)
 	while (n && isspace((unsigned char)s[n - 1]))
 		s[--n] = '\0';
 	if (!n) {
-		err_set(e, GQ_EINVAL, "token file '%s' is empty; put the token on its first line", path);
+		err_set(e, GQ_EINVAL, "token file '%s' is empty; put the token on its first line",
+			path);
 		goto out;
 	}
 	if (!str_copy(out, size, s)) {
@@ -136,7 +142,8 @@ static int check_server(const char *v, const char *origin, struct gq_err *e)
 		return 0;
 	if (!strncmp(v, "http://", 7) && v[7])
 		return 0;
-	return err_set(e, GQ_EINVAL, "%s: bad server address '%s'; use 'unix:/PATH' or 'http://HOST:PORT'",
+	return err_set(e, GQ_EINVAL,
+		       "%s: bad server address '%s'; use 'unix:/PATH' or 'http://HOST:PORT'",
 		       origin, v);
 }
 
@@ -159,8 +166,8 @@ static int check_queue(const char *v, const char *origin, struct gq_err *e)
 {
 	if (name_valid(v) && strlen(v) < sizeof(((struct gq_config *)0)->queue))
 		return 0;
-	return err_set(e, GQ_EINVAL, "%s: bad queue name '%s'; use letters, digits, '.', '_' or '-'",
-		       origin, v);
+	return err_set(e, GQ_EINVAL,
+		       "%s: bad queue name '%s'; use letters, digits, '.', '_' or '-'", origin, v);
 }
 
 /* Sets one setting after checking it; origin names where it came from. */
@@ -177,7 +184,9 @@ static int config_set(struct gq_config *c, const char *key, const char *v, const
 		STR_COPY(c->backend, v);
 	} else if (!strcmp(key, "tokenfile")) {
 		if (!*v)
-			return err_set(e, GQ_EINVAL, "%s: empty token file name; name a file holding the token", origin);
+			return err_set(e, GQ_EINVAL,
+				       "%s: empty token file name; name a file holding the token",
+				       origin);
 		expand_home(c->token_file, sizeof(c->token_file), v);
 	} else if (!strcmp(key, "tier")) {
 		if (check_tier(v, origin, e) < 0)
@@ -191,7 +200,8 @@ static int config_set(struct gq_config *c, const char *key, const char *v, const
 		STR_COPY(c->queue, v);
 	} else {
 		return err_set(e, GQ_EINVAL,
-			       "%s: unknown key 'gq.%s'; known keys are server, backend, tokenFile, tier and queue",
+			       "%s: unknown key 'gq.%s'; known keys are server, backend, "
+			       "tokenFile, tier and queue",
 			       origin, key);
 	}
 	return 0;
@@ -250,8 +260,8 @@ int config_load(struct gq_config *c, struct gq_err *e)
 	static const struct {
 		const char *var, *key;
 	} env[] = {
-		{"GQ_SERVER", "server"}, {"GQ_BACKEND", "backend"}, {"GQ_TOKEN_FILE", "tokenfile"},
-		{"GQ_TIER", "tier"},     {"GQ_QUEUE", "queue"},
+	    {"GQ_SERVER", "server"}, {"GQ_BACKEND", "backend"}, {"GQ_TOKEN_FILE", "tokenfile"},
+	    {"GQ_TIER", "tier"},     {"GQ_QUEUE", "queue"},
 	};
 	for (size_t i = 0; i < sizeof(env) / sizeof(env[0]); i++) {
 		const char *v = getenv(env[i].var);

@@ -27,11 +27,11 @@
 
 struct gq_config {
 	char server[GQ_PATH_MAX];     /* "" = none configured: the user's own server */
-	char backend[16];             /* "native" unless configured */
+	char backend[16];	      /* "native" unless configured */
 	char token_file[GQ_PATH_MAX]; /* "" = none */
-	char tier[8];                 /* "" = none: the server's default */
-	char queue[32];               /* "" = none: the policy's default queue */
-	char file[GQ_PATH_MAX];       /* the config file read, "" when there was none */
+	char tier[8];		      /* "" = none: the server's default */
+	char queue[32];		      /* "" = none: the policy's default queue */
+	char file[GQ_PATH_MAX];	      /* the config file read, "" when there was none */
 };
 
 /*

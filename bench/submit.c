@@ -69,7 +69,8 @@ static double server_cpu(void)
 	const char *p = strrchr(buf, ')');
 	unsigned long ut = 0, st = 0;
 	/* Fields after the command: state ppid pgrp ... utime (14) stime (15). */
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
 		return 0;
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
@@ -185,13 +186,17 @@ int main(int argc, char **argv)
 	int failed;
 	printf("durable submits over the unix socket (acknowledged after commit, %d each):\n", n);
 	double r1 = run(1, n, held, &failed);
-	printf("  held jobs,   1 client:   %7.0f submits/s, server CPU %4.0f us each (%d failed)\n", r1, last_cpu_us, failed);
+	printf("  held jobs,   1 client:   %7.0f submits/s, server CPU %4.0f us each (%d failed)\n",
+	       r1, last_cpu_us, failed);
 	double r8 = run(8, n, held, &failed);
-	printf("  held jobs,   8 clients:  %7.0f submits/s, server CPU %4.0f us each (%d failed)\n", r8, last_cpu_us, failed);
+	printf("  held jobs,   8 clients:  %7.0f submits/s, server CPU %4.0f us each (%d failed)\n",
+	       r8, last_cpu_us, failed);
 	double q1 = run(1, n, queued, &failed);
-	printf("  queued jobs, 1 client:   %7.0f submits/s, server CPU %4.0f us each (%d failed)\n", q1, last_cpu_us, failed);
+	printf("  queued jobs, 1 client:   %7.0f submits/s, server CPU %4.0f us each (%d failed)\n",
+	       q1, last_cpu_us, failed);
 	double q8 = run(8, n, queued, &failed);
-	printf("  queued jobs, 8 clients:  %7.0f submits/s, server CPU %4.0f us each (%d failed)\n", q8, last_cpu_us, failed);
+	printf("  queued jobs, 8 clients:  %7.0f submits/s, server CPU %4.0f us each (%d failed)\n",
+	       q8, last_cpu_us, failed);
 
 	int have = 4 * n;
 	if (have < snap_jobs)

@@ -37,9 +37,9 @@ static int checkpoint_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_checkpoint = {
-	.name = "checkpoint",
-	.usage = "[JOB]",
-	.summary = "report that a running job saved a checkpoint",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = checkpoint_exec,
+    .name = "checkpoint",
+    .usage = "[JOB]",
+    .summary = "report that a running job saved a checkpoint",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = checkpoint_exec,
 };

@@ -44,9 +44,9 @@ static int clock_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_clock;
 	static const struct option lo[] = {
-		{"set", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{0, 0, 0, 0},
+	    {"set", required_argument, NULL, 's'},
+	    {"json", no_argument, NULL, 'j'},
+	    {0, 0, 0, 0},
 	};
 	bool json = false;
 	const char *set = NULL;
@@ -64,7 +64,8 @@ static int clock_exec(int argc, char **argv)
 	int64_t delta = 0, target = 0;
 	struct gq_err e = GQ_ERR_INIT;
 	if (argc - optind > 1)
-		return cmd_usage_error(c, "'%s' is extra; give one duration like '+5h'", argv[optind + 1]);
+		return cmd_usage_error(c, "'%s' is extra; give one duration like '+5h'",
+				       argv[optind + 1]);
 	if (optind < argc && set)
 		return cmd_usage_error(c, "give either a duration or --set, not both");
 	if (optind < argc) {
@@ -77,8 +78,8 @@ static int clock_exec(int argc, char **argv)
 			return cmd_usage_error(c, "a duration of 0 moves nothing; give e.g. '+5h'");
 	}
 	if (set && parse_time(set, &target) < 0)
-		return cmd_usage_error(c, "--set: bad time '%s'; use 'YYYY-MM-DD HH:MM[:SS]' or unix seconds",
-				       set);
+		return cmd_usage_error(
+		    c, "--set: bad time '%s'; use 'YYYY-MM-DD HH:MM[:SS]' or unix seconds", set);
 	struct backend *b = cmd_backend(true, &rc);
 	if (!b)
 		return rc;
@@ -88,7 +89,9 @@ static int clock_exec(int argc, char **argv)
 			goto fail;
 		if (target < now) {
 			char t[32];
-			rc = cmd_usage_error(c, "--set: '%s' is before the server's time (%s); the clock never goes back",
+			rc = cmd_usage_error(c,
+					     "--set: '%s' is before the server's time (%s); the "
+					     "clock never goes back",
 					     set, cmd_time(now, 0, t, sizeof(t)));
 			goto out;
 		}
@@ -115,9 +118,9 @@ out:
 }
 
 const struct cmd_entry cmd_clock = {
-	.name = "clock",
-	.usage = "[--json] [+DURATION | --set TIME]",
-	.summary = "print the server's time, or move its manual clock",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = clock_exec,
+    .name = "clock",
+    .usage = "[--json] [+DURATION | --set TIME]",
+    .summary = "print the server's time, or move its manual clock",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = clock_exec,
 };

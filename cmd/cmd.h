@@ -22,16 +22,16 @@ struct backend;
 /* Exit codes, documented in gq(1). */
 enum {
 	EXIT_OK = 0,
-	EXIT_FAIL = 1,    /* the action failed */
-	EXIT_USAGE = 2,   /* bad command line */
-	EXIT_NOJOB = 3,   /* no such job */
+	EXIT_FAIL = 1,	  /* the action failed */
+	EXIT_USAGE = 2,	  /* bad command line */
+	EXIT_NOJOB = 3,	  /* no such job */
 	EXIT_DENIED = 4,  /* not allowed for this user */
 	EXIT_UNAVAIL = 5, /* no server / backend reachable */
 };
 
 enum cmd_flags {
 	CMD_NEEDS_BACKEND = 1 << 0, /* connects to a scheduler (may auto-start gq serve) */
-	CMD_HIDDEN = 1 << 1,        /* internal, not listed by `gq help` */
+	CMD_HIDDEN = 1 << 1,	    /* internal, not listed by `gq help` */
 };
 
 struct cmd_entry {

@@ -152,7 +152,8 @@ static int complete_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd___complete;
 	if (argc < 2)
-		return cmd_usage_error(c, "say what to complete: commands, flags CMD, subcommands CMD, policy-keys, jobs, queues, tiers or states");
+		return cmd_usage_error(c, "say what to complete: commands, flags CMD, subcommands "
+					  "CMD, policy-keys, jobs, queues, tiers or states");
 	const char *what = argv[1];
 	if (!strcmp(what, "commands")) {
 		for (size_t i = 0; cmd_table[i]; i++)
@@ -175,16 +176,19 @@ static int complete_exec(int argc, char **argv)
 		for (int s = 0; s < JOB_STATE_COUNT; s++)
 			puts(job_state_name((enum job_state)s));
 	} else {
-		return cmd_usage_error(c, "cannot complete '%s'; use commands, flags CMD, subcommands CMD, policy-keys, jobs, queues, tiers or states",
+		return cmd_usage_error(c,
+				       "cannot complete '%s'; use commands, flags CMD, subcommands "
+				       "CMD, policy-keys, jobs, queues, tiers or states",
 				       what);
 	}
 	return EXIT_OK;
 }
 
 const struct cmd_entry cmd___complete = {
-	.name = "__complete",
-	.usage = "commands | flags COMMAND | subcommands COMMAND | policy-keys | jobs | queues | tiers | states",
-	.summary = "print completion words for the shell completions",
-	.flags = CMD_HIDDEN,
-	.exec = complete_exec,
+    .name = "__complete",
+    .usage = "commands | flags COMMAND | subcommands COMMAND | policy-keys | jobs | queues | tiers "
+	     "| states",
+    .summary = "print completion words for the shell completions",
+    .flags = CMD_HIDDEN,
+    .exec = complete_exec,
 };

@@ -1,6 +1,6 @@
 /*
- * confirm.c - `gq confirm JOB...`: confirm that pending P0 jobs are still P0, stopping their downgrade.
- * The work is the backend's; this file only names the action.
+ * confirm.c - `gq confirm JOB...`: confirm that pending P0 jobs are still P0, stopping their
+ * downgrade. The work is the backend's; this file only names the action.
  */
 #include "cmd.h"
 
@@ -17,9 +17,9 @@ static int confirm_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_confirm = {
-	.name = "confirm",
-	.usage = "JOB...",
-	.summary = "confirm that pending P0 jobs are still P0, stopping their downgrade",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = confirm_exec,
+    .name = "confirm",
+    .usage = "JOB...",
+    .summary = "confirm that pending P0 jobs are still P0, stopping their downgrade",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = confirm_exec,
 };

@@ -36,7 +36,8 @@ static void eta_line(const struct explain_set *x, const struct explain *ex, stru
 			buf_printf(out, " and %d more", p->nwaits_all - wy->nwaits);
 	}
 	if (permit)
-		buf_addstr(out, wy->nwaits ? ", by its starvation permit" : " by its starvation permit");
+		buf_addstr(out,
+			   wy->nwaits ? ", by its starvation permit" : " by its starvation permit");
 	buf_addstr(out, "\n");
 }
 
@@ -74,13 +75,15 @@ static int eta_exec(int argc, char **argv)
 		const struct job *j = snapshot_find(&s, ids[i]);
 		if (!j) {
 			e.code = GQ_ENOENT;
-			snprintf(e.msg, sizeof(e.msg), "no job '%lld' in the queue; see 'gq ls --all'",
+			snprintf(e.msg, sizeof(e.msg),
+				 "no job '%lld' in the queue; see 'gq ls --all'",
 				 (long long)ids[i]);
 			rc = cmd_fail(&e);
 			continue;
 		}
 		if (j->state != JOB_PENDING && !json) {
-			fprintf(stderr, "gq: job %lld is %s, not pending; it has no start to predict\n",
+			fprintf(stderr,
+				"gq: job %lld is %s, not pending; it has no start to predict\n",
 				(long long)ids[i], job_state_name(j->state));
 			if (rc == EXIT_OK)
 				rc = EXIT_FAIL;
@@ -94,8 +97,8 @@ static int eta_exec(int argc, char **argv)
 		struct buf out;
 		buf_init(&out, 0);
 		if (n)
-			buf_printf(&out, "%6s  %-4s %-25s %-11s %s\n", "ID", "TIER", "LIKELY START", "WAIT",
-				   "WHEN THESE END");
+			buf_printf(&out, "%6s  %-4s %-25s %-11s %s\n", "ID", "TIER", "LIKELY START",
+				   "WAIT", "WHEN THESE END");
 		for (size_t i = 0; i < n; i++)
 			eta_line(&x, explain_find(&x, rows[i]->id), &out);
 		fwrite(out.data ? out.data : "", 1, out.len, stdout);
@@ -110,9 +113,9 @@ static int eta_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_eta = {
-	.name = "eta",
-	.usage = "[--json] [JOB...]",
-	.summary = "predicted start times of pending jobs",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = eta_exec,
+    .name = "eta",
+    .usage = "[--json] [JOB...]",
+    .summary = "predicted start times of pending jobs",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = eta_exec,
 };

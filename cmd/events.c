@@ -23,7 +23,8 @@ static void print_event(const struct event *ev)
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 	char change[40];
 	if (ev->from != ev->to)
-		snprintf(change, sizeof(change), "%s->%s", job_state_name(ev->from), job_state_name(ev->to));
+		snprintf(change, sizeof(change), "%s->%s", job_state_name(ev->from),
+			 job_state_name(ev->to));
 	else
 		snprintf(change, sizeof(change), "-");
 	char job[24];
@@ -39,11 +40,11 @@ static int events_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_events;
 	static const struct option lo[] = {
-		{"follow", no_argument, NULL, 'f'},
-		{"job", required_argument, NULL, 'J'},
-		{"after", required_argument, NULL, 'a'},
-		{"json", no_argument, NULL, 'j'},
-		{0, 0, 0, 0},
+	    {"follow", no_argument, NULL, 'f'},
+	    {"job", required_argument, NULL, 'J'},
+	    {"after", required_argument, NULL, 'a'},
+	    {"json", no_argument, NULL, 'j'},
+	    {0, 0, 0, 0},
 	};
 	bool follow = false, json = false;
 	int64_t job = 0, after = 0;
@@ -63,7 +64,8 @@ static int events_exec(int argc, char **argv)
 			break;
 		case 'a':
 			if (parse_int64(optarg, 0, INT64_MAX / 2, &after, &e) < 0)
-				return cmd_usage_error(c, "--after: '%s' is not an event sequence number", optarg);
+				return cmd_usage_error(
+				    c, "--after: '%s' is not an event sequence number", optarg);
 			break;
 		default:
 			return cmd_opt_exit(o);
@@ -79,8 +81,8 @@ static int events_exec(int argc, char **argv)
 	struct event_list all = {0};
 	cmd_interrupted = 0;
 	if (!json)
-		printf("%6s  %-19s  %-7s %-12s %-20s %-14s %s\n", "SEQ", "TIME", "JOB", "KIND", "CHANGE",
-		       "ACTOR", "REASON");
+		printf("%6s  %-19s  %-7s %-12s %-20s %-14s %s\n", "SEQ", "TIME", "JOB", "KIND",
+		       "CHANGE", "ACTOR", "REASON");
 	for (;;) {
 		struct event_list page = {0};
 		if (b->ops->events(b, after, 0, &page, &e) < 0) {
@@ -124,9 +126,9 @@ static int events_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_events = {
-	.name = "events",
-	.usage = "[-f] [--job JOB] [--after SEQ] [--json]",
-	.summary = "print the scheduler's events, oldest first",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = events_exec,
+    .name = "events",
+    .usage = "[-f] [--job JOB] [--after SEQ] [--json]",
+    .summary = "print the scheduler's events, oldest first",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = events_exec,
 };

@@ -25,15 +25,15 @@
  * and the set; valid while both live unchanged. */
 struct explain {
 	const struct job *job;
-	const struct why *why;          /* core's explanation */
-	const struct prediction *pred;  /* NULL for a job in state starting */
+	const struct why *why;	       /* core's explanation */
+	const struct prediction *pred; /* NULL for a job in state starting */
 };
 
 struct explain_set {
 	const struct snapshot *s; /* borrowed */
 	struct prediction_set ps;
 	struct why_set ws;
-	int nfree;  /* free GPUs on nodes that are up, now */
+	int nfree; /* free GPUs on nodes that are up, now */
 	size_t n;
 	struct explain *items; /* pending jobs in scheduling order, then starting ones */
 };

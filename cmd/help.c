@@ -43,9 +43,9 @@ static int help_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_help = {
-	.name = "help",
-	.usage = "[COMMAND]",
-	.summary = "show the manual of gq or of one command",
-	.flags = 0,
-	.exec = help_exec,
+    .name = "help",
+    .usage = "[COMMAND]",
+    .summary = "show the manual of gq or of one command",
+    .flags = 0,
+    .exec = help_exec,
 };

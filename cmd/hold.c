@@ -17,9 +17,9 @@ static int hold_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_hold = {
-	.name = "hold",
-	.usage = "JOB...",
-	.summary = "keep pending jobs from starting until released",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = hold_exec,
+    .name = "hold",
+    .usage = "JOB...",
+    .summary = "keep pending jobs from starting until released",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = hold_exec,
 };

@@ -92,10 +92,10 @@ void jout_nodes(const struct snapshot *s)
 		}
 		int nbusy = __builtin_popcountll(busy);
 		json_array_append_new(
-			a, json_pack("{s:s,s:s,s:I,s:i,s:i,s:i,s:b,s:o}", "name", nd->name, "gpu_model",
-				     nd->gpu_model, "gpu_mem_mb", (json_int_t)nd->gpu_mem_mb, "gpus",
-				     nd->ngpus, "busy", nbusy, "free", nd->up ? nd->ngpus - nbusy : 0,
-				     "up", nd->up, "jobs", jobs));
+		    a, json_pack("{s:s,s:s,s:I,s:i,s:i,s:i,s:b,s:o}", "name", nd->name, "gpu_model",
+				 nd->gpu_model, "gpu_mem_mb", (json_int_t)nd->gpu_mem_mb, "gpus",
+				 nd->ngpus, "busy", nbusy, "free", nd->up ? nd->ngpus - nbusy : 0,
+				 "up", nd->up, "jobs", jobs));
 	}
 	emit(a, false);
 }
@@ -109,7 +109,8 @@ static const char *str_or(const json_t *v, const char *dflt)
 static long long ival(const json_t *o, const char *k)
 {
 	const json_t *v = json_object_get(o, k);
-	return json_is_integer(v) ? (long long)json_integer_value(v) : (long long)json_number_value(v);
+	return json_is_integer(v) ? (long long)json_integer_value(v)
+				  : (long long)json_number_value(v);
 }
 
 static const char *dur(const json_t *o, const char *k, char *out, size_t size)
@@ -126,7 +127,8 @@ int jout_stats_text(const char *text, struct gq_err *e)
 	       *depts = json_object_get(v, "depts");
 	if (!json_is_object(jobs) || !json_is_array(groups)) {
 		json_decref(v);
-		return err_set(e, GQ_EINTERNAL, "unexpected statistics from the server (no jobs or groups)");
+		return err_set(e, GQ_EINTERNAL,
+			       "unexpected statistics from the server (no jobs or groups)");
 	}
 	char t1[32], t2[32], d1[16], d2[16], d3[16];
 	int64_t now = ival(v, "now");
@@ -139,31 +141,37 @@ int jout_stats_text(const char *text, struct gq_err *e)
 	for (int st = 0; st < JOB_STATE_COUNT; st++) {
 		const char *name = job_state_name((enum job_state)st);
 		if (json_object_get(jobs, name))
-			printf(" %lld %s%s", ival(jobs, name), name, st + 1 < JOB_STATE_COUNT ? "," : "");
+			printf(" %lld %s%s", ival(jobs, name), name,
+			       st + 1 < JOB_STATE_COUNT ? "," : "");
 	}
 	printf("\n");
 	size_t i;
 	json_t *g;
 	if (json_array_size(groups)) {
-		printf("\n%-12s %-4s %6s %7s %7s %8s %5s %9s %8s %9s %9s\n", "QUEUE", "TIER", "STARTS",
-		       "P50", "P95", "LONGEST", "OVER", "OVERTAKEN", "PREEMPTS", "LOST", "CANCELLED");
-		json_array_foreach(groups, i, g) {
+		printf("\n%-12s %-4s %6s %7s %7s %8s %5s %9s %8s %9s %9s\n", "QUEUE", "TIER",
+		       "STARTS", "P50", "P95", "LONGEST", "OVER", "OVERTAKEN", "PREEMPTS", "LOST",
+		       "CANCELLED");
+		json_array_foreach(groups, i, g)
+		{
 			char lost[16];
-			dur_format((int64_t)json_number_value(json_object_get(g, "work_lost")), lost, sizeof(lost));
+			dur_format((int64_t)json_number_value(json_object_get(g, "work_lost")),
+				   lost, sizeof(lost));
 			printf("%-12s %-4s %6lld %7s %7s %8s %5lld %9lld %8lld %9s %9lld\n",
-			       str_or(json_object_get(g, "queue"), "-"), str_or(json_object_get(g, "tier"), "-"),
-			       ival(g, "starts"), dur(g, "p50_wait", d1, sizeof(d1)),
-			       dur(g, "p95_wait", d2, sizeof(d2)), dur(g, "longest_wait", d3, sizeof(d3)),
-			       ival(g, "over_limit"), ival(g, "overtaken"), ival(g, "preemptions"), lost,
+			       str_or(json_object_get(g, "queue"), "-"),
+			       str_or(json_object_get(g, "tier"), "-"), ival(g, "starts"),
+			       dur(g, "p50_wait", d1, sizeof(d1)),
+			       dur(g, "p95_wait", d2, sizeof(d2)),
+			       dur(g, "longest_wait", d3, sizeof(d3)), ival(g, "over_limit"),
+			       ival(g, "overtaken"), ival(g, "preemptions"), lost,
 			       ival(g, "cancelled"));
 		}
 	}
 	if (json_array_size(depts)) {
 		printf("\n%-12s %10s %10s\n", "DEPARTMENT", "GPU-HOURS", "CHARGED");
 		json_array_foreach(depts, i, g)
-			printf("%-12s %10.2f %10.2f\n", str_or(json_object_get(g, "dept"), "-"),
-			       json_number_value(json_object_get(g, "gpu_hours")),
-			       json_number_value(json_object_get(g, "charged")));
+		    printf("%-12s %10.2f %10.2f\n", str_or(json_object_get(g, "dept"), "-"),
+			   json_number_value(json_object_get(g, "gpu_hours")),
+			   json_number_value(json_object_get(g, "charged")));
 	}
 	json_decref(v);
 	return 0;
@@ -177,18 +185,20 @@ int jout_preemptions_text(const char *text, struct gq_err *e)
 	json_t *recs = json_object_get(v, "preemptions");
 	if (!json_is_array(recs)) {
 		json_decref(v);
-		return err_set(e, GQ_EINTERNAL, "unexpected answer from the server (no preemptions)");
+		return err_set(e, GQ_EINTERNAL,
+			       "unexpected answer from the server (no preemptions)");
 	}
 	int64_t now = ival(v, "now");
 	if (json_array_size(recs) == 0)
 		printf("no preemptions\n");
 	else
-		printf("%-4s %-6s %-7s %-8s %4s %6s %-12s %-12s %-12s %-12s %9s %s\n", "ID", "VICTIM",
-		       "FOR", "REASON", "GPUS", "RAN", "SIGNALLED", "SAVED", "RELEASED", "RESTARTED",
-		       "LOST", "RESUMED");
+		printf("%-4s %-6s %-7s %-8s %4s %6s %-12s %-12s %-12s %-12s %9s %s\n", "ID",
+		       "VICTIM", "FOR", "REASON", "GPUS", "RAN", "SIGNALLED", "SAVED", "RELEASED",
+		       "RESTARTED", "LOST", "RESUMED");
 	size_t i;
 	json_t *r;
-	json_array_foreach(recs, i, r) {
+	json_array_foreach(recs, i, r)
+	{
 		char ran[16], t[4][32], trig[24], lost[24];
 		static const char *const times[] = {"signalled", "saved", "released", "restarted"};
 		for (int k = 0; k < 4; k++)
@@ -200,8 +210,9 @@ int jout_preemptions_text(const char *text, struct gq_err *e)
 		snprintf(lost, sizeof(lost), "%.2f GPU-h",
 			 json_number_value(json_object_get(r, "work_lost")) / 3600);
 		printf("%-4lld %-6lld %-7s %-8s %4lld %6s %-12s %-12s %-12s %-12s %9s %s\n",
-		       ival(r, "id"), ival(r, "victim"), trig, str_or(json_object_get(r, "reason"), "-"),
-		       ival(r, "gpus"), dur(r, "ran", ran, sizeof(ran)), t[0], t[1], t[2], t[3], lost,
+		       ival(r, "id"), ival(r, "victim"), trig,
+		       str_or(json_object_get(r, "reason"), "-"), ival(r, "gpus"),
+		       dur(r, "ran", ran, sizeof(ran)), t[0], t[1], t[2], t[3], lost,
 		       json_is_true(json_object_get(r, "resumed")) ? "yes" : "no");
 	}
 	json_decref(v);
@@ -230,12 +241,14 @@ int jout_reclaim_text(const char *text, struct gq_err *e)
 		       "SINCE", "FOR", "ACT");
 	size_t i;
 	json_t *j;
-	json_array_foreach(jobs, i, j) {
+	json_array_foreach(jobs, i, j)
+	{
 		char since[32], d[16];
 		printf("%-6lld %-10s %4lld %-12s %-12s %8s %s\n", ival(j, "job"),
 		       str_or(json_object_get(j, "kind"), "-"), ival(j, "gpus"),
 		       str_or(json_object_get(j, "gpu_list"), "-"),
-		       cmd_time(ival(j, "since"), now, since, sizeof(since)), dur(j, "for", d, sizeof(d)),
+		       cmd_time(ival(j, "since"), now, since, sizeof(since)),
+		       dur(j, "for", d, sizeof(d)),
 		       json_is_true(json_object_get(j, "acts")) ? "yes" : "no");
 	}
 	json_decref(v);
@@ -260,13 +273,15 @@ static json_t *ls_row(const struct explain_set *x, const struct job *j)
 	json_object_set_new(o, "tier", json_string(tier_name(job_tier(j))));
 	json_object_set_new(o, "state", json_string(job_state_name(j->state)));
 	json_object_set_new(o, "gpus", json_integer(j->req.gpus));
-	json_object_set_new(o, "weight", json_real(ex ? ex->why->weight : pol->tier[job_tier(j)].base));
+	json_object_set_new(o, "weight",
+			    json_real(ex ? ex->why->weight : pol->tier[job_tier(j)].base));
 	json_object_set_new(o, "submit_time", json_integer(j->submit_time));
 	json_object_set_new(o, "start_time", int_or_null(j->start_time));
-	json_object_set_new(o, "end_time", int_or_null(job_state_active(j->state) ? 0 : j->end_time));
+	json_object_set_new(o, "end_time",
+			    int_or_null(job_state_active(j->state) ? 0 : j->end_time));
 	int64_t waited = j->state == JOB_PENDING && j->queued_time ? now - j->queued_time
-			 : j->start_time && j->queued_time ? j->start_time - j->queued_time
-							   : 0;
+			 : j->start_time && j->queued_time	   ? j->start_time - j->queued_time
+								   : 0;
 	json_object_set_new(o, "waited", json_integer(waited > 0 ? waited : 0));
 	bool pending = ex && j->state == JOB_PENDING;
 	json_object_set_new(o, "position", pending ? json_integer(ex->why->position) : json_null());
@@ -280,11 +295,12 @@ static json_t *ls_row(const struct explain_set *x, const struct job *j)
 			end = x->ps.ends[idx];
 	}
 	json_object_set_new(o, "predicted_end", int_or_null(end));
-	json_object_set_new(o, "range",
-			    known ? json_pack("{s:I,s:I}", "low", (json_int_t)p->low, "high",
-					      (json_int_t)p->high)
-				  : json_null());
-	json_object_set_new(o, "reason", pending ? json_string(reason_name(ex->why->primary)) : json_null());
+	json_object_set_new(
+	    o, "range",
+	    known ? json_pack("{s:I,s:I}", "low", (json_int_t)p->low, "high", (json_int_t)p->high)
+		  : json_null());
+	json_object_set_new(o, "reason",
+			    pending ? json_string(reason_name(ex->why->primary)) : json_null());
 	return o;
 }
 
@@ -367,11 +383,12 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 		const struct reason_item *it = &w->items[i];
 		json_array_append_new(blocks, json_string(reason_name(it->reason)));
 		json_array_append_new(
-			items, json_pack("{s:s,s:s,s:o,s:i,s:i,s:i,s:f,s:f,s:i,s:o,s:b}", "reason",
-					 reason_name(it->reason), "detail", it->detail, "job",
-					 int_or_null(it->job), "need", it->need, "have", it->have, "free",
-					 it->free, "used", it->used, "limit", it->limit, "quota", it->quota,
-					 "until", int_or_null(it->until), "never", it->never));
+		    items,
+		    json_pack("{s:s,s:s,s:o,s:i,s:i,s:i,s:f,s:f,s:i,s:o,s:b}", "reason",
+			      reason_name(it->reason), "detail", it->detail, "job",
+			      int_or_null(it->job), "need", it->need, "have", it->have, "free",
+			      it->free, "used", it->used, "limit", it->limit, "quota", it->quota,
+			      "until", int_or_null(it->until), "never", it->never));
 	}
 	json_object_set_new(o, "blocks", blocks);
 	json_object_set_new(o, "items", items);
@@ -383,14 +400,16 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 	json_object_set_new(o, "ahead", json_integer(w->ahead));
 	json_t *ahead = json_array();
 	for (int i = 0; i < w->nahead; i++)
-		json_array_append_new(ahead, json_pack("{s:I,s:s,s:f}", "id", (json_int_t)w->ahead_first[i].job,
-						       "tier", tier_name(w->ahead_first[i].tier),
-						       "weight", w->ahead_first[i].weight));
+		json_array_append_new(ahead, json_pack("{s:I,s:s,s:f}", "id",
+						       (json_int_t)w->ahead_first[i].job, "tier",
+						       tier_name(w->ahead_first[i].tier), "weight",
+						       w->ahead_first[i].weight));
 	json_object_set_new(o, "ahead_jobs", ahead);
 	json_object_set_new(o, "weight",
-			    json_pack("{s:f,s:f,s:f,s:o,s:o}", "value", w->weight, "base", w->base, "c",
-				      w->c, "rises_at", w->rises ? json_integer(w->rise_at) : json_null(),
-				      "rises_to", w->rises ? json_real(w->rise_weight) : json_null()));
+			    json_pack("{s:f,s:f,s:f,s:o,s:o}", "value", w->weight, "base", w->base,
+				      "c", w->c, "rises_at",
+				      w->rises ? json_integer(w->rise_at) : json_null(), "rises_to",
+				      w->rises ? json_real(w->rise_weight) : json_null()));
 	json_object_set_new(o, "needs",
 			    json_pack("{s:i,s:s,s:I,s:b,s:i}", "gpus", j->req.gpus, "gpu_type",
 				      j->req.gpu_type, "gpu_mem_mb", (json_int_t)j->req.gpu_mem_mb,
@@ -398,22 +417,24 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 	json_t *waits = json_array(), *ids = json_array();
 	for (int i = 0; i < w->nwaits; i++) {
 		json_array_append_new(ids, json_integer(w->waits[i].job));
-		json_array_append_new(waits, json_pack("{s:I,s:I,s:b}", "id", (json_int_t)w->waits[i].job,
-						       "end", (json_int_t)w->waits[i].end, "running",
-						       w->waits[i].running));
+		json_array_append_new(
+		    waits, json_pack("{s:I,s:I,s:b}", "id", (json_int_t)w->waits[i].job, "end",
+				     (json_int_t)w->waits[i].end, "running", w->waits[i].running));
 	}
 	json_object_set_new(o, "waits_for", ids);
 	json_object_set_new(o, "waits", waits);
 	json_object_set_new(o, "gate", p ? json_string(predict_gate_name(p->gate)) : json_null());
-	json_object_set_new(o, "never", p && p->never != NEVER_NO ? json_string(predict_never_name(p->never))
-								 : json_null());
+	json_object_set_new(o, "never",
+			    p && p->never != NEVER_NO ? json_string(predict_never_name(p->never))
+						      : json_null());
 	json_object_set_new(o, "backfilled", json_boolean(p && p->backfilled));
 	json_object_set_new(o, "permit_start", json_boolean(p && p->permit));
 	json_t *hints = json_array();
 	for (int i = 0; i < w->nhints; i++) {
 		json_t *arg = w->hints[i].arg[0] ? json_string(w->hints[i].arg) : json_null();
-		json_array_append_new(hints, json_pack("{s:s,s:I,s:o}", "hint", hint_name(w->hints[i].hint),
-						       "value", (json_int_t)w->hints[i].value, "arg",
+		json_array_append_new(hints, json_pack("{s:s,s:I,s:o}", "hint",
+						       hint_name(w->hints[i].hint), "value",
+						       (json_int_t)w->hints[i].value, "arg",
 						       arg ? arg : json_null()));
 	}
 	json_object_set_new(o, "hints", hints);
@@ -428,8 +449,8 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 	explain_reeval(x, ex, &b);
 	json_object_set_new(o, "reeval",
 			    json_pack("{s:s,s:o,s:o,s:o}", "kind", reeval_name(w->reeval), "job",
-				      int_or_null(w->reeval_job), "at", int_or_null(w->reeval_at), "text",
-				      buf_json(&b)));
+				      int_or_null(w->reeval_job), "at", int_or_null(w->reeval_at),
+				      "text", buf_json(&b)));
 	buf_release(&b);
 	return o;
 }
@@ -453,19 +474,21 @@ static json_t *preemption(const struct explain_set *x, const struct explain *ex,
 					    json_integer(pp->excluded[r]));
 	for (size_t i = 0; i < pp->nvictims; i++) {
 		const struct preempt_victim *v = &pp->victims[i];
-		json_array_append_new(victims, json_pack("{s:I,s:i,s:s,s:b,s:I,s:f}", "id", (json_int_t)v->job,
-							 "gpus", v->gpus, "tier", tier_name(v->tier),
-							 "borrowed", v->borrowed, "ran", (json_int_t)v->ran,
-							 "work_lost", v->work_lost));
+		json_array_append_new(victims,
+				      json_pack("{s:I,s:i,s:s,s:b,s:I,s:f}", "id",
+						(json_int_t)v->job, "gpus", v->gpus, "tier",
+						tier_name(v->tier), "borrowed", v->borrowed, "ran",
+						(json_int_t)v->ran, "work_lost", v->work_lost));
 	}
 	struct buf b;
 	buf_init(&b, 0);
 	explain_preempt_text(x, ex, pp, &b);
-	json_t *o = json_pack("{s:s,s:s,s:b,s:b,s:i,s:i,s:o,s:o,s:o,s:o}", "outcome",
-			      preempt_outcome_name(pp->outcome), "mode", rollout_name(pp->mode),
-			      "permit", pp->permit, "stopping", pp->stopping, "candidates",
-			      pp->candidates, "eligible", pp->eligible, "excluded", excluded, "victims",
-			      victims, "wait_for", int_or_null(pp->wait_for), "text", buf_json(&b));
+	json_t *o =
+	    json_pack("{s:s,s:s,s:b,s:b,s:i,s:i,s:o,s:o,s:o,s:o}", "outcome",
+		      preempt_outcome_name(pp->outcome), "mode", rollout_name(pp->mode), "permit",
+		      pp->permit, "stopping", pp->stopping, "candidates", pp->candidates,
+		      "eligible", pp->eligible, "excluded", excluded, "victims", victims,
+		      "wait_for", int_or_null(pp->wait_for), "text", buf_json(&b));
 	buf_release(&b);
 	return o;
 }
@@ -495,8 +518,8 @@ static json_t *str_or_null(const char *s)
 
 static void show_key(const struct policy_key_info *ki, void *arg)
 {
-	json_array_append_new(arg, json_pack("{s:s,s:s,s:s,s:b}", "key", ki->key, "value", ki->value,
-					     "default", ki->default_value, "is_default",
+	json_array_append_new(arg, json_pack("{s:s,s:s,s:s,s:b}", "key", ki->key, "value",
+					     ki->value, "default", ki->default_value, "is_default",
 					     ki->is_default));
 }
 
@@ -512,11 +535,11 @@ static json_t *impact_json(const struct snapshot *s, const struct impact *im)
 	json_t *moves = json_array(), *starts = json_array(), *pre = json_array();
 	for (size_t i = 0; i < im->nmoves; i++) {
 		const struct impact_move *m = &im->moves[i];
-		json_array_append_new(moves, json_pack("{s:I,s:s,s:i,s:i,s:f,s:f}", "job",
-						       (json_int_t)m->job, "tier", tier_name(m->tier),
-						       "old_position", m->old_pos, "new_position",
-						       m->new_pos, "old_weight", m->old_weight,
-						       "new_weight", m->new_weight));
+		json_array_append_new(
+		    moves, json_pack("{s:I,s:s,s:i,s:i,s:f,s:f}", "job", (json_int_t)m->job, "tier",
+				     tier_name(m->tier), "old_position", m->old_pos, "new_position",
+				     m->new_pos, "old_weight", m->old_weight, "new_weight",
+				     m->new_weight));
 	}
 	for (size_t i = 0; i < im->netas; i++) {
 		const struct impact_eta *t = &im->etas[i];
@@ -525,9 +548,9 @@ static json_t *impact_json(const struct snapshot *s, const struct impact *im)
 							(json_int_t)t->new_start));
 	}
 	for (size_t i = 0; i < im->npreempts; i++)
-		json_array_append_new(pre, json_pack("{s:I,s:b}", "job",
-						     (json_int_t)im->preempts[i].job, "preemptible",
-						     im->preempts[i].preemptible));
+		json_array_append_new(pre,
+				      json_pack("{s:I,s:b}", "job", (json_int_t)im->preempts[i].job,
+						"preemptible", im->preempts[i].preemptible));
 	return json_pack("{s:s,s:I,s:I,s:I,s:o,s:o,s:o}", "policy_in_force", s->policy.revision,
 			 "now", (json_int_t)s->now, "pending", (json_int_t)im->npending, "running",
 			 (json_int_t)im->nrunning, "moves", moves, "starts", starts, "preemptible",
@@ -543,17 +566,18 @@ void jout_policy_report(const struct jout_policy_report *r)
 		for (size_t i = 0; i < r->changes->n; i++) {
 			const struct policy_change *c = &r->changes->items[i];
 			json_array_append_new(
-				changes, json_pack("{s:s,s:s,s:o,s:o}", "key", c->key, "kind",
-						   change_kind_name(c->kind), "old",
-						   str_or_null(c->kind == CHANGE_ADDED ? NULL : c->old_value),
-						   "new",
-						   str_or_null(c->kind == CHANGE_REMOVED ? NULL : c->new_value)));
+			    changes,
+			    json_pack(
+				"{s:s,s:s,s:o,s:o}", "key", c->key, "kind",
+				change_kind_name(c->kind), "old",
+				str_or_null(c->kind == CHANGE_ADDED ? NULL : c->old_value), "new",
+				str_or_null(c->kind == CHANGE_REMOVED ? NULL : c->new_value)));
 		}
 		variables = policy_diff_variables(r->changes);
 	}
 	json_t *o = json_pack("{s:o,s:o,s:b,s:o,s:i,s:o}", "from", str_or_null(r->from), "to",
-			      str_or_null(r->to), "valid", !r->error, "error", str_or_null(r->error),
-			      "variables", variables, "changes", changes);
+			      str_or_null(r->to), "valid", !r->error, "error",
+			      str_or_null(r->error), "variables", variables, "changes", changes);
 	if (r->text)
 		json_object_set_new(o, "text", str_or_null(r->text));
 	json_object_set_new(o, "impact",
@@ -565,8 +589,9 @@ static json_t *commit_json(const struct policy_commit *c)
 {
 	json_t *tr = json_array();
 	for (int i = 0; i < c->ntrailers; i++)
-		json_array_append_new(tr, json_pack("{s:o,s:o}", "key", str_or_null(c->trailers[i].key),
-						    "value", str_or_null(c->trailers[i].value)));
+		json_array_append_new(tr,
+				      json_pack("{s:o,s:o}", "key", str_or_null(c->trailers[i].key),
+						"value", str_or_null(c->trailers[i].value)));
 	return json_pack("{s:s,s:o,s:o,s:o,s:I,s:o,s:o,s:o}", "commit", c->oid, "parent",
 			 c->parent[0] ? json_string(c->parent) : json_null(), "author",
 			 str_or_null(c->author_name), "email", str_or_null(c->author_email), "time",
@@ -583,13 +608,14 @@ void jout_policy_commit(const struct policy_commit *c, const struct event_list *
 		char oid[POLICY_OID_HEX];
 		const char *why = "";
 		size_t n;
-		if (strcmp(ev[i].kind, "policy") || policy_event_parse(ev[i].reason, &ok, oid, &why) < 0 ||
-		    (n = strlen(oid)) < 4 || strncmp(c->oid, oid, n))
+		if (strcmp(ev[i].kind, "policy") ||
+		    policy_event_parse(ev[i].reason, &ok, oid, &why) < 0 || (n = strlen(oid)) < 4 ||
+		    strncmp(c->oid, oid, n))
 			continue;
-		json_array_append_new(applied, json_pack("{s:I,s:o,s:b,s:o}", "time",
-							 (json_int_t)ev[i].time, "actor",
-							 str_or_null(ev[i].actor), "applied", ok,
-							 "reason", str_or_null(ok ? NULL : why)));
+		json_array_append_new(applied,
+				      json_pack("{s:I,s:o,s:b,s:o}", "time", (json_int_t)ev[i].time,
+						"actor", str_or_null(ev[i].actor), "applied", ok,
+						"reason", str_or_null(ok ? NULL : why)));
 	}
 	json_object_set_new(o, "applied", applied);
 	json_dumpf(o, stdout, JSON_COMPACT);

@@ -66,12 +66,12 @@ void jout_policy_show(const struct policy *p);
 
 /* What check and diff print. Pointers may be NULL where said. */
 struct jout_policy_report {
-	const char *from;                  /* the base compared with, NULL when none */
-	const char *to;                    /* the revision or file checked */
-	const char *error;                 /* NULL when valid */
+	const char *from;		   /* the base compared with, NULL when none */
+	const char *to;			   /* the revision or file checked */
+	const char *error;		   /* NULL when valid */
 	const struct policy_diff *changes; /* NULL when there is no base */
-	const char *text;                  /* diff: the textual diff; NULL for check */
-	const struct snapshot *live;       /* with impact: NULL when no server answered */
+	const char *text;		   /* diff: the textual diff; NULL for check */
+	const struct snapshot *live;	   /* with impact: NULL when no server answered */
 	const struct impact *impact;
 };
 /* {"from", "to", "valid", "error", "variables", "changes": [{"key", "kind",

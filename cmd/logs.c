@@ -23,9 +23,9 @@ static int logs_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_logs;
 	static const struct option lo[] = {
-		{"follow", no_argument, NULL, 'f'},
-		{"stderr", no_argument, NULL, 'e'},
-		{0, 0, 0, 0},
+	    {"follow", no_argument, NULL, 'f'},
+	    {"stderr", no_argument, NULL, 'e'},
+	    {0, 0, 0, 0},
 	};
 	bool follow = false;
 	const char *stream = "stdout";
@@ -88,9 +88,9 @@ static int logs_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_logs = {
-	.name = "logs",
-	.usage = "[-f] [--stderr] JOB",
-	.summary = "print a job's output",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = logs_exec,
+    .name = "logs",
+    .usage = "[-f] [--stderr] JOB",
+    .summary = "print a job's output",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = logs_exec,
 };

@@ -66,13 +66,28 @@ static const struct explain *row_explain(const struct explain_set *x, const stru
 }
 
 enum fld {
-	F_ID, F_NAME, F_USER, F_QUEUE, F_TIER, F_STATE, F_GPUS, F_WEIGHT, F_POSITION, F_WAITED,
-	F_TIME, F_ETA, F_REASON, F_SUBMIT_TIME, F_START_TIME, F_PREDICTED_START, F_COUNT,
+	F_ID,
+	F_NAME,
+	F_USER,
+	F_QUEUE,
+	F_TIER,
+	F_STATE,
+	F_GPUS,
+	F_WEIGHT,
+	F_POSITION,
+	F_WAITED,
+	F_TIME,
+	F_ETA,
+	F_REASON,
+	F_SUBMIT_TIME,
+	F_START_TIME,
+	F_PREDICTED_START,
+	F_COUNT,
 };
 
 static const char *const fld_names[F_COUNT] = {
-	"id", "name", "user", "queue", "tier", "state", "gpus", "weight", "position", "waited",
-	"time", "eta", "reason", "submit_time", "start_time", "predicted_start",
+    "id",	"name",	  "user", "queue", "tier",   "state",	    "gpus",	  "weight",
+    "position", "waited", "time", "eta",   "reason", "submit_time", "start_time", "predicted_start",
 };
 
 /* The value of field f for job j (ex: row_explain's). */
@@ -128,7 +143,8 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 	case F_WAITED:
 	case F_TIME:
 		if (j->state == JOB_PENDING)
-			buf_addstr(out, dur_format(j->queued_time ? now - j->queued_time : 0, d, sizeof(d)));
+			buf_addstr(out, dur_format(j->queued_time ? now - j->queued_time : 0, d,
+						   sizeof(d)));
 		else if (job_state_holds_gpus(j->state) && j->start_time)
 			buf_addstr(out, dur_format(now - j->start_time, d, sizeof(d)));
 		else if (j->start_time && j->end_time)
@@ -168,7 +184,7 @@ struct tpl {
 	struct seg {
 		enum fld f; /* F_COUNT: literal text */
 		char *text;
-	} *seg;
+	} * seg;
 };
 
 static void format_release(struct tpl *t)
@@ -218,8 +234,9 @@ static int format_compile(const char *fmt, struct tpl *t)
 			for (size_t i = 0; i < F_COUNT; i++)
 				buf_printf(&known, "%s%s", i ? ", " : "", fld_names[i]);
 			format_release(t);
-			int rc = cmd_usage_error(&cmd_ls, "--format: unknown field '%.*s'; known: %s",
-						 (int)(e - p + 1), p, known.data);
+			int rc =
+			    cmd_usage_error(&cmd_ls, "--format: unknown field '%.*s'; known: %s",
+					    (int)(e - p + 1), p, known.data);
 			buf_release(&known);
 			return rc;
 		}
@@ -283,12 +300,12 @@ static const struct column {
 	size_t width, max;
 	bool right;
 } columns[] = {
-	{F_ID, "ID", 6, 0, true},	   {F_USER, "USER", 10, 10, false},
-	{F_NAME, "NAME", 16, 16, false},   {F_QUEUE, "QUEUE", 8, 8, false},
-	{F_TIER, "TIER", 4, 0, false},	   {F_STATE, "STATE", 9, 0, false},
-	{F_GPUS, "GPUS", 4, 0, true},	   {F_WEIGHT, "WEIGHT", 7, 63, true},
-	{F_TIME, "TIME", 7, 63, true},	   {F_ETA, "ETA", 12, 63, false},
-	{F_REASON, "REASON", 0, 63, false},
+    {F_ID, "ID", 6, 0, true},		{F_USER, "USER", 10, 10, false},
+    {F_NAME, "NAME", 16, 16, false},	{F_QUEUE, "QUEUE", 8, 8, false},
+    {F_TIER, "TIER", 4, 0, false},	{F_STATE, "STATE", 9, 0, false},
+    {F_GPUS, "GPUS", 4, 0, true},	{F_WEIGHT, "WEIGHT", 7, 63, true},
+    {F_TIME, "TIME", 7, 63, true},	{F_ETA, "ETA", 12, 63, false},
+    {F_REASON, "REASON", 0, 63, false},
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -358,13 +375,13 @@ static int ls_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_ls;
 	static const struct option lo[] = {
-		{"all", no_argument, NULL, 'a'},
-		{"state", required_argument, NULL, 's'},
-		{"user", required_argument, NULL, 'u'},
-		{"queue", required_argument, NULL, 'q'},
-		{"json", no_argument, NULL, 'j'},
-		{"format", required_argument, NULL, 'f'},
-		{0, 0, 0, 0},
+	    {"all", no_argument, NULL, 'a'},
+	    {"state", required_argument, NULL, 's'},
+	    {"user", required_argument, NULL, 'u'},
+	    {"queue", required_argument, NULL, 'q'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"format", required_argument, NULL, 'f'},
+	    {0, 0, 0, 0},
 	};
 	struct filter f = {0};
 	bool json = false;
@@ -379,11 +396,16 @@ static int ls_exec(int argc, char **argv)
 			char tmp[256];
 			if (!STR_COPY(tmp, optarg))
 				return cmd_usage_error(c, "--state: list too long");
-			for (char *save = NULL, *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			for (char *save = NULL, *t = strtok_r(tmp, ",", &save); t;
+			     t = strtok_r(NULL, ",", &save)) {
 				enum job_state st;
 				if (job_state_parse(t, &st) < 0)
-					return cmd_usage_error(c, "--state: unknown state '%s'; use pending, starting, running, stopping, completed, failed, cancelled or timeout",
-							       t);
+					return cmd_usage_error(
+					    c,
+					    "--state: unknown state '%s'; use pending, starting, "
+					    "running, stopping, completed, failed, cancelled or "
+					    "timeout",
+					    t);
 				f.states |= 1u << st;
 			}
 			if (!f.states)
@@ -411,8 +433,8 @@ static int ls_exec(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		return cmd_usage_error(c, "unexpected '%s' (for one job use 'gq show %s')", argv[optind],
-				       argv[optind]);
+		return cmd_usage_error(c, "unexpected '%s' (for one job use 'gq show %s')",
+				       argv[optind], argv[optind]);
 	if (json && fmt)
 		return cmd_usage_error(c, "--json and --format do not go together; pick one");
 	struct tpl tpl = {0};
@@ -450,9 +472,9 @@ static int ls_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_ls = {
-	.name = "ls",
-	.usage = "[--all] [--state STATE] [--user USER] [--queue QUEUE] [--json | --format FORMAT]",
-	.summary = "list jobs in scheduling order, with weight, wait, ETA and reason",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = ls_exec,
+    .name = "ls",
+    .usage = "[--all] [--state STATE] [--user USER] [--queue QUEUE] [--json | --format FORMAT]",
+    .summary = "list jobs in scheduling order, with weight, wait, ETA and reason",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = ls_exec,
 };

@@ -35,8 +35,9 @@ static void nodes_text(const struct snapshot *s)
 			snprintf(mem, sizeof(mem), "%lldG", (long long)(nd->gpu_mem_mb / 1024));
 		else
 			snprintf(mem, sizeof(mem), "-");
-		printf("%-16s %-10s %8s %5d %5d %5d  %s%s\n", nd->name, nd->gpu_model[0] ? nd->gpu_model : "-",
-		       mem, nd->ngpus, nbusy, nd->up ? nd->ngpus - nbusy : 0, nd->up ? "" : "(down) ",
+		printf("%-16s %-10s %8s %5d %5d %5d  %s%s\n", nd->name,
+		       nd->gpu_model[0] ? nd->gpu_model : "-", mem, nd->ngpus, nbusy,
+		       nd->up ? nd->ngpus - nbusy : 0, nd->up ? "" : "(down) ",
 		       jobs.len ? jobs.data : "-");
 		buf_release(&jobs);
 	}
@@ -64,9 +65,9 @@ static int nodes_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_nodes = {
-	.name = "nodes",
-	.usage = "[--json]",
-	.summary = "list nodes and their GPUs: model, memory, busy, free",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = nodes_exec,
+    .name = "nodes",
+    .usage = "[--json]",
+    .summary = "list nodes and their GPUs: model, memory, busy, free",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = nodes_exec,
 };

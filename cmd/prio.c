@@ -13,9 +13,9 @@ static int prio_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_prio;
 	static const struct option lo[] = {
-		{"reason", required_argument, NULL, 'r'},
-		{"clear", no_argument, NULL, 'c'},
-		{0, 0, 0, 0},
+	    {"reason", required_argument, NULL, 'r'},
+	    {"clear", no_argument, NULL, 'c'},
+	    {0, 0, 0, 0},
 	};
 	const char *reason = NULL;
 	bool clear = false;
@@ -65,9 +65,9 @@ static int prio_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_prio = {
-	.name = "prio",
-	.usage = "--reason TEXT JOB TIER | --reason TEXT --clear JOB",
-	.summary = "override a job's tier (admin)",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = prio_exec,
+    .name = "prio",
+    .usage = "--reason TEXT JOB TIER | --reason TEXT --clear JOB",
+    .summary = "override a job's tier (admin)",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = prio_exec,
 };

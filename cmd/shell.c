@@ -78,7 +78,8 @@ static char **complete(const char *text, int start, int end)
 		i++;
 	if (i == start) {
 		for (size_t k = 0; cmd_table[k]; k++)
-			if (!(cmd_table[k]->flags & CMD_HIDDEN) && strcmp(cmd_table[k]->name, "shell"))
+			if (!(cmd_table[k]->flags & CMD_HIDDEN) &&
+			    strcmp(cmd_table[k]->name, "shell"))
 				cands_add(cmd_table[k]->name, &cands);
 		cands_add("exit", &cands);
 	} else {
@@ -90,8 +91,8 @@ static char **complete(const char *text, int start, int end)
 		prev_word(start, prev, sizeof(prev));
 		if (text[0] == '-') {
 			complete_flags(cmd, cands_add, &cands);
-		} else if (!strcmp(prev, "--tier") || (!strcmp(cmd, "prio") && prev[0] != '-' &&
-						       strcmp(prev, cmd))) {
+		} else if (!strcmp(prev, "--tier") ||
+			   (!strcmp(cmd, "prio") && prev[0] != '-' && strcmp(prev, cmd))) {
 			for (int t = 0; t < TIER_COUNT; t++)
 				cands_add(tier_name((enum tier)t), &cands);
 		} else if (!strcmp(prev, "--queue")) {
@@ -194,7 +195,8 @@ static int shell_exec(int argc, char **argv)
 	while ((o = cmd_getopt(c, argc, argv, "", NULL)) != -1)
 		return cmd_opt_exit(o);
 	if (optind < argc)
-		return cmd_usage_error(c, "unexpected '%s'; gq shell takes no arguments", argv[optind]);
+		return cmd_usage_error(c, "unexpected '%s'; gq shell takes no arguments",
+				       argv[optind]);
 	char dir[GQ_PATH_MAX], hist[GQ_PATH_MAX + 16];
 	struct gq_err e = GQ_ERR_INIT;
 	bool have_hist = state_dir(dir, sizeof(dir), true, &e) == 0;
@@ -248,9 +250,9 @@ static int shell_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_shell = {
-	.name = "shell",
-	.usage = "",
-	.summary = "an interactive prompt for gq commands, with history and completion",
-	.flags = 0,
-	.exec = shell_exec,
+    .name = "shell",
+    .usage = "",
+    .summary = "an interactive prompt for gq commands, with history and completion",
+    .flags = 0,
+    .exec = shell_exec,
 };

@@ -26,9 +26,9 @@ static int stats_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_stats = {
-	.name = "stats",
-	.usage = "[--json]",
-	.summary = "print queue metrics: jobs by state, GPUs busy, wait percentiles",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = stats_exec,
+    .name = "stats",
+    .usage = "[--json]",
+    .summary = "print queue metrics: jobs by state, GPUs busy, wait percentiles",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = stats_exec,
 };

@@ -16,9 +16,9 @@ static int supervise_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_supervise = {
-	.name = "__supervise",
-	.usage = "RUNDIR",
-	.summary = "run one job for gq serve and record its exit status (internal)",
-	.flags = CMD_HIDDEN,
-	.exec = supervise_exec,
+    .name = "__supervise",
+    .usage = "RUNDIR",
+    .summary = "run one job for gq serve and record its exit status (internal)",
+    .flags = CMD_HIDDEN,
+    .exec = supervise_exec,
 };

@@ -32,8 +32,9 @@ static int version_exec(int argc, char **argv)
 	if (json) {
 		printf("{\"version\":\"%s\",\"libcurl\":\"%s\",\"jansson\":\"%s\","
 		       "\"libgit2\":\"%d.%d.%d\",\"libmicrohttpd\":\"%s\",\"sqlite\":\"%s\"}\n",
-		       GQ_VERSION, curl_version_info(CURLVERSION_NOW)->version, jansson_version_str(),
-		       maj, min, rev, MHD_get_version(), sqlite3_libversion());
+		       GQ_VERSION, curl_version_info(CURLVERSION_NOW)->version,
+		       jansson_version_str(), maj, min, rev, MHD_get_version(),
+		       sqlite3_libversion());
 	} else {
 		printf("gq %s\n", GQ_VERSION);
 		printf("libcurl %s, jansson %s, libgit2 %d.%d.%d, libmicrohttpd %s, sqlite %s\n",
@@ -44,9 +45,9 @@ static int version_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_version = {
-	.name = "version",
-	.usage = "[--json]",
-	.summary = "print the version of gq and of the libraries it uses",
-	.flags = 0,
-	.exec = version_exec,
+    .name = "version",
+    .usage = "[--json]",
+    .summary = "print the version of gq and of the libraries it uses",
+    .flags = 0,
+    .exec = version_exec,
 };

@@ -109,9 +109,9 @@ out:
 }
 
 const struct cmd_entry cmd_why = {
-	.name = "why",
-	.usage = "[--json] JOB",
-	.summary = "explain why a job waits, when it will likely start, and what would help",
-	.flags = CMD_NEEDS_BACKEND,
-	.exec = why_exec,
+    .name = "why",
+    .usage = "[--json] JOB",
+    .summary = "explain why a job waits, when it will likely start, and what would help",
+    .flags = CMD_NEEDS_BACKEND,
+    .exec = why_exec,
 };

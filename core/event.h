@@ -14,14 +14,14 @@
 #include "job.h"
 
 struct event {
-	int64_t seq;  /* strictly increasing, from 1 */
-	int64_t time; /* unix seconds */
-	int64_t job;  /* 0 when not about one job */
+	int64_t seq;   /* strictly increasing, from 1 */
+	int64_t time;  /* unix seconds */
+	int64_t job;   /* 0 when not about one job */
 	char kind[24]; /* "state", "reminder", "downgrade", "override", "preempt",
 			* "would-preempt", "checkpoint", "policy", "permit", ... */
 	enum job_state from, to;
 	char reason[160]; /* a wait-reason token or free text */
-	char actor[32];   /* user name, "scheduler" or "admin:<name>" */
+	char actor[32];	  /* user name, "scheduler" or "admin:<name>" */
 };
 
 #endif

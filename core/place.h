@@ -116,9 +116,9 @@ struct place_result {
 	bool quota_queue; /* the queue limit blocks */
 	int dept;	  /* policy department index, -1 if unknown */
 	double dept_used; /* GPU-hours this month */
-	double dept_limit;  /* monthly GPU-hour quota, -1 unlimited */
-	bool quota_dept;    /* the department quota blocks */
-	int64_t window_end; /* window blocks: when the pause ends (unix time) */
+	double dept_limit;	   /* monthly GPU-hour quota, -1 unlimited */
+	bool quota_dept;	   /* the department quota blocks */
+	int64_t window_end;	   /* window blocks: when the pause ends (unix time) */
 	bool cpu_short, mem_short; /* resources blocks: no usable node has the CPUs / memory free */
 	/* When blocks == 0: the allocation, and whether it borrows beyond quota. */
 	bool borrowed;

@@ -12,16 +12,16 @@
 
 enum scope { SC_GLOBAL, SC_TIER, SC_QUEUE, SC_DEPT };
 enum kind {
-	K_DOUBLE,    /* double */
-	K_DUR,       /* int64_t seconds */
-	K_INT,       /* int, >= min */
-	K_LIMIT,     /* int, -1 = "unlimited" */
-	K_DLIMIT,    /* double, -1 = "unlimited" */
-	K_STR,       /* char[256] free text */
-	K_NAME,      /* char[GQ_NAME_MAX], a name */
-	K_ROLLOUT,   /* enum rollout */
-	K_WINDOW,    /* struct window */
-	K_SIGNAL,    /* int signal number */
+	K_DOUBLE,  /* double */
+	K_DUR,	   /* int64_t seconds */
+	K_INT,	   /* int, >= min */
+	K_LIMIT,   /* int, -1 = "unlimited" */
+	K_DLIMIT,  /* double, -1 = "unlimited" */
+	K_STR,	   /* char[256] free text */
+	K_NAME,	   /* char[GQ_NAME_MAX], a name */
+	K_ROLLOUT, /* enum rollout */
+	K_WINDOW,  /* struct window */
+	K_SIGNAL,  /* int signal number */
 };
 
 struct keydef {
@@ -43,77 +43,306 @@ struct keydef {
 #define YEAR (366.0 * 86400)
 
 static const struct keydef keys[] = {
-	{"tier", "base", SC_TIER, K_DOUBLE, T(base), 0.001, 1e6, {"100", "30", "5"},
-	 "base weight of the tier; weight = base x (1 + c)"},
-	{"tier", "waitLimit", SC_TIER, K_DUR, T(wait_limit), 60, YEAR, {"2h", "8h", "12h"},
-	 "pending longer than this is over the tier's limit and earns a starvation permit"},
-	{"tier", "price", SC_TIER, K_DOUBLE, T(price), 0, 1000, {"1.5", "1.0", "0.3"},
-	 "price factor applied to GPU-hours in usage reports"},
-	{"tier", "allow", SC_TIER, K_STR, T(allow), 0, 0, {"*", "*", "*"},
-	 "who may submit to the tier: '*' or user names and @groups"},
-	{"aging", "step", SC_GLOBAL, K_DOUBLE, G(aging_step), 0, 10, {"0.1"},
-	 "c grows by this for every full aging interval waited"},
-	{"aging", "interval", SC_GLOBAL, K_DUR, G(aging_interval), 60, YEAR, {"30m"},
-	 "the aging interval"},
-	{"aging", "cap", SC_GLOBAL, K_DOUBLE, G(aging_cap), 0, 100, {"0.5"},
-	 "c never exceeds this"},
-	{"permit", "waitFor", SC_GLOBAL, K_DUR, G(permit_wait_for), 0, YEAR, {"10m"},
-	 "a permit waits for a P0 expected to end within this instead of preempting it"},
-	{"downgrade", "remindAfter", SC_GLOBAL, K_DUR, G(remind_after), 60, YEAR, {"2h"},
-	 "a P0 job pending this long reminds its owner and the admins"},
-	{"downgrade", "confirmWithin", SC_GLOBAL, K_DUR, G(confirm_within), 60, YEAR, {"30m"},
-	 "without confirmation this long after the reminder the job becomes P1"},
-	{"downgrade", "mode", SC_GLOBAL, K_ROLLOUT, G(downgrade_mode), 0, 0, {"enforce"},
-	 "observe, trial or enforce"},
-	{"downgrade", "trialQueues", SC_GLOBAL, K_STR, G(downgrade_trial), 0, 0, {""},
-	 "queues acted on in trial mode"},
-	{"downgrade", "webhook", SC_GLOBAL, K_STR, G(downgrade_webhook), 0, 0, {""},
-	 "URL that reminders and downgrades are POSTed to as JSON"},
-	{"headroom", "share", SC_GLOBAL, K_DOUBLE, G(headroom), 0, 0.9, {"0.15"},
-	 "share of capacity held back from P1 and P2 so that P0 lands without preempting; "
-	 "a request larger than the rest may use it"},
-	{"preempt", "protect", SC_GLOBAL, K_DUR, G(protect), 0, YEAR, {"30m"},
-	 "jobs that have run this long are never preempted"},
-	{"preempt", "grace", SC_GLOBAL, K_DUR, G(grace), 0, 86400, {"5m"},
-	 "time between the signal and SIGKILL"},
-	{"preempt", "cooldown", SC_GLOBAL, K_DUR, G(cooldown), 0, YEAR, {"10m"},
-	 "a preempted job waits this long before it may start again"},
-	{"preempt", "signal", SC_GLOBAL, K_SIGNAL, G(preempt_signal), 0, 0, {"TERM"},
-	 "signal sent to a victim"},
-	{"preempt", "maxPerQueueHour", SC_GLOBAL, K_INT, G(max_preempt_hour), 0, 1e6, {"4"},
-	 "default preemption budget: victims taken from one queue per hour"},
-	{"preempt", "mode", SC_GLOBAL, K_ROLLOUT, G(preempt_mode), 0, 0, {"enforce"},
-	 "observe, trial or enforce"},
-	{"preempt", "trialQueues", SC_GLOBAL, K_STR, G(preempt_trial), 0, 0, {""},
-	 "queues acted on in trial mode"},
-	{"reclaim", "mode", SC_GLOBAL, K_ROLLOUT, G(reclaim_mode), 0, 0, {"observe"},
-	 "observe, trial or enforce: the queues whose entries gq reclaim marks to act on"},
-	{"reclaim", "trialQueues", SC_GLOBAL, K_STR, G(reclaim_trial), 0, 0, {""},
-	 "queues acted on in trial mode"},
-	{"reclaim", "idleAfter", SC_GLOBAL, K_DUR, G(reclaim_idle), 60, YEAR, {"1h"},
-	 "a running job with no output and no checkpoint report this long counts as idle"},
-	{"share", "halfLife", SC_GLOBAL, K_DUR, G(share_half_life), 60, YEAR, {"7d"},
-	 "half-life of the usage that fair share compares"},
-	{"predict", "defaultRuntime", SC_GLOBAL, K_DUR, G(default_runtime), 1, YEAR, {"1h"},
-	 "runtime assumed for a job with no estimate, history or time limit"},
-	{"default", "queue", SC_GLOBAL, K_NAME, G(default_queue), 0, 0, {"default"},
-	 "queue for jobs submitted without one"},
-	{"queue", "department", SC_QUEUE, K_NAME, Q(dept), 0, 0, {"default"},
-	 "the department that owns the queue and is charged for it"},
-	{"queue", "quota", SC_QUEUE, K_LIMIT, Q(quota), 0, 1e6, {"unlimited"},
-	 "nominal GPUs of the queue"},
-	{"queue", "borrow", SC_QUEUE, K_LIMIT, Q(borrow), 0, 1e6, {"unlimited"},
-	 "GPUs it may borrow beyond its quota while others leave them idle"},
-	{"queue", "share", SC_QUEUE, K_DOUBLE, Q(share), 0.001, 1e6, {"1"},
-	 "fair-share weight"},
-	{"queue", "window", SC_QUEUE, K_WINDOW, Q(paused), 0, 0, {""},
-	 "daily window HH:MM-HH:MM in which the queue is paused"},
-	{"queue", "maxPreemptPerHour", SC_QUEUE, K_LIMIT, Q(max_preempt_hour), 0, 1e6, {"unlimited"},
-	 "preemption budget of the queue; unlimited means preempt.maxPerQueueHour"},
-	{"department", "gpuHours", SC_DEPT, K_DLIMIT, D(gpu_hours_month), 0, 1e12, {"unlimited"},
-	 "monthly GPU-hour quota"},
-	{"department", "preemptQuota", SC_DEPT, K_LIMIT, D(preempt_quota), 0, 1e6, {"unlimited"},
-	 "preemptions of other departments' jobs allowed per month"},
+    {"tier",
+     "base",
+     SC_TIER,
+     K_DOUBLE,
+     T(base),
+     0.001,
+     1e6,
+     {"100", "30", "5"},
+     "base weight of the tier; weight = base x (1 + c)"},
+    {"tier",
+     "waitLimit",
+     SC_TIER,
+     K_DUR,
+     T(wait_limit),
+     60,
+     YEAR,
+     {"2h", "8h", "12h"},
+     "pending longer than this is over the tier's limit and earns a starvation permit"},
+    {"tier",
+     "price",
+     SC_TIER,
+     K_DOUBLE,
+     T(price),
+     0,
+     1000,
+     {"1.5", "1.0", "0.3"},
+     "price factor applied to GPU-hours in usage reports"},
+    {"tier",
+     "allow",
+     SC_TIER,
+     K_STR,
+     T(allow),
+     0,
+     0,
+     {"*", "*", "*"},
+     "who may submit to the tier: '*' or user names and @groups"},
+    {"aging",
+     "step",
+     SC_GLOBAL,
+     K_DOUBLE,
+     G(aging_step),
+     0,
+     10,
+     {"0.1"},
+     "c grows by this for every full aging interval waited"},
+    {"aging",
+     "interval",
+     SC_GLOBAL,
+     K_DUR,
+     G(aging_interval),
+     60,
+     YEAR,
+     {"30m"},
+     "the aging interval"},
+    {"aging", "cap", SC_GLOBAL, K_DOUBLE, G(aging_cap), 0, 100, {"0.5"}, "c never exceeds this"},
+    {"permit",
+     "waitFor",
+     SC_GLOBAL,
+     K_DUR,
+     G(permit_wait_for),
+     0,
+     YEAR,
+     {"10m"},
+     "a permit waits for a P0 expected to end within this instead of preempting it"},
+    {"downgrade",
+     "remindAfter",
+     SC_GLOBAL,
+     K_DUR,
+     G(remind_after),
+     60,
+     YEAR,
+     {"2h"},
+     "a P0 job pending this long reminds its owner and the admins"},
+    {"downgrade",
+     "confirmWithin",
+     SC_GLOBAL,
+     K_DUR,
+     G(confirm_within),
+     60,
+     YEAR,
+     {"30m"},
+     "without confirmation this long after the reminder the job becomes P1"},
+    {"downgrade",
+     "mode",
+     SC_GLOBAL,
+     K_ROLLOUT,
+     G(downgrade_mode),
+     0,
+     0,
+     {"enforce"},
+     "observe, trial or enforce"},
+    {"downgrade",
+     "trialQueues",
+     SC_GLOBAL,
+     K_STR,
+     G(downgrade_trial),
+     0,
+     0,
+     {""},
+     "queues acted on in trial mode"},
+    {"downgrade",
+     "webhook",
+     SC_GLOBAL,
+     K_STR,
+     G(downgrade_webhook),
+     0,
+     0,
+     {""},
+     "URL that reminders and downgrades are POSTed to as JSON"},
+    {"headroom",
+     "share",
+     SC_GLOBAL,
+     K_DOUBLE,
+     G(headroom),
+     0,
+     0.9,
+     {"0.15"},
+     "share of capacity held back from P1 and P2 so that P0 lands without preempting; "
+     "a request larger than the rest may use it"},
+    {"preempt",
+     "protect",
+     SC_GLOBAL,
+     K_DUR,
+     G(protect),
+     0,
+     YEAR,
+     {"30m"},
+     "jobs that have run this long are never preempted"},
+    {"preempt",
+     "grace",
+     SC_GLOBAL,
+     K_DUR,
+     G(grace),
+     0,
+     86400,
+     {"5m"},
+     "time between the signal and SIGKILL"},
+    {"preempt",
+     "cooldown",
+     SC_GLOBAL,
+     K_DUR,
+     G(cooldown),
+     0,
+     YEAR,
+     {"10m"},
+     "a preempted job waits this long before it may start again"},
+    {"preempt",
+     "signal",
+     SC_GLOBAL,
+     K_SIGNAL,
+     G(preempt_signal),
+     0,
+     0,
+     {"TERM"},
+     "signal sent to a victim"},
+    {"preempt",
+     "maxPerQueueHour",
+     SC_GLOBAL,
+     K_INT,
+     G(max_preempt_hour),
+     0,
+     1e6,
+     {"4"},
+     "default preemption budget: victims taken from one queue per hour"},
+    {"preempt",
+     "mode",
+     SC_GLOBAL,
+     K_ROLLOUT,
+     G(preempt_mode),
+     0,
+     0,
+     {"enforce"},
+     "observe, trial or enforce"},
+    {"preempt",
+     "trialQueues",
+     SC_GLOBAL,
+     K_STR,
+     G(preempt_trial),
+     0,
+     0,
+     {""},
+     "queues acted on in trial mode"},
+    {"reclaim",
+     "mode",
+     SC_GLOBAL,
+     K_ROLLOUT,
+     G(reclaim_mode),
+     0,
+     0,
+     {"observe"},
+     "observe, trial or enforce: the queues whose entries gq reclaim marks to act on"},
+    {"reclaim",
+     "trialQueues",
+     SC_GLOBAL,
+     K_STR,
+     G(reclaim_trial),
+     0,
+     0,
+     {""},
+     "queues acted on in trial mode"},
+    {"reclaim",
+     "idleAfter",
+     SC_GLOBAL,
+     K_DUR,
+     G(reclaim_idle),
+     60,
+     YEAR,
+     {"1h"},
+     "a running job with no output and no checkpoint report this long counts as idle"},
+    {"share",
+     "halfLife",
+     SC_GLOBAL,
+     K_DUR,
+     G(share_half_life),
+     60,
+     YEAR,
+     {"7d"},
+     "half-life of the usage that fair share compares"},
+    {"predict",
+     "defaultRuntime",
+     SC_GLOBAL,
+     K_DUR,
+     G(default_runtime),
+     1,
+     YEAR,
+     {"1h"},
+     "runtime assumed for a job with no estimate, history or time limit"},
+    {"default",
+     "queue",
+     SC_GLOBAL,
+     K_NAME,
+     G(default_queue),
+     0,
+     0,
+     {"default"},
+     "queue for jobs submitted without one"},
+    {"queue",
+     "department",
+     SC_QUEUE,
+     K_NAME,
+     Q(dept),
+     0,
+     0,
+     {"default"},
+     "the department that owns the queue and is charged for it"},
+    {"queue",
+     "quota",
+     SC_QUEUE,
+     K_LIMIT,
+     Q(quota),
+     0,
+     1e6,
+     {"unlimited"},
+     "nominal GPUs of the queue"},
+    {"queue",
+     "borrow",
+     SC_QUEUE,
+     K_LIMIT,
+     Q(borrow),
+     0,
+     1e6,
+     {"unlimited"},
+     "GPUs it may borrow beyond its quota while others leave them idle"},
+    {"queue", "share", SC_QUEUE, K_DOUBLE, Q(share), 0.001, 1e6, {"1"}, "fair-share weight"},
+    {"queue",
+     "window",
+     SC_QUEUE,
+     K_WINDOW,
+     Q(paused),
+     0,
+     0,
+     {""},
+     "daily window HH:MM-HH:MM in which the queue is paused"},
+    {"queue",
+     "maxPreemptPerHour",
+     SC_QUEUE,
+     K_LIMIT,
+     Q(max_preempt_hour),
+     0,
+     1e6,
+     {"unlimited"},
+     "preemption budget of the queue; unlimited means preempt.maxPerQueueHour"},
+    {"department",
+     "gpuHours",
+     SC_DEPT,
+     K_DLIMIT,
+     D(gpu_hours_month),
+     0,
+     1e12,
+     {"unlimited"},
+     "monthly GPU-hour quota"},
+    {"department",
+     "preemptQuota",
+     SC_DEPT,
+     K_LIMIT,
+     D(preempt_quota),
+     0,
+     1e6,
+     {"unlimited"},
+     "preemptions of other departments' jobs allowed per month"},
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -124,8 +353,8 @@ static const struct {
 	const char *name;
 	int num;
 } signals[] = {
-	{"TERM", SIGTERM}, {"INT", SIGINT}, {"HUP", SIGHUP},
-	{"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"QUIT", SIGQUIT},
+    {"TERM", SIGTERM}, {"INT", SIGINT},	  {"HUP", SIGHUP},
+    {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"QUIT", SIGQUIT},
 };
 
 const char *tier_name(enum tier t)
@@ -167,9 +396,10 @@ int window_parse(const char *s, struct window *w, struct gq_err *e)
 		w->start_min = w->end_min = 0;
 		return 0;
 	}
-	if (sscanf(s, "%2u:%2u-%2u:%2u%c", &h1, &m1, &h2, &m2, &extra) != 4 || h1 > 23 ||
-	    h2 > 24 || m1 > 59 || m2 > 59 || (h2 == 24 && m2) || (h1 * 60 + m1 == h2 * 60 + m2))
-		return err_set(e, GQ_EINVAL, "bad window '%s'; use HH:MM-HH:MM, e.g. '20:00-08:00'", s);
+	if (sscanf(s, "%2u:%2u-%2u:%2u%c", &h1, &m1, &h2, &m2, &extra) != 4 || h1 > 23 || h2 > 24 ||
+	    m1 > 59 || m2 > 59 || (h2 == 24 && m2) || (h1 * 60 + m1 == h2 * 60 + m2))
+		return err_set(e, GQ_EINVAL, "bad window '%s'; use HH:MM-HH:MM, e.g. '20:00-08:00'",
+			       s);
 	w->set = true;
 	w->start_min = (int)(h1 * 60 + m1);
 	w->end_min = (int)(h2 * 60 + m2) % 1440;
@@ -257,15 +487,20 @@ static int key_create(struct policy *p, const struct keydef *k, const char *sub,
 {
 	if (k->scope == SC_QUEUE && policy_queue_index(p, sub) < 0) {
 		if (!name_valid(sub) || strlen(sub) >= GQ_NAME_MAX)
-			return err_set(e, GQ_EINVAL, "bad queue name '%s'; use letters, digits, '.', '_', '-'", sub);
+			return err_set(e, GQ_EINVAL,
+				       "bad queue name '%s'; use letters, digits, '.', '_', '-'",
+				       sub);
 		if (p->nqueues >= GQ_MAX_QUEUES)
 			return err_set(e, GQ_EINVAL, "too many queues (at most %d)", GQ_MAX_QUEUES);
 		queue_defaults(p, &p->queues[p->nqueues++], sub);
 	} else if (k->scope == SC_DEPT && policy_dept_index(p, sub) < 0) {
 		if (!name_valid(sub) || strlen(sub) >= GQ_NAME_MAX)
-			return err_set(e, GQ_EINVAL, "bad department name '%s'; use letters, digits, '.', '_', '-'", sub);
+			return err_set(
+			    e, GQ_EINVAL,
+			    "bad department name '%s'; use letters, digits, '.', '_', '-'", sub);
 		if (p->ndepts >= GQ_MAX_DEPTS)
-			return err_set(e, GQ_EINVAL, "too many departments (at most %d)", GQ_MAX_DEPTS);
+			return err_set(e, GQ_EINVAL, "too many departments (at most %d)",
+				       GQ_MAX_DEPTS);
 		dept_defaults(p, &p->depts[p->ndepts++], sub);
 	}
 	return 0;
@@ -319,14 +554,16 @@ static int parse_value(const struct keydef *k, const char *v, char *field, struc
 		if (!utf8_valid(v))
 			return err_set(e, GQ_EINVAL, "value is not UTF-8 text");
 		if (!str_copy(field, k->size, v))
-			return err_set(e, GQ_EINVAL, "value too long (at most %zu characters)", k->size - 1);
+			return err_set(e, GQ_EINVAL, "value too long (at most %zu characters)",
+				       k->size - 1);
 		for (const char *c = v; *c; c++)
 			if ((unsigned char)*c < ' ')
 				return err_set(e, GQ_EINVAL, "control character in value");
 		return 0;
 	case K_NAME:
 		if (!name_valid(v) || strlen(v) >= k->size)
-			return err_set(e, GQ_EINVAL, "bad name '%s'; use letters, digits, '.', '_', '-'", v);
+			return err_set(e, GQ_EINVAL,
+				       "bad name '%s'; use letters, digits, '.', '_', '-'", v);
 		str_copy(field, k->size, v);
 		return 0;
 	case K_ROLLOUT:
@@ -348,7 +585,8 @@ static int parse_value(const struct keydef *k, const char *v, char *field, struc
 				return 0;
 			}
 		}
-		return err_set(e, GQ_EINVAL, "unsupported signal '%s'; use TERM, INT, HUP, USR1, USR2 or QUIT",
+		return err_set(e, GQ_EINVAL,
+			       "unsupported signal '%s'; use TERM, INT, HUP, USR1, USR2 or QUIT",
 			       v);
 	}
 	}
@@ -525,23 +763,27 @@ int policy_validate(const struct policy *p, struct gq_err *e)
 	 * the fresh weight of the tier above. */
 	for (int t = 1; t < TIER_COUNT; t++)
 		if (p->tier[t].base * (1 + p->aging_cap) >= p->tier[t - 1].base)
-			return err_set(e, GQ_EINVAL,
-				       "aging.cap: %g lets %s (base %g) age past a fresh %s (base %g); "
-				       "lower aging.cap or widen the bases",
-				       p->aging_cap, tier_name((enum tier)t), p->tier[t].base,
-				       tier_name((enum tier)(t - 1)), p->tier[t - 1].base);
+			return err_set(
+			    e, GQ_EINVAL,
+			    "aging.cap: %g lets %s (base %g) age past a fresh %s (base %g); "
+			    "lower aging.cap or widen the bases",
+			    p->aging_cap, tier_name((enum tier)t), p->tier[t].base,
+			    tier_name((enum tier)(t - 1)), p->tier[t - 1].base);
 	if (p->nqueues == 0)
 		return err_set(e, GQ_EINVAL, "queue: at least one queue is required");
 	if (policy_queue_index(p, p->default_queue) < 0)
-		return err_set(e, GQ_EINVAL, "default.queue: no queue '%s' is defined", p->default_queue);
+		return err_set(e, GQ_EINVAL, "default.queue: no queue '%s' is defined",
+			       p->default_queue);
 	for (int i = 0; i < p->nqueues; i++) {
 		const struct queue_policy *q = &p->queues[i];
 		if (policy_dept_index(p, q->dept) < 0)
-			return err_set(e, GQ_EINVAL, "queue.%s.department: no department '%s' is defined",
+			return err_set(e, GQ_EINVAL,
+				       "queue.%s.department: no department '%s' is defined",
 				       q->name, q->dept);
 	}
 	const char *lists[] = {p->preempt_trial, p->downgrade_trial, p->reclaim_trial};
-	const char *names[] = {"preempt.trialQueues", "downgrade.trialQueues", "reclaim.trialQueues"};
+	const char *names[] = {"preempt.trialQueues", "downgrade.trialQueues",
+			       "reclaim.trialQueues"};
 	for (int l = 0; l < 3; l++) {
 		const char *s = lists[l];
 		while (*s) {
@@ -551,9 +793,10 @@ int policy_validate(const struct policy *p, struct gq_err *e)
 			if (!n)
 				break;
 			char q[GQ_NAME_MAX];
-			if (n >= sizeof(q) || (memcpy(q, s, n), q[n] = '\0', policy_queue_index(p, q) < 0))
-				return err_set(e, GQ_EINVAL, "%s: no queue '%.*s' is defined", names[l],
-					       (int)n, s);
+			if (n >= sizeof(q) ||
+			    (memcpy(q, s, n), q[n] = '\0', policy_queue_index(p, q) < 0))
+				return err_set(e, GQ_EINVAL, "%s: no queue '%.*s' is defined",
+					       names[l], (int)n, s);
 			s += n;
 		}
 	}
@@ -669,7 +912,8 @@ void policy_foreach(const struct policy *p, void (*fn)(const struct policy_key_i
 	for (int q = 0; q < p->nqueues; q++)
 		for (size_t i = 0; i < NKEYS; i++)
 			if (keys[i].scope == SC_QUEUE)
-				emit(&keys[i], p->queues[q].name, (const char *)&p->queues[q], 0, &c);
+				emit(&keys[i], p->queues[q].name, (const char *)&p->queues[q], 0,
+				     &c);
 	for (int d = 0; d < p->ndepts; d++)
 		for (size_t i = 0; i < NKEYS; i++)
 			if (keys[i].scope == SC_DEPT)
@@ -701,9 +945,11 @@ void policy_key_doc(size_t i, struct policy_key_doc *out)
 	if (i >= NKEYS)
 		BUG("policy key %zu of %zu", i, (size_t)NKEYS);
 	if (keys[i].scope == SC_GLOBAL)
-		snprintf(out->pattern, sizeof(out->pattern), "%s.%s", keys[i].section, keys[i].name);
+		snprintf(out->pattern, sizeof(out->pattern), "%s.%s", keys[i].section,
+			 keys[i].name);
 	else
-		snprintf(out->pattern, sizeof(out->pattern), "%s.*.%s", keys[i].section, keys[i].name);
+		snprintf(out->pattern, sizeof(out->pattern), "%s.*.%s", keys[i].section,
+			 keys[i].name);
 	out->default_value = keys[i].def[0];
 	out->doc = keys[i].doc;
 }

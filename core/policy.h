@@ -39,9 +39,9 @@ const char *rollout_name(enum rollout r);
 #define GQ_NAME_MAX 32
 
 struct tier_policy {
-	double base;        /* base weight */
+	double base;	    /* base weight */
 	int64_t wait_limit; /* past this pending time: over the limit, starvation permit */
-	double price;       /* price factor for usage reports */
+	double price;	    /* price factor for usage reports */
 	char allow[256];    /* who may use it: "*" or user names and @groups, space separated */
 };
 
@@ -54,33 +54,34 @@ struct window {
 struct queue_policy {
 	char name[GQ_NAME_MAX];
 	char dept[GQ_NAME_MAX];
-	int quota;  /* nominal GPUs; -1 = no quota (the whole cluster) */
-	int borrow; /* GPUs it may borrow beyond quota from idle capacity; -1 unlimited */
-	double share;       /* fair-share weight */
+	int quota;	      /* nominal GPUs; -1 = no quota (the whole cluster) */
+	int borrow;	      /* GPUs it may borrow beyond quota from idle capacity; -1 unlimited */
+	double share;	      /* fair-share weight */
 	struct window paused; /* paused in this window */
-	int max_preempt_hour; /* preemption budget: victims per hour from this queue; -1 = the default */
+	int max_preempt_hour; /* preemption budget: victims per hour from this queue; -1 = the
+				 default */
 };
 
 struct dept_policy {
 	char name[GQ_NAME_MAX];
 	double gpu_hours_month; /* monthly GPU-hour quota; -1 unlimited */
-	int preempt_quota;      /* cross-department preemptions per month; -1 unlimited */
+	int preempt_quota;	/* cross-department preemptions per month; -1 unlimited */
 };
 
 struct policy {
 	struct tier_policy tier[TIER_COUNT];
-	double aging_step;       /* c grows by this ... */
-	int64_t aging_interval;  /* ... per full interval waited ... */
-	double aging_cap;        /* ... up to this */
+	double aging_step;	 /* c grows by this ... */
+	int64_t aging_interval;	 /* ... per full interval waited ... */
+	double aging_cap;	 /* ... up to this */
 	int64_t permit_wait_for; /* a P0 ending within this is waited for, not preempted */
-	int64_t remind_after;    /* P0 pending this long: reminder */
-	int64_t confirm_within;  /* no confirmation this long after the reminder: downgrade */
+	int64_t remind_after;	 /* P0 pending this long: reminder */
+	int64_t confirm_within;	 /* no confirmation this long after the reminder: downgrade */
 	enum rollout downgrade_mode;
 	char downgrade_trial[256];
 	char downgrade_webhook[256];
-	double headroom; /* share of capacity held back from P1/P2 for P0 */
-	int64_t protect; /* jobs that ran this long are not preempted */
-	int64_t grace;   /* signal → SIGKILL */
+	double headroom;  /* share of capacity held back from P1/P2 for P0 */
+	int64_t protect;  /* jobs that ran this long are not preempted */
+	int64_t grace;	  /* signal → SIGKILL */
 	int64_t cooldown; /* after preemption, before it may start again */
 	int preempt_signal;
 	int max_preempt_hour; /* default per-queue preemption budget */
@@ -161,7 +162,7 @@ int policy_get(const struct policy *p, const char *key, char *out, size_t size, 
 struct policy_key_doc {
 	char pattern[64];
 	const char *default_value; /* static */
-	const char *doc;           /* static */
+	const char *doc;	   /* static */
 };
 size_t policy_key_count(void);
 void policy_key_doc(size_t i, struct policy_key_doc *out);

@@ -524,9 +524,9 @@ struct hcand { /* a permit holder looked at one by one, with its place at t */
 struct pgroup {
 	struct job_res req; /* gpus unused */
 	int qi;
-	bool counted;	 /* cm is known: the counts can tell */
-	uint64_t cm;	 /* place_class_mask of req */
-	int have;	 /* in one permit round: GPUs of its kind free (on one node), -1 unknown */
+	bool counted; /* cm is known: the counts can tell */
+	uint64_t cm;  /* place_class_mask of req */
+	int have;     /* in one permit round: GPUs of its kind free (on one node), -1 unknown */
 	struct rqueue h[TIER_COUNT][PERMIT_G];
 	uint64_t mask[TIER_COUNT];
 };
@@ -1555,8 +1555,7 @@ static void sim_init(struct sim *S, const struct snapshot *s, struct prediction_
 		if (S->earn[p] <= S->now) {
 			S->lin[S->nlin++] = (uint32_t)p;
 			S->zero_holder |= S->pj[p].gpus <= 0;
-		}
-		else
+		} else
 			S->by_earn[S->nby_earn++] = (uint32_t)p;
 	}
 
@@ -1729,7 +1728,8 @@ static void holder_age(struct sim *S, int64_t t)
 	while (S->young.n && (int64_t)S->young.v[0].key <= t) {
 		struct rentry e = rheap_pop(&S->young);
 		const struct pj *x = &S->pj[e.p];
-		if (e.epoch != S->hepoch[e.p] || (x->status != ST_READY && x->status != ST_PARK_QUOTA))
+		if (e.epoch != S->hepoch[e.p] ||
+		    (x->status != ST_READY && x->status != ST_PARK_QUOTA))
 			continue;
 		S->hepoch[e.p]++;
 		holder_push(S, e.p, t);
@@ -1748,12 +1748,13 @@ struct class_counts {
 /* Could the free GPUs at t take a holder of group G asking for g, by
  * counts: its queue's window and limit, GPUs of its kind (place_check
  * decides)? The answer only turns false as g grows. */
-static bool group_could_fit(const struct sim *S, struct pgroup *G, struct class_counts *cc,
-			    int g, int64_t t)
+static bool group_could_fit(const struct sim *S, struct pgroup *G, struct class_counts *cc, int g,
+			    int64_t t)
 {
 	if (G->qi >= 0) {
 		const struct queue_policy *q = &S->p->queues[G->qi];
-		if (q->quota >= 0 && q->borrow >= 0 && S->m.queue_used[G->qi] + g > q->quota + q->borrow)
+		if (q->quota >= 0 && q->borrow >= 0 &&
+		    S->m.queue_used[G->qi] + g > q->quota + q->borrow)
 			return false;
 		if (q->paused.set && place_window_paused(S->s, G->qi, t))
 			return false;
@@ -1788,9 +1789,8 @@ static bool group_could_fit(const struct sim *S, struct pgroup *G, struct class_
  * below PERMIT_G in max_gpus (0: not yet, else the count + 2). */
 static int holder_max_gpus(struct sim *S, int tier)
 {
-	int8_t *memo = S->m.nfree >= 0 && S->m.nfree < PERMIT_G
-			   ? &S->max_gpus[tier][S->m.nfree]
-			   : NULL;
+	int8_t *memo =
+	    S->m.nfree >= 0 && S->m.nfree < PERMIT_G ? &S->max_gpus[tier][S->m.nfree] : NULL;
 	if (memo && *memo)
 		return *memo - 2;
 	int lo = 0, hi = S->m.nfree < PERMIT_G - 1 ? S->m.nfree : PERMIT_G - 1;
@@ -1975,7 +1975,8 @@ static void permits(struct sim *S, int64_t t)
 		/* The first candidate that still passes the count check. */
 		while (ci < nc) {
 			const struct pj *x = &S->pj[S->cand[ci].p];
-			if (S->m.nfree >= x->gpus + place_reserve(&S->m, (enum tier)x->tier, x->gpus))
+			if (S->m.nfree >=
+			    x->gpus + place_reserve(&S->m, (enum tier)x->tier, x->gpus))
 				break;
 			ci++;
 		}

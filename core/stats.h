@@ -19,10 +19,9 @@
  *   - a start is leaving pending for starting or running;
  *   - a preemption is an event of kind "preempt" entering stopping (the
  *     victim was signalled), at the signal time; other ways into stopping
- *     (cancel, requeue, time limit) are not preemptions; its work lost is GPUs x max(0, signal - max(run start,
- *     last checkpoint)), with the checkpoints (events of kind "checkpoint")
- *     reported until the job left stopping, so a job that saves during its
- *     grace period lost nothing;
+ *     (cancel, requeue, time limit) are not preemptions; its work lost is GPUs x max(0, signal -
+ * max(run start, last checkpoint)), with the checkpoints (events of kind "checkpoint") reported
+ * until the job left stopping, so a job that saves during its grace period lost nothing;
  *   - events of kind "would-preempt" are preemptions observe mode only
  *     recorded;
  *   - a cancellation is entering cancelled.

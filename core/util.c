@@ -284,7 +284,8 @@ int dur_parse(const char *s, int64_t *out, struct gq_err *e)
 {
 	const int64_t max = GQ_DUR_MAX;
 	if (!s || !*s)
-		return err_set(e, GQ_EINVAL, "empty duration; use e.g. '90s', '15m', '2h30m' or '1d'");
+		return err_set(e, GQ_EINVAL,
+			       "empty duration; use e.g. '90s', '15m', '2h30m' or '1d'");
 	if (strchr(s, ':')) {
 		unsigned h, m, sec = 0;
 		/* sscanf's %u would also take " 1", "+1" and "-1" */
@@ -294,7 +295,8 @@ int dur_parse(const char *s, int64_t *out, struct gq_err *e)
 		char extra;
 		int n = sscanf(s, "%u:%u:%u%c", &h, &m, &sec, &extra);
 		if ((n != 2 && n != 3) || m > 59 || sec > 59 || h > 24u * 365 * 100)
-			return err_set(e, GQ_EINVAL, "bad duration '%s'; use HH:MM[:SS] or e.g. '2h30m'", s);
+			return err_set(e, GQ_EINVAL,
+				       "bad duration '%s'; use HH:MM[:SS] or e.g. '2h30m'", s);
 		*out = (int64_t)h * 3600 + (int64_t)m * 60 + (int64_t)sec;
 		return 0;
 	}
@@ -303,29 +305,51 @@ int dur_parse(const char *s, int64_t *out, struct gq_err *e)
 	bool any = false;
 	while (*p) {
 		if (!isdigit((unsigned char)*p))
-			return err_set(e, GQ_EINVAL, "bad duration '%s'; use e.g. '90s', '15m', '2h30m' or '1d'", s);
+			return err_set(e, GQ_EINVAL,
+				       "bad duration '%s'; use e.g. '90s', '15m', '2h30m' or '1d'",
+				       s);
 		int64_t v = 0;
 		while (isdigit((unsigned char)*p)) {
 			v = v * 10 + (*p - '0');
 			if (v > max)
-				return err_set(e, GQ_EINVAL, "duration '%s' is too long (over 100 years)", s);
+				return err_set(e, GQ_EINVAL,
+					       "duration '%s' is too long (over 100 years)", s);
 			p++;
 		}
 		int64_t unit = 1;
 		switch (*p) {
-		case 'd': unit = 86400; p++; break;
-		case 'h': unit = 3600; p++; break;
-		case 'm': unit = 60; p++; break;
-		case 's': unit = 1; p++; break;
-		case '\0': unit = any ? 0 : 1; break;
+		case 'd':
+			unit = 86400;
+			p++;
+			break;
+		case 'h':
+			unit = 3600;
+			p++;
+			break;
+		case 'm':
+			unit = 60;
+			p++;
+			break;
+		case 's':
+			unit = 1;
+			p++;
+			break;
+		case '\0':
+			unit = any ? 0 : 1;
+			break;
 		default:
-			return err_set(e, GQ_EINVAL, "bad duration '%s'; use e.g. '90s', '15m', '2h30m' or '1d'", s);
+			return err_set(e, GQ_EINVAL,
+				       "bad duration '%s'; use e.g. '90s', '15m', '2h30m' or '1d'",
+				       s);
 		}
 		if (!unit)
-			return err_set(e, GQ_EINVAL, "bad duration '%s': a unit is missing after the last number", s);
+			return err_set(e, GQ_EINVAL,
+				       "bad duration '%s': a unit is missing after the last number",
+				       s);
 		total += v * unit;
 		if (total > max)
-			return err_set(e, GQ_EINVAL, "duration '%s' is too long (over 100 years)", s);
+			return err_set(e, GQ_EINVAL, "duration '%s' is too long (over 100 years)",
+				       s);
 		any = true;
 	}
 	*out = total;
@@ -366,17 +390,29 @@ int parse_double(const char *s, double min, double max, double *out, struct gq_e
 int parse_size_mb(const char *s, int64_t *out, struct gq_err *e)
 {
 	if (!s || !isdigit((unsigned char)*s))
-		return err_set(e, GQ_EINVAL, "bad size '%s'; use e.g. '512M', '80G' or '1T'", s ? s : "");
+		return err_set(e, GQ_EINVAL, "bad size '%s'; use e.g. '512M', '80G' or '1T'",
+			       s ? s : "");
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
 	int64_t mult = 1;
 	switch (toupper((unsigned char)*end)) {
-	case '\0': break;
-	case 'M': mult = 1; end++; break;
-	case 'G': mult = 1024; end++; break;
-	case 'T': mult = 1024 * 1024; end++; break;
-	default: return err_set(e, GQ_EINVAL, "bad size '%s'; use e.g. '512M', '80G' or '1T'", s);
+	case '\0':
+		break;
+	case 'M':
+		mult = 1;
+		end++;
+		break;
+	case 'G':
+		mult = 1024;
+		end++;
+		break;
+	case 'T':
+		mult = 1024 * 1024;
+		end++;
+		break;
+	default:
+		return err_set(e, GQ_EINVAL, "bad size '%s'; use e.g. '512M', '80G' or '1T'", s);
 	}
 	if (toupper((unsigned char)*end) == 'B' || toupper((unsigned char)*end) == 'I')
 		end++;

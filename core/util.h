@@ -38,7 +38,13 @@ struct gq_err {
 	char msg[512];
 };
 
-#define GQ_ERR_INIT {GQ_OK, {0}}
+#define GQ_ERR_INIT                                                                                \
+	{                                                                                          \
+		GQ_OK,                                                                             \
+		{                                                                                  \
+			0                                                                          \
+		}                                                                                  \
+	}
 
 #if defined(__GNUC__)
 #define GQ_PRINTF(a, b) __attribute__((format(printf, a, b)))

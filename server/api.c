@@ -29,7 +29,7 @@ struct ctx {
 	const struct http_req *req;
 	struct http_resp *resp;
 	struct identity who;
-	int64_t id; /* the {id} of the path, when it has one */
+	int64_t id;	  /* the {id} of the path, when it has one */
 	const char *verb; /* the last path segment for job actions */
 };
 
@@ -111,7 +111,8 @@ static int only_fields(const json_t *obj, const char *what, const char *const *n
 {
 	const char *key;
 	json_t *val;
-	json_object_foreach((json_t *)(uintptr_t)obj, key, val) {
+	json_object_foreach((json_t *)(uintptr_t)obj, key, val)
+	{
 		bool ok = false;
 		for (size_t i = 0; names[i]; i++)
 			if (!strcmp(key, names[i]))
@@ -156,8 +157,8 @@ static void h_snapshot(struct ctx *c)
 	const char *form = http_query(c->req, "form");
 	if (form && strcmp(form, "objects") && strcmp(form, "rows")) {
 		struct gq_err e = GQ_ERR_INIT;
-		err_set(&e, GQ_EINVAL, "query parameter 'form': unknown form '%s'; use objects or rows",
-			form);
+		err_set(&e, GQ_EINVAL,
+			"query parameter 'form': unknown form '%s'; use objects or rows", form);
 		reply_err(c, &e);
 		return;
 	}
@@ -191,10 +192,11 @@ static void h_jobs_list(struct ctx *c)
 		for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 			enum job_state st;
 			if (job_state_parse(t, &st) < 0) {
-				err_set(&e, GQ_EINVAL,
-					"unknown job state '%s' in 'state'; use pending, starting, "
-					"running, stopping, completed, failed, cancelled or timeout",
-					t);
+				err_set(
+				    &e, GQ_EINVAL,
+				    "unknown job state '%s' in 'state'; use pending, starting, "
+				    "running, stopping, completed, failed, cancelled or timeout",
+				    t);
 				free(list);
 				reply_err(c, &e);
 				return;
@@ -306,7 +308,8 @@ static void h_job_logs(struct ctx *c)
 	if (fd >= 0 && fstat(fd, &st) == 0) {
 		size = st.st_size;
 		if (off < size) {
-			size_t want = (size_t)(size - off) < LOG_CHUNK ? (size_t)(size - off) : LOG_CHUNK;
+			size_t want =
+			    (size_t)(size - off) < LOG_CHUNK ? (size_t)(size - off) : LOG_CHUNK;
 			data = xmalloc(want);
 			ssize_t r = pread(fd, data, want, off);
 			n = r > 0 ? (size_t)r : 0;
@@ -318,7 +321,8 @@ static void h_job_logs(struct ctx *c)
 	c->resp->content_type = "application/octet-stream";
 	c->resp->body = data;
 	c->resp->len = n;
-	http_resp_header(c->resp, "Gq-Next-Offset", "%" PRId64, (off < size ? off : size) + (int64_t)n);
+	http_resp_header(c->resp, "Gq-Next-Offset", "%" PRId64,
+			 (off < size ? off : size) + (int64_t)n);
 	http_resp_header(c->resp, "Gq-Log-Size", "%" PRId64, size);
 }
 
@@ -328,9 +332,9 @@ static void h_job_action(struct ctx *c)
 		const char *name;
 		enum job_action a;
 	} acts[] = {
-		{"cancel", ACT_CANCEL},	  {"hold", ACT_HOLD},	       {"release", ACT_RELEASE},
-		{"requeue", ACT_REQUEUE}, {"override", ACT_OVERRIDE}, {"confirm", ACT_CONFIRM},
-		{"checkpoint", ACT_CHECKPOINT},
+	    {"cancel", ACT_CANCEL},	    {"hold", ACT_HOLD},		{"release", ACT_RELEASE},
+	    {"requeue", ACT_REQUEUE},	    {"override", ACT_OVERRIDE}, {"confirm", ACT_CONFIRM},
+	    {"checkpoint", ACT_CHECKPOINT},
 	};
 	struct gq_err e = GQ_ERR_INIT;
 	enum job_action a = ACT_CANCEL;
@@ -354,7 +358,8 @@ static void h_job_action(struct ctx *c)
 		}
 		args.clear = cl && json_is_true(cl);
 		if (!args.clear) {
-			if (!json_is_string(t) || tier_parse(json_string_value(t), &args.tier, NULL) < 0) {
+			if (!json_is_string(t) ||
+			    tier_parse(json_string_value(t), &args.tier, NULL) < 0) {
 				err_set(&e, GQ_EINVAL, "override.tier: expected P0, P1 or P2");
 				goto fail;
 			}
@@ -443,15 +448,15 @@ static void h_preemptions(struct ctx *c)
 	json_t *arr = json_array();
 	for (size_t i = 0; i < n; i++) {
 		json_t *v = json_pack(
-			"{s:I,s:I,s:I,s:s,s:s,s:s,s:s,s:b,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:b}", "id",
-			(json_int_t)r[i].id, "victim", (json_int_t)r[i].victim, "trigger",
-			(json_int_t)r[i].trigger, "reason", r[i].reason, "queue", r[i].queue, "dept",
-			r[i].dept, "trigger_dept", r[i].trigger_dept, "cross_dept", r[i].cross_dept,
-			"gpus", r[i].gpus, "ran", (json_int_t)r[i].ran, "last_checkpoint",
-			(json_int_t)r[i].last_checkpoint, "signalled", (json_int_t)r[i].signalled,
-			"saved", (json_int_t)r[i].saved, "released", (json_int_t)r[i].released,
-			"restarted", (json_int_t)r[i].restarted, "work_lost", r[i].work_lost, "resumed",
-			r[i].resumed);
+		    "{s:I,s:I,s:I,s:s,s:s,s:s,s:s,s:b,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:b}", "id",
+		    (json_int_t)r[i].id, "victim", (json_int_t)r[i].victim, "trigger",
+		    (json_int_t)r[i].trigger, "reason", r[i].reason, "queue", r[i].queue, "dept",
+		    r[i].dept, "trigger_dept", r[i].trigger_dept, "cross_dept", r[i].cross_dept,
+		    "gpus", r[i].gpus, "ran", (json_int_t)r[i].ran, "last_checkpoint",
+		    (json_int_t)r[i].last_checkpoint, "signalled", (json_int_t)r[i].signalled,
+		    "saved", (json_int_t)r[i].saved, "released", (json_int_t)r[i].released,
+		    "restarted", (json_int_t)r[i].restarted, "work_lost", r[i].work_lost, "resumed",
+		    r[i].resumed);
 		json_array_append_new(arr, v);
 	}
 	free(r);
@@ -470,10 +475,10 @@ static void h_reclaim(struct ctx *c)
 	for (size_t i = 0; i < n; i++) {
 		gpus += r[i].gpus;
 		json_array_append_new(
-			arr, json_pack("{s:I,s:s,s:i,s:s,s:I,s:I,s:b}", "job", (json_int_t)r[i].job,
-				       "kind", reclaim_kind_name(r[i].kind), "gpus", r[i].gpus,
-				       "gpu_list", r[i].gpu_list, "since", (json_int_t)r[i].since,
-				       "for", (json_int_t)(now - r[i].since), "acts", r[i].acts));
+		    arr, json_pack("{s:I,s:s,s:i,s:s,s:I,s:I,s:b}", "job", (json_int_t)r[i].job,
+				   "kind", reclaim_kind_name(r[i].kind), "gpus", r[i].gpus,
+				   "gpu_list", r[i].gpu_list, "since", (json_int_t)r[i].since,
+				   "for", (json_int_t)(now - r[i].since), "acts", r[i].acts));
 	}
 	json_t *v = json_pack("{s:I,s:s,s:s,s:I,s:i,s:o}", "now", (json_int_t)now, "mode",
 			      rollout_name(p->reclaim_mode), "trial_queues", p->reclaim_trial,
@@ -492,7 +497,8 @@ static void h_clock(struct ctx *c)
 		goto fail;
 	json_t *adv = json_object_get(v, "advance"), *set = json_object_get(v, "set");
 	if ((adv && set) || (!adv && !set)) {
-		err_set(&e, GQ_EINVAL, "clock: give either 'advance' (seconds) or 'set' (unix time)");
+		err_set(&e, GQ_EINVAL,
+			"clock: give either 'advance' (seconds) or 'set' (unix time)");
 		goto fail;
 	}
 	if ((adv && !json_is_integer(adv)) || (set && !json_is_integer(set))) {
@@ -558,24 +564,24 @@ struct route {
 };
 
 static const struct route routes[] = {
-	{"GET", "ping", h_ping},
-	{"GET", "snapshot", h_snapshot},
-	{"GET", "jobs", h_jobs_list},
-	{"POST", "jobs", h_submit},
-	{"GET", "jobs/#", h_job_get},
-	{"GET", "jobs/#/command", h_job_command},
-	{"GET", "jobs/#/logs", h_job_logs},
-	{"POST", "jobs/#/*", h_job_action},
-	{"GET", "events", h_events},
-	{"GET", "stats", h_stats},
-	{"GET", "preemptions", h_preemptions},
-	{"GET", "reclaim", h_reclaim},
-	{"POST", "clock", h_clock},
-	{"GET", "policy", h_policy},
-	{"POST", "policy/apply", h_policy_apply},
+    {"GET", "ping", h_ping},
+    {"GET", "snapshot", h_snapshot},
+    {"GET", "jobs", h_jobs_list},
+    {"POST", "jobs", h_submit},
+    {"GET", "jobs/#", h_job_get},
+    {"GET", "jobs/#/command", h_job_command},
+    {"GET", "jobs/#/logs", h_job_logs},
+    {"POST", "jobs/#/*", h_job_action},
+    {"GET", "events", h_events},
+    {"GET", "stats", h_stats},
+    {"GET", "preemptions", h_preemptions},
+    {"GET", "reclaim", h_reclaim},
+    {"POST", "clock", h_clock},
+    {"GET", "policy", h_policy},
+    {"POST", "policy/apply", h_policy_apply},
 };
 
-static const char *const job_actions[] = {"cancel",  "hold",	 "release",    "requeue",
+static const char *const job_actions[] = {"cancel",   "hold",	 "release",    "requeue",
 					  "override", "confirm", "checkpoint", NULL};
 
 /* Does path (after /v1/) match pattern? Fills c->id / c->verb; a bad id
@@ -596,7 +602,8 @@ static bool match(const char *pattern, const char *path, struct ctx *c, bool *ba
 			struct gq_err ie = GQ_ERR_INIT;
 			if (parse_int64(seg, 1, MAX_ID, &id, &ie) < 0) {
 				*bad_id = true;
-				err_set(e, GQ_EINVAL, "bad job id '%s': expected a positive integer", seg);
+				err_set(e, GQ_EINVAL,
+					"bad job id '%s': expected a positive integer", seg);
 			}
 			c->id = id;
 		} else if (pl == 1 && *p == '*') {
@@ -663,8 +670,8 @@ void api_handle(void *arg, const struct http_req *req, struct http_resp *resp)
 			continue;
 		if (strcmp(routes[i].method, req->method) != 0) {
 			if (!strstr(allow, routes[i].method))
-				snprintf(allow + strlen(allow), sizeof(allow) - strlen(allow), "%s%s",
-					 allow[0] ? ", " : "", routes[i].method);
+				snprintf(allow + strlen(allow), sizeof(allow) - strlen(allow),
+					 "%s%s", allow[0] ? ", " : "", routes[i].method);
 			continue;
 		}
 		if (bad_id) {

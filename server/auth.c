@@ -120,9 +120,10 @@ static int parse_tokens(uid_t self, const char *path, struct token **out, size_t
 		struct token t;
 		memset(&t, 0, sizeof(t));
 		if (k < 3 || strlen(hash) != 64 || strspn(hash, "0123456789abcdef") != 64) {
-			rc = err_set(e, GQ_EINVAL,
-				     "tokens file '%s' line %d: expected 'SHA256HEX USER ROLE [UID]'",
-				     path, lineno);
+			rc = err_set(
+			    e, GQ_EINVAL,
+			    "tokens file '%s' line %d: expected 'SHA256HEX USER ROLE [UID]'", path,
+			    lineno);
 			break;
 		}
 		if (!name_valid(user) || strlen(user) >= sizeof(t.user)) {
@@ -135,9 +136,10 @@ static int parse_tokens(uid_t self, const char *path, struct token **out, size_t
 		else if (!strcmp(role, "user"))
 			t.role = ROLE_USER;
 		else {
-			rc = err_set(e, GQ_EINVAL,
-				     "tokens file '%s' line %d: role '%s' is neither 'user' nor 'admin'",
-				     path, lineno, role);
+			rc = err_set(
+			    e, GQ_EINVAL,
+			    "tokens file '%s' line %d: role '%s' is neither 'user' nor 'admin'",
+			    path, lineno, role);
 			break;
 		}
 		STR_COPY(t.hash, hash);
@@ -249,8 +251,8 @@ void auth_reload(struct auth *a)
 	pthread_mutex_unlock(&a->tok->mu);
 }
 
-int auth_open(const char *tokens_file, uid_t self_uid, const char *admin_groups,
-	      struct auth **out, struct gq_err *e)
+int auth_open(const char *tokens_file, uid_t self_uid, const char *admin_groups, struct auth **out,
+	      struct gq_err *e)
 {
 	struct auth *a = xcalloc(1, sizeof(*a));
 	a->self = self_uid;
@@ -368,12 +370,12 @@ int auth_peer(const struct auth *a, int fd, struct identity *out, struct gq_err 
 	return 0;
 }
 
-int auth_bearer(const struct auth *a, const char *header, struct identity *out,
-		struct gq_err *e)
+int auth_bearer(const struct auth *a, const char *header, struct identity *out, struct gq_err *e)
 {
 	if (!header)
-		return err_set(e, GQ_EPERM,
-			       "no bearer token: send 'Authorization: Bearer TOKEN' (GQ_TOKEN_FILE)");
+		return err_set(
+		    e, GQ_EPERM,
+		    "no bearer token: send 'Authorization: Bearer TOKEN' (GQ_TOKEN_FILE)");
 	if (strncasecmp(header, "Bearer ", 7) != 0)
 		return err_set(e, GQ_EPERM, "the Authorization header is not 'Bearer TOKEN'");
 	const char *tok = header + 7;

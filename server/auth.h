@@ -41,8 +41,8 @@ struct auth;
 /* Reads the tokens file (NULL: no TCP identities). self_uid is the server's
  * uid; admin_groups a space-separated list of group names whose members
  * are admins on the unix socket (NULL none). GQ_EINVAL names the bad line. */
-int auth_open(const char *tokens_file, uid_t self_uid, const char *admin_groups,
-	      struct auth **out, struct gq_err *e);
+int auth_open(const char *tokens_file, uid_t self_uid, const char *admin_groups, struct auth **out,
+	      struct gq_err *e);
 void auth_free(struct auth *a);
 
 /* Reads the tokens file again now, whatever its version (SIGHUP); logs
@@ -56,8 +56,7 @@ int auth_peer(const struct auth *a, int fd, struct identity *out, struct gq_err 
 /* The identity of an "Authorization" header value ("Bearer TOKEN"), from
  * the tokens file as it is now (see above). GQ_EPERM (the caller answers
  * 401) when absent, malformed or unknown. Thread-safe. */
-int auth_bearer(const struct auth *a, const char *header, struct identity *out,
-		struct gq_err *e);
+int auth_bearer(const struct auth *a, const char *header, struct identity *out, struct gq_err *e);
 
 /* The names of uid's groups, space-separated, for policy_tier_allows
  * ("" when unknown). Writes at most size bytes. */

@@ -39,59 +39,60 @@ enum {
 };
 
 static const char *const sql_text[ST_COUNT] = {
-	[ST_BEGIN] = "BEGIN IMMEDIATE",
-	[ST_COMMIT] = "COMMIT",
-	[ST_ROLLBACK] = "ROLLBACK",
-	[ST_JOB_INSERT] = "INSERT INTO jobs(id, uid, idem, job, command, intent) "
-			  "VALUES (?, ?, ?, ?, ?, '')",
-	[ST_JOB_UPDATE] = "UPDATE jobs SET job = ?, intent = ? WHERE id = ?",
-	[ST_JOB_BY_IDEM] = "SELECT id FROM jobs WHERE uid = ? AND idem = ?",
-	[ST_JOB_COMMAND] = "SELECT command FROM jobs WHERE id = ?",
-	[ST_JOBS_LOAD] = "SELECT id, uid, idem, job, intent FROM jobs ORDER BY id",
-	[ST_EVENT_INSERT] = "INSERT INTO events(seq, time, job, kind, from_state, to_state, "
-			    "reason, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_EVENTS_AFTER] = "SELECT seq, time, job, kind, from_state, to_state, reason, actor "
-			    "FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
-	[ST_EVENT_LAST] = "SELECT coalesce(max(seq), 0) FROM events",
-	[ST_META_GET] = "SELECT v FROM meta WHERE k = ?",
-	[ST_META_SET] = "INSERT INTO meta(k, v) VALUES (?, ?) "
-			"ON CONFLICT(k) DO UPDATE SET v = excluded.v",
-	[ST_PREEMPT_PUT] = "INSERT OR REPLACE INTO preemptions(id, victim, trigger_job, reason, queue,"
-			   " dept, trigger_dept, cross_dept, gpus, ran, last_checkpoint, signalled,"
-			   " saved, released, restarted, work_lost, resumed)"
-			   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_PREEMPTS_LOAD] = "SELECT id, victim, trigger_job, reason, queue, dept, trigger_dept,"
-			     " cross_dept, gpus, ran, last_checkpoint, signalled, saved, released,"
-			     " restarted, work_lost, resumed FROM preemptions ORDER BY id",
-	[ST_WATCH_PUT] = "INSERT OR REPLACE INTO watches(job, log_size, progress) VALUES (?, ?, ?)",
-	[ST_WATCH_DEL] = "DELETE FROM watches WHERE job = ?",
-	[ST_WATCHES_LOAD] = "SELECT job, log_size, progress FROM watches ORDER BY job",
-	[ST_OBSERVED_PUT] = "INSERT OR IGNORE INTO observed(victim, start, trigger_job) VALUES (?, ?, ?)",
-	[ST_OBSERVED_DEL] = "DELETE FROM observed WHERE victim = ? AND start = ? AND trigger_job = ?",
-	[ST_OBSERVED_LOAD] = "SELECT victim, start, trigger_job FROM observed"
-			     " ORDER BY victim, start, trigger_job",
+    [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_JOB_INSERT] = "INSERT INTO jobs(id, uid, idem, job, command, intent) "
+		      "VALUES (?, ?, ?, ?, ?, '')",
+    [ST_JOB_UPDATE] = "UPDATE jobs SET job = ?, intent = ? WHERE id = ?",
+    [ST_JOB_BY_IDEM] = "SELECT id FROM jobs WHERE uid = ? AND idem = ?",
+    [ST_JOB_COMMAND] = "SELECT command FROM jobs WHERE id = ?",
+    [ST_JOBS_LOAD] = "SELECT id, uid, idem, job, intent FROM jobs ORDER BY id",
+    [ST_EVENT_INSERT] = "INSERT INTO events(seq, time, job, kind, from_state, to_state, "
+			"reason, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    [ST_EVENTS_AFTER] = "SELECT seq, time, job, kind, from_state, to_state, reason, actor "
+			"FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+    [ST_EVENT_LAST] = "SELECT coalesce(max(seq), 0) FROM events",
+    [ST_META_GET] = "SELECT v FROM meta WHERE k = ?",
+    [ST_META_SET] = "INSERT INTO meta(k, v) VALUES (?, ?) "
+		    "ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+    [ST_PREEMPT_PUT] = "INSERT OR REPLACE INTO preemptions(id, victim, trigger_job, reason, queue,"
+		       " dept, trigger_dept, cross_dept, gpus, ran, last_checkpoint, signalled,"
+		       " saved, released, restarted, work_lost, resumed)"
+		       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    [ST_PREEMPTS_LOAD] = "SELECT id, victim, trigger_job, reason, queue, dept, trigger_dept,"
+			 " cross_dept, gpus, ran, last_checkpoint, signalled, saved, released,"
+			 " restarted, work_lost, resumed FROM preemptions ORDER BY id",
+    [ST_WATCH_PUT] = "INSERT OR REPLACE INTO watches(job, log_size, progress) VALUES (?, ?, ?)",
+    [ST_WATCH_DEL] = "DELETE FROM watches WHERE job = ?",
+    [ST_WATCHES_LOAD] = "SELECT job, log_size, progress FROM watches ORDER BY job",
+    [ST_OBSERVED_PUT] =
+	"INSERT OR IGNORE INTO observed(victim, start, trigger_job) VALUES (?, ?, ?)",
+    [ST_OBSERVED_DEL] = "DELETE FROM observed WHERE victim = ? AND start = ? AND trigger_job = ?",
+    [ST_OBSERVED_LOAD] = "SELECT victim, start, trigger_job FROM observed"
+			 " ORDER BY victim, start, trigger_job",
 };
 
 static const char schema[] =
-	"CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS jobs(id INTEGER PRIMARY KEY, uid INTEGER NOT NULL,"
-	" idem TEXT, job TEXT NOT NULL, command TEXT NOT NULL, intent TEXT NOT NULL);"
-	"CREATE UNIQUE INDEX IF NOT EXISTS jobs_idem ON jobs(uid, idem) WHERE idem IS NOT NULL;"
-	"CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY, time INTEGER NOT NULL,"
-	" job INTEGER NOT NULL, kind TEXT NOT NULL, from_state INTEGER NOT NULL,"
-	" to_state INTEGER NOT NULL, reason TEXT NOT NULL, actor TEXT NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS preemptions(id INTEGER PRIMARY KEY, victim INTEGER NOT NULL,"
-	" trigger_job INTEGER NOT NULL, reason TEXT NOT NULL, queue TEXT NOT NULL,"
-	" dept TEXT NOT NULL, trigger_dept TEXT NOT NULL, cross_dept INTEGER NOT NULL,"
-	" gpus INTEGER NOT NULL, ran INTEGER NOT NULL, last_checkpoint INTEGER NOT NULL,"
-	" signalled INTEGER NOT NULL, saved INTEGER NOT NULL, released INTEGER NOT NULL,"
-	" restarted INTEGER NOT NULL, work_lost REAL NOT NULL, resumed INTEGER NOT NULL);"
-	/* Added after the first release: CREATE ... IF NOT EXISTS gives an
-	 * older database these tables, empty, at its next open. */
-	"CREATE TABLE IF NOT EXISTS watches(job INTEGER PRIMARY KEY, log_size INTEGER NOT NULL,"
-	" progress INTEGER NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS observed(victim INTEGER NOT NULL, start INTEGER NOT NULL,"
-	" trigger_job INTEGER NOT NULL, PRIMARY KEY(victim, start, trigger_job));";
+    "CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS jobs(id INTEGER PRIMARY KEY, uid INTEGER NOT NULL,"
+    " idem TEXT, job TEXT NOT NULL, command TEXT NOT NULL, intent TEXT NOT NULL);"
+    "CREATE UNIQUE INDEX IF NOT EXISTS jobs_idem ON jobs(uid, idem) WHERE idem IS NOT NULL;"
+    "CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY, time INTEGER NOT NULL,"
+    " job INTEGER NOT NULL, kind TEXT NOT NULL, from_state INTEGER NOT NULL,"
+    " to_state INTEGER NOT NULL, reason TEXT NOT NULL, actor TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS preemptions(id INTEGER PRIMARY KEY, victim INTEGER NOT NULL,"
+    " trigger_job INTEGER NOT NULL, reason TEXT NOT NULL, queue TEXT NOT NULL,"
+    " dept TEXT NOT NULL, trigger_dept TEXT NOT NULL, cross_dept INTEGER NOT NULL,"
+    " gpus INTEGER NOT NULL, ran INTEGER NOT NULL, last_checkpoint INTEGER NOT NULL,"
+    " signalled INTEGER NOT NULL, saved INTEGER NOT NULL, released INTEGER NOT NULL,"
+    " restarted INTEGER NOT NULL, work_lost REAL NOT NULL, resumed INTEGER NOT NULL);"
+    /* Added after the first release: CREATE ... IF NOT EXISTS gives an
+     * older database these tables, empty, at its next open. */
+    "CREATE TABLE IF NOT EXISTS watches(job INTEGER PRIMARY KEY, log_size INTEGER NOT NULL,"
+    " progress INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS observed(victim INTEGER NOT NULL, start INTEGER NOT NULL,"
+    " trigger_job INTEGER NOT NULL, PRIMARY KEY(victim, start, trigger_job));";
 
 struct db {
 	sqlite3 *h;
@@ -128,16 +129,16 @@ int db_open(const char *path, struct db **out, struct gq_err *e)
 	sqlite3_busy_timeout(db->h, 5000);
 	/* WAL + FULL: a commit is on disk when COMMIT returns, with one
 	 * fsync of the log; readers never block the writer. */
-	if (sqlite3_exec(db->h,
-			 "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF;",
-			 NULL, NULL, NULL) != SQLITE_OK ||
+	if (sqlite3_exec(
+		db->h, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF;",
+		NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db->h, schema, NULL, NULL, NULL) != SQLITE_OK) {
 		sqlite_fail(db, "schema", e);
 		goto fail;
 	}
 	for (int i = 0; i < ST_COUNT; i++) {
-		if (sqlite3_prepare_v3(db->h, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT, &db->st[i],
-				       NULL) != SQLITE_OK) {
+		if (sqlite3_prepare_v3(db->h, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT,
+				       &db->st[i], NULL) != SQLITE_OK) {
 			sqlite_fail(db, "prepare", e);
 			goto fail;
 		}
@@ -204,8 +205,7 @@ int db_job_insert(struct db *db, int64_t id, uint32_t uid, const char *idem, con
 	return step_done(db, st, "insert job", e);
 }
 
-int db_job_update(struct db *db, int64_t id, const char *job, const char *intent,
-		  struct gq_err *e)
+int db_job_update(struct db *db, int64_t id, const char *job, const char *intent, struct gq_err *e)
 {
 	sqlite3_stmt *st = db->st[ST_JOB_UPDATE];
 	sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
@@ -258,9 +258,10 @@ int db_jobs_load(struct db *db, db_job_fn fn, void *arg, struct gq_err *e)
 	sqlite3_stmt *st = db->st[ST_JOBS_LOAD];
 	int rc, ret = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *idem = sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL : col_text(st, 2);
-		if (fn(arg, sqlite3_column_int64(st, 0), (uint32_t)sqlite3_column_int64(st, 1), idem,
-		       col_text(st, 3), col_text(st, 4), e) < 0) {
+		const char *idem =
+		    sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL : col_text(st, 2);
+		if (fn(arg, sqlite3_column_int64(st, 0), (uint32_t)sqlite3_column_int64(st, 1),
+		       idem, col_text(st, 3), col_text(st, 4), e) < 0) {
 			ret = -1;
 			break;
 		}
@@ -446,7 +447,7 @@ int db_watch_del(struct db *db, int64_t job, struct gq_err *e)
 static void watch_row(sqlite3_stmt *st, void *item)
 {
 	*(struct db_watch *)item = (struct db_watch){
-		sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)};
+	    sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)};
 }
 
 int db_watches_load(struct db *db, struct db_watch **out, size_t *n, struct gq_err *e)
@@ -478,7 +479,7 @@ int db_observed_del(struct db *db, const struct db_observed *o, struct gq_err *e
 static void observed_row(sqlite3_stmt *st, void *item)
 {
 	*(struct db_observed *)item = (struct db_observed){
-		sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)};
+	    sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)};
 }
 
 int db_observed_load(struct db *db, struct db_observed **out, size_t *n, struct gq_err *e)

@@ -43,8 +43,7 @@ int db_job_insert(struct db *db, int64_t id, uint32_t uid, const char *idem, con
  * there is one, 0 when not, -1 on failure. Sees the current transaction. */
 int db_job_by_idem(struct db *db, uint32_t uid, const char *idem, int64_t *id, struct gq_err *e);
 /* Replaces the job's JSON and its stop intent ("" none). */
-int db_job_update(struct db *db, int64_t id, const char *job, const char *intent,
-		  struct gq_err *e);
+int db_job_update(struct db *db, int64_t id, const char *job, const char *intent, struct gq_err *e);
 /* The command JSON of job id; *out (caller frees) on success; GQ_ENOENT. */
 int db_job_command(struct db *db, int64_t id, char **out, struct gq_err *e);
 

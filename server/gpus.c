@@ -14,9 +14,10 @@
 
 static int from_nvidia_smi(const char *cmd, struct node *n)
 {
-	char *line = xasprintf("%s --query-gpu=index,name,memory.total --format=csv,noheader,nounits "
-			       "2>/dev/null",
-			       cmd);
+	char *line =
+	    xasprintf("%s --query-gpu=index,name,memory.total --format=csv,noheader,nounits "
+		      "2>/dev/null",
+		      cmd);
 	FILE *p = popen(line, "r");
 	free(line);
 	if (!p)
@@ -38,7 +39,9 @@ static int from_nvidia_smi(const char *cmd, struct node *n)
 		char model[32];
 		size_t k = 0;
 		for (; *nm && *nm != '\n' && k < sizeof(model) - 1; nm++)
-			model[k++] = (*nm == ' ') ? '-' : (char)((*nm >= 'A' && *nm <= 'Z') ? *nm + 32 : *nm);
+			model[k++] = (*nm == ' ')
+					 ? '-'
+					 : (char)((*nm >= 'A' && *nm <= 'Z') ? *nm + 32 : *nm);
 		model[k] = '\0';
 		if (count == 0) {
 			STR_COPY(n->gpu_model, model);
@@ -64,7 +67,8 @@ int gpus_detect(const struct gpu_opts *o, struct node *out, const char **how, st
 	n.mem_mb = o->node_mem_mb > 0 ? o->node_mem_mb
 				      : (int64_t)sysconf(_SC_PHYS_PAGES) / 1024 *
 					    (int64_t)sysconf(_SC_PAGESIZE) / 1024;
-	if (o->slots < 0 && from_nvidia_smi(o->nvidia_smi ? o->nvidia_smi : "nvidia-smi", &n) == 0) {
+	if (o->slots < 0 &&
+	    from_nvidia_smi(o->nvidia_smi ? o->nvidia_smi : "nvidia-smi", &n) == 0) {
 		*how = "nvidia-smi";
 	} else {
 		n.ngpus = o->slots < 0 ? DEFAULT_SLOTS : o->slots;
@@ -76,8 +80,8 @@ int gpus_detect(const struct gpu_opts *o, struct node *out, const char **how, st
 			       GQ_MAX_NODE_GPUS);
 	if (o->model) {
 		if (!name_valid(o->model) || strlen(o->model) >= sizeof(n.gpu_model))
-			return err_set(e, GQ_EINVAL,
-				       "--gpu-model '%s': use 1-31 of [A-Za-z0-9._-]", o->model);
+			return err_set(e, GQ_EINVAL, "--gpu-model '%s': use 1-31 of [A-Za-z0-9._-]",
+				       o->model);
 		STR_COPY(n.gpu_model, o->model);
 	}
 	if (o->mem_mb >= 0)

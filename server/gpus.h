@@ -14,9 +14,9 @@
 #include "core/util.h"
 
 struct gpu_opts {
-	int slots;          /* --gpus N: N slots without asking nvidia-smi; -1 = detect */
-	const char *model;  /* --gpu-model; NULL: nvidia-smi's name, or "slot" */
-	int64_t mem_mb;     /* --gpu-mem; -1: nvidia-smi's, or 0 */
+	int slots;		/* --gpus N: N slots without asking nvidia-smi; -1 = detect */
+	const char *model;	/* --gpu-model; NULL: nvidia-smi's name, or "slot" */
+	int64_t mem_mb;		/* --gpu-mem; -1: nvidia-smi's, or 0 */
 	const char *nvidia_smi; /* the command to run, "nvidia-smi" by default */
 	int cpus;		/* --cpus; -1: the machine's online CPUs */
 	int64_t node_mem_mb;	/* --mem; -1: the machine's physical memory */

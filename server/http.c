@@ -80,9 +80,9 @@ void http_resp_header(struct http_resp *r, const char *name, const char *fmt, ..
 
 static enum MHD_Result send_resp(struct MHD_Connection *c, struct http_resp *r)
 {
-	struct MHD_Response *resp =
-		MHD_create_response_from_buffer(r->len, r->body ? r->body : (char *)(uintptr_t) "",
-						r->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+	    r->len, r->body ? r->body : (char *)(uintptr_t) "",
+	    r->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 	if (!resp) {
 		free(r->body);
 		return MHD_NO;
@@ -97,8 +97,8 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct http_resp *r)
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-				  const char *method, const char *version,
-				  const char *upload_data, size_t *upload_data_size, void **con_cls)
+				  const char *method, const char *version, const char *upload_data,
+				  size_t *upload_data_size, void **con_cls)
 {
 	struct listener *l = cls;
 	struct http_server *h = l->h;
@@ -108,8 +108,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		buf_init(&rs->body, h->max_body);
 		*con_cls = rs;
 		/* Refuse an announced oversized body before reading it. */
-		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-							     MHD_HTTP_HEADER_CONTENT_LENGTH);
+		const char *cl =
+		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl && strtoull(cl, NULL, 10) > h->max_body)
 			rs->too_big = true;
 		else
@@ -122,16 +122,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	}
 	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	struct http_req req = {
-		.method = method,
-		.path = url,
-		.body = rs->body.data ? rs->body.data : "",
-		.body_len = rs->body.len,
-		.too_big = rs->too_big,
-		.unix_socket = l->is_unix,
-		.fd = ci ? ci->connect_fd : -1,
-		.conn = c,
+	    .method = method,
+	    .path = url,
+	    .body = rs->body.data ? rs->body.data : "",
+	    .body_len = rs->body.len,
+	    .too_big = rs->too_big,
+	    .unix_socket = l->is_unix,
+	    .fd = ci ? ci->connect_fd : -1,
+	    .conn = c,
 	};
 	(void)version;
 	struct http_resp resp;
@@ -254,8 +254,8 @@ static int listen_unix(const char *path, bool world, struct gq_err *e)
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
 			close(fd);
-			return err_set(e, GQ_ECONFLICT, "'%s' exists and is not a socket; remove it",
-				       path);
+			return err_set(e, GQ_ECONFLICT,
+				       "'%s' exists and is not a socket; remove it", path);
 		}
 		/* A socket nobody answers on is left over from a server that
 		 * died; one that answers belongs to a live server. */
@@ -287,9 +287,9 @@ static int listen_tcp(const char *addr, struct gq_err *e)
 {
 	const char *colon = strrchr(addr, ':');
 	if (!colon || colon == addr || !colon[1])
-		return err_set(e, GQ_EINVAL,
-			       "--listen '%s': expected unix:PATH or HOST:PORT (e.g. 127.0.0.1:7070)",
-			       addr);
+		return err_set(
+		    e, GQ_EINVAL,
+		    "--listen '%s': expected unix:PATH or HOST:PORT (e.g. 127.0.0.1:7070)", addr);
 	char host[256];
 	size_t hl = (size_t)(colon - addr);
 	if (hl >= sizeof(host))
@@ -336,8 +336,8 @@ int http_start(char *const *addrs, int naddrs, bool mode_world, size_t max_body,
 		l->h = h;
 		pthread_mutex_init(&l->mu, NULL);
 		l->is_unix = !strncmp(addrs[i], "unix:", 5);
-		l->fd = l->is_unix ? listen_unix(addrs[i] + 5, mode_world, e)
-				   : listen_tcp(addrs[i], e);
+		l->fd =
+		    l->is_unix ? listen_unix(addrs[i] + 5, mode_world, e) : listen_tcp(addrs[i], e);
 		h->n = i + 1;
 		if (l->fd < 0)
 			goto fail;

@@ -59,8 +59,7 @@ struct http_resp {
 };
 
 /* Adds a header (name static); silently ignores more than HTTP_MAX_HEADERS. */
-void http_resp_header(struct http_resp *r, const char *name, const char *fmt, ...)
-	GQ_PRINTF(3, 4);
+void http_resp_header(struct http_resp *r, const char *name, const char *fmt, ...) GQ_PRINTF(3, 4);
 
 typedef void (*http_handler)(void *arg, const struct http_req *req, struct http_resp *resp);
 

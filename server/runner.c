@@ -228,9 +228,9 @@ int runner_start(struct runner *r, const struct run_spec *s, struct gq_err *e)
 		spec_add(&spec, "arg", s->script);
 		spec_add(&spec, "arg", "gq-job");
 	}
-	static const char *const ours[] = {"CUDA_VISIBLE_DEVICES=", "GQ_GPUS=", "GQ_JOB_ID=",
-					   "GQ_RESTART_COUNT=", "GQ_CHECKPOINT_DIR=",
-					   "GQ_GRACE_SECONDS="};
+	static const char *const ours[] = {
+	    "CUDA_VISIBLE_DEVICES=", "GQ_GPUS=",	   "GQ_JOB_ID=",
+	    "GQ_RESTART_COUNT=",     "GQ_CHECKPOINT_DIR=", "GQ_GRACE_SECONDS="};
 	for (size_t i = 0; s->env && s->env[i]; i++) {
 		bool skip = false;
 		for (size_t k = 0; k < sizeof(ours) / sizeof(ours[0]); k++)
@@ -286,7 +286,8 @@ int runner_start(struct runner *r, const struct run_spec *s, struct gq_err *e)
 	}
 	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (devnull < 0 || pipe2(pfd, O_CLOEXEC) < 0) {
-		err_set(e, GQ_EIO, "cannot start job '%lld': %s", (long long)s->id, strerror(errno));
+		err_set(e, GQ_EIO, "cannot start job '%lld': %s", (long long)s->id,
+			strerror(errno));
 		goto out;
 	}
 	char *const args[] = {r->exe, (char *)(uintptr_t) "__supervise", rd, NULL};
@@ -574,10 +575,10 @@ int runner_supervise(const char *rundir)
 			dprintf(2, "gq: cannot enter '%s': %s\n", s.cwd, strerror(errno));
 			_exit(127);
 		}
-		if (s.switch_user &&
-		    (setgroups((size_t)s.ngroups, s.groups) < 0 || setgid(s.gid) < 0 ||
-		     setuid(s.uid) < 0)) {
-			dprintf(2, "gq: cannot become uid %u: %s\n", (unsigned)s.uid, strerror(errno));
+		if (s.switch_user && (setgroups((size_t)s.ngroups, s.groups) < 0 ||
+				      setgid(s.gid) < 0 || setuid(s.uid) < 0)) {
+			dprintf(2, "gq: cannot become uid %u: %s\n", (unsigned)s.uid,
+				strerror(errno));
 			_exit(126);
 		}
 		extern char **environ;

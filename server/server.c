@@ -107,7 +107,6 @@ struct server {
 
 static const char *const intent_names[] = {"", "cancel", "requeue", "timeout", "preempt"};
 
-
 /* ---- small helpers (lock held) ---- */
 
 static int64_t now_locked(const struct server *s)
@@ -353,7 +352,8 @@ static int finish_locked(struct server *s, struct job *j, int status, int64_t en
 	}
 	stop_clear(s, j->id);
 	struct enforce_ctx ec = enforce_ctx_of(s);
-	if (persist(s, j, e) < 0 || emit(s, j->id, "state", from, j->state, reason, "scheduler", e) < 0)
+	if (persist(s, j, e) < 0 ||
+	    emit(s, j->id, "state", from, j->state, reason, "scheduler", e) < 0)
 		return -1;
 	return enforce_job_ended(s->enf, &ec, j, runner_pgid(s->runner, j->id), e);
 }
@@ -375,8 +375,8 @@ int server_stop_locked(struct server *s, struct job *j, enum stop_intent intent,
 		return -1;
 	wake_scheduler(s);
 	/* Kind "preempt" tells the metrics a preemption from other stops. */
-	return emit(s, j->id, intent == STOP_PREEMPT ? "preempt" : "state", from, JOB_STOPPING, reason,
-		    actor, e);
+	return emit(s, j->id, intent == STOP_PREEMPT ? "preempt" : "state", from, JOB_STOPPING,
+		    reason, actor, e);
 }
 
 int server_emit_locked(struct server *s, int64_t job, const char *kind, enum job_state from,
@@ -414,19 +414,19 @@ static int spawn(struct server *s, struct job *j, struct gq_err *e)
 	if (!sub.cwd)
 		auth_home(j->uid, home, sizeof(home));
 	struct run_spec spec = {
-		.id = j->id,
-		.argv = sub.argv,
-		.script = sub.script,
-		.cwd = sub.cwd ? sub.cwd : home,
-		.env = sub.env,
-		.switch_user = sw,
-		.uid = j->uid,
-		.gid = j->gid,
-		.groups = groups,
-		.ngroups = ngroups,
-		.gpus = gpus,
-		.restarts = j->restarts,
-		.grace = s->snap.policy.grace,
+	    .id = j->id,
+	    .argv = sub.argv,
+	    .script = sub.script,
+	    .cwd = sub.cwd ? sub.cwd : home,
+	    .env = sub.env,
+	    .switch_user = sw,
+	    .uid = j->uid,
+	    .gid = j->gid,
+	    .groups = groups,
+	    .ngroups = ngroups,
+	    .gpus = gpus,
+	    .restarts = j->restarts,
+	    .grace = s->snap.policy.grace,
 	};
 	rc = runner_start(s->runner, &spec, e);
 	submission_release(&sub);
@@ -489,7 +489,8 @@ static void account(struct server *s, int64_t now)
 		int64_t from = j->start_time > prev ? j->start_time : prev;
 		int di = policy_dept_index(&s->snap.policy, j->dept);
 		if (di >= 0 && now > from)
-			s->snap.dstate[di].gpu_hours_month += (double)g * (double)(now - from) / 3600.0;
+			s->snap.dstate[di].gpu_hours_month +=
+			    (double)g * (double)(now - from) / 3600.0;
 	}
 	s->snap.now = now;
 	share_advance(&s->snap, prev);
@@ -501,8 +502,8 @@ static int save_usage(struct server *s, struct gq_err *e)
 	struct buf b;
 	buf_init(&b, 0);
 	for (int q = 0; q < s->snap.policy.nqueues; q++)
-		buf_printf(&b, "q %s %.17g %d\n", s->snap.policy.queues[q].name, s->snap.qstate[q].usage,
-			   s->snap.qstate[q].preempts_hour);
+		buf_printf(&b, "q %s %.17g %d\n", s->snap.policy.queues[q].name,
+			   s->snap.qstate[q].usage, s->snap.qstate[q].preempts_hour);
 	for (int d = 0; d < s->snap.policy.ndepts; d++)
 		buf_printf(&b, "d %s %.17g %d\n", s->snap.policy.depts[d].name,
 			   s->snap.dstate[d].gpu_hours_month, s->snap.dstate[d].preempts_month);
@@ -565,7 +566,8 @@ static int lose_locked(struct server *s, struct job *j, struct gq_err *e)
 	stop_clear(s, j->id);
 	if (persist(s, j, e) < 0)
 		return -1;
-	return emit(s, j->id, "state", from, JOB_FAILED, "lost: its supervisor died", "scheduler", e);
+	return emit(s, j->id, "state", from, JOB_FAILED, "lost: its supervisor died", "scheduler",
+		    e);
 }
 
 static int handle_exit(struct server *s, int64_t id, bool *changed, struct gq_err *e)
@@ -655,8 +657,9 @@ static int64_t tick(struct server *s)
 		} else if (j->state == JOB_RUNNING && j->time_limit > 0 && j->start_time > 0) {
 			int64_t end = j->start_time + j->time_limit;
 			if (end <= now) {
-				if (server_stop_locked(s, j, STOP_TIMEOUT, SIGTERM, s->snap.policy.grace,
-						       "scheduler", "time limit reached", &e) < 0)
+				if (server_stop_locked(s, j, STOP_TIMEOUT, SIGTERM,
+						       s->snap.policy.grace, "scheduler",
+						       "time limit reached", &e) < 0)
 					goto fail;
 				changed = true;
 			} else {
@@ -694,7 +697,8 @@ static int64_t tick(struct server *s)
 		const struct job *j = &s->snap.jobs[i];
 		if (job_state_holds_gpus(j->state))
 			for (int k = 0; k < j->nalloc; k++)
-				if (j->alloc[k].node >= 0 && (size_t)j->alloc[k].node < s->snap.nnodes)
+				if (j->alloc[k].node >= 0 &&
+				    (size_t)j->alloc[k].node < s->snap.nnodes)
 					used[j->alloc[k].node] |= j->alloc[k].mask;
 	}
 	starting = xcalloc(plan.n + 1, sizeof(*starting));
@@ -729,8 +733,8 @@ static int64_t tick(struct server *s)
 		j->start_time = now;
 		j->exit_status = -1;
 		if (persist(s, j, &e) < 0 ||
-		    emit(s, j->id, "state", JOB_PENDING, JOB_STARTING, a->reason[0] ? a->reason : "start",
-			 "scheduler", &e) < 0)
+		    emit(s, j->id, "state", JOB_PENDING, JOB_STARTING,
+			 a->reason[0] ? a->reason : "start", "scheduler", &e) < 0)
 			goto fail;
 		starting[nstart++] = j->id;
 	}
@@ -770,14 +774,15 @@ static int64_t tick(struct server *s)
 				char why[160];
 				snprintf(why, sizeof(why), "cannot start: %.140s", se.msg);
 				if (persist(s, j, &e) < 0 ||
-				    emit(s, j->id, "state", JOB_STARTING, JOB_FAILED, why, "scheduler", &e) < 0)
+				    emit(s, j->id, "state", JOB_STARTING, JOB_FAILED, why,
+					 "scheduler", &e) < 0)
 					goto fail;
 				continue;
 			}
 			j->state = JOB_RUNNING;
 			if (persist(s, j, &e) < 0 ||
-			    emit(s, j->id, "state", JOB_STARTING, JOB_RUNNING, "started", "scheduler",
-				 &e) < 0 ||
+			    emit(s, j->id, "state", JOB_STARTING, JOB_RUNNING, "started",
+				 "scheduler", &e) < 0 ||
 			    enforce_job_started(s->enf, &ec, j, &e) < 0)
 				goto fail;
 			log_info("job %" PRId64 " started", j->id);
@@ -823,7 +828,10 @@ static void *scheduler_main(void *arg)
 			int64_t now = now_locked(s);
 			timeout = MAX_WAIT_MS;
 			if (due > 0)
-				timeout = due <= now ? 0 : (int)((due - now) * 1000 < MAX_WAIT_MS ? (due - now) * 1000 : MAX_WAIT_MS);
+				timeout = due <= now ? 0
+						     : (int)((due - now) * 1000 < MAX_WAIT_MS
+								 ? (due - now) * 1000
+								 : MAX_WAIT_MS);
 		}
 		if (s->full)
 			timeout = FULL_PROBE_MS; /* nothing says when space returns */
@@ -958,7 +966,8 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 	if (!j.name[0]) {
 		const char *base = "script";
 		if (sub->argv) {
-			base = strrchr(sub->argv[0], '/') ? strrchr(sub->argv[0], '/') + 1 : sub->argv[0];
+			base = strrchr(sub->argv[0], '/') ? strrchr(sub->argv[0], '/') + 1
+							  : sub->argv[0];
 		}
 		if (!str_copy(j.name, sizeof(j.name), base) || !label_valid(j.name))
 			STR_COPY(j.name, "job");
@@ -975,9 +984,10 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 		char list[256] = "";
 		size_t n = 0;
 		for (int i = 0; i < p->nqueues; i++)
-			n += (size_t)snprintf(list + n, n < sizeof(list) ? sizeof(list) - n : 0, "%s%s",
-					      i ? ", " : "", p->queues[i].name);
-		return err_set(e, GQ_EINVAL, "unknown queue '%s'; the queues are: %s", j.queue, list);
+			n += (size_t)snprintf(list + n, n < sizeof(list) ? sizeof(list) - n : 0,
+					      "%s%s", i ? ", " : "", p->queues[i].name);
+		return err_set(e, GQ_EINVAL, "unknown queue '%s'; the queues are: %s", j.queue,
+			       list);
 	}
 	STR_COPY(j.dept, p->queues[qi].dept);
 	if (strcmp(p->tier[j.tier].allow, "*") != 0) {
@@ -985,11 +995,11 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 		if (who->local)
 			auth_group_names(who->uid, who->user, who->gid, groups, sizeof(groups));
 		if (!policy_tier_allows(p, j.tier, who->user, groups))
-			return err_set(e, GQ_EPERM,
-				       "tier '%s' is not open to '%s' (tier.%s.allow is '%s'); submit "
-				       "with another tier",
-				       tier_name(j.tier), who->user, tier_name(j.tier),
-				       p->tier[j.tier].allow);
+			return err_set(
+			    e, GQ_EPERM,
+			    "tier '%s' is not open to '%s' (tier.%s.allow is '%s'); submit "
+			    "with another tier",
+			    tier_name(j.tier), who->user, tier_name(j.tier), p->tier[j.tier].allow);
 	}
 	if (job_req_check(&j, e) < 0)
 		return -1;
@@ -1072,7 +1082,8 @@ static int check_owner(const struct identity *who, const struct job *j, struct g
 {
 	if (who->role == ROLE_ADMIN || !strcmp(who->user, j->user))
 		return 0;
-	return err_set(e, GQ_EPERM, "job '%" PRId64 "' belongs to '%s'; you may act on your own jobs only",
+	return err_set(e, GQ_EPERM,
+		       "job '%" PRId64 "' belongs to '%s'; you may act on your own jobs only",
 		       j->id, j->user);
 }
 
@@ -1116,15 +1127,16 @@ static int act_on(struct server *s, const struct identity *who, struct job *c, e
 			*stop = true;
 			return 0;
 		}
-		return err_set(e, GQ_ECONFLICT, "job '%" PRId64 "' is already %s; nothing to cancel",
-			       c->id, st);
+		return err_set(e, GQ_ECONFLICT,
+			       "job '%" PRId64 "' is already %s; nothing to cancel", c->id, st);
 	case ACT_HOLD:
 		if (c->state != JOB_PENDING)
 			return err_set(e, GQ_ECONFLICT,
-				       "job '%" PRId64 "' is %s; only pending jobs can be held", c->id, st);
+				       "job '%" PRId64 "' is %s; only pending jobs can be held",
+				       c->id, st);
 		if (c->held)
-			return err_set(e, GQ_ECONFLICT, "job '%" PRId64 "' is already held by '%s'", c->id,
-				       c->held_by);
+			return err_set(e, GQ_ECONFLICT, "job '%" PRId64 "' is already held by '%s'",
+				       c->id, c->held_by);
 		c->held = true;
 		STR_COPY(c->held_by, actor);
 		c->held_at = now;
@@ -1133,8 +1145,8 @@ static int act_on(struct server *s, const struct identity *who, struct job *c, e
 		return 0;
 	case ACT_RELEASE:
 		if (!c->held || c->state != JOB_PENDING)
-			return err_set(e, GQ_ECONFLICT, "job '%" PRId64 "' is not held; nothing to release",
-				       c->id);
+			return err_set(e, GQ_ECONFLICT,
+				       "job '%" PRId64 "' is not held; nothing to release", c->id);
 		c->held = false;
 		c->held_by[0] = '\0';
 		c->held_at = 0;
@@ -1143,10 +1155,12 @@ static int act_on(struct server *s, const struct identity *who, struct job *c, e
 		return 0;
 	case ACT_REQUEUE:
 		if (c->state == JOB_PENDING)
-			return err_set(e, GQ_ECONFLICT, "job '%" PRId64 "' is already pending", c->id);
+			return err_set(e, GQ_ECONFLICT, "job '%" PRId64 "' is already pending",
+				       c->id);
 		if (c->state == JOB_STOPPING)
 			return err_set(e, GQ_ECONFLICT,
-				       "job '%" PRId64 "' is already stopping; requeue it once it ended",
+				       "job '%" PRId64
+				       "' is already stopping; requeue it once it ended",
 				       c->id);
 		if (job_state_holds_gpus(c->state)) {
 			*stop = true;
@@ -1167,12 +1181,13 @@ static int act_on(struct server *s, const struct identity *who, struct job *c, e
 		if (!args->reason || !args->reason[0])
 			return err_set(e, GQ_EINVAL, "an override needs a reason ('reason' field)");
 		if (!job_state_active(c->state))
-			return err_set(e, GQ_ECONFLICT, "job '%" PRId64 "' is %s; overrides apply to active jobs",
+			return err_set(e, GQ_ECONFLICT,
+				       "job '%" PRId64 "' is %s; overrides apply to active jobs",
 				       c->id, st);
 		if (args->clear) {
 			if (!c->ovr.set)
-				return err_set(e, GQ_ECONFLICT, "job '%" PRId64 "' has no override to clear",
-					       c->id);
+				return err_set(e, GQ_ECONFLICT,
+					       "job '%" PRId64 "' has no override to clear", c->id);
 			memset(&c->ovr, 0, sizeof(c->ovr));
 			snprintf(reason, 160, "cleared: %.140s", args->reason);
 		} else {
@@ -1180,7 +1195,8 @@ static int act_on(struct server *s, const struct identity *who, struct job *c, e
 			c->ovr.tier = args->tier;
 			snprintf(c->ovr.actor, sizeof(c->ovr.actor), "admin:%s", who->user);
 			if (!STR_COPY(c->ovr.reason, args->reason))
-				return err_set(e, GQ_EINVAL, "the reason is longer than %zu characters",
+				return err_set(e, GQ_EINVAL,
+					       "the reason is longer than %zu characters",
 					       sizeof(c->ovr.reason) - 1);
 			c->ovr.at = now;
 			snprintf(reason, 160, "%s: %.140s", tier_name(args->tier), args->reason);
@@ -1189,8 +1205,9 @@ static int act_on(struct server *s, const struct identity *who, struct job *c, e
 		return 0;
 	case ACT_CONFIRM:
 		if (c->state != JOB_PENDING || c->tier != TIER_P0)
-			return err_set(e, GQ_ECONFLICT,
-				       "job '%" PRId64 "' is not a pending P0 job; nothing to confirm", c->id);
+			return err_set(
+			    e, GQ_ECONFLICT,
+			    "job '%" PRId64 "' is not a pending P0 job; nothing to confirm", c->id);
 		c->confirmed_at = now;
 		strcpy(kind, "confirm");
 		strcpy(reason, "P0 confirmed");
@@ -1198,7 +1215,8 @@ static int act_on(struct server *s, const struct identity *who, struct job *c, e
 	case ACT_CHECKPOINT:
 		if (c->state != JOB_RUNNING && c->state != JOB_STOPPING)
 			return err_set(e, GQ_ECONFLICT,
-				       "job '%" PRId64 "' is %s; only a running job reports checkpoints",
+				       "job '%" PRId64
+				       "' is %s; only a running job reports checkpoints",
 				       c->id, st);
 		c->last_checkpoint = now;
 		strcpy(kind, "checkpoint");
@@ -1286,7 +1304,8 @@ int server_log_path(struct server *s, const struct identity *who, int64_t id, co
 		    char **path, struct gq_err *e)
 {
 	if (strcmp(stream, "stdout") != 0 && strcmp(stream, "stderr") != 0)
-		return err_set(e, GQ_EINVAL, "unknown log stream '%s'; use stdout or stderr", stream);
+		return err_set(e, GQ_EINVAL, "unknown log stream '%s'; use stdout or stderr",
+			       stream);
 	pthread_mutex_lock(&s->mu);
 	struct job *j = NULL;
 	int rc = find_job(s, id, &j, e);
@@ -1322,9 +1341,9 @@ void server_jobs(struct server *s, const struct job_filter *f, struct job **out,
 	struct job *v = xmalloc((s->snap.njobs ? s->snap.njobs : 1) * sizeof(*v));
 	for (size_t i = 0; i < s->snap.njobs; i++) {
 		const struct job *j = &s->snap.jobs[i];
-		bool ok = f->all ? true
-				 : f->states ? (f->states & (1u << j->state)) != 0
-					     : job_state_active(j->state);
+		bool ok = f->all      ? true
+			  : f->states ? (f->states & (1u << j->state)) != 0
+				      : job_state_active(j->state);
 		if (ok && f->user && strcmp(f->user, j->user) != 0)
 			ok = false;
 		if (ok)
@@ -1452,15 +1471,18 @@ int server_clock(struct server *s, const struct identity *who, int64_t delta, in
 	if (who->role != ROLE_ADMIN)
 		return err_set(e, GQ_EPERM, "moving the clock is an admin action");
 	if (!s->cfg->manual_clock)
-		return err_set(e, GQ_ECONFLICT,
-			       "this server uses the real clock; start it with --manual-clock to move it");
+		return err_set(
+		    e, GQ_ECONFLICT,
+		    "this server uses the real clock; start it with --manual-clock to move it");
 	if (delta < 0)
-		return err_set(e, GQ_EINVAL, "the clock only moves forward, got %" PRId64 "s", delta);
+		return err_set(e, GQ_EINVAL, "the clock only moves forward, got %" PRId64 "s",
+			       delta);
 	pthread_mutex_lock(&s->mu);
 	int rc = -1;
 	int64_t target;
 	if (set && set < s->manual_now) {
-		err_set(e, GQ_EINVAL, "the clock only moves forward: %" PRId64 " is before now (%" PRId64 ")",
+		err_set(e, GQ_EINVAL,
+			"the clock only moves forward: %" PRId64 " is before now (%" PRId64 ")",
 			set, s->manual_now);
 		goto out;
 	}
@@ -1513,8 +1535,7 @@ void server_policy(struct server *s, struct policy *out)
 
 /* Puts p in force: queue and department states follow their names. Lock
  * held, inside a transaction. */
-static int policy_put(struct server *s, const struct policy *p, const char *actor,
-		      struct gq_err *e)
+static int policy_put(struct server *s, const struct policy *p, const char *actor, struct gq_err *e)
 {
 	struct queue_state qs[GQ_MAX_QUEUES];
 	struct dept_state ds[GQ_MAX_DEPTS];
@@ -1682,8 +1703,8 @@ static int recover(struct server *s, bool after_full, struct gq_err *out)
 				j->state = JOB_RUNNING;
 				rc = persist(s, j, &e);
 				if (rc == 0)
-					rc = emit(s, j->id, "state", JOB_STARTING, JOB_RUNNING, "adopted",
-						  "scheduler", &e);
+					rc = emit(s, j->id, "state", JOB_STARTING, JOB_RUNNING,
+						  "adopted", "scheduler", &e);
 			}
 		} else if (rs == RUN_EXITED) {
 			log_info("job %" PRId64 ": ended %s", j->id, while_);
@@ -1735,7 +1756,8 @@ static int load_policy(struct server *s)
 		log_warn("policy fetch: %s", e.msg);
 	if (db_meta_get(s->db, "policy.revision", last, sizeof(last), &e) < 0)
 		journal_fatal(&e);
-	if (policy_repo_resolve(s->prepo, "", oid, &e) == 0 && policy_repo_load(s->prepo, oid, p, &e) == 0) {
+	if (policy_repo_resolve(s->prepo, "", oid, &e) == 0 &&
+	    policy_repo_load(s->prepo, oid, p, &e) == 0) {
 		if (strcmp(p->revision, last) != 0) {
 			if (db_begin(s->db, &e) < 0 || policy_put(s, p, "scheduler", &e) < 0 ||
 			    journal_commit(s, &e) < 0)
@@ -1750,7 +1772,8 @@ static int load_policy(struct server *s)
 			s->snap.policy = *p;
 			log_info("policy %s (the last good one) in force", last);
 		} else {
-			log_warn("no good policy revision; the built-in default policy is in force");
+			log_warn(
+			    "no good policy revision; the built-in default policy is in force");
 		}
 	}
 	free(p);
@@ -1769,10 +1792,11 @@ static int lock_state_dir(const char *dir, int *fd_out, struct gq_err *e)
 		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
 		pid[n > 0 ? n : 0] = '\0';
 		pid[strcspn(pid, "\n")] = '\0';
-		rc = err_set(e, GQ_ECONFLICT,
-			     "state directory '%s' is in use by another gq serve (pid %s); stop it or "
-			     "use another --state-dir",
-			     dir, pid);
+		rc = err_set(
+		    e, GQ_ECONFLICT,
+		    "state directory '%s' is in use by another gq serve (pid %s); stop it or "
+		    "use another --state-dir",
+		    dir, pid);
 		close(fd);
 	} else {
 		char b[32];
@@ -1797,7 +1821,8 @@ static int mkdirs(const char *path, mode_t mode, struct gq_err *e)
 	}
 	int rc = 0;
 	if (mkdir(p, mode) < 0 && errno != EEXIST)
-		rc = err_set(e, GQ_EIO, "cannot create state directory '%s': %s", path, strerror(errno));
+		rc = err_set(e, GQ_EIO, "cannot create state directory '%s': %s", path,
+			     strerror(errno));
 	free(p);
 	return rc;
 }
@@ -1932,12 +1957,13 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 	pthread_create(&committer, NULL, committer_main, s);
 	pthread_create(&scheduler, NULL, scheduler_main, s);
 	threads = true;
-	if (http_start(cfg->listen, cfg->nlisten, s->root, CODEC_MAX_BODY, api_handle, s, &http, e) <
-	    0)
+	if (http_start(cfg->listen, cfg->nlisten, s->root, CODEC_MAX_BODY, api_handle, s, &http,
+		       e) < 0)
 		goto out;
-	log_info("gq serve ready: %d GPUs (%s, model '%s'), state in '%s', %s clock, %zu jobs known",
-		 s->snap.nodes[0].ngpus, how, s->snap.nodes[0].gpu_model, cfg->state_dir,
-		 cfg->manual_clock ? "manual" : "real", s->snap.njobs);
+	log_info(
+	    "gq serve ready: %d GPUs (%s, model '%s'), state in '%s', %s clock, %zu jobs known",
+	    s->snap.nodes[0].ngpus, how, s->snap.nodes[0].gpu_model, cfg->state_dir,
+	    cfg->manual_clock ? "manual" : "real", s->snap.njobs);
 	for (;;) {
 		int sig = 0;
 		if (sigwait(&set, &sig) != 0)
@@ -1954,7 +1980,8 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 			}
 			continue;
 		}
-		log_info("%s: shutting down; running jobs keep running", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+		log_info("%s: shutting down; running jobs keep running",
+			 sig == SIGTERM ? "SIGTERM" : "SIGINT");
 		break;
 	}
 	rc = 0;
@@ -1976,7 +2003,8 @@ out:
 		if (db_begin(s->db, &fe) < 0 || enforce_flush(s->enf, &ec, &fe) < 0 ||
 		    db_commit(s->db, &fe) < 0) {
 			db_rollback(s->db);
-			log_warn("%s; the next server resumes the reclamation watches from their last write",
+			log_warn("%s; the next server resumes the reclamation watches from their "
+				 "last write",
 				 fe.msg);
 		}
 		pthread_mutex_unlock(&s->mu);

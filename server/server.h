@@ -106,10 +106,10 @@ void server_info(struct server *s, struct server_info *out);
 void server_snapshot(struct server *s, struct snapshot *out, int64_t *last_seq);
 
 struct job_filter {
-	bool all;          /* every state */
-	unsigned states;   /* bit (1 << state); 0 = the active states */
-	const char *user;  /* NULL = everyone */
-	size_t limit;      /* the last N; 0 = all */
+	bool all;	  /* every state */
+	unsigned states;  /* bit (1 << state); 0 = the active states */
+	const char *user; /* NULL = everyone */
+	size_t limit;	  /* the last N; 0 = all */
 };
 /* Matching jobs in id order; *out (caller frees) and *n. */
 void server_jobs(struct server *s, const struct job_filter *f, struct job **out, size_t *n);

@@ -83,19 +83,19 @@ static void test_job_rejects_bad_fields(void)
 	static const struct {
 		const char *json, *msg;
 	} cases[] = {
-		{"{\"colour\":1}", "job: unknown field 'colour'"},
-		{"{\"id\":\"7\"}", "job.id: expected an integer, got a string"},
-		{"{\"req\":{\"gpus\":true}}", "job.req.gpus: expected an integer, got a boolean"},
-		{"{\"req\":{\"gpus\":1,\"tpus\":2}}", "job.req: unknown field 'tpus'"},
-		{"{\"tier\":\"P7\"}", "job.tier: unknown tier 'P7'; use P0, P1 or P2"},
-		{"{\"state\":\"sleeping\"}", "job.state: unknown job state 'sleeping'"},
-		{"{\"uid\":-1}", "job.uid: -1 is out of range"},
-		{"{\"restarts\":9999999999}", "job.restarts: 9999999999 is out of range"},
-		{"{\"user\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}",
-		 "job.user: longer than 31 characters"},
-		{"{\"alloc\":[{\"node\":0,\"gpus\":[64]}]}", "job.alloc[0].gpus[0]: expected 0..63"},
-		{"{\"deps\":[0]}", "job.deps[0]: expected a job id (a positive integer)"},
-		{"[1]", "job: expected an object, got an array"},
+	    {"{\"colour\":1}", "job: unknown field 'colour'"},
+	    {"{\"id\":\"7\"}", "job.id: expected an integer, got a string"},
+	    {"{\"req\":{\"gpus\":true}}", "job.req.gpus: expected an integer, got a boolean"},
+	    {"{\"req\":{\"gpus\":1,\"tpus\":2}}", "job.req: unknown field 'tpus'"},
+	    {"{\"tier\":\"P7\"}", "job.tier: unknown tier 'P7'; use P0, P1 or P2"},
+	    {"{\"state\":\"sleeping\"}", "job.state: unknown job state 'sleeping'"},
+	    {"{\"uid\":-1}", "job.uid: -1 is out of range"},
+	    {"{\"restarts\":9999999999}", "job.restarts: 9999999999 is out of range"},
+	    {"{\"user\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}",
+	     "job.user: longer than 31 characters"},
+	    {"{\"alloc\":[{\"node\":0,\"gpus\":[64]}]}", "job.alloc[0].gpus[0]: expected 0..63"},
+	    {"{\"deps\":[0]}", "job.deps[0]: expected a job id (a positive integer)"},
+	    {"[1]", "job: expected an object, got an array"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		json_t *v = parse(cases[i].json);
@@ -270,19 +270,19 @@ static void test_submission_rejects(void)
 	static const struct {
 		const char *json, *msg;
 	} cases[] = {
-		{"{\"argv\":[\"x\"],\"id\":5}", "submission: unknown field 'id'"},
-		{"{\"argv\":[\"x\"],\"state\":\"running\"}", "submission: unknown field 'state'"},
-		{"{}", "submission: nothing to run; give 'argv' or 'script'"},
-		{"{\"argv\":[]}", "submission.argv: empty; give the command to run"},
-		{"{\"argv\":[\"x\"],\"script\":\"y\"}",
-		 "submission: give either 'argv' or 'script', not both"},
-		{"{\"argv\":[1]}", "submission.argv[0]: expected a string without NUL"},
-		{"{\"argv\":[\"x\"],\"env\":[\"NOVALUE\"]}",
-		 "submission.env[0]: 'NOVALUE' is not of the form NAME=VALUE"},
-		{"{\"argv\":[\"x\"],\"req\":{\"gpus\":\"2\"}}",
-		 "submission.req.gpus: expected an integer, got a string"},
-		{"{\"argv\":\"x\"}", "submission.argv: expected an array of strings, got a string"},
-		{"[]", "submission: expected an object, got an array"},
+	    {"{\"argv\":[\"x\"],\"id\":5}", "submission: unknown field 'id'"},
+	    {"{\"argv\":[\"x\"],\"state\":\"running\"}", "submission: unknown field 'state'"},
+	    {"{}", "submission: nothing to run; give 'argv' or 'script'"},
+	    {"{\"argv\":[]}", "submission.argv: empty; give the command to run"},
+	    {"{\"argv\":[\"x\"],\"script\":\"y\"}",
+	     "submission: give either 'argv' or 'script', not both"},
+	    {"{\"argv\":[1]}", "submission.argv[0]: expected a string without NUL"},
+	    {"{\"argv\":[\"x\"],\"env\":[\"NOVALUE\"]}",
+	     "submission.env[0]: 'NOVALUE' is not of the form NAME=VALUE"},
+	    {"{\"argv\":[\"x\"],\"req\":{\"gpus\":\"2\"}}",
+	     "submission.req.gpus: expected an integer, got a string"},
+	    {"{\"argv\":\"x\"}", "submission.argv: expected an array of strings, got a string"},
+	    {"[]", "submission: expected an object, got an array"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		json_t *v = parse(cases[i].json);
@@ -342,7 +342,8 @@ static void test_fast_text_replaces_bad_utf8(void)
 {
 	struct job j;
 	job_init(&j);
-	STR_COPY(j.name, "a\xff\xc3" "b");
+	STR_COPY(j.name, "a\xff\xc3"
+			 "b");
 	struct buf b;
 	buf_init(&b, 0);
 	codec_job_write(&b, &j);
@@ -401,15 +402,16 @@ static void test_lean_job_text(void)
 	buf_reset(&b);
 	sample_job(&j);
 	codec_job_write_lean(&b, &j);
-	CHECK_STR(b.data,
-		  "{\"id\":42,\"name\":\"train\",\"user\":\"alice\",\"uid\":1000,\"gid\":100,"
-		  "\"queue\":\"default\",\"dept\":\"default\",\"tier\":\"P2\",\"state\":\"running\","
-		  "\"submit_time\":1700000000,\"start_time\":1700000200,\"hist_ratio\":0.25,"
-		  "\"checkpointable\":true,\"restarts\":2,"
-		  "\"req\":{\"gpus\":3,\"gpu_type\":\"a100\",\"gpu_mem_mb\":81920,\"same_node\":true},"
-		  "\"override\":{\"tier\":\"P0\",\"actor\":\"admin:root\",\"reason\":\"incident 7\","
-		  "\"at\":1700000100},\"alloc\":[{\"node\":0,\"gpus\":[0,2]},{\"node\":1,\"gpus\":[63]}],"
-		  "\"deps\":[7,9]}");
+	CHECK_STR(
+	    b.data,
+	    "{\"id\":42,\"name\":\"train\",\"user\":\"alice\",\"uid\":1000,\"gid\":100,"
+	    "\"queue\":\"default\",\"dept\":\"default\",\"tier\":\"P2\",\"state\":\"running\","
+	    "\"submit_time\":1700000000,\"start_time\":1700000200,\"hist_ratio\":0.25,"
+	    "\"checkpointable\":true,\"restarts\":2,"
+	    "\"req\":{\"gpus\":3,\"gpu_type\":\"a100\",\"gpu_mem_mb\":81920,\"same_node\":true},"
+	    "\"override\":{\"tier\":\"P0\",\"actor\":\"admin:root\",\"reason\":\"incident 7\","
+	    "\"at\":1700000100},\"alloc\":[{\"node\":0,\"gpus\":[0,2]},{\"node\":1,\"gpus\":[63]}],"
+	    "\"deps\":[7,9]}");
 	buf_reset(&b);
 	job_init(&j);
 	j.id = 51;
@@ -583,9 +585,10 @@ static void test_snapshot_rows(void)
 	const char *at = strstr(got, "\"job_columns\"");
 	/* columns by how many jobs fill them; strings by index; trailing
 	 * nulls left out */
-	const char *want = "\"job_columns\":[\"id\",\"name\",\"tier\",\"submit_time\",\"req.gpus\"],"
-			   "\"job_strings\":[\"a\",\"P0\"],\"job_time_base\":1700000000,"
-			   "\"jobs\":[[3,0,null,-60,2],[4,null,1]],\"nodes\"";
+	const char *want =
+	    "\"job_columns\":[\"id\",\"name\",\"tier\",\"submit_time\",\"req.gpus\"],"
+	    "\"job_strings\":[\"a\",\"P0\"],\"job_time_base\":1700000000,"
+	    "\"jobs\":[[3,0,null,-60,2],[4,null,1]],\"nodes\"";
 	char head[256] = "";
 	CHECK(at != NULL);
 	if (at)
@@ -615,38 +618,39 @@ static void test_snapshot_rows(void)
 	static const struct {
 		const char *text, *msg;
 	} bad[] = {
-		{"{\"job_columns\":[\"id\",\"colour\"],\"jobs\":[]}",
-		 "snapshot.job_columns[1]: unknown column 'colour'"},
-		{"{\"job_columns\":[\"id\",\"id\"],\"jobs\":[]}",
-		 "snapshot.job_columns[1]: column 'id' given twice"},
-		{"{\"job_columns\":[\"name\"],\"jobs\":[]}", "snapshot.job_columns: no \"id\" column"},
-		{"{\"job_columns\":[\"name\",\"id\"],\"jobs\":[]}",
-		 "snapshot.job_columns: \"id\" must be the first column"},
-		{"{\"job_columns\":\"id\",\"jobs\":[]}",
-		 "snapshot.job_columns: expected an array of column names, got a string"},
-		{"{\"job_columns\":[\"id\",\"name\"],\"jobs\":[[1,\"a\",2]]}",
-		 "snapshot.jobs[0]: expected 1 to 2 cells, got 3"},
-		{"{\"job_columns\":[\"id\"],\"jobs\":[[]]}", "snapshot.jobs[0]: expected 1 to 1 cells, got 0"},
-		{"{\"job_columns\":[\"id\"],\"jobs\":[{\"id\":1}]}",
-		 "snapshot.jobs[0]: expected an array of cells, got an object"},
-		{"{\"job_columns\":[\"id\",\"name\"],\"job_strings\":[\"x\"],\"jobs\":[[1,0],[2,5]]}",
-		 "snapshot.jobs[1].name: string 5 is not in job_strings"},
-		{"{\"job_columns\":[\"id\",\"tier\"],\"job_strings\":[\"P7\"],\"jobs\":[[1,0]]}",
-		 "snapshot.jobs[0].tier: unknown tier 'P7'; use P0, P1 or P2"},
-		{"{\"job_columns\":[\"id\"],\"job_strings\":[1],\"jobs\":[]}",
-		 "snapshot.job_strings[0]: expected a string, got an integer"},
-		{"{\"job_strings\":[],\"jobs\":[]}", "snapshot.job_strings: only with job_columns"},
-		{"{\"job_columns\":[\"id\"],\"job_time_base\":\"now\",\"jobs\":[]}",
-		 "snapshot.job_time_base: expected an integer, got a string"},
-		{"{\"job_columns\":[\"id\",\"start_time\"],\"job_time_base\":9223372036854775807,"
-		 "\"jobs\":[[1,1]]}",
-		 "snapshot.jobs[0].start_time: 1 from the time base is out of range"},
-		{"{\"job_columns\":[\"id\",\"req.gpus\"],\"jobs\":[[1,2],[2,\"x\"]]}",
-		 "snapshot.jobs[1].req.gpus: expected an integer, got a string"},
-		{"{\"job_columns\":[\"id\",\"deps\"],\"jobs\":[[1,[0]]]}",
-		 "snapshot.jobs[0]: job.deps[0]: expected a job id (a positive integer)"},
-		{"{\"job_columns\":[\"id\"],\"jobs\":[[null]]}",
-		 "snapshot.jobs[0].id: expected an integer, got null"},
+	    {"{\"job_columns\":[\"id\",\"colour\"],\"jobs\":[]}",
+	     "snapshot.job_columns[1]: unknown column 'colour'"},
+	    {"{\"job_columns\":[\"id\",\"id\"],\"jobs\":[]}",
+	     "snapshot.job_columns[1]: column 'id' given twice"},
+	    {"{\"job_columns\":[\"name\"],\"jobs\":[]}", "snapshot.job_columns: no \"id\" column"},
+	    {"{\"job_columns\":[\"name\",\"id\"],\"jobs\":[]}",
+	     "snapshot.job_columns: \"id\" must be the first column"},
+	    {"{\"job_columns\":\"id\",\"jobs\":[]}",
+	     "snapshot.job_columns: expected an array of column names, got a string"},
+	    {"{\"job_columns\":[\"id\",\"name\"],\"jobs\":[[1,\"a\",2]]}",
+	     "snapshot.jobs[0]: expected 1 to 2 cells, got 3"},
+	    {"{\"job_columns\":[\"id\"],\"jobs\":[[]]}",
+	     "snapshot.jobs[0]: expected 1 to 1 cells, got 0"},
+	    {"{\"job_columns\":[\"id\"],\"jobs\":[{\"id\":1}]}",
+	     "snapshot.jobs[0]: expected an array of cells, got an object"},
+	    {"{\"job_columns\":[\"id\",\"name\"],\"job_strings\":[\"x\"],\"jobs\":[[1,0],[2,5]]}",
+	     "snapshot.jobs[1].name: string 5 is not in job_strings"},
+	    {"{\"job_columns\":[\"id\",\"tier\"],\"job_strings\":[\"P7\"],\"jobs\":[[1,0]]}",
+	     "snapshot.jobs[0].tier: unknown tier 'P7'; use P0, P1 or P2"},
+	    {"{\"job_columns\":[\"id\"],\"job_strings\":[1],\"jobs\":[]}",
+	     "snapshot.job_strings[0]: expected a string, got an integer"},
+	    {"{\"job_strings\":[],\"jobs\":[]}", "snapshot.job_strings: only with job_columns"},
+	    {"{\"job_columns\":[\"id\"],\"job_time_base\":\"now\",\"jobs\":[]}",
+	     "snapshot.job_time_base: expected an integer, got a string"},
+	    {"{\"job_columns\":[\"id\",\"start_time\"],\"job_time_base\":9223372036854775807,"
+	     "\"jobs\":[[1,1]]}",
+	     "snapshot.jobs[0].start_time: 1 from the time base is out of range"},
+	    {"{\"job_columns\":[\"id\",\"req.gpus\"],\"jobs\":[[1,2],[2,\"x\"]]}",
+	     "snapshot.jobs[1].req.gpus: expected an integer, got a string"},
+	    {"{\"job_columns\":[\"id\",\"deps\"],\"jobs\":[[1,[0]]]}",
+	     "snapshot.jobs[0]: job.deps[0]: expected a job id (a positive integer)"},
+	    {"{\"job_columns\":[\"id\"],\"jobs\":[[null]]}",
+	     "snapshot.jobs[0].id: expected an integer, got null"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		CHECK_INT(codec_snapshot_parse(bad[i].text, strlen(bad[i].text), &t, &e), -1);

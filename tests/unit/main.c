@@ -35,7 +35,8 @@ bool t_check(bool ok, const char *expr, const char *file, int line)
 bool t_check_int(int64_t got, int64_t want, const char *expr, const char *file, int line)
 {
 	if (got != want) {
-		printf("# %s:%d: %s is %" PRId64 ", want %" PRId64 "\n", file, line, expr, got, want);
+		printf("# %s:%d: %s is %" PRId64 ", want %" PRId64 "\n", file, line, expr, got,
+		       want);
 		t_failed_now = true;
 	}
 	return got == want;
@@ -46,7 +47,8 @@ bool t_check_dbl(double got, double want, double eps, const char *expr, const ch
 	double d = got - want;
 	bool ok = d <= eps && d >= -eps;
 	if (!ok) {
-		printf("# %s:%d: %s is %.9g, want %.9g (within %g)\n", file, line, expr, got, want, eps);
+		printf("# %s:%d: %s is %.9g, want %.9g (within %g)\n", file, line, expr, got, want,
+		       eps);
 		t_failed_now = true;
 	}
 	return ok;

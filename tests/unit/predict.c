@@ -619,7 +619,7 @@ static void test_one_node_long_queue_exact_starts(void)
 	CHECK_INT(find(&ps, &s, 4)->start, T0 + 7200);	   /* i 3: the first P0, 4 GPUs */
 	CHECK_INT(find(&ps, &s, 7)->start, T0 + 9300);	   /* i 6: 7 GPUs, see above */
 	CHECK_INT(find(&ps, &s, 100)->start, T0 + 13500);  /* i 99: the last P0 */
-	CHECK_INT(find(&ps, &s, 2)->start, T0 + 60600);    /* i 1: the first P1 */
+	CHECK_INT(find(&ps, &s, 2)->start, T0 + 60600);	   /* i 1: the first P1 */
 	CHECK_INT(find(&ps, &s, 71)->start, T0 + 41700);   /* i 70: a 1-GPU P1 */
 	CHECK_INT(find(&ps, &s, 3)->start, T0 + 194100);   /* i 2: the first P2 */
 	CHECK_INT(find(&ps, &s, 301)->start, T0 + 110100); /* i 300: the last, P0 */
@@ -709,7 +709,6 @@ static void test_waits_cut_counts_jobs_once(void)
 	prediction_set_release(&ps);
 	snapshot_release(&s);
 }
-
 
 /* Starvation permits (preempt.h). A P2 job queued 11 h ago earns its
  * permit at +60 (tier.P2.waitLimit 12 h). The head job waits for 8 GPUs,

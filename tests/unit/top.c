@@ -173,7 +173,8 @@ static void header_falls_back_to_nodes_then_a_bar(void)
 		/* node 0 full, node 1 half (4 of 8: '+'), node 2 a quarter. */
 		int busy[3] = {8, 4, 2};
 		for (int n = 0; n < 3; n++) {
-			struct job *j = add_job(&s, n + 1, "u", "q", TIER_P1, JOB_RUNNING, busy[n], NOW);
+			struct job *j =
+			    add_job(&s, n + 1, "u", "q", TIER_P1, JOB_RUNNING, busy[n], NOW);
 			j->start_time = NOW;
 			j->nalloc = 1;
 			j->alloc[0].node = n;

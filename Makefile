@@ -7,7 +7,7 @@ PKGS := ncursesw libcurl jansson readline libgit2 libmicrohttpd sqlite3
 DEB_PKGS := build-essential pkg-config libncurses-dev libcurl4-openssl-dev libjansson-dev \
 	libreadline-dev libgit2-dev libmicrohttpd-dev libsqlite3-dev \
 	tmux jq curl zsh fish bash-completion python3 git locales \
-	clang-14 libfuzzer-14-dev libclang-rt-14-dev
+	clang-14 libfuzzer-14-dev libclang-rt-14-dev clang-format-14
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san
@@ -185,14 +185,23 @@ install: gq
 	$(if $(wildcard completions/_gq),install -m 644 completions/_gq $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gq)
 	$(if $(wildcard completions/gq.fish),install -m 644 completions/gq.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/gq.fish)
 
+# The tree follows .clang-format; CI runs format-check and fails on a file
+# that differs.
+CLANG_FORMAT ?= clang-format-14
+FORMAT_SRC = $(SRC) $(UNIT_SRC) $(BENCH_SRC) $(FUZZ_SRC) $(wildcard */*.h tests/*/*.h)
 format:
-	clang-format -i $(SRC) $(UNIT_SRC) $(BENCH_SRC) $(wildcard */*.h tests/unit/*.h)
+	@$(CLANG_FORMAT) -i $(FORMAT_SRC)
+
+format-check:
+	@bad=$$(for f in $(FORMAT_SRC); do $(CLANG_FORMAT) $$f | cmp -s - $$f || echo $$f; done); \
+	if [ -n "$$bad" ]; then echo "not clang-format clean (make format):"; echo "$$bad" | sed 's/^/  /'; exit 1; fi; \
+	echo "clang-format clean"
 
 clean:
 	rm -rf build build-san build-fuzz gq
 
 FORCE:
-.PHONY: all gq unit purity check check-unit bench torture deps install format clean FORCE fuzz fuzz-build fuzz-bins
+.PHONY: all gq unit purity check check-unit bench torture deps install format format-check clean FORCE fuzz fuzz-build fuzz-bins
 .PRECIOUS: $(BUILD)/bench/%.o $(BUILD)/tests/fuzz/%.o
 
 -include $(OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_BIN:=.d)

@@ -19,7 +19,8 @@
 #include <stdint.h>
 
 /* Error classes. Only cmd/ and the server's request layer map them to exit
- * codes and HTTP statuses (see err_exit_code() and err_http_status()). */
+ * codes and HTTP statuses (cmd_exit_code() in cmd/cmd.h, err_http_status() in
+ * server/api.h). */
 enum gq_errcode {
 	GQ_OK = 0,
 	GQ_EINVAL,    /* bad input: a flag, a field, a policy value */

@@ -324,9 +324,9 @@ static enum look look_at(struct sim *S, struct walk_state *w, uint32_t p)
 			park_quota(S, p);
 			return LOOK_LEFT;
 		}
+		/* have stays unknown: r.match_free leaves out nodes short of
+		 * CPUs or memory, which an end may give back with no GPU. */
 		blocks = r.blocks;
-		have = r.match_free;
-		reserve = r.reserve;
 	}
 	if (!blocks && (!w->blocked || t + x->rt <= w->tmin)) {
 		sim_start_job(S, p, t, &r, w->blocked);

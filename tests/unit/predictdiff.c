@@ -47,6 +47,8 @@ static void add_queue(struct policy *p, const char *name, const char *dept, int 
 static void random_snapshot(struct snapshot *s, uint64_t seed)
 {
 	uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+	/* Times in minutes, or in tens of minutes, so that events coincide. */
+	int64_t u = seed % 3 == 0 ? 600 : 60;
 	int nnodes = 1 + (int)pick(&x, 5), gpus = 1 << pick(&x, 4);
 	fx_init(s, nnodes, gpus);
 	s->tz_offset = (int32_t)(pick(&x, 5) - 2) * 3600;
@@ -77,11 +79,11 @@ static void random_snapshot(struct snapshot *s, uint64_t seed)
 	default:
 		p->aging_step = 0.05;
 		p->aging_cap = 1;
-		p->aging_interval = 60 * (1 + pick(&x, 10));
+		p->aging_interval = u * (1 + pick(&x, 10));
 		break;
 	}
 	for (int t = 0; t < TIER_COUNT; t++)
-		p->tier[t].wait_limit = pick(&x, 3) ? 86400 * 365 : 60 * (20 + pick(&x, 400));
+		p->tier[t].wait_limit = pick(&x, 3) ? 86400 * 365 : u * (20 + pick(&x, 400));
 	p->headroom = pick(&x, 3) == 0 ? 0.25 : 0;
 	p->default_runtime = 3600;
 	if (pick(&x, 3) == 0) {
@@ -108,11 +110,15 @@ static void random_snapshot(struct snapshot *s, uint64_t seed)
 	s->qstate[2].usage = (double)pick(&x, 1000);
 	s->now = MIN(pick(&x, 1440));
 
-	int njobs = 1 + (int)pick(&x, 40);
+	/* One in ten is long enough for a walk to look past
+	 * PREDICT_BACKFILL_DEPTH blocked jobs. */
+	int njobs = seed % 10 == 7 ? 100 + (int)pick(&x, 100) : 1 + (int)pick(&x, 40);
 	int node = 0, used = 0;
 	for (int i = 1; i <= njobs; i++) {
 		enum tier t = (enum tier)pick(&x, 3);
 		int g = pick(&x, 8) == 0 ? 0 : 1 << pick(&x, 3);
+		if (pick(&x, 12) == 0)
+			g = 8 + (int)pick(&x, 9); /* across nodes: many jobs to wait for */
 		struct job *j;
 		int64_t kind = pick(&x, 10);
 		if (kind < 3 && node < nnodes && g > 0 && g <= gpus) {
@@ -122,26 +128,26 @@ static void random_snapshot(struct snapshot *s, uint64_t seed)
 			}
 			if (node >= nnodes || !s->nodes[node].up)
 				continue;
-			j = fx_running(s, i, t, node, g, s->now - 60 * pick(&x, 300),
-				       60 * (1 + pick(&x, 400)));
+			j = fx_running(s, i, t, node, g, s->now - u * pick(&x, 300),
+				       u * (1 + pick(&x, 400)));
 			used += g;
 			if (pick(&x, 6) == 0) {
 				j->state = JOB_STOPPING;
-				j->stop_deadline = s->now + 60 * pick(&x, 30);
+				j->stop_deadline = s->now + u * pick(&x, 30);
 			}
 		} else if (kind == 3) {
-			j = fx_pending(s, i, t, g, s->now - 60 * pick(&x, 600));
+			j = fx_pending(s, i, t, g, s->now - u * pick(&x, 600));
 			j->state = pick(&x, 2) ? JOB_COMPLETED : JOB_FAILED;
 		} else {
-			j = fx_pending(s, i, t, g, s->now - 60 * pick(&x, 600));
+			j = fx_pending(s, i, t, g, s->now - u * pick(&x, 600));
 			if (pick(&x, 5) == 0)
 				j->queued_time = 0;
-			j->submit_time = j->queued_time ? j->queued_time - 60 * pick(&x, 60)
-							: s->now - 60 * pick(&x, 600);
+			j->submit_time = j->queued_time ? j->queued_time - u * pick(&x, 60)
+							: s->now - u * pick(&x, 600);
 			if (pick(&x, 10) == 0)
 				j->held = true;
 			if (pick(&x, 6) == 0)
-				j->not_before = s->now + 60 * pick(&x, 120);
+				j->not_before = s->now + u * pick(&x, 120);
 			if (pick(&x, 6) == 0)
 				STR_COPY(j->req.gpu_type, "h100");
 			if (pick(&x, 8) == 0)
@@ -161,15 +167,15 @@ static void random_snapshot(struct snapshot *s, uint64_t seed)
 		switch (pick(&x, 5)) {
 		case 0:
 			j->estimate = 0;
-			j->time_limit = 60 * (10 + pick(&x, 300));
+			j->time_limit = u * (10 + pick(&x, 300));
 			break;
 		case 1:
 			j->estimate = 0;
-			j->hist_runtime = 60 * (1 + pick(&x, 200));
+			j->hist_runtime = u * (1 + pick(&x, 200));
 			break;
 		case 2:
 			j->estimate = 0;
-			j->time_limit = 60 * (10 + pick(&x, 300));
+			j->time_limit = u * (10 + pick(&x, 300));
 			j->hist_ratio = (double)pick(&x, 12) / 10;
 			break;
 		case 3:
@@ -177,7 +183,7 @@ static void random_snapshot(struct snapshot *s, uint64_t seed)
 			break;
 		default:
 			if (j->state == JOB_PENDING)
-				j->estimate = 60 * (1 + pick(&x, 300));
+				j->estimate = u * (1 + pick(&x, 300));
 			break;
 		}
 		int64_t q = pick(&x, 4);

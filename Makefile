@@ -98,10 +98,27 @@ purity: $(CORE_OBJ)
 	if [ -n "$$bad" ]; then echo "core/ is not pure, it calls: $$bad"; exit 1; fi; \
 	echo "core/ is pure"
 
-check: gq unit purity
+# core/ has a direction: no cycle among its headers (#include "..."), none
+# among its objects (who calls whom, from nm), and no file over 1,000 lines.
+CORE_MAX_LINES := 1000
+core-deps: $(CORE_OBJ)
+	@for h in core/*.h; do sed -n 's|^#include "\([^"/]*\)".*|'$$h' core/\1|p' $$h; done | \
+		tsort >/dev/null 2>$(BUILD)/core-deps.err || \
+		{ echo "core/ headers include each other in a cycle:"; cat $(BUILD)/core-deps.err; exit 1; }
+	@for o in $(CORE_OBJ); do nm -g --defined-only $$o | awk -v o=$$o '{print "D", $$3, o}'; \
+		nm -u $$o | awk -v o=$$o '{print "U", $$2, o}'; done | \
+		awk '$$1 == "D" { def[$$2] = $$3; next } { use[NR] = $$2; by[NR] = $$3 } \
+		END { for (i in use) if ((use[i] in def) && def[use[i]] != by[i]) print by[i], def[use[i]] }' | \
+		tsort >/dev/null 2>$(BUILD)/core-deps.err || \
+		{ echo "core/ objects call each other in a cycle:"; cat $(BUILD)/core-deps.err; exit 1; }
+	@big=$$(wc -l core/*.c core/*.h | awk '$$2 != "total" && $$1 > $(CORE_MAX_LINES) {print $$2 " (" $$1 " lines)"}'); \
+		if [ -n "$$big" ]; then echo "core/ files over $(CORE_MAX_LINES) lines: $$big"; exit 1; fi
+	@echo "core/ has no cycle and no file over $(CORE_MAX_LINES) lines"
+
+check: gq unit purity core-deps
 	@GQ=$(CURDIR)/$(BUILD)/gq UNIT=$(CURDIR)/$(BUILD)/tests/unit/run sh tests/run.sh $(T)
 
-check-unit: unit purity
+check-unit: unit purity core-deps
 	@UNIT=$(CURDIR)/$(BUILD)/tests/unit/run sh tests/run.sh --unit-only
 
 bench: gq $(BENCH_BIN)

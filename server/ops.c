@@ -10,12 +10,13 @@
 static void commit_batch(struct server *s, struct pending_submit *list)
 {
 	struct gq_err e = GQ_ERR_INIT;
-	int64_t seq0 = s->last_seq, id0 = s->next_id;
-	int rc = s->full ? full_refusal(s, "submissions", &e) : db_begin(s->db, &e);
+	int64_t seq0 = s->st.last_seq, id0 = s->st.next_id;
+	int rc =
+	    s->st.full ? state_full_refusal(&s->st, "submissions", &e) : db_begin(s->st.db, &e);
 	for (struct pending_submit *p = list; rc == 0 && p; p = p->next) {
 		if (p->idem) {
 			int64_t id = 0;
-			int f = db_job_by_idem(s->db, p->job.uid, p->idem, &id, &e);
+			int f = db_job_by_idem(s->st.db, p->job.uid, p->idem, &id, &e);
 			if (f < 0) {
 				rc = -1;
 				break;
@@ -23,7 +24,7 @@ static void commit_batch(struct server *s, struct pending_submit *list)
 			if (f == 1) {
 				/* Keys are kept per uid, jobs belong to user
 				 * names: token users may share a uid. */
-				const struct job *j = snapshot_find(&s->snap, id);
+				const struct job *j = snapshot_find(&s->st.snap, id);
 				if (j && strcmp(j->user, p->job.user) != 0)
 					p->idem_taken = true;
 				else
@@ -32,24 +33,24 @@ static void commit_batch(struct server *s, struct pending_submit *list)
 				continue;
 			}
 		}
-		p->job.id = s->next_id++;
+		p->job.id = s->st.next_id++;
 		char *t = codec_job_text(&p->job);
-		rc = db_job_insert(s->db, p->job.id, p->job.uid, p->idem, t, p->command, &e);
+		rc = db_job_insert(s->st.db, p->job.id, p->job.uid, p->idem, t, p->command, &e);
 		free(t);
 		if (rc == 0)
-			rc = emit(s, p->job.id, "submit", JOB_PENDING, JOB_PENDING,
-				  p->job.held ? "held" : "submitted", p->job.user, &e);
+			rc = state_emit(&s->st, p->job.id, "submit", JOB_PENDING, JOB_PENDING,
+					p->job.held ? "held" : "submitted", p->job.user, &e);
 	}
 	if (rc == 0)
-		rc = journal_commit(s, &e);
-	if (rc < 0 && !s->full) {
+		rc = state_commit(&s->st, &e);
+	if (rc < 0 && !s->st.full) {
 		/* Only the sequence and ids ran ahead: the jobs join memory
 		 * once committed. */
-		db_rollback(s->db);
-		s->last_seq = seq0;
-		s->next_id = id0;
-		full_enter(s, &e);
-		full_refusal(s, "submissions", &e);
+		db_rollback(s->st.db);
+		s->st.last_seq = seq0;
+		s->st.next_id = id0;
+		state_full_enter(&s->st, &e);
+		state_full_refusal(&s->st, "submissions", &e);
 	}
 	for (struct pending_submit *p = list; p; p = p->next) {
 		p->rc = rc;
@@ -62,11 +63,11 @@ static void commit_batch(struct server *s, struct pending_submit *list)
 			    "of your own",
 			    p->idem);
 		} else if (p->replay) {
-			struct job *j = snapshot_find(&s->snap, p->result.id);
+			struct job *j = snapshot_find(&s->st.snap, p->result.id);
 			if (j)
 				p->result = *j;
 		} else {
-			*snapshot_add_job(&s->snap) = p->job;
+			*snapshot_add_job(&s->st.snap) = p->job;
 			p->result = p->job;
 		}
 		p->done = true;
@@ -93,7 +94,7 @@ void *committer_main(void *arg)
 		pthread_cond_broadcast(&s->ev_cv);
 		/* A held job changes no plan until it is released. */
 		if (startable)
-			wake_scheduler(s);
+			state_wake(&s->st);
 	}
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
@@ -105,8 +106,8 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 		   struct job *out, struct gq_err *e)
 {
 	struct job j = sub->job;
-	const struct policy *p = &s->snap.policy;
-	int64_t now = now_locked(s);
+	const struct policy *p = &s->st.snap.policy;
+	int64_t now = state_now(&s->st);
 	STR_COPY(j.user, who->user);
 	j.uid = who->uid;
 	j.gid = who->gid;
@@ -153,7 +154,7 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 	if (j.req.gpu_type[0] && !name_valid(j.req.gpu_type))
 		return err_set(e, GQ_EINVAL, "GPU type '%s' is not a valid name", j.req.gpu_type);
 	for (int i = 0; i < j.ndeps; i++)
-		if (!snapshot_find(&s->snap, j.deps[i]))
+		if (!snapshot_find(&s->st.snap, j.deps[i]))
 			return err_set(e, GQ_EINVAL,
 				       "dependency '%" PRId64 "' does not exist; see 'gq ls --all'",
 				       j.deps[i]);
@@ -169,7 +170,7 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 		STR_COPY(j.held_by, who->user);
 		j.held_at = now;
 	}
-	if (place_satisfiable(&s->snap, &j, e) < 0)
+	if (place_satisfiable(&s->st.snap, &j, e) < 0)
 		return -1;
 	*out = j;
 	return 0;
@@ -190,8 +191,8 @@ int server_submit(struct server *s, const struct identity *who, struct submissio
 	}
 	if (prepare(s, who, sub, &p.job, e) < 0)
 		goto out;
-	if (s->full) {
-		full_refusal(s, "submissions", e);
+	if (s->st.full) {
+		state_full_refusal(&s->st, "submissions", e);
 		goto out;
 	}
 	if (s->q_tail)
@@ -218,7 +219,7 @@ out:
 
 static int find_job(struct server *s, int64_t id, struct job **out, struct gq_err *e)
 {
-	struct job *j = snapshot_find(&s->snap, id);
+	struct job *j = snapshot_find(&s->st.snap, id);
 	if (!j)
 		return err_set(e, GQ_ENOENT, "no job '%" PRId64 "'; see 'gq ls --all'", id);
 	*out = j;
@@ -258,7 +259,7 @@ static int act_on(struct server *s, const struct identity *who, struct job *c, e
 		  const struct act_args *args, const char *actor, bool *stop, char *kind,
 		  char *reason, struct gq_err *e)
 {
-	int64_t now = now_locked(s);
+	int64_t now = state_now(&s->st);
 	const char *st = job_state_name(c->state);
 	*stop = false;
 	switch (a) {
@@ -387,47 +388,47 @@ int server_act(struct server *s, const struct identity *who, int64_t id, enum jo
 	bool stop = false;
 	if (act_on(s, who, &c, a, args, actor, &stop, kind, reason, e) < 0)
 		goto out;
-	if (s->full) {
-		full_refusal(s, "changes", e);
+	if (s->st.full) {
+		state_full_refusal(&s->st, "changes", e);
 		goto out;
 	}
-	if (db_begin(s->db, e) < 0)
+	if (db_begin(s->st.db, e) < 0)
 		goto out;
 	if (stop) {
 		enum stop_intent in = a == ACT_CANCEL ? STOP_CANCEL : STOP_REQUEUE;
 		if (j->state == JOB_STOPPING) {
 			/* Already stopping (a cancel while being preempted):
 			 * only what it becomes changes. */
-			stop_set(s, j->id, in);
-			rc = persist(s, j, e);
+			state_stop_set(&s->st, j->id, in);
+			rc = state_persist(&s->st, j, e);
 			if (rc == 0)
-				rc = emit(s, j->id, "state", j->state, j->state,
-					  a == ACT_CANCEL ? "cancel" : "requeue", actor, e);
+				rc = state_emit(&s->st, j->id, "state", j->state, j->state,
+						a == ACT_CANCEL ? "cancel" : "requeue", actor, e);
 		} else {
-			rc = server_stop_locked(s, j, in, SIGTERM, s->snap.policy.grace, actor,
-						a == ACT_CANCEL ? "cancel" : "requeue", e);
+			rc = state_stop(&s->st, j, in, SIGTERM, s->st.snap.policy.grace, actor,
+					a == ACT_CANCEL ? "cancel" : "requeue", e);
 		}
-		/* The stop changed memory too: journal_failed rolls it back. */
-		if (rc < 0 || journal_commit(s, e) < 0)
+		/* The stop changed memory too: state_failed rolls it back. */
+		if (rc < 0 || state_commit(&s->st, e) < 0)
 			goto failed;
 	} else {
-		struct enforce_ctx ec = enforce_ctx_of(s);
-		if (persist(s, &c, e) < 0 ||
-		    emit(s, c.id, kind, j->state, c.state, reason, actor, e) < 0 ||
-		    (a == ACT_CHECKPOINT && enforce_job_checkpoint(s->enf, &ec, &c, e) < 0) ||
-		    journal_commit(s, e) < 0)
+		struct enforce_ctx ec = state_enforce_ctx(&s->st);
+		if (state_persist(&s->st, &c, e) < 0 ||
+		    state_emit(&s->st, c.id, kind, j->state, c.state, reason, actor, e) < 0 ||
+		    (a == ACT_CHECKPOINT && enforce_job_checkpoint(s->st.enf, &ec, &c, e) < 0) ||
+		    state_commit(&s->st, e) < 0)
 			goto failed;
 		*j = c;
 	}
 	*out = *j;
 	rc = 0;
 	pthread_cond_broadcast(&s->ev_cv);
-	wake_scheduler(s);
+	state_wake(&s->st);
 	goto out;
 failed:
 	rc = -1;
-	journal_failed(s, e);
-	full_refusal(s, "changes", e);
+	state_failed(&s->st, e);
+	state_full_refusal(&s->st, "changes", e);
 out:
 	pthread_mutex_unlock(&s->mu);
 	return rc;
@@ -442,7 +443,7 @@ int server_command(struct server *s, const struct identity *who, int64_t id, cha
 	if (rc == 0)
 		rc = check_owner(who, j, e);
 	if (rc == 0)
-		rc = db_job_command(s->db, id, json, e);
+		rc = db_job_command(s->st.db, id, json, e);
 	pthread_mutex_unlock(&s->mu);
 	return rc;
 }
@@ -459,7 +460,7 @@ int server_log_path(struct server *s, const struct identity *who, int64_t id, co
 	if (rc == 0)
 		rc = check_owner(who, j, e);
 	if (rc == 0)
-		*path = runner_log_path(s->runner, id, stream);
+		*path = runner_log_path(s->st.runner, id, stream);
 	pthread_mutex_unlock(&s->mu);
 	return rc;
 }
@@ -467,17 +468,17 @@ int server_log_path(struct server *s, const struct identity *who, int64_t id, co
 void server_info(struct server *s, struct server_info *out)
 {
 	pthread_mutex_lock(&s->mu);
-	out->now = now_locked(s);
-	out->manual_clock = s->cfg->manual_clock;
-	out->last_seq = s->last_seq;
+	out->now = state_now(&s->st);
+	out->manual_clock = s->st.cfg->manual_clock;
+	out->last_seq = s->st.last_seq;
 	pthread_mutex_unlock(&s->mu);
 }
 
 void server_snapshot(struct server *s, struct snapshot *out, int64_t *last_seq)
 {
 	pthread_mutex_lock(&s->mu);
-	copy_locked(s, out, now_locked(s));
-	*last_seq = s->last_seq;
+	copy_locked(s, out, state_now(&s->st));
+	*last_seq = s->st.last_seq;
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -485,9 +486,9 @@ void server_jobs(struct server *s, const struct job_filter *f, struct job **out,
 {
 	pthread_mutex_lock(&s->mu);
 	size_t cnt = 0;
-	struct job *v = xmalloc((s->snap.njobs ? s->snap.njobs : 1) * sizeof(*v));
-	for (size_t i = 0; i < s->snap.njobs; i++) {
-		const struct job *j = &s->snap.jobs[i];
+	struct job *v = xmalloc((s->st.snap.njobs ? s->st.snap.njobs : 1) * sizeof(*v));
+	for (size_t i = 0; i < s->st.snap.njobs; i++) {
+		const struct job *j = &s->st.snap.jobs[i];
 		bool ok = f->all      ? true
 			  : f->states ? (f->states & (1u << j->state)) != 0
 				      : job_state_active(j->state);
@@ -524,15 +525,15 @@ int server_events(struct server *s, int64_t after, int wait_ms, int max, struct 
 	if (wait_ms > MAX_WAIT_MS)
 		wait_ms = MAX_WAIT_MS;
 	pthread_mutex_lock(&s->mu);
-	if (wait_ms > 0 && s->last_seq <= after) {
+	if (wait_ms > 0 && s->st.last_seq <= after) {
 		struct timespec dl = deadline_in(wait_ms);
-		while (s->last_seq <= after && !s->stopping)
+		while (s->st.last_seq <= after && !s->stopping)
 			if (pthread_cond_timedwait(&s->ev_cv, &s->mu, &dl) == ETIMEDOUT)
 				break;
 	}
 	struct event *v = xcalloc((size_t)max, sizeof(*v));
 	int cnt = 0;
-	int rc = db_events_after(s->db, after, v, max, &cnt, e);
+	int rc = db_events_after(s->st.db, after, v, max, &cnt, e);
 	pthread_mutex_unlock(&s->mu);
 	if (rc < 0) {
 		free(v);
@@ -595,8 +596,8 @@ void server_preemptions(struct server *s, int64_t job, size_t limit, struct pree
 			size_t *n, int64_t *nowp)
 {
 	pthread_mutex_lock(&s->mu);
-	enforce_records(s->enf, job, limit, out, n);
-	*nowp = now_locked(s);
+	enforce_records(s->st.enf, job, limit, out, n);
+	*nowp = state_now(&s->st);
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -604,11 +605,11 @@ void server_reclaim(struct server *s, struct reclaim_entry **out, size_t *n, int
 		    struct policy *p)
 {
 	pthread_mutex_lock(&s->mu);
-	struct enforce_ctx ec = enforce_ctx_of(s);
-	enforce_reclaim(s->enf, &ec, out, n);
+	struct enforce_ctx ec = state_enforce_ctx(&s->st);
+	enforce_reclaim(s->st.enf, &ec, out, n);
 	*nowp = ec.now;
-	*p = s->snap.policy;
-	wake_scheduler(s); /* its next pass journals what the sample saw */
+	*p = s->st.snap.policy;
+	state_wake(&s->st); /* its next pass journals what the sample saw */
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -617,7 +618,7 @@ int server_clock(struct server *s, const struct identity *who, int64_t delta, in
 {
 	if (who->role != ROLE_ADMIN)
 		return err_set(e, GQ_EPERM, "moving the clock is an admin action");
-	if (!s->cfg->manual_clock)
+	if (!s->st.cfg->manual_clock)
 		return err_set(
 		    e, GQ_ECONFLICT,
 		    "this server uses the real clock; start it with --manual-clock to move it");
@@ -627,47 +628,47 @@ int server_clock(struct server *s, const struct identity *who, int64_t delta, in
 	pthread_mutex_lock(&s->mu);
 	int rc = -1;
 	int64_t target;
-	if (set && set < s->manual_now) {
+	if (set && set < s->st.manual_now) {
 		err_set(e, GQ_EINVAL,
 			"the clock only moves forward: %" PRId64 " is before now (%" PRId64 ")",
-			set, s->manual_now);
+			set, s->st.manual_now);
 		goto out;
 	}
 	if (set)
 		target = set;
-	else if (__builtin_add_overflow(s->manual_now, delta, &target))
+	else if (__builtin_add_overflow(s->st.manual_now, delta, &target))
 		target = INT64_MAX;
 	if (target > GQ_CLOCK_MAX) {
 		err_set(e, GQ_EINVAL, "the clock cannot go past the year 9999");
 		goto out;
 	}
-	if (s->full) {
-		full_refusal(s, "changes", e);
+	if (s->st.full) {
+		state_full_refusal(&s->st, "changes", e);
 		goto out;
 	}
-	int64_t old = s->manual_now, seq0 = s->last_seq;
+	int64_t old = s->st.manual_now, seq0 = s->st.last_seq;
 	char v[32], reason[64];
 	snprintf(v, sizeof(v), "%" PRId64, target);
-	s->manual_now = target;
+	s->st.manual_now = target;
 	snprintf(reason, sizeof(reason), "+%" PRId64 "s", target - old);
-	if (db_begin(s->db, e) < 0)
+	if (db_begin(s->st.db, e) < 0)
 		goto fail;
-	if (db_meta_set(s->db, "clock", v, e) < 0 ||
-	    emit(s, 0, "clock", JOB_PENDING, JOB_PENDING, reason, who->user, e) < 0 ||
-	    journal_commit(s, e) < 0) {
-		s->manual_now = old;
-		journal_failed(s, e);
-		full_refusal(s, "changes", e);
+	if (db_meta_set(s->st.db, "clock", v, e) < 0 ||
+	    state_emit(&s->st, 0, "clock", JOB_PENDING, JOB_PENDING, reason, who->user, e) < 0 ||
+	    state_commit(&s->st, e) < 0) {
+		s->st.manual_now = old;
+		state_failed(&s->st, e);
+		state_full_refusal(&s->st, "changes", e);
 		goto out;
 	}
 	*nowp = target;
 	rc = 0;
 	pthread_cond_broadcast(&s->ev_cv);
-	wake_scheduler(s);
+	state_wake(&s->st);
 	goto out;
 fail:
-	s->manual_now = old;
-	s->last_seq = seq0;
+	s->st.manual_now = old;
+	s->st.last_seq = seq0;
 out:
 	pthread_mutex_unlock(&s->mu);
 	return rc;
@@ -676,49 +677,50 @@ out:
 void server_policy(struct server *s, struct policy *out)
 {
 	pthread_mutex_lock(&s->mu);
-	*out = s->snap.policy;
+	*out = s->st.snap.policy;
 	pthread_mutex_unlock(&s->mu);
 }
 
 /* Puts p in force: queue and department states follow their names. Lock
  * held, inside a transaction. */
-int policy_put(struct server *s, const struct policy *p, const char *actor, struct gq_err *e)
+int ops_policy_put(struct server *s, const struct policy *p, const char *actor, struct gq_err *e)
 {
 	struct queue_state qs[GQ_MAX_QUEUES];
 	struct dept_state ds[GQ_MAX_DEPTS];
 	memset(qs, 0, sizeof(qs));
 	memset(ds, 0, sizeof(ds));
 	for (int i = 0; i < p->nqueues; i++) {
-		int o = policy_queue_index(&s->snap.policy, p->queues[i].name);
+		int o = policy_queue_index(&s->st.snap.policy, p->queues[i].name);
 		if (o >= 0)
-			qs[i] = s->snap.qstate[o];
+			qs[i] = s->st.snap.qstate[o];
 	}
 	for (int i = 0; i < p->ndepts; i++) {
-		int o = policy_dept_index(&s->snap.policy, p->depts[i].name);
+		int o = policy_dept_index(&s->st.snap.policy, p->depts[i].name);
 		if (o >= 0)
-			ds[i] = s->snap.dstate[o];
+			ds[i] = s->st.snap.dstate[o];
 	}
 	char reason[160];
 	policy_event_reason(reason, sizeof(reason), true, p->revision[0] ? p->revision : "default",
 			    "");
-	if (db_meta_set(s->db, "policy.revision", p->revision, e) < 0 ||
-	    emit(s, 0, "policy", JOB_PENDING, JOB_PENDING, reason, actor, e) < 0)
+	if (db_meta_set(s->st.db, "policy.revision", p->revision, e) < 0 ||
+	    state_emit(&s->st, 0, "policy", JOB_PENDING, JOB_PENDING, reason, actor, e) < 0)
 		return -1;
-	s->snap.policy = *p;
-	memcpy(s->snap.qstate, qs, sizeof(qs));
-	memcpy(s->snap.dstate, ds, sizeof(ds));
+	s->st.snap.policy = *p;
+	memcpy(s->st.snap.qstate, qs, sizeof(qs));
+	memcpy(s->st.snap.dstate, ds, sizeof(ds));
 	return 0;
 }
 
-void policy_refused(struct server *s, const char *oid, const char *why, const char *actor)
+void ops_policy_refused(struct server *s, const char *oid, const char *why, const char *actor)
 {
 	char reason[160];
 	struct gq_err e = GQ_ERR_INIT;
 	policy_event_reason(reason, sizeof(reason), false, oid, why);
-	if (!s->full && (db_begin(s->db, &e) < 0 ||
-			 emit(s, 0, "policy", JOB_PENDING, JOB_PENDING, reason, actor, &e) < 0 ||
-			 journal_commit(s, &e) < 0))
-		journal_failed(s, &e);
+	if (!s->st.full &&
+	    (db_begin(s->st.db, &e) < 0 ||
+	     state_emit(&s->st, 0, "policy", JOB_PENDING, JOB_PENDING, reason, actor, &e) < 0 ||
+	     state_commit(&s->st, &e) < 0))
+		state_failed(&s->st, &e);
 	log_warn("policy %s refused: %s", oid, why);
 }
 
@@ -735,8 +737,8 @@ int server_policy_apply(struct server *s, const struct identity *who, const char
 		err_set(e, GQ_EUNAVAIL, "this server has no policy repository; see its log");
 		goto out;
 	}
-	if (s->full) {
-		full_refusal(s, "changes", e);
+	if (s->st.full) {
+		state_full_refusal(&s->st, "changes", e);
 		goto out;
 	}
 	struct gq_err fe = GQ_ERR_INIT;
@@ -748,18 +750,19 @@ int server_policy_apply(struct server *s, const struct identity *who, const char
 	struct policy *p = xmalloc(sizeof(*p));
 	if (policy_repo_load(s->prepo, oid, p, e) < 0) {
 		e->code = e->code == GQ_ENOENT ? GQ_ENOENT : GQ_EINVAL;
-		policy_refused(s, oid, e->msg, actor);
+		ops_policy_refused(s, oid, e->msg, actor);
 		free(p);
 		goto out;
 	}
 	struct policy *old = xmalloc(sizeof(*old));
-	*old = s->snap.policy;
-	if (db_begin(s->db, e) < 0 || policy_put(s, p, actor, e) < 0 || journal_commit(s, e) < 0) {
+	*old = s->st.snap.policy;
+	if (db_begin(s->st.db, e) < 0 || ops_policy_put(s, p, actor, e) < 0 ||
+	    state_commit(&s->st, e) < 0) {
 		/* The policy is not in the journal: put the old one back before
 		 * the usage is reloaded by queue name. */
-		s->snap.policy = *old;
-		journal_failed(s, e);
-		full_refusal(s, "changes", e);
+		s->st.snap.policy = *old;
+		state_failed(&s->st, e);
+		state_full_refusal(&s->st, "changes", e);
 		free(old);
 		free(p);
 		goto out;
@@ -770,7 +773,7 @@ int server_policy_apply(struct server *s, const struct identity *who, const char
 	free(p);
 	rc = 0;
 	pthread_cond_broadcast(&s->ev_cv);
-	wake_scheduler(s);
+	state_wake(&s->st);
 out:
 	pthread_mutex_unlock(&s->mu);
 	return rc;

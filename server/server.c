@@ -1,5 +1,13 @@
 /*
- * server.c - gq serve's state, journal, group commit and scheduling loop.
+ * server.c - gq serve's start-up and shut-down: the state directory locked,
+ * the journal loaded, running jobs found again, the threads and listeners
+ * started and stopped.
+ *
+ * gq serve is four files, split as tmux splits its server: state.c, the
+ * journalled state transitions (state.h) that the operations, the loop and
+ * the plan executor (enforce.c) all make; loop.c, the scheduling loop (reap
+ * exits, deadlines, plan, start); ops.c, the API's operations and the group
+ * commit of submissions; and this file. internal.h holds what they share.
  *
  * One lock (s->mu) guards everything: the in-memory snapshot, the journal
  * connection, the event sequence. Every change is made inside a journal
@@ -11,7 +19,7 @@
  * only when a deadline is due by the real clock; it never polls at a fixed
  * rate.
  *
- * What to start is core's decision (sched_plan); this file carries out the
+ * What to start is core's decision (sched_plan); the loop carries out the
  * plan, follows processes through the runner and journals every change.
  */
 #define _GNU_SOURCE
@@ -19,79 +27,39 @@
 
 /* ---- start-up and shut-down ---- */
 
-static int load_job(void *arg, int64_t id, uint32_t uid, const char *idem, const char *text,
-		    const char *intent, struct gq_err *e)
-{
-	(void)uid;
-	(void)idem;
-	struct server *s = arg;
-	struct job *j = snapshot_add_job(&s->snap);
-	if (codec_job_from_text(text, j, e) < 0) {
-		err_prefix(e, "job %" PRId64 " in the journal", id);
-		return -1;
-	}
-	for (int i = 1; i < (int)(sizeof(intent_names) / sizeof(intent_names[0])); i++)
-		if (!strcmp(intent, intent_names[i]))
-			stop_set(s, id, (enum stop_intent)i);
-	if (id >= s->next_id)
-		s->next_id = id + 1;
-	return 0;
-}
-
-/* Memory from the journal: the jobs and their stop intents, the event
- * sequence, enforce's records, the usage. At start-up and after a failed
- * commit (journal_failed); the policy, the clock, the nodes and next_id stay
- * as they are (a failed policy or clock change puts its own back). */
-int load_journal(struct server *s, struct gq_err *e)
-{
-	struct enforce *en = NULL;
-	s->snap.njobs = 0;
-	s->nstops = 0;
-	if (db_event_last(s->db, &s->last_seq, e) < 0 || db_jobs_load(s->db, load_job, s, e) < 0 ||
-	    enforce_open(s->db, &en, e) < 0)
-		return -1;
-	snapshot_sort(&s->snap);
-	enforce_free(s->enf);
-	s->enf = en;
-	memset(s->snap.qstate, 0, sizeof(s->snap.qstate));
-	memset(s->snap.dstate, 0, sizeof(s->snap.dstate));
-	load_usage(s);
-	return 0;
-}
-
 /* Finds again the jobs a previous server started: alive ones are adopted,
  * finished ones recorded, never-started ones requeued. At start-up, and
- * when the server leaves the full state (journal_failed). */
+ * when the server leaves the full state (state_failed). */
 int recover(struct server *s, bool after_full, struct gq_err *out)
 {
 	struct gq_err e = GQ_ERR_INIT;
 	const char *while_ =
 	    after_full ? "while the journal could not be written" : "while the server was down";
-	int64_t *forget = xcalloc(s->snap.njobs + 1, sizeof(*forget));
+	int64_t *forget = xcalloc(s->st.snap.njobs + 1, sizeof(*forget));
 	size_t nforget = 0;
-	if (db_begin(s->db, &e) < 0)
+	if (db_begin(s->st.db, &e) < 0)
 		goto fail;
-	for (size_t i = 0; i < s->snap.njobs; i++) {
-		struct job *j = &s->snap.jobs[i];
+	for (size_t i = 0; i < s->st.snap.njobs; i++) {
+		struct job *j = &s->st.snap.jobs[i];
 		if (!job_state_holds_gpus(j->state))
 			continue;
 		int status = -1;
 		int64_t ended = 0;
-		enum run_state rs = runner_probe(s->runner, j->id, &status, &ended);
+		enum run_state rs = runner_probe(s->st.runner, j->id, &status, &ended);
 		int rc = 0;
 		if (rs == RUN_ALIVE) {
 			if (!after_full) /* the same server: nothing to adopt */
 				log_info("job %" PRId64 ": still running, adopted", j->id);
 			if (j->state == JOB_STARTING) {
 				j->state = JOB_RUNNING;
-				rc = persist(s, j, &e);
+				rc = state_persist(&s->st, j, &e);
 				if (rc == 0)
-					rc = emit(s, j->id, "state", JOB_STARTING, JOB_RUNNING,
-						  "adopted", "scheduler", &e);
+					rc = state_emit(&s->st, j->id, "state", JOB_STARTING,
+							JOB_RUNNING, "adopted", "scheduler", &e);
 			}
 		} else if (rs == RUN_EXITED) {
 			log_info("job %" PRId64 ": ended %s", j->id, while_);
-			rc = finish_locked(s, j, status, ended, NULL, &e);
+			rc = state_finish(&s->st, j, status, ended, NULL, &e);
 			forget[nforget++] = j->id;
 		} else if (rs == RUN_UNKNOWN && j->state == JOB_STARTING) {
 			log_info("job %" PRId64 ": was not started %s; pending again", j->id,
@@ -99,22 +67,23 @@ int recover(struct server *s, bool after_full, struct gq_err *out)
 			j->state = JOB_PENDING;
 			j->nalloc = 0;
 			j->start_time = 0;
-			rc = persist(s, j, &e);
+			rc = state_persist(&s->st, j, &e);
 			if (rc == 0)
-				rc = emit(s, j->id, "state", JOB_STARTING, JOB_PENDING,
-					  "not started before the server stopped", "scheduler", &e);
+				rc = state_emit(&s->st, j->id, "state", JOB_STARTING, JOB_PENDING,
+						"not started before the server stopped",
+						"scheduler", &e);
 			forget[nforget++] = j->id;
 		} else {
-			rc = lose_locked(s, j, &e);
+			rc = state_lose(&s->st, j, &e);
 			forget[nforget++] = j->id;
 		}
 		if (rc < 0)
 			goto fail;
 	}
-	if (journal_commit(s, &e) < 0)
+	if (state_commit(&s->st, &e) < 0)
 		goto fail;
 	for (size_t i = 0; i < nforget; i++)
-		runner_forget(s->runner, forget[i]);
+		runner_forget(s->st.runner, forget[i]);
 	free(forget);
 	return 0;
 fail:
@@ -127,7 +96,7 @@ fail:
 static int load_policy(struct server *s)
 {
 	struct gq_err e = GQ_ERR_INIT;
-	s->prepo = policy_repo_open_server(s->cfg->state_dir, s->cfg->policy, &e);
+	s->prepo = policy_repo_open_server(s->st.cfg->state_dir, s->st.cfg->policy, &e);
 	if (!s->prepo) {
 		log_warn("policy repository: %s; the built-in default policy is in force", e.msg);
 		return 0;
@@ -137,22 +106,23 @@ static int load_policy(struct server *s)
 	int rc = 0;
 	if (policy_repo_fetch(s->prepo, &e) < 0)
 		log_warn("policy fetch: %s", e.msg);
-	if (db_meta_get(s->db, "policy.revision", last, sizeof(last), &e) < 0)
-		journal_fatal(&e);
+	if (db_meta_get(s->st.db, "policy.revision", last, sizeof(last), &e) < 0)
+		state_fatal(&e);
 	if (policy_repo_resolve(s->prepo, "", oid, &e) == 0 &&
 	    policy_repo_load(s->prepo, oid, p, &e) == 0) {
 		if (strcmp(p->revision, last) != 0) {
-			if (db_begin(s->db, &e) < 0 || policy_put(s, p, "scheduler", &e) < 0 ||
-			    journal_commit(s, &e) < 0)
-				journal_failed(s, &e); /* in force, recorded by a later start */
+			if (db_begin(s->st.db, &e) < 0 ||
+			    ops_policy_put(s, p, "scheduler", &e) < 0 ||
+			    state_commit(&s->st, &e) < 0)
+				state_failed(&s->st, &e); /* in force, recorded by a later start */
 		} else {
-			s->snap.policy = *p;
+			s->st.snap.policy = *p;
 		}
 		log_info("policy %s in force", p->revision);
 	} else {
-		policy_refused(s, oid[0] ? oid : "HEAD", e.msg, "scheduler");
+		ops_policy_refused(s, oid[0] ? oid : "HEAD", e.msg, "scheduler");
 		if (last[0] && policy_repo_load(s->prepo, last, p, &e) == 0) {
-			s->snap.policy = *p;
+			s->st.snap.policy = *p;
 			log_info("policy %s (the last good one) in force", last);
 		} else {
 			log_warn(
@@ -219,11 +189,11 @@ static struct server *server_open(const struct server_config *cfg, struct gq_err
 {
 	struct server *s = xcalloc(1, sizeof(*s));
 	s->lockfd = -1;
-	s->cfg = cfg;
+	s->st.cfg = cfg;
 	s->root = geteuid() == 0;
-	s->next_id = 1;
-	s->wake[0] = s->wake[1] = -1;
-	snapshot_init(&s->snap);
+	s->st.next_id = 1;
+	s->st.wake[0] = s->st.wake[1] = -1;
+	snapshot_init(&s->st.snap);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -242,32 +212,32 @@ static struct server *server_open(const struct server_config *cfg, struct gq_err
 			      .mem_mb = cfg->gpu_mem_mb,
 			      .cpus = cfg->cpus,
 			      .node_mem_mb = cfg->mem_mb};
-	if (gpus_detect(&go, snapshot_add_node(&s->snap), &s->gpus_how, e) < 0)
+	if (gpus_detect(&go, snapshot_add_node(&s->st.snap), &s->gpus_how, e) < 0)
 		goto fail;
 	char *dbp = xasprintf("%s/gq.db", cfg->state_dir);
-	int dbrc = db_open(dbp, &s->db, e);
+	int dbrc = db_open(dbp, &s->st.db, e);
 	free(dbp);
 	if (dbrc < 0)
 		goto fail;
-	if (db_event_last(s->db, &s->last_seq, e) < 0)
+	if (db_event_last(s->st.db, &s->st.last_seq, e) < 0)
 		goto fail;
 	char clk[32] = "";
-	if (db_meta_get(s->db, "clock", clk, sizeof(clk), e) < 0)
+	if (db_meta_get(s->st.db, "clock", clk, sizeof(clk), e) < 0)
 		goto fail;
-	s->manual_now = clk[0] ? strtoll(clk, NULL, 10) : (int64_t)time(NULL);
+	s->st.manual_now = clk[0] ? strtoll(clk, NULL, 10) : (int64_t)time(NULL);
 	if (cfg->manual_clock && !clk[0]) {
-		snprintf(clk, sizeof(clk), "%" PRId64, s->manual_now);
-		if (db_meta_set(s->db, "clock", clk, e) < 0)
+		snprintf(clk, sizeof(clk), "%" PRId64, s->st.manual_now);
+		if (db_meta_set(s->st.db, "clock", clk, e) < 0)
 			goto fail;
 	}
-	if (load_policy(s) < 0 || load_journal(s, e) < 0)
+	if (load_policy(s) < 0 || state_load(&s->st, e) < 0)
 		goto fail;
-	if (runner_open(cfg->state_dir, cfg->exe, &s->runner, e) < 0)
+	if (runner_open(cfg->state_dir, cfg->exe, &s->st.runner, e) < 0)
 		goto fail;
 	struct gq_err re = GQ_ERR_INIT;
 	if (recover(s, false, &re) < 0)
-		journal_failed(s, &re); /* it starts full, and recovers when space returns */
-	if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+		state_failed(&s->st, &re); /* it starts full, and recovers when space returns */
+	if (pipe2(s->st.wake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		err_set(e, GQ_EIO, "pipe: %s", strerror(errno));
 		goto fail;
 	}
@@ -280,17 +250,17 @@ fail:
 /* Closes what server_open opened; the threads are stopped already. */
 static void server_free(struct server *s)
 {
-	enforce_free(s->enf);
-	runner_close(s->runner);
-	db_close(s->db);
+	enforce_free(s->st.enf);
+	runner_close(s->st.runner);
+	db_close(s->st.db);
 	policy_repo_free(s->prepo);
 	auth_free(s->auth);
-	snapshot_release(&s->snap);
-	free(s->stops);
-	free(s->sigs);
-	if (s->wake[0] >= 0) {
-		close(s->wake[0]);
-		close(s->wake[1]);
+	snapshot_release(&s->st.snap);
+	free(s->st.stops);
+	free(s->st.sigs);
+	if (s->st.wake[0] >= 0) {
+		close(s->st.wake[0]);
+		close(s->st.wake[1]);
 	}
 	if (s->lockfd >= 0)
 		close(s->lockfd);
@@ -345,8 +315,8 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 		goto out;
 	log_info(
 	    "gq serve ready: %d GPUs (%s, model '%s'), state in '%s', %s clock, %zu jobs known",
-	    s->snap.nodes[0].ngpus, how, s->snap.nodes[0].gpu_model, cfg->state_dir,
-	    cfg->manual_clock ? "manual" : "real", s->snap.njobs);
+	    s->st.snap.nodes[0].ngpus, how, s->st.snap.nodes[0].gpu_model, cfg->state_dir,
+	    cfg->manual_clock ? "manual" : "real", s->st.snap.njobs);
 	for (;;) {
 		int sig = 0;
 		if (sigwait(&set, &sig) != 0)
@@ -376,16 +346,16 @@ out:
 		pthread_cond_broadcast(&s->commit_cv);
 		pthread_mutex_unlock(&s->mu);
 		http_stop(http);
-		wake_scheduler(s);
+		state_wake(&s->st);
 		pthread_join(committer, NULL);
 		pthread_join(scheduler, NULL);
 		/* What the reclamation watches saw since their last write. */
 		struct gq_err fe = GQ_ERR_INIT;
 		pthread_mutex_lock(&s->mu);
-		struct enforce_ctx ec = enforce_ctx_of(s);
-		if (db_begin(s->db, &fe) < 0 || enforce_flush(s->enf, &ec, &fe) < 0 ||
-		    db_commit(s->db, &fe) < 0) {
-			db_rollback(s->db);
+		struct enforce_ctx ec = state_enforce_ctx(&s->st);
+		if (db_begin(s->st.db, &fe) < 0 || enforce_flush(s->st.enf, &ec, &fe) < 0 ||
+		    db_commit(s->st.db, &fe) < 0) {
+			db_rollback(s->st.db);
 			log_warn("%s; the next server resumes the reclamation watches from their "
 				 "last write",
 				 fe.msg);

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "server/internal.h"
 
+#include "os/mono.h"
+
 /* ---- starting jobs ---- */
 
 /* Forks the supervisor of j (state STARTING, committed). */
@@ -365,13 +367,6 @@ fail:
 	plan_release(&plan);
 	state_failed(&s->st, &e);
 	return 0;
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 void *scheduler_main(void *arg)

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "server/internal.h"
 
+#include "os/mono.h"
+
 /* ---- group commit of submissions ---- */
 
 static void commit_batch(struct server *s, struct pending_submit *list)
@@ -506,19 +508,6 @@ void server_jobs(struct server *s, const struct job_filter *f, struct job **out,
 	*n = cnt;
 }
 
-static struct timespec deadline_in(int ms)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return ts;
-}
-
 int server_events(struct server *s, int64_t after, int wait_ms, int max, struct event **out,
 		  size_t *n, int64_t *next, struct gq_err *e)
 {
@@ -526,7 +515,7 @@ int server_events(struct server *s, int64_t after, int wait_ms, int max, struct 
 		wait_ms = MAX_WAIT_MS;
 	pthread_mutex_lock(&s->mu);
 	if (wait_ms > 0 && s->st.last_seq <= after) {
-		struct timespec dl = deadline_in(wait_ms);
+		struct timespec dl = mono_deadline(wait_ms);
 		while (s->st.last_seq <= after && !s->stopping)
 			if (pthread_cond_timedwait(&s->ev_cv, &s->mu, &dl) == ETIMEDOUT)
 				break;

@@ -25,6 +25,8 @@
 #define _GNU_SOURCE
 #include "server/internal.h"
 
+#include "os/mono.h"
+
 /* ---- start-up and shut-down ---- */
 
 /* Finds again the jobs a previous server started: alive ones are adopted,
@@ -195,10 +197,7 @@ static struct server *server_open(const struct server_config *cfg, struct gq_err
 	s->st.wake[0] = s->st.wake[1] = -1;
 	snapshot_init(&s->st.snap);
 	pthread_mutex_init(&s->mu, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->ev_cv, &ca);
+	mono_cond_init(&s->ev_cv); /* server_events waits for mono_deadline */
 	pthread_cond_init(&s->commit_cv, NULL);
 	pthread_cond_init(&s->done_cv, NULL);
 

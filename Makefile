@@ -32,13 +32,16 @@ ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 LIBS := $(PKG_LIBS) -lm -lpthread
 
-DIRS := core backend server policy tui cmd
+DIRS := core os backend server policy tui cmd
 SRC := $(foreach d,$(DIRS),$(wildcard $(d)/*.c))
 OBJ := $(SRC:%.c=$(BUILD)/%.o)
 # The man pages of gq and its commands, built in as text for `gq help`.
 MAN_PAGES := $(wildcard man/gq.1 man/gq-*.1 man/gq-*.8)
 OBJ += $(BUILD)/gen/manpages.o
 CORE_OBJ := $(filter $(BUILD)/core/%,$(OBJ))
+# os/: the few impure helpers the layers above core/ share (the monotonic
+# clock); unit-tested too.
+OS_OBJ := $(filter $(BUILD)/os/%,$(OBJ))
 # Codecs are unit-tested too; they need jansson and nothing else of ours.
 CODEC_OBJ := $(filter $(BUILD)/backend/codec%,$(OBJ))
 # policy/'s pure parts (semantic diff, Slurm export) are unit-tested too.
@@ -79,8 +82,9 @@ $(BUILD)/gen/manpages.o: $(BUILD)/gen/manpages.c $(BUILD)/.flags
 	@echo "  CC $<"
 	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/unit/run: $(UNIT_OBJ) $(CORE_OBJ) $(CODEC_OBJ) $(POLICY_PURE_OBJ) $(TUI_PURE_OBJ)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson) -lm
+$(BUILD)/tests/unit/run: $(UNIT_OBJ) $(CORE_OBJ) $(CODEC_OBJ) $(POLICY_PURE_OBJ) $(TUI_PURE_OBJ) \
+		$(OS_OBJ)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson) -lm -lpthread
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(filter-out $(BUILD)/cmd/main.o,$(OBJ))
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)

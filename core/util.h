@@ -3,7 +3,8 @@
  * bounded strings and growable buffers, durations.
  *
  * Everything here is pure (no I/O, no clock, no globals) so that core/ may
- * use it; impure helpers (paths, logging, the clock) live with their users.
+ * use it; impure helpers (paths, logging) live with their users, the clock in
+ * os/mono.h.
  *
  * Errors: functions return 0 / -1 (or NULL) and fill a caller-supplied
  * struct gq_err. Callers add context on the way up with err_prefix().

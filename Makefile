@@ -32,15 +32,16 @@ ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 LIBS := $(PKG_LIBS) -lm -lpthread
 
-DIRS := core backend server policy tui cmd
+DIRS := core wire backend server policy tui cmd
 SRC := $(foreach d,$(DIRS),$(wildcard $(d)/*.c))
 OBJ := $(SRC:%.c=$(BUILD)/%.o)
 # The man pages of gq and its commands, built in as text for `gq help`.
 MAN_PAGES := $(wildcard man/gq.1 man/gq-*.1 man/gq-*.8)
 OBJ += $(BUILD)/gen/manpages.o
 CORE_OBJ := $(filter $(BUILD)/core/%,$(OBJ))
-# Codecs are unit-tested too; they need jansson and nothing else of ours.
-CODEC_OBJ := $(filter $(BUILD)/backend/codec%,$(OBJ))
+# wire/ is unit-tested too: all of it but the commands' --json output
+# (cli.o, which needs cmd/'s explanations); it needs jansson and core/.
+WIRE_OBJ := $(filter-out $(BUILD)/wire/cli.o,$(filter $(BUILD)/wire/%,$(OBJ)))
 # policy/'s pure parts (semantic diff, Slurm export) are unit-tested too.
 POLICY_PURE_OBJ := $(BUILD)/policy/semdiff.o $(BUILD)/policy/slurm.o $(BUILD)/policy/impact.o
 # The dashboard's grid, model and views are unit-tested headless: everything
@@ -79,7 +80,7 @@ $(BUILD)/gen/manpages.o: $(BUILD)/gen/manpages.c $(BUILD)/.flags
 	@echo "  CC $<"
 	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/unit/run: $(UNIT_OBJ) $(CORE_OBJ) $(CODEC_OBJ) $(POLICY_PURE_OBJ) $(TUI_PURE_OBJ)
+$(BUILD)/tests/unit/run: $(UNIT_OBJ) $(CORE_OBJ) $(WIRE_OBJ) $(POLICY_PURE_OBJ) $(TUI_PURE_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson) -lm
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(filter-out $(BUILD)/cmd/main.o,$(OBJ))
@@ -98,7 +99,16 @@ purity: $(CORE_OBJ)
 	if [ -n "$$bad" ]; then echo "core/ is not pure, it calls: $$bad"; exit 1; fi; \
 	echo "core/ is pure"
 
-check: gq unit purity
+# wire/ is the only user of jansson: no other object of gq may call a
+# json_ or jansson_ function, and no header outside wire/ include it.
+layers: $(OBJ)
+	@bad=$$(for o in $(filter-out $(BUILD)/wire/%,$(OBJ)); do \
+		nm -u $$o | awk '{print $$2}' | grep -qE '^(json_|jansson_)' && echo "  $$o"; done; \
+		grep -l 'jansson\.h' $(filter-out wire/%,$(wildcard */*.h)) 2>/dev/null | sed 's/^/  /'); \
+	if [ -n "$$bad" ]; then echo "jansson outside wire/:"; echo "$$bad"; exit 1; fi; \
+	echo "only wire/ uses jansson"
+
+check: gq unit purity layers
 	@GQ=$(CURDIR)/$(BUILD)/gq UNIT=$(CURDIR)/$(BUILD)/tests/unit/run sh tests/run.sh $(T)
 
 check-unit: unit purity
@@ -201,7 +211,7 @@ clean:
 	rm -rf build build-san build-fuzz gq
 
 FORCE:
-.PHONY: all gq unit purity check check-unit bench torture deps install format format-check clean FORCE fuzz fuzz-build fuzz-bins
+.PHONY: all gq unit purity layers check check-unit bench torture deps install format format-check clean FORCE fuzz fuzz-build fuzz-bins
 .PRECIOUS: $(BUILD)/bench/%.o $(BUILD)/tests/fuzz/%.o
 
 -include $(OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_BIN:=.d)

@@ -32,7 +32,7 @@ ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 LIBS := $(PKG_LIBS) -lm -lpthread
 
-DIRS := core os backend server policy tui cmd
+DIRS := core os wire backend server policy tui cmd
 SRC := $(foreach d,$(DIRS),$(wildcard $(d)/*.c))
 OBJ := $(SRC:%.c=$(BUILD)/%.o)
 # The man pages of gq and its commands, built in as text for `gq help`.
@@ -42,8 +42,9 @@ CORE_OBJ := $(filter $(BUILD)/core/%,$(OBJ))
 # os/: the few impure helpers the layers above core/ share (the monotonic
 # clock); unit-tested too.
 OS_OBJ := $(filter $(BUILD)/os/%,$(OBJ))
-# Codecs are unit-tested too; they need jansson and nothing else of ours.
-CODEC_OBJ := $(filter $(BUILD)/backend/codec%,$(OBJ))
+# wire/ is unit-tested too: all of it but the commands' --json output
+# (cli.o, which needs cmd/'s explanations); it needs jansson and core/.
+WIRE_OBJ := $(filter-out $(BUILD)/wire/cli.o,$(filter $(BUILD)/wire/%,$(OBJ)))
 # policy/'s pure parts (semantic diff, Slurm export) are unit-tested too.
 POLICY_PURE_OBJ := $(BUILD)/policy/semdiff.o $(BUILD)/policy/slurm.o $(BUILD)/policy/impact.o
 # The dashboard's grid, model and views are unit-tested headless: everything
@@ -82,7 +83,7 @@ $(BUILD)/gen/manpages.o: $(BUILD)/gen/manpages.c $(BUILD)/.flags
 	@echo "  CC $<"
 	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/unit/run: $(UNIT_OBJ) $(CORE_OBJ) $(CODEC_OBJ) $(POLICY_PURE_OBJ) $(TUI_PURE_OBJ) \
+$(BUILD)/tests/unit/run: $(UNIT_OBJ) $(CORE_OBJ) $(WIRE_OBJ) $(POLICY_PURE_OBJ) $(TUI_PURE_OBJ) \
 		$(OS_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson) -lm -lpthread
 
@@ -119,7 +120,16 @@ core-deps: $(CORE_OBJ)
 		if [ -n "$$big" ]; then echo "core/ files over $(CORE_MAX_LINES) lines: $$big"; exit 1; fi
 	@echo "core/ has no cycle and no file over $(CORE_MAX_LINES) lines"
 
-check: gq unit purity core-deps
+# wire/ is the only user of jansson: no other object of gq may call a
+# json_ or jansson_ function, and no header outside wire/ include it.
+layers: $(OBJ)
+	@bad=$$(for o in $(filter-out $(BUILD)/wire/%,$(OBJ)); do \
+		nm -u $$o | awk '{print $$2}' | grep -qE '^(json_|jansson_)' && echo "  $$o"; done; \
+		grep -l 'jansson\.h' $(filter-out wire/%,$(wildcard */*.h)) 2>/dev/null | sed 's/^/  /'); \
+	if [ -n "$$bad" ]; then echo "jansson outside wire/:"; echo "$$bad"; exit 1; fi; \
+	echo "only wire/ uses jansson"
+
+check: gq unit purity core-deps layers
 	@GQ=$(CURDIR)/$(BUILD)/gq UNIT=$(CURDIR)/$(BUILD)/tests/unit/run sh tests/run.sh $(T)
 
 check-unit: unit purity core-deps
@@ -222,7 +232,7 @@ clean:
 	rm -rf build build-san build-fuzz gq
 
 FORCE:
-.PHONY: all gq unit purity check check-unit bench torture deps install format format-check clean FORCE fuzz fuzz-build fuzz-bins
+.PHONY: all gq unit purity layers check check-unit bench torture deps install format format-check clean FORCE fuzz fuzz-build fuzz-bins
 .PRECIOUS: $(BUILD)/bench/%.o $(BUILD)/tests/fuzz/%.o
 
 -include $(OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_BIN:=.d)

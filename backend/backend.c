@@ -35,13 +35,6 @@ void job_info_release(struct job_info *ji)
 	memset(ji, 0, sizeof(*ji));
 }
 
-void event_list_release(struct event_list *l)
-{
-	free(l->items);
-	l->items = NULL;
-	l->n = l->cap = 0;
-}
-
 void backend_close(struct backend *b)
 {
 	if (b)

@@ -1,17 +1,25 @@
 /*
- * backend.h - how gq reaches a scheduler: one interface, two implementations
- * (native: gq serve over HTTP; slurm: slurmrestd).
+ * backend.h - how gq reaches a scheduler: one interface, one implementation
+ * per scheduler (native: gq serve over HTTP, backend/native.c).
  *
  * cmd/ and tui/ only ever talk to a struct backend. Explanations and
  * predictions are not asked of the backend: the client fetches a snapshot
  * and runs core on it. A new implementation (slurm) adds one file with its
  * ops and one line in backend.c's list; nothing in cmd/ changes.
  *
+ * Every operation takes and returns gq's own structs (core/ and below),
+ * never text of a protocol: addresses, sockets, headers and JSON belong to
+ * the implementation (native.c reads and writes bodies through wire/). An
+ * operation a scheduler has no counterpart for may be NULL where said;
+ * commands then say "this backend ..." and exit 5.
+ *
  * Every call returns 0 or -1 with e filled; e->code says what kind of
  * failure (GQ_ENOENT no such job, GQ_EPERM not yours, GQ_EUNAVAIL cannot
- * reach the scheduler, GQ_ECONFLICT wrong state, GQ_EINVAL refused input),
- * e->msg is one line fit to print. Out-parameters are written only on
- * success. A struct backend is used by one thread at a time.
+ * reach the scheduler or speak its version, GQ_ECONFLICT wrong state,
+ * GQ_EINVAL refused input, GQ_EINTERNAL an answer that is not what the
+ * interface promises), e->msg is one line fit to print. Out-parameters are
+ * written only on success, and are then the caller's to release. A struct
+ * backend is used by one thread at a time.
  */
 #ifndef GQ_BACKEND_H
 #define GQ_BACKEND_H
@@ -22,18 +30,7 @@
 #include "core/event.h"
 #include "core/job.h"
 #include "core/util.h"
-
-/* A submission: the job's scheduling fields (name, queue, tier, req,
- * estimate, time_limit, checkpointable, deps, held) in job, and what to run.
- * Fields left empty ("" queue, 0 time_limit) take the server's defaults. */
-struct submit_req {
-	struct job job;
-	char **argv; /* NULL-terminated; borrowed */
-	const char *cwd;
-	char **env;		     /* NULL-terminated "K=V"; borrowed */
-	const char *script;	     /* a batch script's text instead of argv, or NULL */
-	const char *idempotency_key; /* or NULL */
-};
+#include "wire/records.h"
 
 /* One job with what the snapshot leaves out: what it runs and where. */
 struct job_info {
@@ -44,12 +41,6 @@ struct job_info {
 	char *stderr_path; /* owned, or NULL */
 };
 void job_info_release(struct job_info *ji);
-
-struct event_list {
-	struct event *items;
-	size_t n, cap;
-};
-void event_list_release(struct event_list *l);
 
 struct backend;
 
@@ -83,14 +74,17 @@ struct backend_ops {
 	 * waits up to wait_ms for the first one. Appends to out. */
 	int (*events)(struct backend *b, int64_t after, int wait_ms, struct event_list *out,
 		      struct gq_err *e);
-	/* Metrics as the server computes them (JSON text; caller frees).
-	 * query is a URL query string ("" for the defaults). */
-	int (*stats)(struct backend *b, const char *query, char **json, struct gq_err *e);
-	/* Preemption records (GET /v1/preemptions; query "job=ID" or "") and
-	 * the reclamation report (GET /v1/reclaim), as JSON text (caller
-	 * frees); shapes in gq-api(7). */
-	int (*preemptions)(struct backend *b, const char *query, char **json, struct gq_err *e);
-	int (*reclaim)(struct backend *b, char **json, struct gq_err *e);
+	/* Metrics of the window [from, to) as the scheduler computes them
+	 * (from 0 = to - 24h, to 0 = now). Optional (NULL when the backend has
+	 * none). out is the caller's to release. */
+	int (*stats)(struct backend *b, int64_t from, int64_t to, struct stats_report *out,
+		     struct gq_err *e);
+	/* Preemption records, oldest first: every one, or those in which job is
+	 * victim or trigger (job != 0). Optional. */
+	int (*preemptions)(struct backend *b, int64_t job, struct preempt_list *out,
+			   struct gq_err *e);
+	/* The reclamation report now. Optional. */
+	int (*reclaim)(struct backend *b, struct reclaim_report *out, struct gq_err *e);
 	/* Manual clock: move by delta seconds (0 = just read it); *now gets the
 	 * time. GQ_ECONFLICT when the server's clock is not manual. */
 	int (*clock)(struct backend *b, int64_t delta, int64_t *now, struct gq_err *e);

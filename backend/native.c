@@ -2,8 +2,9 @@
  * native.c - the native backend: gq serve's HTTP API (man/gq-api.7) over a
  * unix socket or TCP, with libcurl. This is the one file of gq that touches
  * libcurl; its adapter (http()) turns curl's and the server's errors into a
- * struct gq_err. JSON shapes are the codec's (backend/codec.h); this file
- * only picks the few envelope fields ({"id"}, {"now"}, {"next"}) around them.
+ * struct gq_err. It knows URLs, sockets and headers; every body is read
+ * and written by wire/ (wire/wire.h), and every answer's API versions are
+ * checked against ours (wire_api_check).
  */
 #include <curl/curl.h>
 #include <inttypes.h>
@@ -12,8 +13,8 @@
 #include <string.h>
 
 #include "backend.h"
-#include "codec.h"
 #include "config.h"
+#include "wire/wire.h"
 
 /* The largest answer we accept: a snapshot of ~100k jobs. */
 #define MAX_ANSWER ((size_t)512 << 20)
@@ -28,6 +29,10 @@ struct native {
 	/* Headers of the last answer that we care about. */
 	int64_t next_offset;
 	bool have_next_offset;
+	char api_version[16], api_oldest[16]; /* "" when absent */
+	/* Ours, and the headers that say so. */
+	struct wire_api api;
+	char api_hdr[2][48];
 };
 
 static struct native *N(struct backend *b)
@@ -41,26 +46,56 @@ static size_t on_body(char *p, size_t size, size_t n, void *arg)
 	return buf_add(out, p, size * n) < 0 ? 0 : size * n;
 }
 
+/* The value of header `name` ("name:" lowercase) in line p[len], trimmed,
+ * into out[size]; false when the line is another header. */
+static bool header_value(const char *p, size_t len, const char *name, char *out, size_t size)
+{
+	size_t nl = strlen(name);
+	if (len <= nl || strncasecmp(p, name, nl))
+		return false;
+	p += nl;
+	len -= nl;
+	while (len && (*p == ' ' || *p == '\t'))
+		p++, len--;
+	while (len && (p[len - 1] == '\r' || p[len - 1] == '\n' || p[len - 1] == ' '))
+		len--;
+	if (len >= size)
+		len = size - 1;
+	memcpy(out, p, len);
+	out[len] = '\0';
+	return true;
+}
+
 static size_t on_header(char *p, size_t size, size_t n, void *arg)
 {
 	struct native *nt = arg;
 	size_t len = size * n;
-	static const char name[] = "gq-next-offset:";
-	if (len > sizeof(name) && !strncasecmp(p, name, sizeof(name) - 1)) {
-		char tmp[32];
-		size_t vl = len - (sizeof(name) - 1);
-		if (vl >= sizeof(tmp))
-			vl = sizeof(tmp) - 1;
-		memcpy(tmp, p + sizeof(name) - 1, vl);
-		tmp[vl] = '\0';
+	char tmp[32];
+	if (header_value(p, len, "gq-next-offset:", tmp, sizeof(tmp))) {
 		char *end;
 		long long v = strtoll(tmp, &end, 10);
 		if (end != tmp && v >= 0) {
 			nt->next_offset = v;
 			nt->have_next_offset = true;
 		}
+	} else if (header_value(p, len, "gq-api-version:", tmp, sizeof(tmp))) {
+		snprintf(nt->api_version, sizeof(nt->api_version), "%s", tmp);
+	} else if (header_value(p, len, "gq-api-oldest:", tmp, sizeof(tmp))) {
+		snprintf(nt->api_oldest, sizeof(nt->api_oldest), "%s", tmp);
 	}
 	return len;
+}
+
+/* Do the server's versions (headers of the last answer) meet ours? A
+ * server older than versioning sends none and speaks version 1. */
+static int api_check(struct native *nt, struct gq_err *e)
+{
+	struct wire_api peer;
+	struct gq_err pe = GQ_ERR_INIT;
+	if (wire_api_parse(nt->api_version[0] ? nt->api_version : NULL,
+			   nt->api_oldest[0] ? nt->api_oldest : NULL, &peer, &pe) < 0)
+		return err_set(e, GQ_EINTERNAL, "answer from %s: %s", nt->describe, pe.msg);
+	return wire_api_check(&nt->api, &peer, true, nt->describe, e);
 }
 
 /*
@@ -89,6 +124,8 @@ static int http(struct native *nt, const char *method, const char *path, const c
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	struct curl_slist *hdr = NULL;
 	hdr = curl_slist_append(hdr, "Accept: application/json");
+	hdr = curl_slist_append(hdr, nt->api_hdr[0]);
+	hdr = curl_slist_append(hdr, nt->api_hdr[1]);
 	if (nt->auth)
 		hdr = curl_slist_append(hdr, nt->auth);
 	char idem_hdr[256];
@@ -103,6 +140,7 @@ static int http(struct native *nt, const char *method, const char *path, const c
 	}
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
 	nt->have_next_offset = false;
+	nt->api_version[0] = nt->api_oldest[0] = '\0';
 	buf_reset(out);
 	CURLcode cc = curl_easy_perform(c);
 	curl_slist_free_all(hdr);
@@ -121,60 +159,67 @@ static int http(struct native *nt, const char *method, const char *path, const c
 	}
 	long status = 0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (api_check(nt, e) < 0)
+		return -1;
 	if (status >= 200 && status < 300)
 		return 0;
-	json_t *v = NULL;
-	struct gq_err pe = GQ_ERR_INIT;
-	if (codec_parse(out->data ? out->data : "", out->len, &v, &pe) < 0 ||
-	    codec_error_decode(v, e) < 0)
+	if (wire_error_parse(out->data ? out->data : "", out->len, e) < 0)
 		err_set(e,
 			status == 401 || status == 403 ? GQ_EPERM
 			: status == 404		       ? GQ_ENOENT
 			: status == 507		       ? GQ_ENOSPACE
 						       : GQ_EINTERNAL,
 			"unexpected answer from %s (HTTP %ld)", nt->describe, status);
-	json_decref(v);
 	return -1;
 }
 
-/* A request whose answer is JSON: *v (new reference) on success. */
-static int http_json(struct native *nt, const char *method, const char *path, const json_t *body,
-		     const char *idem, long timeout_ms, json_t **v, struct gq_err *e)
+/* The answer's text, for a decoder. */
+static const char *text_of(const struct buf *b)
 {
-	struct buf out;
-	buf_init(&out, MAX_ANSWER);
-	char *text = body ? codec_dump(body) : NULL;
-	int rc = http(nt, method, path, text, idem, timeout_ms, &out, e);
-	free(text);
-	if (rc == 0 && codec_parse(out.data ? out.data : "", out.len, v, e) < 0) {
-		err_prefix(e, "answer from %s", nt->describe);
-		e->code = GQ_EINTERNAL;
-		rc = -1;
-	}
-	buf_release(&out);
-	return rc;
+	return b->data ? b->data : "";
 }
 
-/* POST /v1/jobs/ID/ACTION with an optional body; the answer (the job) is
- * not needed by callers. */
-static int job_action(struct backend *b, int64_t id, const char *action, const json_t *body,
+/* An answer that did not decode: the decoder's message, said to be the
+ * server's. */
+static int bad_answer(struct native *nt, const char *what, struct gq_err *e)
+{
+	err_prefix(e, "%s from %s", what, nt->describe);
+	e->code = GQ_EINTERNAL;
+	return -1;
+}
+
+/* A request with body (JSON text or NULL) whose answer is JSON: out holds
+ * it (buf_init'ed by the caller, released by it) on success. */
+static int http_json(struct native *nt, const char *method, const char *path, const char *body,
+		     const char *idem, long timeout_ms, struct buf *out, struct gq_err *e)
+{
+	if (http(nt, method, path, body, idem, timeout_ms, out, e) < 0)
+		return -1;
+	if (wire_check(text_of(out), out->len, e) < 0)
+		return bad_answer(nt, "answer", e);
+	return 0;
+}
+
+/* POST /v1/jobs/ID/ACTION with a body ("{}" when NULL); the answer (the
+ * job) is not needed by callers. */
+static int job_action(struct backend *b, int64_t id, const char *action, const char *body,
 		      struct gq_err *e)
 {
 	char path[96];
 	snprintf(path, sizeof(path), "/v1/jobs/%" PRId64 "/%s", id, action);
-	json_t *v = NULL;
-	json_t *empty = body ? NULL : json_object();
-	int rc = http_json(N(b), "POST", path, body ? body : empty, NULL, 0, &v, e);
-	json_decref(empty);
-	json_decref(v);
+	struct buf out;
+	buf_init(&out, MAX_ANSWER);
+	int rc = http_json(N(b), "POST", path, body ? body : "{}", NULL, 0, &out, e);
+	buf_release(&out);
 	return rc;
 }
 
 static int n_ping(struct backend *b, struct gq_err *e)
 {
-	json_t *v = NULL;
-	int rc = http_json(N(b), "GET", "/v1/ping", NULL, NULL, 5000, &v, e);
-	json_decref(v);
+	struct buf out;
+	buf_init(&out, MAX_ANSWER);
+	int rc = http_json(N(b), "GET", "/v1/ping", NULL, NULL, 5000, &out, e);
+	buf_release(&out);
 	return rc;
 }
 
@@ -200,33 +245,21 @@ static int n_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e)
 	return 0;
 }
 
-static char **strv_decode(const json_t *a)
-{
-	if (!json_is_array(a))
-		return NULL;
-	size_t n = json_array_size(a);
-	char **v = xcalloc(n + 1, sizeof(*v));
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		const char *s = json_string_value(json_array_get(a, i));
-		if (s)
-			v[k++] = xstrdup(s);
-	}
-	return v;
-}
-
 static int n_job(struct backend *b, int64_t id, struct job_info *out, struct gq_err *e)
 {
 	char path[96];
 	snprintf(path, sizeof(path), "/v1/jobs/%" PRId64, id);
-	json_t *v = NULL, *cmd = NULL;
 	struct job_info ji;
 	memset(&ji, 0, sizeof(ji));
-	if (http_json(N(b), "GET", path, NULL, NULL, 0, &v, e) < 0)
+	struct buf text;
+	buf_init(&text, MAX_ANSWER);
+	if (http(N(b), "GET", path, NULL, NULL, 0, &text, e) < 0) {
+		buf_release(&text);
 		return -1;
-	int rc = codec_job_decode(v, &ji.job, e);
-	json_decref(v);
+	}
+	int rc = wire_job_parse(text_of(&text), text.len, &ji.job, e);
 	if (rc < 0) {
+		buf_release(&text);
 		err_prefix(e, "job %" PRId64 " from %s", id, N(b)->describe);
 		e->code = GQ_EINTERNAL;
 		return -1;
@@ -235,46 +268,48 @@ static int n_job(struct backend *b, int64_t id, struct job_info *out, struct gq_
 	 * rest of the job is still worth showing. */
 	snprintf(path, sizeof(path), "/v1/jobs/%" PRId64 "/command", id);
 	struct gq_err ce = GQ_ERR_INIT;
-	if (http_json(N(b), "GET", path, NULL, NULL, 0, &cmd, &ce) == 0) {
-		const json_t *script = json_object_get(cmd, "script");
-		if (json_is_string(script)) {
+	if (http(N(b), "GET", path, NULL, NULL, 0, &text, &ce) == 0) {
+		struct submission cmd;
+		if (codec_command_from_text(text_of(&text), &cmd, &ce) < 0) {
+			buf_release(&text);
+			*e = ce;
+			return bad_answer(N(b), "command", e);
+		}
+		if (cmd.script) {
 			ji.argv = xcalloc(4, sizeof(char *));
 			ji.argv[0] = xstrdup("/bin/sh");
 			ji.argv[1] = xstrdup("-c");
-			ji.argv[2] = xstrdup(json_string_value(script));
+			ji.argv[2] = cmd.script;
+			cmd.script = NULL;
 		} else {
-			ji.argv = strv_decode(json_object_get(cmd, "argv"));
+			ji.argv = cmd.argv;
+			cmd.argv = NULL;
 		}
-		const char *cwd = json_string_value(json_object_get(cmd, "cwd"));
-		if (cwd)
-			ji.cwd = xstrdup(cwd);
-		json_decref(cmd);
+		ji.cwd = cmd.cwd;
+		cmd.cwd = NULL;
+		submission_release(&cmd);
 	} else if (ce.code != GQ_EPERM && ce.code != GQ_ENOENT) {
+		buf_release(&text);
 		*e = ce;
 		job_info_release(&ji);
 		return -1;
 	}
+	buf_release(&text);
 	*out = ji;
 	return 0;
 }
 
 static int n_submit(struct backend *b, const struct submit_req *r, int64_t *id, struct gq_err *e)
 {
-	json_t *body = codec_submit_encode(r);
-	json_t *v = NULL;
-	int rc = http_json(N(b), "POST", "/v1/jobs", body, r->idempotency_key, 0, &v, e);
-	json_decref(body);
-	if (rc < 0)
-		return -1;
-	json_t *jid = json_object_get(v, "id");
-	if (!json_is_integer(jid) || json_integer_value(jid) <= 0) {
-		json_decref(v);
-		return err_set(e, GQ_EINTERNAL, "answer from %s to a submission has no job id",
-			       N(b)->describe);
-	}
-	*id = json_integer_value(jid);
-	json_decref(v);
-	return 0;
+	char *body = wire_submit_text(r);
+	struct buf out;
+	buf_init(&out, MAX_ANSWER);
+	int rc = http(N(b), "POST", "/v1/jobs", body, r->idempotency_key, 0, &out, e);
+	free(body);
+	if (rc == 0 && wire_submitted_parse(text_of(&out), out.len, id, e) < 0)
+		rc = bad_answer(N(b), "answer to a submission", e);
+	buf_release(&out);
+	return rc;
 }
 
 static int n_cancel(struct backend *b, int64_t id, struct gq_err *e)
@@ -310,19 +345,11 @@ static int n_checkpoint(struct backend *b, int64_t id, struct gq_err *e)
 static int n_override(struct backend *b, int64_t id, enum tier tier, bool clear, const char *reason,
 		      struct gq_err *e)
 {
-	json_t *body = json_object();
-	if (clear)
-		json_object_set_new(body, "clear", json_true());
-	else
-		json_object_set_new(body, "tier", json_string(tier_name(tier)));
-	json_t *rs = json_string(reason ? reason : "");
-	if (!rs) {
-		json_decref(body);
-		return err_set(e, GQ_EINVAL, "the reason is not valid UTF-8; write it in UTF-8");
-	}
-	json_object_set_new(body, "reason", rs);
+	char *body = NULL;
+	if (wire_override_text(tier, clear, reason, &body, e) < 0)
+		return -1;
 	int rc = job_action(b, id, "override", body, e);
-	json_decref(body);
+	free(body);
 	return rc;
 }
 
@@ -354,100 +381,97 @@ static int n_events(struct backend *b, int64_t after, int wait_ms, struct event_
 	int n = snprintf(path, sizeof(path), "/v1/events?after=%" PRId64, after);
 	if (wait_ms > 0)
 		snprintf(path + n, sizeof(path) - (size_t)n, "&wait=%d", wait_ms);
-	json_t *v = NULL;
-	if (http_json(N(b), "GET", path, NULL, NULL, wait_ms + 30000L, &v, e) < 0)
-		return -1;
-	struct event *items = NULL;
-	size_t cnt = 0;
-	int rc = codec_events_decode(json_object_get(v, "events"), &items, &cnt, e);
-	json_decref(v);
-	if (rc < 0) {
-		err_prefix(e, "events from %s", N(b)->describe);
-		e->code = GQ_EINTERNAL;
-		return -1;
-	}
-	if (cnt) { /* an empty page may come as no array at all */
-		GROW(out->items, out->cap, out->n + cnt);
-		memcpy(out->items + out->n, items, cnt * sizeof(*items));
-		out->n += cnt;
-	}
-	free(items);
-	return 0;
-}
-
-static int n_get_text(struct backend *b, const char *path, char **json, struct gq_err *e)
-{
-	struct buf out;
-	buf_init(&out, MAX_ANSWER);
-	int rc = http(N(b), "GET", path, NULL, NULL, 0, &out, e);
-	if (rc == 0)
-		*json = buf_detach(&out);
-	buf_release(&out);
+	struct buf text;
+	buf_init(&text, MAX_ANSWER);
+	int rc = http(N(b), "GET", path, NULL, NULL, wait_ms + 30000L, &text, e);
+	if (rc == 0 && wire_events_parse(text_of(&text), text.len, out, e) < 0)
+		rc = bad_answer(N(b), "events", e);
+	buf_release(&text);
 	return rc;
 }
 
-/* PATH?QUERY, without the '?' when the query is empty. */
-static int n_get_query(struct backend *b, const char *path, const char *query, char **json,
-		       struct gq_err *e)
+/* GET path; the answer decoded by parse into out. */
+static int get_report(struct backend *b, const char *path, const char *what,
+		      int (*parse)(const char *, size_t, void *, struct gq_err *), void *out,
+		      struct gq_err *e)
 {
-	char full[512];
-	snprintf(full, sizeof(full), "%s%s%s", path, query && *query ? "?" : "",
-		 query ? query : "");
-	return n_get_text(b, full, json, e);
+	struct buf text;
+	buf_init(&text, MAX_ANSWER);
+	int rc = http(N(b), "GET", path, NULL, NULL, 0, &text, e);
+	if (rc == 0 && parse(text_of(&text), text.len, out, e) < 0)
+		rc = bad_answer(N(b), what, e);
+	buf_release(&text);
+	return rc;
 }
 
-static int n_stats(struct backend *b, const char *query, char **json, struct gq_err *e)
+static int parse_stats(const char *t, size_t n, void *out, struct gq_err *e)
 {
-	return n_get_query(b, "/v1/stats", query, json, e);
+	return wire_stats_parse(t, n, out, e);
 }
 
-static int n_preemptions(struct backend *b, const char *query, char **json, struct gq_err *e)
+static int parse_preemptions(const char *t, size_t n, void *out, struct gq_err *e)
 {
-	return n_get_query(b, "/v1/preemptions", query, json, e);
+	return wire_preemptions_parse(t, n, out, e);
 }
 
-static int n_reclaim(struct backend *b, char **json, struct gq_err *e)
+static int parse_reclaim(const char *t, size_t n, void *out, struct gq_err *e)
 {
-	return n_get_text(b, "/v1/reclaim", json, e);
+	return wire_reclaim_parse(t, n, out, e);
+}
+
+static int n_stats(struct backend *b, int64_t from, int64_t to, struct stats_report *out,
+		   struct gq_err *e)
+{
+	char path[128] = "/v1/stats";
+	if (from || to)
+		snprintf(path, sizeof(path), "/v1/stats?from=%" PRId64 "&to=%" PRId64, from, to);
+	return get_report(b, path, "the metrics", parse_stats, out, e);
+}
+
+static int n_preemptions(struct backend *b, int64_t job, struct preempt_list *out, struct gq_err *e)
+{
+	char path[128] = "/v1/preemptions";
+	if (job)
+		snprintf(path, sizeof(path), "/v1/preemptions?job=%" PRId64, job);
+	return get_report(b, path, "preemption records", parse_preemptions, out, e);
+}
+
+static int n_reclaim(struct backend *b, struct reclaim_report *out, struct gq_err *e)
+{
+	return get_report(b, "/v1/reclaim", "the reclamation report", parse_reclaim, out, e);
 }
 
 static int n_clock(struct backend *b, int64_t delta, int64_t *now, struct gq_err *e)
 {
-	json_t *v = NULL;
+	struct buf out;
+	buf_init(&out, MAX_ANSWER);
 	int rc;
 	if (delta) {
-		json_t *body = json_pack("{s:I}", "advance", (json_int_t)delta);
-		rc = http_json(N(b), "POST", "/v1/clock", body, NULL, 0, &v, e);
-		json_decref(body);
+		char *body = wire_clock_text(delta);
+		rc = http(N(b), "POST", "/v1/clock", body, NULL, 0, &out, e);
+		free(body);
 	} else {
-		rc = http_json(N(b), "GET", "/v1/ping", NULL, NULL, 0, &v, e);
+		rc = http(N(b), "GET", "/v1/ping", NULL, NULL, 0, &out, e);
 	}
-	if (rc < 0)
-		return -1;
-	json_t *t = json_object_get(v, "now");
-	if (!json_is_integer(t)) {
-		json_decref(v);
-		return err_set(e, GQ_EINTERNAL, "answer from %s has no time", N(b)->describe);
-	}
-	*now = json_integer_value(t);
-	json_decref(v);
-	return 0;
+	if (rc == 0 && wire_now_parse(text_of(&out), out.len, now, e) < 0)
+		rc = bad_answer(N(b), "the time", e);
+	buf_release(&out);
+	return rc;
 }
 
 static int n_policy_apply(struct backend *b, const char *rev, char **applied, struct gq_err *e)
 {
-	json_t *body = json_pack("{s:s}", "revision", rev ? rev : "");
-	if (!body)
-		return err_set(e, GQ_EINVAL, "revision '%s' is not valid UTF-8", rev);
-	json_t *v = NULL;
-	int rc = http_json(N(b), "POST", "/v1/policy/apply", body, NULL, 0, &v, e);
-	json_decref(body);
-	if (rc < 0)
+	char *body = NULL;
+	if (wire_policy_apply_text(rev, &body, e) < 0)
 		return -1;
-	const char *r = json_string_value(json_object_get(v, "revision"));
-	*applied = xstrdup(r ? r : "");
-	json_decref(v);
-	return 0;
+	struct buf out;
+	buf_init(&out, MAX_ANSWER);
+	int rc = http(N(b), "POST", "/v1/policy/apply", body, NULL, 0, &out, e);
+	free(body);
+	if (rc == 0 && wire_revision_parse(text_of(&out), out.len, applied, e) < 0)
+		rc = bad_answer(N(b), "answer", e);
+	buf_release(&out);
+	return rc;
 }
 
 static const char *n_describe(struct backend *b)
@@ -504,6 +528,9 @@ static struct backend *native_open(const struct backend_target *t, struct gq_err
 	nt->b.ops = &native_ops;
 	nt->b.impl = nt;
 	nt->describe = xasprintf("gq serve at '%s'", t->server);
+	wire_api_self(&nt->api);
+	snprintf(nt->api_hdr[0], sizeof(nt->api_hdr[0]), "Gq-Api-Version: %d", nt->api.current);
+	snprintf(nt->api_hdr[1], sizeof(nt->api_hdr[1]), "Gq-Api-Oldest: %d", nt->api.oldest);
 	if (!strncmp(t->server, "unix:", 5)) {
 		nt->unix_path = xstrdup(t->server + 5);
 		nt->base = xstrdup("http://gq");

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "backend/backend.h"
-#include "json.h"
+#include "wire/cli.h"
 
 /* "2030-01-01 08:00[:00]" (local time), "2030-01-01T08:00" or unix seconds. */
 static int parse_time(const char *s, int64_t *out)

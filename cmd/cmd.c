@@ -186,21 +186,6 @@ int cmd_json_only(const struct cmd_entry *c, int argc, char **argv, bool *json)
 	return rc;
 }
 
-int cmd_report(struct backend *b, int fetched, char *text, bool json,
-	       int (*render)(const char *text, struct gq_err *e), struct gq_err *e)
-{
-	int rc = EXIT_OK;
-	if (fetched < 0)
-		rc = cmd_fail(e);
-	else if (json)
-		printf("%s\n", text);
-	else if (render(text, e) < 0)
-		rc = cmd_fail(e);
-	free(text);
-	backend_close(b);
-	return rc;
-}
-
 int cmd_one_job(const struct cmd_entry *c, int argc, char **argv, int64_t *id)
 {
 	if (optind >= argc)

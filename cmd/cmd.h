@@ -87,13 +87,6 @@ int cmd_json_opts(const struct cmd_entry *c, int argc, char **argv, bool *json);
  * usage error. */
 int cmd_json_only(const struct cmd_entry *c, int argc, char **argv, bool *json);
 
-/* The end of a command that shows a report the backend answers as JSON
- * text (fetched: the backend call's 0 or -1, e its error): the text as it
- * is with --json, else laid out by render. Frees text, closes b; returns
- * the exit code. */
-int cmd_report(struct backend *b, int fetched, char *text, bool json,
-	       int (*render)(const char *text, struct gq_err *e), struct gq_err *e);
-
 /* The one JOB operand at optind: EXIT_OK with *id, or EXIT_USAGE after
  * saying that it is missing, extra or not a job id. */
 int cmd_one_job(const struct cmd_entry *c, int argc, char **argv, int64_t *id);

@@ -9,7 +9,7 @@
 
 #include "backend/backend.h"
 #include "explain.h"
-#include "json.h"
+#include "wire/cli.h"
 
 static void eta_line(const struct explain_set *x, const struct explain *ex, struct buf *out)
 {

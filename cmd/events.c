@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "backend/backend.h"
-#include "json.h"
+#include "wire/cli.h"
 
 /* How long one long-poll waits for new events. */
 #define FOLLOW_WAIT_MS 10000

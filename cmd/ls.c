@@ -11,7 +11,7 @@
 
 #include "backend/backend.h"
 #include "explain.h"
-#include "json.h"
+#include "wire/cli.h"
 
 struct filter {
 	bool all;

@@ -5,7 +5,7 @@
 #include "cmd.h"
 
 #include "backend/backend.h"
-#include "json.h"
+#include "wire/cli.h"
 
 static void nodes_text(const struct snapshot *s)
 {

@@ -17,10 +17,9 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
-#include "backend/codec.h"
 #include "backend/config.h"
 #include "core/stats.h"
-#include "json.h"
+#include "wire/cli.h"
 #include "policy/file.h"
 #include "policy/impact.h"
 #include "policy/repo.h"
@@ -1094,24 +1093,20 @@ static void print_group(const char *queue, enum tier t, const struct stats_group
 static int window_stats(struct backend *b, int64_t from, int64_t to, struct stats *out,
 			struct gq_err *e)
 {
-	char query[64], *json = NULL;
-	int64_t now;
-	snprintf(query, sizeof(query), "from=%lld&to=%lld", (long long)from, (long long)to);
-	if (b->ops->stats(b, query, &json, e) < 0)
+	struct stats_report r;
+	if (!b->ops->stats)
+		return err_set(e, GQ_EUNAVAIL, "this backend computes no metrics");
+	if (b->ops->stats(b, from, to, &r, e) < 0)
 		return -1;
-	int rc = codec_stats_parse(json, strlen(json), out, &now, e);
-	if (rc < 0)
-		err_prefix(e, "the server's metrics");
-	else if (out->from != from || out->to != to)
-		rc = err_set(e, GQ_EINTERNAL,
-			     "the server answered metrics of another window; is it older than this "
-			     "gq?");
-	if (rc < 0 && out->groups) {
-		stats_release(out);
-		memset(out, 0, sizeof(*out));
+	if (r.st.from != from || r.st.to != to) {
+		stats_report_release(&r);
+		return err_set(
+		    e, GQ_EINTERNAL,
+		    "the server answered metrics of another window; is it older than this "
+		    "gq?");
 	}
-	free(json);
-	return rc;
+	*out = r.st;
+	return 0;
 }
 
 static int sub_review(const struct popts *o, int argc, char **argv)

@@ -6,10 +6,31 @@
  */
 #include "cmd.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "backend/backend.h"
-#include "json.h"
+#include "wire/cli.h"
+
+static void reclaim_render(const struct reclaim_report *r)
+{
+	char idle[16];
+	dur_format(r->idle_after, idle, sizeof(idle));
+	printf("reclaim.mode %s, idle after %s: %d GPU%s held by %zu job%s (report only)\n",
+	       rollout_name(r->mode), idle, r->gpus, r->gpus == 1 ? "" : "s", r->n,
+	       r->n == 1 ? "" : "s");
+	if (r->n)
+		printf("%-6s %-10s %4s %-12s %-12s %8s %s\n", "JOB", "KIND", "GPUS", "GPU-LIST",
+		       "SINCE", "FOR", "ACT");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct reclaim_entry *x = &r->items[i];
+		char since[32], d[16];
+		printf("%-6lld %-10s %4d %-12s %-12s %8s %s\n", (long long)x->job,
+		       reclaim_kind_name(x->kind), x->gpus, x->gpu_list,
+		       cmd_time(x->since, r->now, since, sizeof(since)),
+		       dur_format(r->now - x->since, d, sizeof(d)), x->acts ? "yes" : "no");
+	}
+}
 
 static int reclaim_exec(int argc, char **argv)
 {
@@ -21,11 +42,22 @@ static int reclaim_exec(int argc, char **argv)
 	if (!b)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
-	char *text = NULL;
+	struct reclaim_report r;
 	int fetched = b->ops->reclaim
-			  ? b->ops->reclaim(b, &text, &e)
+			  ? b->ops->reclaim(b, &r, &e)
 			  : err_set(&e, GQ_EUNAVAIL, "this backend has no reclamation report");
-	return cmd_report(b, fetched, text, json, jout_reclaim_text, &e);
+	if (fetched < 0) {
+		rc = cmd_fail(&e);
+	} else {
+		if (json)
+			jout_reclaim(&r);
+		else
+			reclaim_render(&r);
+		reclaim_report_release(&r);
+		rc = EXIT_OK;
+	}
+	backend_close(b);
+	return rc;
 }
 
 const struct cmd_entry cmd_reclaim = {

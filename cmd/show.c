@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
-#include "json.h"
+#include "wire/cli.h"
 
 static void row(const char *k, const char *fmt, ...) GQ_PRINTF(2, 3);
 static void row(const char *k, const char *fmt, ...)

@@ -16,7 +16,7 @@
 
 #include "backend/backend.h"
 #include "backend/config.h"
-#include "json.h"
+#include "wire/cli.h"
 #include "submit.h"
 
 /* A script's #GQ lines are read from its first part only. */

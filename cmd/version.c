@@ -5,15 +5,12 @@
 
 #include <curl/curl.h>
 #include <git2.h>
-#include <jansson.h>
 #include <microhttpd.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
-#ifndef GQ_VERSION
-#define GQ_VERSION "0.1.0"
-#endif
+#include "wire/wire.h"
 
 static int version_exec(int argc, char **argv)
 {
@@ -33,13 +30,13 @@ static int version_exec(int argc, char **argv)
 		printf("{\"version\":\"%s\",\"libcurl\":\"%s\",\"jansson\":\"%s\","
 		       "\"libgit2\":\"%d.%d.%d\",\"libmicrohttpd\":\"%s\",\"sqlite\":\"%s\"}\n",
 		       GQ_VERSION, curl_version_info(CURLVERSION_NOW)->version,
-		       jansson_version_str(), maj, min, rev, MHD_get_version(),
+		       wire_json_library_version(), maj, min, rev, MHD_get_version(),
 		       sqlite3_libversion());
 	} else {
 		printf("gq %s\n", GQ_VERSION);
 		printf("libcurl %s, jansson %s, libgit2 %d.%d.%d, libmicrohttpd %s, sqlite %s\n",
-		       curl_version_info(CURLVERSION_NOW)->version, jansson_version_str(), maj, min,
-		       rev, MHD_get_version(), sqlite3_libversion());
+		       curl_version_info(CURLVERSION_NOW)->version, wire_json_library_version(),
+		       maj, min, rev, MHD_get_version(), sqlite3_libversion());
 	}
 	return EXIT_OK;
 }

@@ -10,7 +10,7 @@
 
 #include "backend/backend.h"
 #include "explain.h"
-#include "json.h"
+#include "wire/cli.h"
 
 /* For a job that is not pending: one sentence on where it is. */
 static void not_pending(const struct explain_set *x, const struct job *j)

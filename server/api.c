@@ -1,25 +1,22 @@
 /*
  * api.c - the /v1 routes: one table of method, path pattern and handler;
- * every answer is JSON (the log endpoint aside) and every error
- * {"error": {"code", "message"}} with its status.
+ * every answer is JSON (the log endpoint aside), in wire/'s shapes, and
+ * every error {"error": {"code", "message"}} with its status.
  */
 #include "api.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backend/codec.h"
 #include "server/log.h"
 #include "server/server.h"
-
-#ifndef GQ_VERSION
-#define GQ_VERSION "0.1.0"
-#endif
+#include "wire/wire.h"
 
 #define MAX_ID (INT64_C(1) << 53)
 #define LOG_CHUNK (1 << 20)
@@ -59,17 +56,17 @@ int err_http_status(enum gq_errcode code)
 	return 500;
 }
 
-static void reply(struct ctx *c, int status, json_t *v)
+/* Answers text (JSON, owned). */
+static void reply(struct ctx *c, int status, char *text)
 {
 	c->resp->status = status;
-	c->resp->body = codec_dump(v);
-	c->resp->len = strlen(c->resp->body);
-	json_decref(v);
+	c->resp->body = text;
+	c->resp->len = strlen(text);
 }
 
 static void reply_status_err(struct ctx *c, int status, const struct gq_err *e)
 {
-	reply(c, status, codec_error_encode(e));
+	reply(c, status, wire_error_text(e));
 }
 
 static void reply_err(struct ctx *c, const struct gq_err *e)
@@ -85,42 +82,6 @@ static void reply_job(struct ctx *c, int status, const struct job *j)
 	c->resp->status = status;
 	c->resp->len = b.len;
 	c->resp->body = buf_detach(&b);
-}
-
-/* The body as a JSON object; an empty body is {} when optional. */
-static int body_object(struct ctx *c, bool optional, json_t **out, struct gq_err *e)
-{
-	if (c->req->body_len == 0 && optional) {
-		*out = json_object();
-		return 0;
-	}
-	json_t *v = NULL;
-	if (codec_parse(c->req->body, c->req->body_len, &v, e) < 0)
-		return -1;
-	if (!json_is_object(v)) {
-		json_decref(v);
-		return err_set(e, GQ_EINVAL, "the body must be a JSON object");
-	}
-	*out = v;
-	return 0;
-}
-
-/* Checks that obj has only the named members. */
-static int only_fields(const json_t *obj, const char *what, const char *const *names,
-		       struct gq_err *e)
-{
-	const char *key;
-	json_t *val;
-	json_object_foreach((json_t *)(uintptr_t)obj, key, val)
-	{
-		bool ok = false;
-		for (size_t i = 0; names[i]; i++)
-			if (!strcmp(key, names[i]))
-				ok = true;
-		if (!ok)
-			return err_set(e, GQ_EINVAL, "%s: unknown field '%s'", what, key);
-	}
-	return 0;
 }
 
 static int query_int(struct ctx *c, const char *name, int64_t min, int64_t max, int64_t def,
@@ -145,11 +106,15 @@ static void h_ping(struct ctx *c)
 {
 	struct server_info si;
 	server_info(c->s, &si);
-	reply(c, 200,
-	      json_pack("{s:b,s:s,s:s,s:I,s:s,s:I,s:b}", "ok", 1, "version", GQ_VERSION, "user",
-			c->who.user, "uid", (json_int_t)c->who.uid, "role",
-			c->who.role == ROLE_ADMIN ? "admin" : "user", "now", (json_int_t)si.now,
-			"manual_clock", si.manual_clock));
+	struct wire_ping p = {
+	    .user = c->who.user,
+	    .uid = c->who.uid,
+	    .admin = c->who.role == ROLE_ADMIN,
+	    .now = si.now,
+	    .manual_clock = si.manual_clock,
+	};
+	wire_api_self(&p.api);
+	reply(c, 200, wire_ping_text(&p));
 }
 
 static void h_snapshot(struct ctx *c)
@@ -241,14 +206,11 @@ static void h_submit(struct ctx *c)
 		reply_err(c, &e);
 		return;
 	}
-	json_t *v = NULL;
 	struct submission sub;
-	if (body_object(c, false, &v, &e) < 0 || codec_submit_decode(v, &sub, &e) < 0) {
-		json_decref(v);
+	if (wire_submit_parse(c->req->body, c->req->body_len, &sub, &e) < 0) {
 		reply_err(c, &e);
 		return;
 	}
-	json_decref(v);
 	struct job j;
 	bool replay = false;
 	if (server_submit(c->s, &c->who, &sub, idem, &j, &replay, &e) < 0) {
@@ -341,50 +303,25 @@ static void h_job_action(struct ctx *c)
 	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
 		if (!strcmp(c->verb, acts[i].name))
 			a = acts[i].a;
-	json_t *v = NULL;
 	struct act_args args;
 	memset(&args, 0, sizeof(args));
-	if (body_object(c, a != ACT_OVERRIDE, &v, &e) < 0)
-		goto fail;
+	char *reason = NULL;
 	if (a == ACT_OVERRIDE) {
-		static const char *const names[] = {"tier", "clear", "reason", NULL};
-		if (only_fields(v, "override", names, &e) < 0)
+		if (wire_override_parse(c->req->body, c->req->body_len, &args.tier, &args.clear,
+					&reason, &e) < 0)
 			goto fail;
-		json_t *t = json_object_get(v, "tier"), *cl = json_object_get(v, "clear"),
-		       *r = json_object_get(v, "reason");
-		if (cl && !json_is_boolean(cl)) {
-			err_set(&e, GQ_EINVAL, "override.clear: expected true or false");
-			goto fail;
-		}
-		args.clear = cl && json_is_true(cl);
-		if (!args.clear) {
-			if (!json_is_string(t) ||
-			    tier_parse(json_string_value(t), &args.tier, NULL) < 0) {
-				err_set(&e, GQ_EINVAL, "override.tier: expected P0, P1 or P2");
-				goto fail;
-			}
-		} else if (t) {
-			err_set(&e, GQ_EINVAL, "override: give either 'tier' or 'clear', not both");
-			goto fail;
-		}
-		if (r && !json_is_string(r)) {
-			err_set(&e, GQ_EINVAL, "override.reason: expected a string");
-			goto fail;
-		}
-		args.reason = r ? json_string_value(r) : NULL;
-	} else {
-		static const char *const none[] = {NULL};
-		if (only_fields(v, c->verb, none, &e) < 0)
-			goto fail;
+		args.reason = reason;
+	} else if (wire_empty_parse(c->req->body, c->req->body_len, c->verb, &e) < 0) {
+		goto fail;
 	}
 	struct job j;
 	if (server_act(c->s, &c->who, c->id, a, &args, &j, &e) < 0)
 		goto fail;
-	json_decref(v);
+	free(reason);
 	reply_job(c, 200, &j);
 	return;
 fail:
-	json_decref(v);
+	free(reason);
 	reply_err(c, &e);
 }
 
@@ -405,154 +342,100 @@ static void h_events(struct ctx *c)
 		reply_err(c, &e);
 		return;
 	}
-	json_t *arr = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, codec_event_encode(&evs[i]));
+	char *text = wire_events_text(evs, n, next);
 	free(evs);
-	reply(c, 200, json_pack("{s:o,s:I}", "events", arr, "next", (json_int_t)next));
+	reply(c, 200, text);
 }
 
 static void h_stats(struct ctx *c)
 {
 	struct gq_err e = GQ_ERR_INIT;
-	int64_t from, to, now;
+	int64_t from, to;
 	if (query_int(c, "from", 0, INT64_MAX, 0, &from, &e) < 0 ||
 	    query_int(c, "to", 0, INT64_MAX, 0, &to, &e) < 0) {
 		reply_err(c, &e);
 		return;
 	}
-	struct stats st;
-	memset(&st, 0, sizeof(st));
-	int counts[JOB_STATE_COUNT];
-	if (server_stats(c->s, from, to, &st, counts, &now, &e) < 0) {
+	struct stats_report r;
+	memset(&r, 0, sizeof(r));
+	if (server_stats(c->s, from, to, &r.st, r.counts, &r.now, &e) < 0) {
 		reply_err(c, &e);
 		return;
 	}
-	json_t *v = codec_stats_encode(&st, counts, now);
-	stats_release(&st);
-	reply(c, 200, v);
+	char *text = wire_stats_text(&r);
+	stats_release(&r.st);
+	reply(c, 200, text);
 }
 
 static void h_preemptions(struct ctx *c)
 {
 	struct gq_err e = GQ_ERR_INIT;
-	int64_t job, limit, now;
+	int64_t job, limit;
 	if (query_int(c, "job", 1, MAX_ID, 0, &job, &e) < 0 ||
 	    query_int(c, "limit", 1, 100000, 0, &limit, &e) < 0) {
 		reply_err(c, &e);
 		return;
 	}
-	struct preempt_record *r = NULL;
-	size_t n = 0;
-	server_preemptions(c->s, job, (size_t)limit, &r, &n, &now);
-	json_t *arr = json_array();
-	for (size_t i = 0; i < n; i++) {
-		json_t *v = json_pack(
-		    "{s:I,s:I,s:I,s:s,s:s,s:s,s:s,s:b,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:b}", "id",
-		    (json_int_t)r[i].id, "victim", (json_int_t)r[i].victim, "trigger",
-		    (json_int_t)r[i].trigger, "reason", r[i].reason, "queue", r[i].queue, "dept",
-		    r[i].dept, "trigger_dept", r[i].trigger_dept, "cross_dept", r[i].cross_dept,
-		    "gpus", r[i].gpus, "ran", (json_int_t)r[i].ran, "last_checkpoint",
-		    (json_int_t)r[i].last_checkpoint, "signalled", (json_int_t)r[i].signalled,
-		    "saved", (json_int_t)r[i].saved, "released", (json_int_t)r[i].released,
-		    "restarted", (json_int_t)r[i].restarted, "work_lost", r[i].work_lost, "resumed",
-		    r[i].resumed);
-		json_array_append_new(arr, v);
-	}
-	free(r);
-	reply(c, 200, json_pack("{s:I,s:o}", "now", (json_int_t)now, "preemptions", arr));
+	struct preempt_list l;
+	memset(&l, 0, sizeof(l));
+	server_preemptions(c->s, job, (size_t)limit, &l.items, &l.n, &l.now);
+	char *text = wire_preemptions_text(&l);
+	free(l.items);
+	reply(c, 200, text);
 }
 
 static void h_reclaim(struct ctx *c)
 {
-	struct reclaim_entry *r = NULL;
-	size_t n = 0;
-	int64_t now;
+	struct reclaim_report r;
+	memset(&r, 0, sizeof(r));
 	struct policy *p = xmalloc(sizeof(*p));
-	server_reclaim(c->s, &r, &n, &now, p);
-	json_t *arr = json_array();
-	int gpus = 0;
-	for (size_t i = 0; i < n; i++) {
-		gpus += r[i].gpus;
-		json_array_append_new(
-		    arr, json_pack("{s:I,s:s,s:i,s:s,s:I,s:I,s:b}", "job", (json_int_t)r[i].job,
-				   "kind", reclaim_kind_name(r[i].kind), "gpus", r[i].gpus,
-				   "gpu_list", r[i].gpu_list, "since", (json_int_t)r[i].since,
-				   "for", (json_int_t)(now - r[i].since), "acts", r[i].acts));
-	}
-	json_t *v = json_pack("{s:I,s:s,s:s,s:I,s:i,s:o}", "now", (json_int_t)now, "mode",
-			      rollout_name(p->reclaim_mode), "trial_queues", p->reclaim_trial,
-			      "idle_after", (json_int_t)p->reclaim_idle, "gpus", gpus, "jobs", arr);
+	server_reclaim(c->s, &r.items, &r.n, &r.now, p);
+	r.mode = p->reclaim_mode;
+	snprintf(r.trial_queues, sizeof(r.trial_queues), "%s", p->reclaim_trial);
+	r.idle_after = p->reclaim_idle;
+	for (size_t i = 0; i < r.n; i++)
+		r.gpus += r.items[i].gpus;
 	free(p);
-	free(r);
-	reply(c, 200, v);
+	char *text = wire_reclaim_text(&r);
+	free(r.items);
+	reply(c, 200, text);
 }
 
 static void h_clock(struct ctx *c)
 {
 	struct gq_err e = GQ_ERR_INIT;
-	json_t *v = NULL;
-	static const char *const names[] = {"advance", "set", NULL};
-	if (body_object(c, false, &v, &e) < 0 || only_fields(v, "clock", names, &e) < 0)
-		goto fail;
-	json_t *adv = json_object_get(v, "advance"), *set = json_object_get(v, "set");
-	if ((adv && set) || (!adv && !set)) {
-		err_set(&e, GQ_EINVAL,
-			"clock: give either 'advance' (seconds) or 'set' (unix time)");
-		goto fail;
+	int64_t adv, set, now;
+	if (wire_clock_parse(c->req->body, c->req->body_len, &adv, &set, &e) < 0 ||
+	    server_clock(c->s, &c->who, adv, set, &now, &e) < 0) {
+		reply_err(c, &e);
+		return;
 	}
-	if ((adv && !json_is_integer(adv)) || (set && !json_is_integer(set))) {
-		err_set(&e, GQ_EINVAL, "clock: '%s' must be an integer number of seconds",
-			adv ? "advance" : "set");
-		goto fail;
-	}
-	if (set && json_integer_value(set) <= 0) {
-		err_set(&e, GQ_EINVAL, "clock.set: expected a unix time");
-		goto fail;
-	}
-	int64_t now;
-	if (server_clock(c->s, &c->who, adv ? json_integer_value(adv) : 0,
-			 set ? json_integer_value(set) : 0, &now, &e) < 0)
-		goto fail;
-	json_decref(v);
-	reply(c, 200, json_pack("{s:I}", "now", (json_int_t)now));
-	return;
-fail:
-	json_decref(v);
-	reply_err(c, &e);
+	reply(c, 200, wire_now_text(now));
 }
 
 static void h_policy(struct ctx *c)
 {
 	struct policy *p = xmalloc(sizeof(*p));
 	server_policy(c->s, p);
-	reply(c, 200, codec_policy_encode(p));
+	reply(c, 200, wire_policy_text(p));
 	free(p);
 }
 
 static void h_policy_apply(struct ctx *c)
 {
 	struct gq_err e = GQ_ERR_INIT;
-	json_t *v = NULL;
-	static const char *const names[] = {"revision", NULL};
 	struct policy *p = xmalloc(sizeof(*p));
-	if (body_object(c, true, &v, &e) < 0 || only_fields(v, "policy apply", names, &e) < 0)
-		goto fail;
-	json_t *rev = json_object_get(v, "revision");
-	if (rev && !json_is_string(rev)) {
-		err_set(&e, GQ_EINVAL, "policy apply.revision: expected a string");
-		goto fail;
+	char *rev = NULL;
+	if (wire_policy_apply_parse(c->req->body, c->req->body_len, &rev, &e) < 0 ||
+	    server_policy_apply(c->s, &c->who, rev, p, &e) < 0) {
+		free(rev);
+		free(p);
+		reply_err(c, &e);
+		return;
 	}
-	if (server_policy_apply(c->s, &c->who, rev ? json_string_value(rev) : "", p, &e) < 0)
-		goto fail;
-	json_decref(v);
-	reply(c, 200, codec_policy_encode(p));
+	free(rev);
+	reply(c, 200, wire_policy_text(p));
 	free(p);
-	return;
-fail:
-	free(p);
-	json_decref(v);
-	reply_err(c, &e);
 }
 
 /* ---- routing ---- */
@@ -644,6 +527,21 @@ void api_handle(void *arg, const struct http_req *req, struct http_resp *resp)
 	c.req = req;
 	c.resp = resp;
 	struct gq_err e = GQ_ERR_INIT;
+	/* Every answer says which API versions this server speaks; a client
+	 * that shares none with it is refused before anything is done. */
+	struct wire_api self, peer;
+	wire_api_self(&self);
+	http_resp_header(resp, "Gq-Api-Version", "%d", self.current);
+	http_resp_header(resp, "Gq-Api-Oldest", "%d", self.oldest);
+	if (wire_api_parse(http_header(req, "Gq-Api-Version"), http_header(req, "Gq-Api-Oldest"),
+			   &peer, &e) < 0) {
+		reply_err(&c, &e);
+		return;
+	}
+	if (wire_api_check(&self, &peer, false, "gq serve", &e) < 0) {
+		reply_status_err(&c, 400, &e);
+		return;
+	}
 	if (req->too_big) {
 		err_set(&e, GQ_ETOOBIG, "the request body is over the limit of %u bytes",
 			CODEC_MAX_BODY);

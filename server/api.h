@@ -1,7 +1,7 @@
 /*
  * api.h - the request layer of gq serve: routes /v1/... requests to the
  * server's operations, checks who asks, decodes and encodes JSON through
- * the codec, and maps our errors to HTTP statuses. See gq-api(7).
+ * wire/ (wire/wire.h), and maps our errors to HTTP statuses. See gq-api(7).
  *
  * It decides nothing about jobs (ops.c does) and knows nothing of
  * sockets (http.c does).

@@ -66,14 +66,6 @@ struct enforce {
 
 static struct watch *watch_get(struct enforce *en, int64_t job, bool create);
 
-const char *reclaim_kind_name(enum reclaim_kind k)
-{
-	static const char *const names[] = {"idle", "failed", "unreleased"};
-	if ((unsigned)k >= sizeof(names) / sizeof(names[0]))
-		BUG("reclaim kind %d", (int)k);
-	return names[k];
-}
-
 int enforce_open(struct db *db, struct enforce **out, struct gq_err *e)
 {
 	struct enforce *en = xcalloc(1, sizeof(*en));

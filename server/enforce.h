@@ -31,45 +31,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "backend/backend.h"
 #include "core/job.h"
 #include "core/sched.h"
 #include "core/util.h"
 
-struct preempt_record {
-	int64_t id;			/* from 1, in signal order */
-	int64_t victim;			/* the job suspended */
-	int64_t trigger;		/* the job it made room for; 0 for a window */
-	char reason[16];		/* "priority", "permit" or "window" */
-	char queue[GQ_NAME_MAX];	/* the victim's queue */
-	char dept[GQ_NAME_MAX];		/* the victim's department */
-	char trigger_dept[GQ_NAME_MAX]; /* the trigger's department, "" for a window */
-	bool cross_dept;		/* charged one peak preemption to trigger_dept */
-	int gpus;			/* GPUs the victim held */
-	int64_t ran;			/* seconds its run had lasted at the signal */
-	int64_t last_checkpoint;	/* its last report before the signal, 0 none */
-	int64_t signalled, saved, released, restarted; /* 0: not (yet) */
-	double work_lost;			       /* GPU-seconds */
-	bool resumed;
-};
-
-/* One entry of the reclamation report. */
-enum reclaim_kind {
-	RECLAIM_IDLE,	    /* running, no output and no checkpoint for reclaim.idleAfter */
-	RECLAIM_FAILED,	    /* failed (or timed out), processes of it still alive */
-	RECLAIM_UNRELEASED, /* finished otherwise, or stopping past its kill deadline, with
-			       processes still alive */
-};
-/* "idle", "failed", "unreleased" */
-const char *reclaim_kind_name(enum reclaim_kind k);
-
-struct reclaim_entry {
-	int64_t job;
-	enum reclaim_kind kind;
-	int gpus;
-	char gpu_list[128]; /* "0,1" */
-	int64_t since;	    /* idle: last sign of progress; else when it ended / its deadline */
-	bool acts;	    /* the reclaim rollout mode covers the job's queue */
-};
+/* struct preempt_record, struct reclaim_entry and enum reclaim_kind are
+ * backend.h's: the records the API hands out. */
 
 struct enforce;
 struct state;

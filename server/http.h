@@ -46,7 +46,7 @@ struct http_req {
 const char *http_query(const struct http_req *req, const char *name);
 const char *http_header(const struct http_req *req, const char *name);
 
-#define HTTP_MAX_HEADERS 4
+#define HTTP_MAX_HEADERS 6
 
 struct http_resp {
 	int status;

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "backend/codec.h"
+#include "wire/wire.h"
 #include "core/event.h"
 #include "core/job.h"
 #include "core/stats.h"

@@ -6,7 +6,6 @@
 
 #include <curl/curl.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -112,22 +111,9 @@ struct webhook *webhook_start(void)
 
 void webhook_send(struct webhook *w, const char *url, const struct webhook_note *n)
 {
-	json_t *v = json_pack("{s:s,s:I,s:I,s:s,s:s,s:s,s:s,s:I,s:s}", "event", n->event, "time",
-			      (json_int_t)n->time, "job", (json_int_t)n->job, "name", n->name,
-			      "user", n->user, "queue", n->queue, "tier", n->tier, "pending",
-			      (json_int_t)n->pending, "text", n->text);
-	if (!v)
-		BUG("webhook note does not pack");
-	if (n->deadline)
-		json_object_set_new(v, "confirm_before", json_integer((json_int_t)n->deadline));
-	char *body = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(v);
-	if (!body)
-		BUG("webhook note does not dump");
 	struct note *x = xcalloc(1, sizeof(*x));
 	x->url = xstrdup(url);
-	x->body = xstrdup(body);
-	free(body);
+	x->body = wire_webhook_text(n);
 	pthread_mutex_lock(&w->mu);
 	if (w->queued >= MAX_QUEUED) {
 		pthread_mutex_unlock(&w->mu);

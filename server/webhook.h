@@ -13,18 +13,12 @@
 
 #include <stdint.h>
 
+#include "wire/wire.h"
+
 struct webhook;
 
-/* What one POST says; the strings are copied. */
-struct webhook_note {
-	const char *event; /* "reminder", "downgrade" */
-	int64_t time;	   /* server clock */
-	int64_t job;
-	const char *name, *user, *queue, *tier;
-	int64_t pending;  /* seconds pending since the cycle began */
-	int64_t deadline; /* reminder: confirm before this time; 0 otherwise */
-	const char *text; /* one human sentence */
-};
+/* struct webhook_note, what one POST says, is wire.h's (its JSON shape is
+ * there); webhook_send copies its strings. */
 
 /* Starts the sender thread; never fails (out of memory is fatal). */
 struct webhook *webhook_start(void);

@@ -27,7 +27,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "backend/codec.h"
+#include "wire/codec.h"
 #include "server/api.h"
 #include "server/http.h"
 #include "server/server.h"

@@ -10,7 +10,7 @@
  */
 #include "fuzz.h"
 
-#include "backend/codec.h"
+#include "wire/codec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

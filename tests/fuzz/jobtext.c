@@ -8,7 +8,7 @@
  */
 #include "fuzz.h"
 
-#include "backend/codec.h"
+#include "wire/codec.h"
 
 static void check_back(const char *text, const char *want, const char *what)
 {

@@ -14,7 +14,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "backend/codec.h"
+#include "wire/codec.h"
 #include "policy/file.h"
 
 static char tmpdir[1024];

@@ -12,7 +12,7 @@
  */
 #include "fuzz.h"
 
-#include "backend/codec.h"
+#include "wire/codec.h"
 
 static bool same_strv(char **a, char **b)
 {

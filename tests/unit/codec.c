@@ -1,7 +1,7 @@
 /* codec.c - the API's JSON shapes: round trips and strict rejection. */
 #include "harness.h"
 
-#include "backend/codec.h"
+#include "wire/codec.h"
 
 #include <stdlib.h>
 #include <math.h>

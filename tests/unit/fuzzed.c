@@ -2,7 +2,7 @@
  * what it must do now; the input itself is in tests/fuzz/corpus/. */
 #include "harness.h"
 
-#include "backend/codec.h"
+#include "wire/codec.h"
 #include "core/policy.h"
 #include "core/util.h"
 
@@ -23,11 +23,9 @@ static void test_decoders_name_a_missing_member(void)
 	    {"{\"now\":3,\"groups\":[]}", "stats.depts: expected an array, got nothing"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct stats st;
-		int64_t now = 0;
+		struct stats_report r;
 		struct gq_err e = GQ_ERR_INIT;
-		CHECK_INT(codec_stats_parse(cases[i].text, strlen(cases[i].text), &st, &now, &e),
-			  -1);
+		CHECK_INT(wire_stats_parse(cases[i].text, strlen(cases[i].text), &r, &e), -1);
 		CHECK_STR(e.msg, cases[i].want);
 	}
 	struct event *evs = NULL;

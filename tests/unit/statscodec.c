@@ -2,7 +2,7 @@
  * (what `gq policy review` reads from GET /v1/stats). */
 #include "harness.h"
 
-#include "backend/codec.h"
+#include "wire/codec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,12 +39,14 @@ static void test_stats_round_trip(void)
 	json_t *v = codec_stats_encode(&st, counts, 250);
 	char *text = codec_dump(v);
 	json_decref(v);
-	struct stats back;
-	int64_t now = 0;
+	struct stats_report r;
 	struct gq_err e = GQ_ERR_INIT;
-	CHECK_INT(codec_stats_parse(text, strlen(text), &back, &now, &e), 0);
+	CHECK_INT(wire_stats_parse(text, strlen(text), &r, &e), 0);
 	CHECK_STR(e.msg, "");
-	CHECK_INT(now, 250);
+	CHECK_INT(r.now, 250);
+	CHECK_INT(r.counts[JOB_PENDING], 2);
+	CHECK_INT(r.counts[2], 1);
+	struct stats back = r.st;
 	CHECK_INT(back.from, 100);
 	CHECK_INT(back.to, 200);
 	CHECK_INT(back.gpus, 8);
@@ -59,6 +61,9 @@ static void test_stats_round_trip(void)
 	CHECK_INT(back.ndepts, 1);
 	CHECK_STR(back.depts[0].dept, "research");
 	CHECK_DBL(back.depts[0].charged, 3.75, 0);
+	char *again = wire_stats_text(&r); /* what gq stats --json prints */
+	CHECK_STR(again, text);
+	free(again);
 	stats_release(&back);
 	free(text);
 }
@@ -68,12 +73,11 @@ static void test_stats_parse_names_bad_field(void)
 	const char *text = "{\"now\": 1, \"from\": 0, \"to\": 1, \"gpus\": 8, \"gpu_seconds\": 0,"
 			   " \"utilisation\": 0, \"jobs\": {}, \"depts\": [],"
 			   " \"groups\": [{\"queue\": \"q\", \"tier\": \"P9\"}]}";
-	struct stats back;
-	int64_t now = 0;
+	struct stats_report r = {.now = 0};
 	struct gq_err e = GQ_ERR_INIT;
-	CHECK_INT(codec_stats_parse(text, strlen(text), &back, &now, &e), -1);
+	CHECK_INT(wire_stats_parse(text, strlen(text), &r, &e), -1);
 	CHECK_STR(e.msg, "stats.groups[0].tier: unknown tier 'P9'; use P0, P1 or P2");
-	CHECK_INT(now, 0);
+	CHECK_INT(r.now, 0);
 }
 
 void suite_statscodec(void)

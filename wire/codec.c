@@ -2,10 +2,11 @@
  * codec.c - JSON <-> model structs, driven by field tables so that the
  * encoder and the decoder of a struct read the same list and cannot drift.
  *
- * This file and the two HTTP layers are the only jansson users. It checks
- * shapes (types, lengths, ranges, known names) and nothing of policy.
+ * The field machinery is fields.h's; the reports (stats, preemptions,
+ * reclaim) are reports.c's. It checks shapes (types, lengths, ranges, known
+ * names) and nothing of policy.
  */
-#include "codec.h"
+#include "wire/codec.h"
 
 #include <limits.h>
 #include <math.h>
@@ -15,28 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-enum ftype {
-	F_I64,
-	F_TIME, /* an int64_t of unix seconds: F_I64, but relative in rows */
-	F_INT,
-	F_U32,
-	F_BOOL,
-	F_DBL,
-	F_STR, /* char[size] */
-	F_TIER,
-	F_STATE,
-};
-
-struct field {
-	const char *name;
-	enum ftype type;
-	size_t off, size;
-};
-
-/* One line: clang-format would split the initialiser over four. */
-/* clang-format off */
-#define FLD(st, f, t) {#f, t, offsetof(struct st, f), sizeof(((struct st *)0)->f)}
-/* clang-format on */
+#include "wire/fields.h"
 
 static const struct field res_fields[] = {
     FLD(job_res, gpus, F_INT),	     FLD(job_res, gpu_type, F_STR), FLD(job_res, gpu_mem_mb, F_I64),
@@ -110,29 +90,6 @@ static const struct field dstate_fields[] = {
     FLD(dept_state, preempts_month, F_INT),
 };
 
-static const struct field stats_fields[] = {
-    FLD(stats, from, F_I64),	    FLD(stats, to, F_I64),	    FLD(stats, gpus, F_INT),
-    FLD(stats, gpu_seconds, F_DBL), FLD(stats, utilisation, F_DBL),
-};
-
-static const struct field stats_group_fields[] = {
-    FLD(stats_group, queue, F_STR),	    FLD(stats_group, tier, F_TIER),
-    FLD(stats_group, starts, F_INT),	    FLD(stats_group, p50_wait, F_I64),
-    FLD(stats_group, p95_wait, F_I64),	    FLD(stats_group, longest_wait, F_I64),
-    FLD(stats_group, longest_job, F_I64),   FLD(stats_group, over_limit, F_INT),
-    FLD(stats_group, overtaken, F_INT),	    FLD(stats_group, preemptions, F_INT),
-    FLD(stats_group, would_preempt, F_INT), FLD(stats_group, work_lost, F_DBL),
-    FLD(stats_group, cancelled, F_INT),
-};
-
-static const struct field stats_dept_fields[] = {
-    FLD(stats_dept, dept, F_STR),
-    FLD(stats_dept, gpu_hours, F_DBL),
-    FLD(stats_dept, charged, F_DBL),
-};
-
-#define NF(t) (sizeof(t) / sizeof((t)[0]))
-
 /*
  * The rows form of a snapshot's jobs: one array per job, its cells in the
  * order of "job_columns". A column is a scalar job field, a field of req
@@ -174,7 +131,7 @@ static void column_name(const struct column *c, char *out, size_t size)
 
 /* jansson's iteration macros take a non-const json_t; decoding never
  * changes the value it reads. */
-static json_t *mut(const json_t *v)
+json_t *wire_mut(const json_t *v)
 {
 	return (json_t *)(uintptr_t)v;
 }
@@ -204,7 +161,7 @@ static const char *json_kind(const json_t *v)
 	return "something else";
 }
 
-static int type_error(struct gq_err *e, const char *path, const char *want, const json_t *v)
+int wire_type_error(struct gq_err *e, const char *path, const char *want, const json_t *v)
 {
 	return err_set(e, GQ_EINVAL, "%s: expected %s, got %s", path, want, json_kind(v));
 }
@@ -253,7 +210,7 @@ static void encode_field(json_t *o, const struct field *f, const void *base)
 	json_object_set_new(o, f->name, v);
 }
 
-static json_t *encode_table(const struct field *t, size_t n, const void *base)
+json_t *wire_encode_table(const struct field *t, size_t n, const void *base)
 {
 	json_t *o = json_object();
 	if (!o)
@@ -265,10 +222,10 @@ static json_t *encode_table(const struct field *t, size_t n, const void *base)
 
 json_t *codec_job_encode(const struct job *j)
 {
-	json_t *o = encode_table(job_fields, NF(job_fields), j);
-	json_object_set_new(o, "req", encode_table(res_fields, NF(res_fields), &j->req));
+	json_t *o = wire_encode_table(job_fields, NF(job_fields), j);
+	json_object_set_new(o, "req", wire_encode_table(res_fields, NF(res_fields), &j->req));
 	json_object_set_new(o, "override",
-			    j->ovr.set ? encode_table(ovr_fields, NF(ovr_fields), &j->ovr)
+			    j->ovr.set ? wire_encode_table(ovr_fields, NF(ovr_fields), &j->ovr)
 				       : json_null());
 	json_t *alloc = json_array();
 	for (int i = 0; i < j->nalloc && i < GQ_MAX_ALLOC; i++) {
@@ -289,12 +246,12 @@ json_t *codec_job_encode(const struct job *j)
 
 json_t *codec_node_encode(const struct node *n)
 {
-	return encode_table(node_fields, NF(node_fields), n);
+	return wire_encode_table(node_fields, NF(node_fields), n);
 }
 
 json_t *codec_event_encode(const struct event *ev)
 {
-	return encode_table(event_fields, NF(event_fields), ev);
+	return wire_encode_table(event_fields, NF(event_fields), ev);
 }
 
 static void policy_key_cb(const struct policy_key_info *ki, void *arg)
@@ -318,12 +275,12 @@ json_t *codec_snapshot_encode(const struct snapshot *s)
 	for (size_t i = 0; i < s->nnodes; i++)
 		json_array_append_new(nodes, codec_node_encode(&s->nodes[i]));
 	for (int i = 0; i < s->policy.nqueues; i++) {
-		json_t *q = encode_table(qstate_fields, NF(qstate_fields), &s->qstate[i]);
+		json_t *q = wire_encode_table(qstate_fields, NF(qstate_fields), &s->qstate[i]);
 		json_object_set_new(q, "name", json_string(s->policy.queues[i].name));
 		json_array_append_new(queues, q);
 	}
 	for (int i = 0; i < s->policy.ndepts; i++) {
-		json_t *d = encode_table(dstate_fields, NF(dstate_fields), &s->dstate[i]);
+		json_t *d = wire_encode_table(dstate_fields, NF(dstate_fields), &s->dstate[i]);
 		json_object_set_new(d, "name", json_string(s->policy.depts[i].name));
 		json_array_append_new(depts, d);
 	}
@@ -352,7 +309,7 @@ json_t *codec_submit_encode(const struct submit_req *r)
 		for (size_t k = 0; k < NF(submit_job_fields); k++)
 			if (!strcmp(job_fields[i].name, submit_job_fields[k]))
 				encode_field(o, &job_fields[i], j);
-	json_object_set_new(o, "req", encode_table(res_fields, NF(res_fields), &j->req));
+	json_object_set_new(o, "req", wire_encode_table(res_fields, NF(res_fields), &j->req));
 	json_t *deps = json_array();
 	for (int i = 0; i < j->ndeps && i < GQ_MAX_DEPS; i++)
 		json_array_append_new(deps, json_integer(j->deps[i]));
@@ -399,8 +356,8 @@ int codec_parse(const char *text, size_t len, json_t **out, struct gq_err *e)
 	return 0;
 }
 
-static int decode_field(const json_t *v, const struct field *f, void *base, const char *path,
-			struct gq_err *e)
+int wire_decode_field(const json_t *v, const struct field *f, void *base, const char *path,
+		      struct gq_err *e)
 {
 	char *p = (char *)base + f->off;
 	switch (f->type) {
@@ -409,7 +366,7 @@ static int decode_field(const json_t *v, const struct field *f, void *base, cons
 	case F_INT:
 	case F_U32: {
 		if (!json_is_integer(v))
-			return type_error(e, path, "an integer", v);
+			return wire_type_error(e, path, "an integer", v);
 		json_int_t x = json_integer_value(v);
 		if (f->type == F_TIME && (x < 0 || x > GQ_TIME_MAX)) {
 			return err_set(e, GQ_EINVAL, "%s: %lld is not a time gq keeps (0..%lld)",
@@ -429,17 +386,17 @@ static int decode_field(const json_t *v, const struct field *f, void *base, cons
 	}
 	case F_BOOL:
 		if (!json_is_boolean(v))
-			return type_error(e, path, "true or false", v);
+			return wire_type_error(e, path, "true or false", v);
 		*(bool *)p = json_is_true(v);
 		return 0;
 	case F_DBL:
 		if (!json_is_number(v))
-			return type_error(e, path, "a number", v);
+			return wire_type_error(e, path, "a number", v);
 		*(double *)p = json_number_value(v);
 		return 0;
 	case F_STR: {
 		if (!json_is_string(v))
-			return type_error(e, path, "a string", v);
+			return wire_type_error(e, path, "a string", v);
 		const char *s = json_string_value(v);
 		size_t n = json_string_length(v);
 		if (n != strlen(s))
@@ -452,7 +409,7 @@ static int decode_field(const json_t *v, const struct field *f, void *base, cons
 	}
 	case F_TIER: {
 		if (!json_is_string(v))
-			return type_error(e, path, "a tier name (P0, P1, P2)", v);
+			return wire_type_error(e, path, "a tier name (P0, P1, P2)", v);
 		enum tier t;
 		if (tier_parse(json_string_value(v), &t, NULL) < 0)
 			return err_set(e, GQ_EINVAL, "%s: unknown tier '%s'; use P0, P1 or P2",
@@ -462,7 +419,7 @@ static int decode_field(const json_t *v, const struct field *f, void *base, cons
 	}
 	case F_STATE: {
 		if (!json_is_string(v))
-			return type_error(e, path, "a job state", v);
+			return wire_type_error(e, path, "a job state", v);
 		enum job_state s;
 		if (job_state_parse(json_string_value(v), &s) < 0)
 			return err_set(e, GQ_EINVAL, "%s: unknown job state '%s'", path,
@@ -484,14 +441,14 @@ static const struct field *find_field(const struct field *t, size_t n, const cha
 
 /* Decodes every member of object v through table t into base; members in
  * `extra` (a NULL-terminated list) are skipped for the caller to handle. */
-static int decode_table(const json_t *v, const struct field *t, size_t n, void *base,
-			const char *what, const char *const *extra, struct gq_err *e)
+int wire_decode_table(const json_t *v, const struct field *t, size_t n, void *base,
+		      const char *what, const char *const *extra, struct gq_err *e)
 {
 	if (!json_is_object(v))
-		return type_error(e, what, "an object", v);
+		return wire_type_error(e, what, "an object", v);
 	const char *key;
 	json_t *val;
-	json_object_foreach(mut(v), key, val)
+	json_object_foreach(wire_mut(v), key, val)
 	{
 		bool skip = false;
 		for (size_t i = 0; extra && extra[i]; i++)
@@ -502,52 +459,31 @@ static int decode_table(const json_t *v, const struct field *t, size_t n, void *
 		const struct field *f = find_field(t, n, key);
 		if (!f)
 			return err_set(e, GQ_EINVAL, "%s: unknown field '%s'", what, key);
-		if (decode_field(val, f, base, key, e) < 0) {
+		if (wire_decode_field(val, f, base, key, e) < 0) {
 			/* Once more for the message with the full path: it
 			 * fails the same way (writing nothing), and the path
 			 * is not formatted for every field that decodes. */
 			char path[160];
 			snprintf(path, sizeof(path), "%s.%s", what, key);
-			decode_field(val, f, base, path, e);
+			wire_decode_field(val, f, base, path, e);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-json_t *codec_stats_encode(const struct stats *st, const int *counts, int64_t now)
-{
-	json_t *o = encode_table(stats_fields, NF(stats_fields), st);
-	json_t *jobs = json_object(), *groups = json_array(), *depts = json_array();
-	for (int i = 0; i < JOB_STATE_COUNT; i++)
-		json_object_set_new(jobs, job_state_name((enum job_state)i),
-				    json_integer(counts ? counts[i] : 0));
-	for (size_t i = 0; i < st->ngroups; i++)
-		json_array_append_new(groups, encode_table(stats_group_fields,
-							   NF(stats_group_fields), &st->groups[i]));
-	for (size_t i = 0; i < st->ndepts; i++)
-		json_array_append_new(
-		    depts, encode_table(stats_dept_fields, NF(stats_dept_fields), &st->depts[i]));
-	json_object_set_new(o, "now", json_integer(now));
-	json_object_set_new(o, "jobs", jobs);
-	json_object_set_new(o, "groups", groups);
-	json_object_set_new(o, "depts", depts);
-	return o;
-}
-
-/* Decodes array v of objects through table t into *items (n of them, each
- * elem bytes, zeroed first); caller frees. */
-static int decode_array(const json_t *v, const struct field *t, size_t nt, size_t elem,
-			const char *what, void **items, size_t *n, struct gq_err *e)
+int wire_decode_array(const json_t *v, const struct field *t, size_t nt, size_t elem,
+		      const char *what, void **items, size_t *n, struct gq_err *e)
 {
 	if (!json_is_array(v))
-		return type_error(e, what, "an array", v);
+		return wire_type_error(e, what, "an array", v);
 	size_t cnt = json_array_size(v);
 	char *arr = xcalloc(cnt ? cnt : 1, elem);
 	for (size_t i = 0; i < cnt; i++) {
 		char path[64];
 		snprintf(path, sizeof(path), "%s[%zu]", what, i);
-		if (decode_table(json_array_get(v, i), t, nt, arr + i * elem, path, NULL, e) < 0) {
+		if (wire_decode_table(json_array_get(v, i), t, nt, arr + i * elem, path, NULL, e) <
+		    0) {
 			free(arr);
 			return -1;
 		}
@@ -557,48 +493,12 @@ static int decode_array(const json_t *v, const struct field *t, size_t nt, size_
 	return 0;
 }
 
-int codec_stats_parse(const char *text, size_t len, struct stats *out, int64_t *now,
-		      struct gq_err *e)
-{
-	json_t *v = NULL;
-	if (codec_parse(text, len, &v, e) < 0)
-		return -1;
-	static const char *const extra[] = {"now", "jobs", "groups", "depts", NULL};
-	struct stats st;
-	memset(&st, 0, sizeof(st));
-	void *groups = NULL, *depts = NULL;
-	const json_t *jn = json_object_get(v, "now");
-	int rc = -1;
-	if (decode_table(v, stats_fields, NF(stats_fields), &st, "stats", extra, e) < 0)
-		goto out;
-	if (!json_is_integer(jn)) {
-		type_error(e, "stats.now", "an integer", jn);
-		goto out;
-	}
-	if (decode_array(json_object_get(v, "groups"), stats_group_fields, NF(stats_group_fields),
-			 sizeof(struct stats_group), "stats.groups", &groups, &st.ngroups, e) < 0 ||
-	    decode_array(json_object_get(v, "depts"), stats_dept_fields, NF(stats_dept_fields),
-			 sizeof(struct stats_dept), "stats.depts", &depts, &st.ndepts, e) < 0)
-		goto out;
-	st.groups = groups;
-	st.depts = depts;
-	groups = depts = NULL;
-	*now = json_integer_value(jn);
-	*out = st;
-	rc = 0;
-out:
-	free(groups);
-	free(depts);
-	json_decref(v);
-	return rc;
-}
-
 static int decode_deps(const json_t *v, struct job *j, const char *what, struct gq_err *e)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "%s.deps", what);
 	if (!json_is_array(v))
-		return type_error(e, path, "an array of job ids", v);
+		return wire_type_error(e, path, "an array of job ids", v);
 	if (json_array_size(v) > GQ_MAX_DEPS)
 		return err_set(e, GQ_EINVAL, "%s: at most %d dependencies, got %zu", path,
 			       GQ_MAX_DEPS, json_array_size(v));
@@ -618,7 +518,7 @@ static int decode_deps(const json_t *v, struct job *j, const char *what, struct 
 static int decode_alloc(const json_t *v, struct job *j, struct gq_err *e)
 {
 	if (!json_is_array(v))
-		return type_error(e, "job.alloc", "an array", v);
+		return wire_type_error(e, "job.alloc", "an array", v);
 	if (json_array_size(v) > GQ_MAX_ALLOC)
 		return err_set(e, GQ_EINVAL, "job.alloc: at most %d nodes, got %zu", GQ_MAX_ALLOC,
 			       json_array_size(v));
@@ -629,7 +529,7 @@ static int decode_alloc(const json_t *v, struct job *j, struct gq_err *e)
 		char path[64];
 		snprintf(path, sizeof(path), "job.alloc[%zu]", i);
 		if (!json_is_object(a))
-			return type_error(e, path, "an object", a);
+			return wire_type_error(e, path, "an object", a);
 		json_t *node = NULL, *gpus = NULL;
 		const char *key;
 		json_t *val;
@@ -671,15 +571,15 @@ int codec_job_decode(const json_t *v, struct job *out, struct gq_err *e)
 	static const char *const extra[] = {"req", "override", "alloc", "deps", NULL};
 	struct job j;
 	job_init(&j);
-	if (decode_table(v, job_fields, NF(job_fields), &j, "job", extra, e) < 0)
+	if (wire_decode_table(v, job_fields, NF(job_fields), &j, "job", extra, e) < 0)
 		return -1;
 	json_t *x;
 	if ((x = json_object_get(v, "req")) &&
-	    decode_table(x, res_fields, NF(res_fields), &j.req, "job.req", NULL, e) < 0)
+	    wire_decode_table(x, res_fields, NF(res_fields), &j.req, "job.req", NULL, e) < 0)
 		return -1;
 	if ((x = json_object_get(v, "override")) && !json_is_null(x)) {
-		if (decode_table(x, ovr_fields, NF(ovr_fields), &j.ovr, "job.override", NULL, e) <
-		    0)
+		if (wire_decode_table(x, ovr_fields, NF(ovr_fields), &j.ovr, "job.override", NULL,
+				      e) < 0)
 			return -1;
 		j.ovr.set = true;
 	}
@@ -696,7 +596,7 @@ int codec_node_decode(const json_t *v, struct node *out, struct gq_err *e)
 	struct node n;
 	memset(&n, 0, sizeof(n));
 	n.up = true;
-	if (decode_table(v, node_fields, NF(node_fields), &n, "node", NULL, e) < 0)
+	if (wire_decode_table(v, node_fields, NF(node_fields), &n, "node", NULL, e) < 0)
 		return -1;
 	if (n.ngpus < 0 || n.ngpus > GQ_MAX_NODE_GPUS)
 		return err_set(e, GQ_EINVAL, "node.ngpus: %d is out of range 0..%d", n.ngpus,
@@ -709,7 +609,7 @@ int codec_event_decode(const json_t *v, struct event *out, struct gq_err *e)
 {
 	struct event ev;
 	memset(&ev, 0, sizeof(ev));
-	if (decode_table(v, event_fields, NF(event_fields), &ev, "event", NULL, e) < 0)
+	if (wire_decode_table(v, event_fields, NF(event_fields), &ev, "event", NULL, e) < 0)
 		return -1;
 	*out = ev;
 	return 0;
@@ -718,7 +618,7 @@ int codec_event_decode(const json_t *v, struct event *out, struct gq_err *e)
 int codec_events_decode(const json_t *arr, struct event **items, size_t *n, struct gq_err *e)
 {
 	if (!json_is_array(arr))
-		return type_error(e, "events", "an array", arr);
+		return wire_type_error(e, "events", "an array", arr);
 	size_t cnt = json_array_size(arr), i;
 	struct event *evs = xcalloc(cnt ? cnt : 1, sizeof(*evs));
 	json_t *x;
@@ -738,7 +638,7 @@ int codec_events_decode(const json_t *arr, struct event **items, size_t *n, stru
 int codec_policy_decode(const json_t *v, struct policy *out, struct gq_err *e)
 {
 	if (!json_is_object(v))
-		return type_error(e, "policy", "an object", v);
+		return wire_type_error(e, "policy", "an object", v);
 	struct policy *p = xmalloc(sizeof(*p));
 	policy_defaults(p);
 	p->nqueues = 0;
@@ -746,11 +646,11 @@ int codec_policy_decode(const json_t *v, struct policy *out, struct gq_err *e)
 	int rc = -1;
 	const char *key;
 	json_t *val;
-	json_object_foreach(mut(v), key, val)
+	json_object_foreach(wire_mut(v), key, val)
 	{
 		if (!strcmp(key, "revision")) {
 			if (!json_is_string(val)) {
-				type_error(e, "policy.revision", "a string", val);
+				wire_type_error(e, "policy.revision", "a string", val);
 				goto out;
 			}
 			if (!STR_COPY(p->revision, json_string_value(val))) {
@@ -760,7 +660,7 @@ int codec_policy_decode(const json_t *v, struct policy *out, struct gq_err *e)
 			}
 		} else if (!strcmp(key, "keys")) {
 			if (!json_is_object(val)) {
-				type_error(e, "policy.keys", "an object", val);
+				wire_type_error(e, "policy.keys", "an object", val);
 				goto out;
 			}
 			const char *k;
@@ -807,7 +707,7 @@ static int decode_states(const json_t *arr, const char *what, struct snapshot *s
 			 struct gq_err *e)
 {
 	if (!json_is_array(arr))
-		return type_error(e, what, "an array", arr);
+		return wire_type_error(e, what, "an array", arr);
 	size_t i;
 	json_t *x;
 	json_array_foreach(arr, i, x)
@@ -823,10 +723,10 @@ static int decode_states(const json_t *arr, const char *what, struct snapshot *s
 		if (idx < 0)
 			return err_set(e, GQ_EINVAL, "%s: '%s' is not in the policy", path, nm);
 		static const char *const extra[] = {"name", NULL};
-		if (queues ? decode_table(x, qstate_fields, NF(qstate_fields), &s->qstate[idx],
-					  path, extra, e)
-			   : decode_table(x, dstate_fields, NF(dstate_fields), &s->dstate[idx],
-					  path, extra, e))
+		if (queues ? wire_decode_table(x, qstate_fields, NF(qstate_fields), &s->qstate[idx],
+					       path, extra, e)
+			   : wire_decode_table(x, dstate_fields, NF(dstate_fields), &s->dstate[idx],
+					       path, extra, e))
 			return -1;
 	}
 	return 0;
@@ -854,14 +754,14 @@ static int decode_columns(const json_t *v, struct column *out, size_t *n, struct
 {
 	const char *path = "snapshot.job_columns";
 	if (!json_is_array(v))
-		return type_error(e, path, "an array of column names", v);
+		return wire_type_error(e, path, "an array of column names", v);
 	struct column all[MAX_COLUMNS];
 	size_t nall = all_columns(all), i;
 	bool seen[MAX_COLUMNS] = {false};
 	json_t *c;
 	if (json_array_size(v) > nall)
 		return err_set(e, GQ_EINVAL, "%s: more than %zu columns", path, nall);
-	json_array_foreach(mut(v), i, c)
+	json_array_foreach(wire_mut(v), i, c)
 	{
 		if (!json_is_string(c))
 			return err_set(e, GQ_EINVAL, "%s[%zu]: expected a column name", path, i);
@@ -900,7 +800,7 @@ static int decode_cell(const json_t *v, const struct column *c, const json_t *st
 		if (c->f->type == F_TIME) {
 			int64_t *t = (int64_t *)((char *)j + c->f->off);
 			if (!json_is_integer(v))
-				return type_error(e, path, "an integer", v);
+				return wire_type_error(e, path, "an integer", v);
 			if (__builtin_add_overflow((int64_t)json_integer_value(v), time_base, t) ||
 			    *t < 0 || *t > GQ_TIME_MAX)
 				return err_set(e, GQ_EINVAL,
@@ -920,10 +820,10 @@ static int decode_cell(const json_t *v, const struct column *c, const json_t *st
 					       (long long)k);
 			v = sv;
 		}
-		return decode_field(v, c->f, c->kind == COL_JOB ? (void *)j : (void *)&j->req, path,
-				    e);
+		return wire_decode_field(v, c->f, c->kind == COL_JOB ? (void *)j : (void *)&j->req,
+					 path, e);
 	case COL_OVERRIDE:
-		if (decode_table(v, ovr_fields, NF(ovr_fields), &j->ovr, path, NULL, e) < 0)
+		if (wire_decode_table(v, ovr_fields, NF(ovr_fields), &j->ovr, path, NULL, e) < 0)
 			return -1;
 		j->ovr.set = true;
 		return 0;
@@ -973,7 +873,7 @@ static int decode_row(const json_t *v, const struct column *cols, size_t n, cons
 int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *e)
 {
 	if (!json_is_object(v))
-		return type_error(e, "snapshot", "an object", v);
+		return wire_type_error(e, "snapshot", "an object", v);
 	snapshot_release(out);
 	snapshot_init(out);
 	json_t *x;
@@ -991,7 +891,7 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 		goto fail;
 	}
 	if (strings && !json_is_array(strings)) {
-		type_error(e, "snapshot.job_strings", "an array of strings", strings);
+		wire_type_error(e, "snapshot.job_strings", "an array of strings", strings);
 		goto fail;
 	}
 	int64_t time_base = 0;
@@ -1001,7 +901,7 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			goto fail;
 		}
 		if (!json_is_integer(x)) {
-			type_error(e, "snapshot.job_time_base", "an integer", x);
+			wire_type_error(e, "snapshot.job_time_base", "an integer", x);
 			goto fail;
 		}
 		time_base = json_integer_value(x);
@@ -1015,11 +915,11 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 		}
 	const char *key;
 	json_t *val;
-	json_object_foreach(mut(v), key, val)
+	json_object_foreach(wire_mut(v), key, val)
 	{
 		if (!strcmp(key, "now")) {
 			if (!json_is_integer(val)) {
-				type_error(e, "snapshot.now", "an integer", val);
+				wire_type_error(e, "snapshot.now", "an integer", val);
 				goto fail;
 			}
 			out->now = json_integer_value(val);
@@ -1038,7 +938,7 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			continue;
 		} else if (!strcmp(key, "jobs")) {
 			if (!json_is_array(val)) {
-				type_error(e, "snapshot.jobs", "an array", val);
+				wire_type_error(e, "snapshot.jobs", "an array", val);
 				goto fail;
 			}
 			size_t i;
@@ -1060,7 +960,7 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			}
 		} else if (!strcmp(key, "nodes")) {
 			if (!json_is_array(val)) {
-				type_error(e, "snapshot.nodes", "an array", val);
+				wire_type_error(e, "snapshot.nodes", "an array", val);
 				goto fail;
 			}
 			size_t i;
@@ -1276,7 +1176,7 @@ void submission_release(struct submission *s)
 static int strv_decode(const json_t *v, const char *path, bool env, char ***out, struct gq_err *e)
 {
 	if (!json_is_array(v))
-		return type_error(e, path, "an array of strings", v);
+		return wire_type_error(e, path, "an array of strings", v);
 	size_t n = json_array_size(v), i;
 	if (n > MAX_STRV)
 		return err_set(e, GQ_ETOOBIG, "%s: more than %d entries", path, MAX_STRV);
@@ -1304,7 +1204,7 @@ static int strv_decode(const json_t *v, const char *path, bool env, char ***out,
 static int str_decode(const json_t *v, const char *path, char **out, struct gq_err *e)
 {
 	if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
-		return type_error(e, path, "a string without NUL", v);
+		return wire_type_error(e, path, "a string without NUL", v);
 	*out = xstrdup(json_string_value(v));
 	return 0;
 }
@@ -1312,13 +1212,13 @@ static int str_decode(const json_t *v, const char *path, char **out, struct gq_e
 int codec_submit_decode(const json_t *v, struct submission *out, struct gq_err *e)
 {
 	if (!json_is_object(v))
-		return type_error(e, "submission", "an object", v);
+		return wire_type_error(e, "submission", "an object", v);
 	struct submission s;
 	memset(&s, 0, sizeof(s));
 	job_init(&s.job);
 	const char *key;
 	json_t *val;
-	json_object_foreach(mut(v), key, val)
+	json_object_foreach(wire_mut(v), key, val)
 	{
 		char path[96];
 		snprintf(path, sizeof(path), "submission.%s", key);
@@ -1328,10 +1228,10 @@ int codec_submit_decode(const json_t *v, struct submission *out, struct gq_err *
 				f = find_field(job_fields, NF(job_fields), key);
 		int rc;
 		if (f)
-			rc = decode_field(val, f, &s.job, path, e);
+			rc = wire_decode_field(val, f, &s.job, path, e);
 		else if (!strcmp(key, "req"))
-			rc = decode_table(val, res_fields, NF(res_fields), &s.job.req, path, NULL,
-					  e);
+			rc = wire_decode_table(val, res_fields, NF(res_fields), &s.job.req, path,
+					       NULL, e);
 		else if (!strcmp(key, "deps"))
 			rc = decode_deps(val, &s.job, "submission", e);
 		else if (!strcmp(key, "argv"))

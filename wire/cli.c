@@ -1,7 +1,7 @@
 /*
- * json.c - the --json output of gq's commands (see json.h).
+ * cli.c - the --json output of gq's commands (see cli.h).
  */
-#include "json.h"
+#include "wire/cli.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -9,13 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/codec.h"
-#include "cmd.h"
+#include "cmd/explain.h"
 #include "core/order.h"
-#include "explain.h"
 #include "policy/impact.h"
 #include "policy/repo.h"
 #include "policy/semdiff.h"
+#include "wire/codec.h"
 
 static void emit(json_t *v, bool compact)
 {
@@ -100,159 +99,27 @@ void jout_nodes(const struct snapshot *s)
 	emit(a, false);
 }
 
-static const char *str_or(const json_t *v, const char *dflt)
+/* A report's text as the server sent it, which the typed form gives back
+ * byte for byte (the same encoder made it). */
+static void put_text(char *text)
 {
-	const char *s = json_string_value(v);
-	return s ? s : dflt;
+	printf("%s\n", text);
+	free(text);
 }
 
-static long long ival(const json_t *o, const char *k)
+void jout_stats(const struct stats_report *r)
 {
-	const json_t *v = json_object_get(o, k);
-	return json_is_integer(v) ? (long long)json_integer_value(v)
-				  : (long long)json_number_value(v);
+	put_text(wire_stats_text(r));
 }
 
-static const char *dur(const json_t *o, const char *k, char *out, size_t size)
+void jout_preemptions(const struct preempt_list *l)
 {
-	return dur_format(ival(o, k), out, size);
+	put_text(wire_preemptions_text(l));
 }
 
-int jout_stats_text(const char *text, struct gq_err *e)
+void jout_reclaim(const struct reclaim_report *r)
 {
-	json_t *v = NULL;
-	if (codec_parse(text, strlen(text), &v, e) < 0)
-		return -1;
-	json_t *jobs = json_object_get(v, "jobs"), *groups = json_object_get(v, "groups"),
-	       *depts = json_object_get(v, "depts");
-	if (!json_is_object(jobs) || !json_is_array(groups)) {
-		json_decref(v);
-		return err_set(e, GQ_EINTERNAL,
-			       "unexpected statistics from the server (no jobs or groups)");
-	}
-	char t1[32], t2[32], d1[16], d2[16], d3[16];
-	int64_t now = ival(v, "now");
-	printf("from %s to %s\n", cmd_time(ival(v, "from"), now, t1, sizeof(t1)),
-	       cmd_time(ival(v, "to"), now, t2, sizeof(t2)));
-	printf("GPUs: %lld, utilisation %.1f%%, %.1f GPU-hours used\n", ival(v, "gpus"),
-	       json_number_value(json_object_get(v, "utilisation")) * 100,
-	       json_number_value(json_object_get(v, "gpu_seconds")) / 3600);
-	printf("jobs:");
-	for (int st = 0; st < JOB_STATE_COUNT; st++) {
-		const char *name = job_state_name((enum job_state)st);
-		if (json_object_get(jobs, name))
-			printf(" %lld %s%s", ival(jobs, name), name,
-			       st + 1 < JOB_STATE_COUNT ? "," : "");
-	}
-	printf("\n");
-	size_t i;
-	json_t *g;
-	if (json_array_size(groups)) {
-		printf("\n%-12s %-4s %6s %7s %7s %8s %5s %9s %8s %9s %9s\n", "QUEUE", "TIER",
-		       "STARTS", "P50", "P95", "LONGEST", "OVER", "OVERTAKEN", "PREEMPTS", "LOST",
-		       "CANCELLED");
-		json_array_foreach(groups, i, g)
-		{
-			char lost[16];
-			dur_format((int64_t)json_number_value(json_object_get(g, "work_lost")),
-				   lost, sizeof(lost));
-			printf("%-12s %-4s %6lld %7s %7s %8s %5lld %9lld %8lld %9s %9lld\n",
-			       str_or(json_object_get(g, "queue"), "-"),
-			       str_or(json_object_get(g, "tier"), "-"), ival(g, "starts"),
-			       dur(g, "p50_wait", d1, sizeof(d1)),
-			       dur(g, "p95_wait", d2, sizeof(d2)),
-			       dur(g, "longest_wait", d3, sizeof(d3)), ival(g, "over_limit"),
-			       ival(g, "overtaken"), ival(g, "preemptions"), lost,
-			       ival(g, "cancelled"));
-		}
-	}
-	if (json_array_size(depts)) {
-		printf("\n%-12s %10s %10s\n", "DEPARTMENT", "GPU-HOURS", "CHARGED");
-		json_array_foreach(depts, i, g)
-		    printf("%-12s %10.2f %10.2f\n", str_or(json_object_get(g, "dept"), "-"),
-			   json_number_value(json_object_get(g, "gpu_hours")),
-			   json_number_value(json_object_get(g, "charged")));
-	}
-	json_decref(v);
-	return 0;
-}
-
-int jout_preemptions_text(const char *text, struct gq_err *e)
-{
-	json_t *v = NULL;
-	if (codec_parse(text, strlen(text), &v, e) < 0)
-		return -1;
-	json_t *recs = json_object_get(v, "preemptions");
-	if (!json_is_array(recs)) {
-		json_decref(v);
-		return err_set(e, GQ_EINTERNAL,
-			       "unexpected answer from the server (no preemptions)");
-	}
-	int64_t now = ival(v, "now");
-	if (json_array_size(recs) == 0)
-		printf("no preemptions\n");
-	else
-		printf("%-4s %-6s %-7s %-8s %4s %6s %-12s %-12s %-12s %-12s %9s %s\n", "ID",
-		       "VICTIM", "FOR", "REASON", "GPUS", "RAN", "SIGNALLED", "SAVED", "RELEASED",
-		       "RESTARTED", "LOST", "RESUMED");
-	size_t i;
-	json_t *r;
-	json_array_foreach(recs, i, r)
-	{
-		char ran[16], t[4][32], trig[24], lost[24];
-		static const char *const times[] = {"signalled", "saved", "released", "restarted"};
-		for (int k = 0; k < 4; k++)
-			cmd_time(ival(r, times[k]), now, t[k], sizeof(t[k]));
-		if (ival(r, "trigger"))
-			snprintf(trig, sizeof(trig), "%lld", ival(r, "trigger"));
-		else
-			snprintf(trig, sizeof(trig), "-");
-		snprintf(lost, sizeof(lost), "%.2f GPU-h",
-			 json_number_value(json_object_get(r, "work_lost")) / 3600);
-		printf("%-4lld %-6lld %-7s %-8s %4lld %6s %-12s %-12s %-12s %-12s %9s %s\n",
-		       ival(r, "id"), ival(r, "victim"), trig,
-		       str_or(json_object_get(r, "reason"), "-"), ival(r, "gpus"),
-		       dur(r, "ran", ran, sizeof(ran)), t[0], t[1], t[2], t[3], lost,
-		       json_is_true(json_object_get(r, "resumed")) ? "yes" : "no");
-	}
-	json_decref(v);
-	return 0;
-}
-
-int jout_reclaim_text(const char *text, struct gq_err *e)
-{
-	json_t *v = NULL;
-	if (codec_parse(text, strlen(text), &v, e) < 0)
-		return -1;
-	json_t *jobs = json_object_get(v, "jobs");
-	if (!json_is_array(jobs)) {
-		json_decref(v);
-		return err_set(e, GQ_EINTERNAL, "unexpected answer from the server (no jobs)");
-	}
-	int64_t now = ival(v, "now");
-	char idle[16];
-	dur(v, "idle_after", idle, sizeof(idle));
-	printf("reclaim.mode %s, idle after %s: %lld GPU%s held by %zu job%s (report only)\n",
-	       str_or(json_object_get(v, "mode"), "-"), idle, ival(v, "gpus"),
-	       ival(v, "gpus") == 1 ? "" : "s", json_array_size(jobs),
-	       json_array_size(jobs) == 1 ? "" : "s");
-	if (json_array_size(jobs))
-		printf("%-6s %-10s %4s %-12s %-12s %8s %s\n", "JOB", "KIND", "GPUS", "GPU-LIST",
-		       "SINCE", "FOR", "ACT");
-	size_t i;
-	json_t *j;
-	json_array_foreach(jobs, i, j)
-	{
-		char since[32], d[16];
-		printf("%-6lld %-10s %4lld %-12s %-12s %8s %s\n", ival(j, "job"),
-		       str_or(json_object_get(j, "kind"), "-"), ival(j, "gpus"),
-		       str_or(json_object_get(j, "gpu_list"), "-"),
-		       cmd_time(ival(j, "since"), now, since, sizeof(since)),
-		       dur(j, "for", d, sizeof(d)),
-		       json_is_true(json_object_get(j, "acts")) ? "yes" : "no");
-	}
-	json_decref(v);
-	return 0;
+	put_text(wire_reclaim_text(r));
 }
 
 static json_t *int_or_null(int64_t v)

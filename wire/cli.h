@@ -1,12 +1,13 @@
 /*
- * json.h - what gq's commands print with --json. The one file of cmd/ that
- * touches jansson; job fields come from the codec (backend/codec.h) so that
- * `gq show --json` and the API never disagree. Each function writes one
+ * cli.h - what gq's commands print with --json, from their structs. Job
+ * fields come from the codec (wire/codec.c) so that `gq show --json` and
+ * the API never disagree; a report (stats, preemptions, reclaim) prints as
+ * the API's text of it. Each function writes one
  * JSON value and a newline to stdout. The shapes are documented in the
  * commands' man pages; scripts depend on them.
  */
-#ifndef GQ_CMD_JSON_H
-#define GQ_CMD_JSON_H
+#ifndef GQ_WIRE_CLI_H
+#define GQ_WIRE_CLI_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,15 +47,11 @@ void jout_why(const struct explain_set *x, const struct job *j, const struct pre
 /* `gq eta --json`: an array of why objects, without "preemption". */
 void jout_eta(const struct explain_set *x, const struct job *const *rows, size_t n);
 
-/*
- * Renders the server's /v1/stats answer for people. -1 with e filled when
- * the text is not the documented shape.
- */
-int jout_stats_text(const char *json, struct gq_err *e);
-/* Render the server's /v1/preemptions and /v1/reclaim answers for people
- * (gq preemptions, gq reclaim); -1 with e filled when malformed. */
-int jout_preemptions_text(const char *json, struct gq_err *e);
-int jout_reclaim_text(const char *json, struct gq_err *e);
+/* The API's text of a report (wire.h) and a newline: gq stats --json,
+ * gq preemptions --json, gq reclaim --json. */
+void jout_stats(const struct stats_report *r);
+void jout_preemptions(const struct preempt_list *l);
+void jout_reclaim(const struct reclaim_report *r);
 
 /* ---- gq policy (shapes in gq-policy(1)) ---- */
 struct policy_diff;

@@ -12,7 +12,7 @@
 #include "backend/codec.h"
 #include "cmd.h"
 #include "core/order.h"
-#include "explain.h"
+#include "explain/explain.h"
 #include "policy/impact.h"
 #include "policy/repo.h"
 #include "policy/semdiff.h"

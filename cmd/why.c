@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
-#include "explain.h"
+#include "explain/explain.h"
 #include "json.h"
 
 /* For a job that is not pending: one sentence on where it is. */
@@ -64,7 +64,7 @@ static int why_exec(int argc, char **argv)
 		j = snapshot_find(&s, id);
 	}
 	struct explain_set x;
-	explain_compute(&s, &x);
+	explain_compute(&s, cmd_zone(s.now), &x);
 	const struct explain *ex = explain_find(&x, id);
 	struct preempt_plan pp = {0};
 	if (ex)

@@ -48,8 +48,8 @@ void zone_add(struct zone *z, int64_t from, int32_t offset)
 
 int32_t zone_offset(const struct zone *z, int64_t t)
 {
-	if (!z)
-		return 0;
+	if (!z || z->n <= 0)
+		return 0; /* NULL or zeroed: UTC */
 	int i = z->n - 1;
 	while (i > 0 && t < z->from[i])
 		i--;

@@ -35,7 +35,7 @@ void zone_fixed(struct zone *z, int32_t offset, const char *name);
 /* Appends a transition: offset is in force from `from` on. from must be
  * later than the last one; a full table or an equal offset is ignored. */
 void zone_add(struct zone *z, int64_t from, int32_t offset);
-/* The offset in force at t. */
+/* The offset in force at t; 0 for a NULL or zeroed zone, which is UTC. */
 int32_t zone_offset(const struct zone *z, int64_t t);
 /* The name of a fixed offset: "UTC", "UTC+01:00", "UTC-03:30". Returns out. */
 char *zone_offset_name(int32_t offset, char *out, size_t size);
@@ -55,6 +55,7 @@ void zone_local(const struct zone *z, int64_t t, struct zone_tm *out);
  *             "-" for 0 (unset). The time of gq ls, why, eta and show.
  * zone_clock: "14:35:07", the clock of gq top's header and event lists.
  * zone_stamp: "2026-11-30 14:35:07" (seconds) or "2026-11-30 14:35".
+ * A zeroed zone is UTC too.
  * Month names are English whatever the locale, as in the C locale.
  */
 char *zone_time(const struct zone *z, int64_t t, int64_t now, char *out, size_t size);

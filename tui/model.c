@@ -207,7 +207,8 @@ const struct job *model_gpu_job(const struct model *m, size_t node, int gpu)
 
 char *model_why(const struct model *m, int64_t id)
 {
-	const struct explain *ex = id ? explain_find(&m->x, id) : NULL;
+	/* A model not built yet (the app's first, empty one) explains nothing. */
+	const struct explain *ex = id && m->x.s ? explain_find(&m->x, id) : NULL;
 	if (!ex)
 		return NULL;
 	struct buf b;

@@ -2,7 +2,7 @@
  * ls.c - `gq ls`: jobs in scheduling order — running ones, then pending
  * ones in the order they will be considered, then (with --all) finished
  * ones — with weight, time waited or run, ETA and wait reason, all
- * computed locally by core on one snapshot (cmd/explain.h).
+ * computed locally by core on one snapshot (explain/explain.h).
  */
 #include "cmd.h"
 

@@ -2,7 +2,7 @@
  * why.c - `gq why JOB`: the answer squeue's one word never gives — what
  * the job waits for, who is ahead, its weight and when it rises, what it
  * needs against what is free, when it will likely start and what would
- * make it start sooner (DESIGN §4). The words are cmd/explain.c's.
+ * make it start sooner (DESIGN §4). The words are explain/explain.c's.
  */
 #include "cmd.h"
 

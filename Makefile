@@ -32,7 +32,7 @@ ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 LIBS := $(PKG_LIBS) -lm -lpthread
 
-DIRS := core os wire backend server policy tui cmd
+DIRS := core os explain wire backend server policy tui cmd
 SRC := $(foreach d,$(DIRS),$(wildcard $(d)/*.c))
 OBJ := $(SRC:%.c=$(BUILD)/%.o)
 # The man pages of gq and its commands, built in as text for `gq help`.
@@ -42,6 +42,8 @@ CORE_OBJ := $(filter $(BUILD)/core/%,$(OBJ))
 # os/: the few impure helpers the layers above core/ share (the monotonic
 # clock); unit-tested too.
 OS_OBJ := $(filter $(BUILD)/os/%,$(OBJ))
+# explain/, the wording and the time formatter, is pure on core/ too.
+EXPLAIN_OBJ := $(filter $(BUILD)/explain/%,$(OBJ))
 # wire/ is unit-tested too: all of it but the commands' --json output
 # (cli.o, which needs cmd/'s explanations); it needs jansson and core/.
 WIRE_OBJ := $(filter-out $(BUILD)/wire/cli.o,$(filter $(BUILD)/wire/%,$(OBJ)))
@@ -83,8 +85,8 @@ $(BUILD)/gen/manpages.o: $(BUILD)/gen/manpages.c $(BUILD)/.flags
 	@echo "  CC $<"
 	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/unit/run: $(UNIT_OBJ) $(CORE_OBJ) $(WIRE_OBJ) $(POLICY_PURE_OBJ) $(TUI_PURE_OBJ) \
-		$(OS_OBJ)
+$(BUILD)/tests/unit/run: $(UNIT_OBJ) $(CORE_OBJ) $(EXPLAIN_OBJ) $(WIRE_OBJ) $(POLICY_PURE_OBJ) \
+		$(TUI_PURE_OBJ) $(OS_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson) -lm -lpthread
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(filter-out $(BUILD)/cmd/main.o,$(OBJ))
@@ -93,15 +95,25 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(filter-out $(BUILD)/cmd/main.o,$(OBJ))
 unit: $(BUILD)/tests/unit/run
 
 # core/ is pure: no I/O, clock, environment or randomness. Its objects may not
-# call any of these.
+# call any of these. explain/ is pure the same way, and calls nothing of the
+# libraries above core either (jansson, curl, ncurses, ...): it may use libc's
+# string formatting and core, nothing else of ours.
 IMPURE := time clock_gettime gettimeofday getenv secure_getenv fopen fclose fread fwrite \
 	open read write printf fprintf puts fputs putchar rand random srand sleep usleep \
-	nanosleep system popen getpid localtime localtime_r mktime stat
-purity: $(CORE_OBJ)
+	nanosleep system popen getpid localtime localtime_r gmtime gmtime_r mktime strftime \
+	tzset stat
+LIBRARY_PREFIXES := json_ curl_ mvw w[a-z]*refresh initscr endwin readline git_ MHD_ sqlite3_ \
+	backend_ cmd_ tui_ model_ codec_
+purity: $(CORE_OBJ) $(EXPLAIN_OBJ)
 	@bad=$$(nm -u $(filter-out %/fatal.o,$(CORE_OBJ)) | awk '{print $$2}' | sed 's/@.*//' | sort -u | \
 		grep -xE '$(shell echo $(IMPURE) | tr ' ' '|')' || true); \
 	if [ -n "$$bad" ]; then echo "core/ is not pure, it calls: $$bad"; exit 1; fi; \
 	echo "core/ is pure"
+	@bad=$$(nm -u $(EXPLAIN_OBJ) | awk '{print $$2}' | sed 's/@.*//' | sort -u | \
+		grep -E '^($(shell echo $(IMPURE) | tr ' ' '|'))$$|^($(shell echo $(LIBRARY_PREFIXES) | tr ' ' '|'))' \
+		|| true); \
+	if [ -n "$$bad" ]; then echo "explain/ is not pure, it calls: $$bad"; exit 1; fi; \
+	echo "explain/ is pure"
 
 # core/ has a direction: no cycle among its headers (#include "..."), none
 # among its objects (who calls whom, from nm), and no file over 1,000 lines.

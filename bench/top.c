@@ -143,7 +143,7 @@ int main(int argc, char **argv)
 	size_t njobs = s.njobs;
 	struct model m;
 	double t0 = now_ms();
-	model_build(&m, &s, NULL, 0);
+	model_build(&m, &s, NULL, NULL, 0);
 	double t_build = now_ms() - t0;
 	printf("top: model of %zu jobs (%zu pending, %zu running, 512 GPUs) built in %.1f ms "
 	       "(order, reasons, predictions, pools, history)\n",

@@ -283,36 +283,61 @@ const char *cmd_sgr(bool on, const char *seq)
 	return on ? seq : "";
 }
 
+static int32_t local_offset(int64_t t, char *name, size_t size)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	if (!localtime_r(&tt, &tm))
+		return 0;
+	if (name && tm.tm_zone)
+		snprintf(name, size, "%s", tm.tm_zone);
+	return (int32_t)tm.tm_gmtoff;
+}
+
+/* The days around now are sampled, and each change of offset is narrowed
+ * down to its second: a year either way holds every time gq shows but
+ * the oldest finished jobs, which keep the offset of the table's ends. */
+#define ZONE_REACH (370 * INT64_C(86400))
+
+const struct zone *cmd_zone(int64_t now)
+{
+	static struct zone z;
+	static int64_t centre;
+	static bool done;
+	if (done && now > centre - ZONE_REACH / 2 && now < centre + ZONE_REACH / 2)
+		return &z;
+	centre = now;
+	char abbr[16] = "";
+	int64_t t = now - ZONE_REACH;
+	int32_t off = local_offset(t, NULL, 0);
+	local_offset(now, abbr, sizeof(abbr));
+	const char *tz = getenv("TZ");
+	if (tz && *tz == ':')
+		tz++;
+	zone_fixed(&z, off, tz && *tz ? tz : abbr);
+	z.from[0] = t;
+	for (int64_t d = t + 86400; d <= now + ZONE_REACH; d += 86400) {
+		int32_t o = local_offset(d, NULL, 0);
+		if (o == off)
+			continue;
+		int64_t lo = d - 86400, hi = d; /* offset off at lo, o at hi */
+		while (hi - lo > 1) {
+			int64_t mid = lo + (hi - lo) / 2;
+			if (local_offset(mid, NULL, 0) == off)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		zone_add(&z, hi, o);
+		off = o;
+	}
+	done = true;
+	return &z;
+}
+
 char *cmd_time(int64_t t, int64_t now, char *out, size_t size)
 {
-	if (!t) {
-		snprintf(out, size, "-");
-		return out;
-	}
-	/* Now's day is looked up once for a run of calls with the same now
-	 * (gq ls: one per row), and "%H:%M" is written by hand. */
-	static __thread int64_t last_now;
-	static __thread struct tm b;
-	time_t tt = (time_t)t, tn = (time_t)now;
-	struct tm a;
-	localtime_r(&tt, &a);
-	if (now != last_now || !last_now) {
-		localtime_r(&tn, &b);
-		last_now = now;
-	}
-	if (a.tm_year == b.tm_year && a.tm_yday == b.tm_yday && size >= 6) {
-		out[0] = (char)('0' + a.tm_hour / 10);
-		out[1] = (char)('0' + a.tm_hour % 10);
-		out[2] = ':';
-		out[3] = (char)('0' + a.tm_min / 10);
-		out[4] = (char)('0' + a.tm_min % 10);
-		out[5] = '\0';
-	} else {
-		strftime(out, size,
-			 a.tm_year == b.tm_year && a.tm_yday == b.tm_yday ? "%H:%M" : "%b %d %H:%M",
-			 &a);
-	}
-	return out;
+	return zone_time(cmd_zone(now), t, now, out, size);
 }
 
 int cmd_split_words(char *s, char **words, int max, char *why, size_t whylen)

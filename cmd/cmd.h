@@ -16,6 +16,7 @@
 
 #include "core/job.h"
 #include "core/util.h"
+#include "explain/zone.h"
 
 struct backend;
 
@@ -141,8 +142,15 @@ const char *cmd_sgr(bool on, const char *seq);
 #define SGR_YELLOW "\033[33m"
 #define SGR_BLUE "\033[34m"
 
-/* Local wall-clock time of t: "14:35" when on the same day as now, else
- * "Nov 30 14:35"; "-" for 0. Writes at most size bytes; returns out. */
+/* The reader's time zone: this process's (TZ, else the system's), read
+ * with localtime_r as a table of offsets a year around now (the
+ * snapshot's: the server's clock may be set) and named by TZ or its
+ * abbreviation. Every time gq shows is written in it (explain/zone.h).
+ * Borrowed until the next call with a now far from this one's. */
+const struct zone *cmd_zone(int64_t now);
+/* The reader's wall-clock time of t: "14:35" when on the same day as now,
+ * else "Nov 30 14:35"; "-" for 0 (zone_time in cmd_zone()). Writes at
+ * most size bytes; returns out. */
 char *cmd_time(int64_t t, int64_t now, char *out, size_t size);
 
 #endif

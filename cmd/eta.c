@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "backend/backend.h"
-#include "explain.h"
+#include "explain/explain.h"
 #include "wire/cli.h"
 
 static void eta_line(const struct explain_set *x, const struct explain *ex, struct buf *out)
@@ -64,7 +64,7 @@ static int eta_exec(int argc, char **argv)
 	}
 	struct gq_err e = GQ_ERR_INIT;
 	struct explain_set x;
-	explain_compute(&s, &x);
+	explain_compute(&s, cmd_zone(s.now), &x);
 	/* The jobs asked for (all pending ones when none), in queue order. */
 	const struct job **rows = xcalloc(x.n + nids + 1, sizeof(*rows));
 	size_t n = 0;

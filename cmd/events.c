@@ -17,10 +17,7 @@
 static void print_event(const struct event *ev)
 {
 	char when[32];
-	time_t t = (time_t)ev->time;
-	struct tm tm;
-	localtime_r(&t, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	zone_stamp(cmd_zone(ev->time), ev->time, true, when, sizeof(when));
 	char change[40];
 	if (ev->from != ev->to)
 		snprintf(change, sizeof(change), "%s->%s", job_state_name(ev->from),

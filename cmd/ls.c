@@ -2,7 +2,7 @@
  * ls.c - `gq ls`: jobs in scheduling order — running ones, then pending
  * ones in the order they will be considered, then (with --all) finished
  * ones — with weight, time waited or run, ETA and wait reason, all
- * computed locally by core on one snapshot (cmd/explain.h).
+ * computed locally by core on one snapshot (explain/explain.h).
  */
 #include "cmd.h"
 
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
-#include "explain.h"
+#include "explain/explain.h"
 #include "wire/cli.h"
 
 struct filter {
@@ -143,8 +143,9 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 	case F_WAITED:
 	case F_TIME:
 		if (j->state == JOB_PENDING)
-			buf_addstr(out, dur_format(j->queued_time ? now - j->queued_time : 0, d,
-						   sizeof(d)));
+			buf_addstr(out,
+				   dur_format(job_waiting_since(j) ? now - job_waiting_since(j) : 0,
+					      d, sizeof(d)));
 		else if (job_state_holds_gpus(j->state) && j->start_time)
 			buf_addstr(out, dur_format(now - j->start_time, d, sizeof(d)));
 		else if (j->start_time && j->end_time)
@@ -447,7 +448,7 @@ static int ls_exec(int argc, char **argv)
 		return rc;
 	}
 	struct explain_set x;
-	explain_compute(&s, &x);
+	explain_compute(&s, cmd_zone(s.now), &x);
 	size_t n;
 	const struct job **rows = rows_of(&x, &f, &n);
 	if (json) {

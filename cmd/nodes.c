@@ -5,7 +5,19 @@
 #include "cmd.h"
 
 #include "backend/backend.h"
+#include "explain/gpus.h"
 #include "wire/cli.h"
+
+struct node_jobs {
+	const struct snapshot *s;
+	struct buf *out;
+};
+
+static void add_job(size_t job, uint64_t mask, void *arg)
+{
+	struct node_jobs *nj = arg;
+	buf_printf(nj->out, "%s#%lld", nj->out->len ? " " : "", (long long)nj->s->jobs[job].id);
+}
 
 static void nodes_text(const struct snapshot *s)
 {
@@ -13,23 +25,10 @@ static void nodes_text(const struct snapshot *s)
 	       "JOBS");
 	for (size_t i = 0; i < s->nnodes; i++) {
 		const struct node *nd = &s->nodes[i];
-		uint64_t busy = 0;
 		struct buf jobs;
 		buf_init(&jobs, 0);
-		for (size_t k = 0; k < s->njobs; k++) {
-			const struct job *j = &s->jobs[k];
-			if (!job_state_holds_gpus(j->state))
-				continue;
-			bool on = false;
-			for (int x = 0; x < j->nalloc; x++)
-				if (j->alloc[x].node == (int)i) {
-					busy |= j->alloc[x].mask;
-					on = true;
-				}
-			if (on)
-				buf_printf(&jobs, "%s#%lld", jobs.len ? " " : "", (long long)j->id);
-		}
-		int nbusy = __builtin_popcountll(busy);
+		struct node_jobs nj = {s, &jobs};
+		int nbusy = __builtin_popcountll(gpus_busy(s, i, add_job, &nj));
 		char mem[24];
 		if (nd->gpu_mem_mb)
 			snprintf(mem, sizeof(mem), "%lldG", (long long)(nd->gpu_mem_mb / 1024));

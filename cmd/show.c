@@ -82,8 +82,9 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 	row("job", "%lld", (long long)j->id);
 	row("name", "%s", j->name);
 	row("user", "%s", j->user);
-	if (j->state == JOB_PENDING && j->queued_time)
-		row("state", "pending for %s", dur_format(now - j->queued_time, d, sizeof(d)));
+	if (j->state == JOB_PENDING && job_waiting_since(j))
+		row("state", "pending for %s",
+		    dur_format(now - job_waiting_since(j), d, sizeof(d)));
 	else if (job_state_holds_gpus(j->state) && j->start_time)
 		row("state", "%s for %s", job_state_name(j->state),
 		    dur_format(now - j->start_time, d, sizeof(d)));

@@ -21,8 +21,11 @@ static int top_exec(int argc, char **argv)
 	    {"no-mouse", no_argument, NULL, 'M'},
 	    {0, 0, 0, 0},
 	};
-	struct app_opts o = {
-	    .color = cmd_color(stdout), .mouse = true, .interval = 10, .view = VIEW_QUEUE};
+	struct app_opts o = {.color = cmd_color(stdout),
+			     .mouse = true,
+			     .interval = 10,
+			     .view = VIEW_QUEUE,
+			     .zone = cmd_zone};
 	struct gq_err e = GQ_ERR_INIT;
 	int opt, rc;
 	while ((opt = cmd_getopt(c, argc, argv, "", lo)) != -1) {

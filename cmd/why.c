@@ -2,14 +2,14 @@
  * why.c - `gq why JOB`: the answer squeue's one word never gives — what
  * the job waits for, who is ahead, its weight and when it rises, what it
  * needs against what is free, when it will likely start and what would
- * make it start sooner (DESIGN §4). The words are cmd/explain.c's.
+ * make it start sooner (DESIGN §4). The words are explain/explain.c's.
  */
 #include "cmd.h"
 
 #include <string.h>
 
 #include "backend/backend.h"
-#include "explain.h"
+#include "explain/explain.h"
 #include "wire/cli.h"
 
 /* For a job that is not pending: one sentence on where it is. */
@@ -64,7 +64,7 @@ static int why_exec(int argc, char **argv)
 		j = snapshot_find(&s, id);
 	}
 	struct explain_set x;
-	explain_compute(&s, &x);
+	explain_compute(&s, cmd_zone(s.now), &x);
 	const struct explain *ex = explain_find(&x, id);
 	struct preempt_plan pp = {0};
 	if (ex)

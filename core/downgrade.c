@@ -20,7 +20,7 @@ static bool concerned(const struct job *j)
 
 static int64_t cycle_base(const struct job *j)
 {
-	int64_t q = j->queued_time ? j->queued_time : j->submit_time;
+	int64_t q = job_waiting_since(j);
 	return j->confirmed_at > q ? j->confirmed_at : q;
 }
 

@@ -46,6 +46,11 @@ enum tier job_tier(const struct job *j)
 	return j->ovr.set ? j->ovr.tier : j->tier;
 }
 
+int64_t job_waiting_since(const struct job *j)
+{
+	return j->queued_time ? j->queued_time : j->submit_time;
+}
+
 int job_gpus_held(const struct job *j)
 {
 	if (!job_state_holds_gpus(j->state))

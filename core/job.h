@@ -123,6 +123,11 @@ struct job {
 
 /* The tier the scheduler uses: the override's when one is set. */
 enum tier job_tier(const struct job *j);
+/* Since when j has been waiting, the one rule of "waited" (gq ls, show,
+ * top, aging's permits, downgrade reminders, the stats): queued_time, its
+ * last entry into pending (submit, or a requeue after preemption), or
+ * submit_time when a backend leaves queued_time unset; 0 when both are. */
+int64_t job_waiting_since(const struct job *j);
 /* GPUs the job holds right now (0 unless job_state_holds_gpus). */
 int job_gpus_held(const struct job *j);
 /* The GPU indices of j's allocation, "0,1,5" (every node's in turn, as

@@ -270,7 +270,7 @@ static void first_sight(struct ctx *c, size_t ji, const struct event *ev)
 	int64_t since = ev->time;
 	tr->seen = true;
 	if (ev->from == JOB_PENDING && ev->to != JOB_PENDING)
-		since = j->queued_time ? j->queued_time : j->submit_time;
+		since = job_waiting_since(j);
 	else if (job_state_holds_gpus(ev->from) && j->start_time)
 		since = j->start_time;
 	enter(c, ji, ev->from, since);

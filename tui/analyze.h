@@ -9,7 +9,7 @@
 
 #include "model.h"
 
-/* Fills m->queue / m->nqueue from m->snap (which must be sorted by id):
+/* Fills m->queue / m->nqueue from m->x, the core's verdict on m->snap:
  * pending jobs in scheduling order with position, weight, primary reason
  * and ETA. Replaces any previous queue. */
 void analyze_queue(struct model *m);

@@ -29,7 +29,6 @@
 #include <unistd.h>
 
 #include "backend/config.h"
-#include "cmd/explain.h"
 #include "os/mono.h"
 #include "policy/repo.h"
 #include "term.h"
@@ -101,28 +100,6 @@ static volatile sig_atomic_t quit_signal;
 static void on_quit_signal(int sig)
 {
 	quit_signal = sig;
-}
-
-/* The explanation of `gq why` for job id (pending or starting) in s: the
- * shared renderer's paragraph and what would make it start sooner. NULL
- * for any other job. The caller frees it. */
-static char *why_text(const struct snapshot *s, int64_t id)
-{
-	struct explain_set x;
-	struct buf b;
-	const struct job *j = snapshot_find(s, id);
-	if (!id || !j || (j->state != JOB_PENDING && j->state != JOB_STARTING))
-		return NULL;
-	buf_init(&b, 0);
-	explain_compute(s, &x);
-	const struct explain *ex = explain_find(&x, id);
-	if (ex) {
-		explain_text(&x, ex, &b);
-		buf_addstr(&b, "\n");
-		explain_sooner(&x, ex, &b);
-	}
-	explain_release(&x);
-	return buf_detach(&b);
 }
 
 /* ---- the fetcher ---- */
@@ -211,13 +188,13 @@ static int publish_snapshot(struct app *a, struct gq_err *e)
 		return -1;
 	}
 	struct model *m = xcalloc(1, sizeof(*m));
-	model_build(m, &s, a->evs, a->nevs);
+	model_build(m, &s, a->o->zone ? a->o->zone(s.now) : NULL, a->evs, a->nevs);
 	snapshot_release(&s);
 	pthread_mutex_lock(&a->mu);
 	int64_t want = a->want_job;
 	pthread_mutex_unlock(&a->mu);
 	m->why_job = want;
-	m->why = why_text(&m->snap, want);
+	m->why = model_why(m, want);
 	pthread_mutex_lock(&a->mu);
 	if (a->fresh) {
 		model_release(a->fresh);
@@ -392,16 +369,14 @@ static void fetch_log(struct app *a)
 struct log_walk {
 	struct buf *b;
 	const char *in_force;
+	const struct zone *zone;
 };
 
 static int log_commit(const struct policy_commit *c, void *arg)
 {
 	struct log_walk *w = arg;
 	char when[32];
-	time_t t = (time_t)c->time;
-	struct tm tm;
-	localtime_r(&t, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+	zone_stamp(w->zone, c->time, false, when, sizeof(when));
 	buf_printf(w->b, "%.10s %s %s: %s%s\n", c->oid, when, c->author_name, c->summary,
 		   strcmp(c->oid, w->in_force) ? "" : "  (in force)");
 	for (int i = 0; i < c->ntrailers; i++)
@@ -427,7 +402,7 @@ static void read_policy_log(struct app *a)
 			   "machine shows the history",
 			   e.msg);
 	} else {
-		struct log_walk w = {&b, rev};
+		struct log_walk w = {&b, rev, &a->m->zone};
 		buf_printf(&b, "%s:\n", policy_repo_path(r));
 		if (policy_repo_walk(r, "HEAD", 10, log_commit, &w, &e) < 0)
 			buf_printf(&b, "(cannot read its history: %s)", e.msg);
@@ -465,7 +440,7 @@ static void update_why(struct app *a, bool compute)
 	}
 	if (compute) {
 		free(a->why);
-		a->why = why_text(&a->m->snap, a->st.job);
+		a->why = model_why(a->m, a->st.job);
 	}
 	a->st.why = a->why ? a->why : "";
 }

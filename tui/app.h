@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "backend/backend.h"
+#include "explain/zone.h"
 #include "tui.h"
 
 struct app_opts {
@@ -18,6 +19,10 @@ struct app_opts {
 	int interval;	   /* seconds between snapshots when no event comes */
 	enum view_id view; /* the view shown first */
 	int64_t job;	   /* open this job's view first (0: none) */
+	/* The reader's time zone around a snapshot's now, in which every
+	 * time is shown (cmd_zone); called by the fetcher thread only, its
+	 * result copied into each model. NULL: UTC. */
+	const struct zone *(*zone)(int64_t now);
 };
 
 /*

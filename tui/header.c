@@ -116,7 +116,7 @@ int header_draw(const struct tui_state *st, const char *backend, struct grid *g,
 	grid_put(g, 8, y, w - 8 - 10, 0, buf);
 	if (m->snap.now)
 		grid_put_right(g, 0, y, w, GA_BOLD,
-			       model_clock(m->snap.now, m->snap.tz_offset, clk, sizeof(clk)));
+			       zone_clock(&m->zone, m->snap.now, clk, sizeof(clk)));
 	y++;
 
 	/* Pools: "slot  3/8 ###.....  a100 12/16 ...". */

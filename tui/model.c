@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "explain/gpus.h"
 
 /* Sorting job indexes by one time field, the id breaking ties. */
 struct sort_key {
@@ -44,6 +45,20 @@ static void sort_idx(size_t *idx, size_t n, const struct job *jobs, bool by_end)
 	free(k);
 }
 
+/* Marks the GPUs of node o->n that job holds as its in gpu_job. */
+struct gpu_owner {
+	struct model *m;
+	size_t n;
+};
+
+static void own_gpus(size_t job, uint64_t mask, void *arg)
+{
+	const struct gpu_owner *o = arg;
+	for (int g = 0; g < o->m->snap.nodes[o->n].ngpus && g < GQ_MAX_NODE_GPUS; g++)
+		if (mask & ((uint64_t)1 << g))
+			o->m->gpu_job[o->m->gpu_base[o->n] + (size_t)g] = job + 1;
+}
+
 static void build_pools(struct model *m)
 {
 	const struct snapshot *s = &m->snap;
@@ -55,18 +70,9 @@ static void build_pools(struct model *m)
 	}
 	m->gpu_base[s->nnodes] = total;
 	m->gpu_job = xcalloc(total + 1, sizeof(size_t));
-	for (size_t i = 0; i < s->njobs; i++) {
-		const struct job *j = &s->jobs[i];
-		if (!job_state_holds_gpus(j->state))
-			continue;
-		for (int a = 0; a < j->nalloc && a < GQ_MAX_ALLOC; a++) {
-			int n = j->alloc[a].node;
-			if (n < 0 || (size_t)n >= s->nnodes)
-				continue;
-			for (int g = 0; g < s->nodes[n].ngpus && g < GQ_MAX_NODE_GPUS; g++)
-				if (j->alloc[a].mask & ((uint64_t)1 << g))
-					m->gpu_job[m->gpu_base[n] + (size_t)g] = i + 1;
-		}
+	for (size_t n = 0; n < s->nnodes; n++) {
+		struct gpu_owner o = {m, n};
+		gpus_busy(s, n, own_gpus, &o);
 	}
 	for (size_t n = 0; n < s->nnodes; n++) {
 		const struct node *nd = &s->nodes[n];
@@ -106,7 +112,7 @@ static void build_history(struct model *m)
 		int pending = 0, busy = 0;
 		for (size_t k = 0; k < s->njobs; k++) {
 			const struct job *j = &s->jobs[k];
-			int64_t qt = j->queued_time ? j->queued_time : j->submit_time;
+			int64_t qt = job_waiting_since(j);
 			bool ended = j->end_time && j->end_time <= t;
 			bool started = j->start_time && j->start_time <= t && j->start_time >= qt;
 			if (ended)
@@ -126,7 +132,8 @@ static void build_history(struct model *m)
 	}
 }
 
-void model_build(struct model *m, struct snapshot *snap, const struct event *events, size_t n)
+void model_build(struct model *m, struct snapshot *snap, const struct zone *zone,
+		 const struct event *events, size_t n)
 {
 	memset(m, 0, sizeof(*m));
 	m->snap = *snap;
@@ -135,6 +142,11 @@ void model_build(struct model *m, struct snapshot *snap, const struct event *eve
 	snap->njobs = snap->jobs_cap = snap->nnodes = snap->nodes_cap = 0;
 	snapshot_sort(&m->snap);
 	const struct snapshot *s = &m->snap;
+	if (zone)
+		m->zone = *zone;
+	else
+		zone_fixed(&m->zone, 0, NULL);
+	explain_compute(s, &m->zone, &m->x);
 
 	m->running = xcalloc(s->njobs + 1, sizeof(size_t));
 	m->finished = xcalloc(s->njobs + 1, sizeof(size_t));
@@ -165,6 +177,7 @@ void model_build(struct model *m, struct snapshot *snap, const struct event *eve
 
 void model_release(struct model *m)
 {
+	explain_release(&m->x);
 	snapshot_release(&m->snap);
 	free(m->queue);
 	free(m->running);
@@ -192,11 +205,16 @@ const struct job *model_gpu_job(const struct model *m, size_t node, int gpu)
 	return k ? &m->snap.jobs[k - 1] : NULL;
 }
 
-char *model_clock(int64_t t, int32_t tz_offset, char *out, size_t size)
+char *model_why(const struct model *m, int64_t id)
 {
-	int64_t l = t + tz_offset;
-	int64_t sec = ((l % 86400) + 86400) % 86400;
-	snprintf(out, size, "%02d:%02d:%02d", (int)(sec / 3600), (int)(sec / 60 % 60),
-		 (int)(sec % 60));
-	return out;
+	/* A model not built yet (the app's first, empty one) explains nothing. */
+	const struct explain *ex = id && m->x.s ? explain_find(&m->x, id) : NULL;
+	if (!ex)
+		return NULL;
+	struct buf b;
+	buf_init(&b, 0);
+	explain_text(&m->x, ex, &b);
+	buf_addstr(&b, "\n");
+	explain_sooner(&m->x, ex, &b);
+	return buf_detach(&b);
 }

@@ -16,6 +16,8 @@
 
 #include "core/event.h"
 #include "core/job.h"
+#include "explain/explain.h"
+#include "explain/zone.h"
 
 #define MODEL_SPARK 60	      /* sparkline points: one a minute over the last hour */
 #define MODEL_MAX_EVENTS 1000 /* events kept for the Events and Job views */
@@ -40,7 +42,12 @@ struct pool {
 
 struct model {
 	struct snapshot snap; /* owned; jobs sorted by id */
-	struct qrow *queue;   /* pending jobs in scheduling order */
+	struct zone zone;     /* the reader's: every time is shown in it */
+	/* The core's predictions and reasons on snap, computed once in
+	 * model_build and read by every view, the queue and the `gq why`
+	 * text alike. */
+	struct explain_set x;
+	struct qrow *queue; /* pending jobs in scheduling order */
 	size_t nqueue;
 	size_t *running; /* indexes into snap.jobs of jobs holding GPUs, oldest start first */
 	size_t nrunning;
@@ -69,10 +76,13 @@ struct model {
 
 /*
  * Builds m from snap, which it takes over (snap is left empty, as after
- * snapshot_init), and from a copy of the n events. The core computes order,
- * weight, reason and ETA on the snapshot. m must be zeroed or released.
+ * snapshot_init), a copy of the reader's zone (NULL: UTC) and a copy of
+ * the n events. The core computes order, weight, reason and ETA on the
+ * snapshot, once. m must be zeroed or released, and stays where it is
+ * while built (m->x points into m->snap).
  */
-void model_build(struct model *m, struct snapshot *snap, const struct event *events, size_t n);
+void model_build(struct model *m, struct snapshot *snap, const struct zone *zone,
+		 const struct event *events, size_t n);
 /* Frees everything; m is then zeroed. */
 void model_release(struct model *m);
 
@@ -81,7 +91,9 @@ const struct qrow *model_qrow(const struct model *m, int64_t id);
 /* The job on GPU gpu of node node, or NULL when free. Borrowed from m. */
 const struct job *model_gpu_job(const struct model *m, size_t node, int gpu);
 
-/* Formats a unix time as "HH:MM:SS" in UTC offset by tz_offset seconds. */
-char *model_clock(int64_t t, int32_t tz_offset, char *out, size_t size);
+/* The `gq why` text of job id: the paragraph, a newline and what would
+ * make it start sooner, from m->x. NULL for a job neither pending nor
+ * starting. The caller frees it. */
+char *model_why(const struct model *m, int64_t id);
 
 #endif

@@ -68,7 +68,7 @@ static void e_row(const struct tui_state *st, const struct row *r, struct grid *
 	snprintf(buf, sizeof(buf), "%lld", (long long)ev->seq);
 	grid_put_right(g, c, y, 6, GC_DIM, buf);
 	c += 7;
-	grid_put(g, c, y, 8, 0, model_clock(ev->time, m->snap.tz_offset, buf, sizeof(buf)));
+	grid_put(g, c, y, 8, 0, zone_clock(&m->zone, ev->time, buf, sizeof(buf)));
 	c += 9;
 	if (ev->job) {
 		snprintf(buf, sizeof(buf), "%lld", (long long)ev->job);

@@ -72,7 +72,7 @@ static void build(const struct tui_state *st, struct text *t)
 				  tier_name(j->ovr.tier), j->ovr.actor, j->ovr.reason);
 		const struct qrow *q = model_qrow(m, j->id);
 		if (q) {
-			int64_t qt = j->queued_time ? j->queued_time : j->submit_time;
+			int64_t qt = job_waiting_since(j);
 			if (q->never || !q->eta)
 				snprintf(b, sizeof(b), "never under this snapshot");
 			else if (q->eta > now)
@@ -116,7 +116,7 @@ static void build(const struct tui_state *st, struct text *t)
 		const struct event *ev = &m->events[i];
 		if (ev->job != st->job)
 			continue;
-		model_clock(ev->time, m->snap.tz_offset, a, sizeof(a));
+		zone_clock(&m->zone, ev->time, a, sizeof(a));
 		if (ev->from != ev->to)
 			text_line(t, 0, "  %s  %s -> %s  %s  (%s)", a, job_state_name(ev->from),
 				  job_state_name(ev->to), ev->reason, ev->actor);
@@ -145,9 +145,8 @@ static void build(const struct tui_state *st, struct text *t)
 		const struct event *ev = &m->events[i];
 		if (ev->job != st->job || !strstr(ev->kind, "preempt"))
 			continue;
-		text_line(t, 0, "  %s  %s: %s  (%s)",
-			  model_clock(ev->time, m->snap.tz_offset, a, sizeof(a)), ev->kind,
-			  ev->reason, ev->actor);
+		text_line(t, 0, "  %s  %s: %s  (%s)", zone_clock(&m->zone, ev->time, a, sizeof(a)),
+			  ev->kind, ev->reason, ev->actor);
 	}
 
 	text_line(t, 0, "%s", "");

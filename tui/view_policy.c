@@ -65,8 +65,8 @@ static void build(const struct tui_state *st, struct text *t)
 		if (strncmp(ev->kind, "policy", 6))
 			continue;
 		text_line(t, 0, "  %s  %-10s %s  (%s)",
-			  model_clock(ev->time, m->snap.tz_offset, a, sizeof(a)), ev->kind,
-			  ev->reason, ev->actor);
+			  zone_clock(&m->zone, ev->time, a, sizeof(a)), ev->kind, ev->reason,
+			  ev->actor);
 		n++;
 	}
 	if (!n)

@@ -28,7 +28,7 @@ static void q_refresh(struct view *v, const struct tui_state *st)
 				continue;
 		}
 		struct row *r = rowset_add(rs, i, j->id);
-		int64_t qt = j->queued_time ? j->queued_time : j->submit_time;
+		int64_t qt = job_waiting_since(j);
 		switch (v->sort) {
 		case SORT_ID:
 			r->key = j->id;
@@ -78,7 +78,7 @@ static void q_row(const struct tui_state *st, const struct row *r, struct grid *
 	snprintf(buf, sizeof(buf), "%.1f", q->weight);
 	grid_put_right(g, c, y, 7, 0, buf);
 	c += 8;
-	int64_t qt = j->queued_time ? j->queued_time : j->submit_time;
+	int64_t qt = job_waiting_since(j);
 	grid_put_right(g, c, y, 7, 0, age_text(now, qt, buf, sizeof(buf)));
 	c += 8;
 	if (q->never || !q->eta)

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/explain.h"
 #include "core/order.h"
+#include "explain/explain.h"
 #include "policy/impact.h"
 #include "policy/repo.h"
 #include "policy/semdiff.h"

@@ -84,7 +84,7 @@ static void build(struct model *m)
 	     .reason = "exit 0",
 	     .actor = "scheduler"},
 	};
-	model_build(m, &s, ev, 2);
+	model_build(m, &s, NULL, ev, 2);
 	snapshot_release(&s);
 }
 
@@ -180,7 +180,7 @@ static void header_falls_back_to_nodes_then_a_bar(void)
 			j->alloc[0].node = n;
 			j->alloc[0].mask = ((uint64_t)1 << busy[n]) - 1;
 		}
-		model_build(&m, &s, NULL, 0);
+		model_build(&m, &s, NULL, NULL, 0);
 		snapshot_release(&s);
 		grid_init(&g, true);
 		grid_resize(&g, 80, 3);

@@ -6,11 +6,13 @@
  * explain_compute() runs core on a fetched snapshot — the queue-traversal
  * prediction (core/predict.h) and the wait reasons as data (core/reason.h)
  * — and the functions below turn that data into gq's sentences. Every
- * number and token comes from core; nothing here decides. No I/O: the
- * caller prints.
+ * number and token comes from core; nothing here decides. The explanation
+ * layer (explain/) sits on core/ only: no I/O, no clock, no jansson, no
+ * terminal; the caller prints, and gives the reader's time zone
+ * (explain/zone.h) in which every time is written.
  */
-#ifndef GQ_CMD_EXPLAIN_H
-#define GQ_CMD_EXPLAIN_H
+#ifndef GQ_EXPLAIN_EXPLAIN_H
+#define GQ_EXPLAIN_EXPLAIN_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,6 +22,7 @@
 #include "core/predict.h"
 #include "core/preempt.h"
 #include "core/reason.h"
+#include "zone.h"
 
 /* One pending (or starting) job. Pointers are borrowed from the snapshot
  * and the set; valid while both live unchanged. */
@@ -30,7 +33,9 @@ struct explain {
 };
 
 struct explain_set {
-	const struct snapshot *s; /* borrowed */
+	const struct snapshot *s;  /* borrowed */
+	const struct zone *reader; /* borrowed: times are written in it */
+	struct zone server;	   /* the snapshot's zone, that of the windows */
 	struct prediction_set ps;
 	struct why_set ws;
 	int nfree; /* free GPUs on nodes that are up, now */
@@ -40,9 +45,10 @@ struct explain_set {
 
 /*
  * Computes the explanations of every pending job of s (sorted by
- * snapshot_sort; borrowed until explain_release). Never fails.
+ * snapshot_sort; borrowed until explain_release), to be written in the
+ * reader's zone (borrowed too; NULL: UTC). Never fails.
  */
-void explain_compute(const struct snapshot *s, struct explain_set *out);
+void explain_compute(const struct snapshot *s, const struct zone *reader, struct explain_set *out);
 void explain_release(struct explain_set *x);
 /* The explanation of job id, NULL when it is neither pending nor starting. */
 const struct explain *explain_find(const struct explain_set *x, int64_t id);

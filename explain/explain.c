@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "core/policy.h"
 
-void explain_compute(const struct snapshot *s, struct explain_set *out)
+void explain_compute(const struct snapshot *s, const struct zone *reader, struct explain_set *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->s = s;
+	out->reader = reader;
+	zone_fixed(&out->server, s->tz_offset, NULL);
 	prediction_set_init(&out->ps);
 	why_set_init(&out->ws);
 	predict_all(s, &out->ps);
@@ -52,7 +54,7 @@ int64_t explain_start(const struct explain *ex)
 
 static const char *tm(const struct explain_set *x, int64_t t, char *out, size_t size)
 {
-	return cmd_time(t, x->s->now, out, size);
+	return zone_time(x->reader, t, x->s->now, out, size);
 }
 
 static void never_text(const struct explain *ex, struct buf *out)
@@ -188,10 +190,19 @@ static void reason_detail(const struct explain_set *x, const struct explain *ex,
 			buf_printf(out, ", expected to end %s", tm(x, it->until, t, sizeof(t)));
 		buf_addstr(out, ").");
 		break;
-	case REASON_WINDOW:
-		buf_printf(out, " Queue %s is paused until %s.", j->queue,
+	case REASON_WINDOW: {
+		/* The window is the server's wall clock; the end, the reader's. */
+		const struct queue_policy *q = policy_queue(&x->s->policy, j->queue);
+		char win[16] = "";
+		if (q)
+			window_format(&q->paused, win, sizeof(win));
+		buf_printf(out, " Queue %s is paused until %s", j->queue,
 			   tm(x, it->until, t, sizeof(t)));
+		if (win[0])
+			buf_printf(out, " (window %s %s)", win, x->server.name);
+		buf_addstr(out, ".");
 		break;
+	}
 	case REASON_COOLDOWN:
 		buf_printf(out, " Preempted recently; may start again at %s.",
 			   tm(x, it->until, t, sizeof(t)));
@@ -478,7 +489,7 @@ void explain_preempt_text(const struct explain_set *x, const struct explain *ex,
 		buf_printf(out,
 			   "Preemption: its starvation permit waits for P0 #%lld, expected to end "
 			   "%s, instead of preempting it.",
-			   (long long)pp->wait_for, cmd_time(pp->wait_until, s->now, t, sizeof(t)));
+			   (long long)pp->wait_for, tm(x, pp->wait_until, t, sizeof(t)));
 		return;
 	case PREEMPT_NONE:
 		break;

@@ -1,0 +1,178 @@
+/* explain.c - the explanation layer (explain/): the pure time formatter
+ * against libc's gmtime on random times and offsets, zone tables, the
+ * window named in its server's zone, busy GPUs and "waiting since". */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "explain/explain.h"
+#include "explain/gpus.h"
+#include "explain/zone.h"
+#include "fixture.h"
+
+static void test_zone_local_is_civil_time(void)
+{
+	char b[32];
+	CHECK_STR(zone_stamp(NULL, 0, true, b, sizeof(b)), "1970-01-01 00:00:00");
+	CHECK_STR(zone_stamp(NULL, 951782400, true, b, sizeof(b)), "2000-02-29 00:00:00");
+	CHECK_STR(zone_stamp(NULL, 1800000000, false, b, sizeof(b)), "2027-01-15 08:00");
+	CHECK_STR(zone_stamp(NULL, 253402300799LL, true, b, sizeof(b)), "9999-12-31 23:59:59");
+	struct zone ny;
+	zone_fixed(&ny, -5 * 3600, "America/New_York");
+	CHECK_STR(zone_stamp(&ny, 1800000000LL - 9 * 3600, true, b, sizeof(b)),
+		  "2027-01-14 18:00:00");
+	CHECK_STR(zone_clock(&ny, 3600, b, sizeof(b)), "20:00:00");
+}
+
+/* The slow twin: libc's gmtime_r of t shifted by the offset, on 20,000
+ * seeded random times and offsets. */
+static void test_zone_matches_gmtime(void)
+{
+	srand(12);
+	int bad = 0;
+	for (int i = 0; i < 20000 && bad < 5; i++) {
+		int64_t t = ((int64_t)rand() << 16 ^ rand()) % GQ_CLOCK_MAX;
+		int32_t off = (int32_t)(rand() % (28 * 3600)) - 14 * 3600;
+		struct zone z;
+		zone_fixed(&z, off, NULL);
+		char got[32], want[32];
+		zone_stamp(&z, t, true, got, sizeof(got));
+		time_t tt = (time_t)(t + off);
+		struct tm tm;
+		gmtime_r(&tt, &tm);
+		strftime(want, sizeof(want), "%Y-%m-%d %H:%M:%S", &tm);
+		if (!CHECK_STR(got, want))
+			bad++;
+	}
+}
+
+static void test_zone_time_same_day_or_date(void)
+{
+	struct zone z;
+	zone_fixed(&z, 3600, NULL);
+	int64_t now = 1800000000; /* 09:00 at +01:00 */
+	char b[32];
+	CHECK_STR(zone_time(&z, 0, now, b, sizeof(b)), "-");
+	CHECK_STR(zone_time(&z, now + 3600 + 60 * 35, now, b, sizeof(b)), "10:35");
+	CHECK_STR(zone_time(&z, now - 9 * 3600 - 60, now, b, sizeof(b)), "Jan 14 23:59");
+	CHECK_STR(zone_time(&z, now + 15 * 3600, now, b, sizeof(b)), "Jan 16 00:00");
+	/* The same instant is another day in another zone. */
+	CHECK_STR(zone_time(NULL, now + 15 * 3600, now, b, sizeof(b)), "23:00");
+}
+
+static void test_zone_table_changes_offset(void)
+{
+	struct zone z;
+	zone_fixed(&z, 3600, "Europe/Berlin");
+	zone_add(&z, 1000000, 7200);
+	zone_add(&z, 500, 0); /* not later: ignored */
+	CHECK_INT(z.n, 2);
+	CHECK_INT(zone_offset(&z, 999999), 3600);
+	CHECK_INT(zone_offset(&z, 1000000), 7200);
+	CHECK_INT(zone_offset(&z, -5), 3600);
+	struct zone zero;
+	memset(&zero, 0, sizeof(zero));
+	CHECK_INT(zone_offset(&zero, 1000000), 0);
+	CHECK_STR(z.name, "Europe/Berlin");
+}
+
+static void test_zone_offset_names(void)
+{
+	char b[24];
+	CHECK_STR(zone_offset_name(0, b, sizeof(b)), "UTC");
+	CHECK_STR(zone_offset_name(3600, b, sizeof(b)), "UTC+01:00");
+	CHECK_STR(zone_offset_name(-12600, b, sizeof(b)), "UTC-03:30");
+	CHECK_STR(zone_offset_name(20700, b, sizeof(b)), "UTC+05:45");
+}
+
+/* gq why of a job in its queue's window: the end in the reader's zone,
+ * the window in the server's, named. */
+static void test_window_names_the_server_zone(void)
+{
+	struct snapshot s;
+	struct gq_err e = GQ_ERR_INIT;
+	fx_init(&s, 1, 8);
+	CHECK_INT(policy_set(&s.policy, "queue.default.window", "20:00-08:00", &e), 0);
+	s.tz_offset = 3600;
+	s.now = 1800000000LL - 1800000000LL % 86400 + 22 * 3600; /* 23:00 at the server */
+	fx_pending(&s, 1, TIER_P1, 1, s.now);
+	snapshot_sort(&s);
+	struct zone ny;
+	zone_fixed(&ny, -5 * 3600, "America/New_York");
+	struct explain_set x;
+	explain_compute(&s, &ny, &x);
+	const struct explain *ex = explain_find(&x, 1);
+	CHECK(ex != NULL);
+	if (ex) {
+		struct buf b;
+		buf_init(&b, 0);
+		explain_text(&x, ex, &b);
+		/* 08:00 at +01:00 is 02:00 the next day in New York (17:00 now). */
+		CHECK(strstr(b.data,
+			     "Pending: window. Queue default is paused until Jan 16 02:00 (window "
+			     "20:00-08:00 UTC+01:00).") == b.data);
+		buf_release(&b);
+	}
+	explain_release(&x);
+	snapshot_release(&s);
+}
+
+struct seen {
+	size_t job[8];
+	uint64_t mask[8];
+	int n;
+};
+
+static void note(size_t job, uint64_t mask, void *arg)
+{
+	struct seen *s = arg;
+	if (s->n < 8) {
+		s->job[s->n] = job;
+		s->mask[s->n++] = mask;
+	}
+}
+
+static void test_gpus_busy_of_a_node(void)
+{
+	struct snapshot s;
+	fx_init(&s, 2, 8);
+	fx_running(&s, 1, TIER_P1, 0, 2, T0 - 60, 3600); /* GPUs 0,1 of node 0 */
+	fx_running(&s, 2, TIER_P1, 1, 4, T0 - 60, 3600); /* node 1 */
+	fx_running(&s, 3, TIER_P1, 0, 1, T0 - 60, 3600); /* GPU 2 of node 0 */
+	struct job *f = fx_running(&s, 4, TIER_P1, 0, 1, T0 - 60, 3600);
+	f->state = JOB_COMPLETED; /* ended: holds nothing */
+	struct seen seen = {0};
+	CHECK_INT(gpus_busy(&s, 0, note, &seen), 0x7);
+	CHECK_INT(seen.n, 2);
+	CHECK_INT(s.jobs[seen.job[0]].id, 1);
+	CHECK_INT(seen.mask[0], 0x3);
+	CHECK_INT(s.jobs[seen.job[1]].id, 3);
+	CHECK_INT(seen.mask[1], 0x4);
+	CHECK_INT(gpus_busy(&s, 1, NULL, NULL), 0xf);
+	snapshot_release(&s);
+}
+
+static void test_waiting_since(void)
+{
+	struct job j;
+	job_init(&j);
+	j.submit_time = 100;
+	CHECK_INT(job_waiting_since(&j), 100); /* a backend that leaves it unset */
+	j.queued_time = 250;		       /* requeued after preemption */
+	CHECK_INT(job_waiting_since(&j), 250);
+}
+
+void suite_explain(void)
+{
+	RUN(test_zone_local_is_civil_time);
+	RUN(test_zone_matches_gmtime);
+	RUN(test_zone_time_same_day_or_date);
+	RUN(test_zone_table_changes_offset);
+	RUN(test_zone_offset_names);
+	RUN(test_window_names_the_server_zone);
+	RUN(test_gpus_busy_of_a_node);
+	RUN(test_waiting_since);
+}

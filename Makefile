@@ -79,7 +79,8 @@ $(BUILD)/%.o: %.c $(BUILD)/.flags
 $(BUILD)/gen/manpages.c: $(MAN_PAGES) man/totext.awk man/embed.sh
 	@mkdir -p $(dir $@)
 	@echo "  GEN $@"
-	@sh man/embed.sh $(MAN_PAGES) > $@.tmp && mv $@.tmp $@
+	@# C locale: the text wraps the same whatever the builder's locale (t20).
+	@LC_ALL=C sh man/embed.sh $(MAN_PAGES) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/manpages.o: $(BUILD)/gen/manpages.c $(BUILD)/.flags
 	@echo "  CC $<"

@@ -32,7 +32,7 @@ ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 LIBS := $(PKG_LIBS) -lm -lpthread
 
-DIRS := core backend server policy tui cmd
+DIRS := core wire backend server policy tui cmd
 SRC := $(foreach d,$(DIRS),$(wildcard $(d)/*.c))
 OBJ := $(SRC:%.c=$(BUILD)/%.o)
 # The man pages of gq and its commands, built in as text for `gq help`.
@@ -40,7 +40,7 @@ MAN_PAGES := $(wildcard man/gq.1 man/gq-*.1 man/gq-*.8)
 OBJ += $(BUILD)/gen/manpages.o
 CORE_OBJ := $(filter $(BUILD)/core/%,$(OBJ))
 # Codecs are unit-tested too; they need jansson and nothing else of ours.
-CODEC_OBJ := $(filter $(BUILD)/backend/codec%,$(OBJ))
+CODEC_OBJ := $(filter $(BUILD)/backend/codec%,$(OBJ)) $(filter $(BUILD)/wire/%,$(OBJ))
 # policy/'s pure parts (semantic diff, Slurm export) are unit-tested too.
 POLICY_PURE_OBJ := $(BUILD)/policy/semdiff.o $(BUILD)/policy/slurm.o $(BUILD)/policy/impact.o
 # The dashboard's grid, model and views are unit-tested headless: everything

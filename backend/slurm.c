@@ -186,6 +186,8 @@ static int fetch(struct slurm *sl, struct snapshot *s, const char *jobs_path, bo
 	s->now = time(NULL);
 	s->tz_offset = local_tz((time_t)s->now);
 	s->order = ORDER_BACKEND;
+	/* Slurm's priority weights are not exposed: no simulated aging. */
+	s->policy.aging_step = 0;
 	if (call(sl, "GET", "/nodes", NULL, &out, e) != 0 ||
 	    slurm_nodes_decode(out.data ? out.data : "", out.len, s, NULL, e) < 0)
 		goto out;

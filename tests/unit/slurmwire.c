@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/job.h"
+#include "core/order.h"
 #include "harness.h"
 #include "wire/slurm.h"
 
@@ -398,8 +399,39 @@ static void submit_bodies(void)
 	free(b);
 }
 
+/* On a Slurm snapshot the order is Slurm's priority, across tiers. */
+static void order_backend(void)
+{
+	struct snapshot s;
+	snapshot_init(&s);
+	struct job *a = snapshot_add_job(&s);
+	a->id = 1;
+	a->tier = TIER_P0;
+	a->ext_prio = 100;
+	struct job *b = snapshot_add_job(&s);
+	b->id = 2;
+	b->tier = TIER_P2;
+	b->ext_prio = 20000;
+	struct job *c = snapshot_add_job(&s);
+	c->id = 3;
+	c->tier = TIER_P2;
+	c->ext_prio = 50;
+	snapshot_sort(&s);
+	size_t idx[3];
+	s.order = ORDER_BACKEND;
+	CHECK_INT(order_pending(&s, idx), 3);
+	CHECK_INT(s.jobs[idx[0]].id, 2);
+	CHECK_INT(s.jobs[idx[1]].id, 1);
+	CHECK_INT(s.jobs[idx[2]].id, 3);
+	s.order = ORDER_GQ;
+	order_pending(&s, idx);
+	CHECK_INT(s.jobs[idx[0]].id, 1);
+	snapshot_release(&s);
+}
+
 void suite_slurmwire(void)
 {
+	RUN(order_backend);
 	RUN(final_v38);
 	RUN(final_written);
 	RUN(every_v38);

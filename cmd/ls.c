@@ -125,6 +125,10 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 		static __thread bool have;
 		static __thread double last;
 		static __thread char text[32];
+		if (x->s->order == ORDER_BACKEND) { /* Slurm's priority decides */
+			buf_addint(out, j->ext_prio);
+			break;
+		}
 		double w = ex ? ex->why->weight : x->s->policy.tier[job_tier(j)].base;
 		if (!have || w != last) {
 			snprintf(text, sizeof(text), "%.1f", w);
@@ -163,6 +167,8 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 			explain_short(ex, out);
 		else
 			buf_addstr(out, "-");
+		if (ex && j->ext_reason[0]) /* the backend's own word beside */
+			buf_printf(out, " [Slurm: %s]", j->ext_reason);
 		break;
 	case F_SUBMIT_TIME:
 		buf_addint(out, j->submit_time);

@@ -241,6 +241,9 @@ int slurm_errors(const char *text, size_t len, long http_status, struct gq_err *
 	json_t *x;
 	json_array_foreach(errs, i, x)
 	{
+		int64_t k = 0;
+		if (num(json_object_get(x, "error_code"), &k) == NUM_SET && k == 2042)
+			continue; /* "Job is in held state": a submit with hold, done */
 		if (json_object_get(x, "error_number") || json_object_get(x, "error_code"))
 			numbered = true;
 	}

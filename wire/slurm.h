@@ -58,7 +58,8 @@ const char *slurm_map_qos(const struct slurm_map *m, enum tier t);
  * → GQ_EPERM saying so; a request no node fits, 2014, and other refused
  * input → GQ_EINVAL) and Slurm's own words. An answer with HTTP 200 whose
  * only errors carry no number (v0.0.38 reports an applied array update
- * so) counts as success. Plain-text bodies (401, 404, 400) are the
+ * so) or are 2042 (a submit with hold: "Job is in held state") counts as
+ * success. Plain-text bodies (401, 404, 400) are the
  * caller's: slurm_http_error().
  */
 int slurm_errors(const char *text, size_t len, long http_status, struct gq_err *e);

@@ -338,6 +338,12 @@ static void errors(void)
 	t = slurp("v0.0.38/job_hold_response.json", &len);
 	CHECK(t && slurm_errors(t, len, 200, &e) == 0);
 	free(t);
+	/* A submit with hold answers 200, error 2042 and the job id. */
+	t = slurp("v0.0.38/job_submit_held_response.json", &len);
+	int64_t id = 0;
+	CHECK(t && slurm_errors(t, len, 200, &e) == 0);
+	CHECK(t && slurm_submit_decode(t, len, &id, &e) == 0 && id > 0);
+	free(t);
 }
 
 static void pieces(void)

@@ -101,6 +101,12 @@ purity: $(CORE_OBJ)
 check: gq unit purity
 	@GQ=$(CURDIR)/$(BUILD)/gq UNIT=$(CURDIR)/$(BUILD)/tests/unit/run sh tests/run.sh $(T)
 
+# The Slurm backend's e2e scripts (tests/e2e/ts*-slurm.sh) against the kit
+# of ../shared/slurm (start.sh, as root), one after the other: they share
+# the cluster. Each skips with one line when the kit is not running.
+check-slurm: gq
+	@GQ=$(CURDIR)/$(BUILD)/gq sh tests/run.sh --slurm
+
 check-unit: unit purity
 	@UNIT=$(CURDIR)/$(BUILD)/tests/unit/run sh tests/run.sh --unit-only
 
@@ -201,7 +207,7 @@ clean:
 	rm -rf build build-san build-fuzz gq
 
 FORCE:
-.PHONY: all gq unit purity check check-unit bench torture deps install format format-check clean FORCE fuzz fuzz-build fuzz-bins
+.PHONY: all gq unit purity check check-slurm check-unit bench torture deps install format format-check clean FORCE fuzz fuzz-build fuzz-bins
 .PRECIOUS: $(BUILD)/bench/%.o $(BUILD)/tests/fuzz/%.o
 
 -include $(OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_BIN:=.d)

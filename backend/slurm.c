@@ -316,7 +316,7 @@ static void sh_quote(struct buf *b, const char *s)
  * defaults. */
 struct sbatch {
 	char name[64], partition[64], qos[32], account[32], output[256], error[256], chdir[256],
-	    dependency[128], gpu_type[32];
+	    dependency[128], gpu_type[32], begin[64];
 	int gpus, nodes, cpus;
 	bool gpus_per_node, hold;
 	int64_t mem_mb, time_limit;
@@ -376,6 +376,8 @@ static void sbatch_opt(struct sbatch *sb, const char *k, const char *v)
 		snprintf(sb->error, sizeof(sb->error), "%s", v);
 	else if (IS("--chdir", "-D"))
 		snprintf(sb->chdir, sizeof(sb->chdir), "%s", v);
+	else if (IS("--begin", "-b"))
+		snprintf(sb->begin, sizeof(sb->begin), "%s", v);
 	else if (IS("--dependency", "-d"))
 		snprintf(sb->dependency, sizeof(sb->dependency), "%s", v);
 	else if (IS("--time", "-t"))
@@ -482,9 +484,9 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 	if (fetch(sl, &s, NULL, false, NULL, NULL, e) < 0)
 		goto out;
 	struct slurm_submit q = {0};
-	q.name = sb.name[0] && !strcmp(j->name, "script") ? sb.name : j->name;
-	if (sb.name[0] && r->script && (!j->name[0] || !strcmp(j->name, "script")))
-		q.name = sb.name;
+	/* gq names a script after its file unless told otherwise; a script's
+	 * own --job-name is the better name. */
+	q.name = sb.name[0] ? sb.name : j->name;
 	q.partition = j->queue[0] ? j->queue : sb.partition[0] ? sb.partition : NULL;
 	/* The tier's QOS, unless the script names one and gq's tier is its
 	 * default. */
@@ -510,6 +512,8 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 	q.after = j->deps;
 	q.nafter = j->ndeps;
 	q.stdout_path = sb.output[0] ? sb.output : NULL;
+	q.begin = sb.begin[0] ? sb.begin : NULL;
+	q.dependency = sb.dependency[0] ? sb.dependency : NULL;
 	if (r->script) {
 		q.script = r->script;
 	} else {

@@ -1,10 +1,14 @@
 #!/bin/sh
 # tests/run.sh - runs the unit tests ($UNIT) and every e2e script
 # (tests/e2e/t*.sh, which use $GQ), counts TAP-like "ok"/"not ok" lines and
-# ends with "N passed, N failed". Usage: run.sh [--unit-only] [PATTERN]
-# PATTERN keeps only the e2e scripts whose file name contains it.
+# ends with "N passed, N failed". Usage: run.sh [--unit-only | --slurm] [PATTERN]
+# PATTERN keeps only the e2e scripts whose file name contains it. --slurm
+# runs the Slurm family instead (tests/e2e/ts*-slurm.sh, one after the
+# other, against the kit of shared/slurm; they skip when it is not up).
 unit_only=0
+family='t[0-9]*.sh'
 if [ "${1:-}" = --unit-only ]; then unit_only=1; shift; fi
+if [ "${1:-}" = --slurm ]; then family='ts[0-9]*-slurm.sh'; UNIT=; shift; fi
 pattern=${1:-}
 here=$(cd "$(dirname "$0")" && pwd)
 log=$(mktemp)
@@ -29,7 +33,7 @@ if [ -z "$pattern" ] && [ -n "${UNIT:-}" ]; then
 	run_one unit "$UNIT"
 fi
 if [ $unit_only = 0 ]; then
-	for t in "$here"/e2e/t[0-9]*.sh; do
+	for t in "$here"/e2e/$family; do
 		[ -e "$t" ] || continue
 		case "$(basename "$t")" in *"$pattern"*) ;; *) continue ;; esac
 		run_one "$(basename "$t")" bash "$t"

@@ -145,6 +145,8 @@ struct slurm_submit {
 	char **env; /* "K=V", NULL-terminated */
 	const char *script;
 	const char *stdout_path; /* NULL: Slurm's default */
+	const char *begin;	 /* Slurm's form ("now+2hours"), NULL: none */
+	const char *dependency;	 /* Slurm's form ("afterok:4"), NULL: after only */
 	bool hold;
 	const int64_t *after; /* afterany dependencies */
 	int nafter;

@@ -195,6 +195,7 @@ J_BEGIN=$(sub alice "$GQ" submit --gpus 0 --queue debug "$work/later.sh")
 wait_reason "$J_QUOTA" QOSMaxGRESPerUser 20
 wait_reason "$J_BEGIN" BeginTime 20
 wait_reason "$J_PRIO" Priority 20 || wait_reason "$J_PRIO" Resources 5
+wait_reason "$J_BIG" Resources 20 || wait_reason "$J_BIG" Priority 5
 out=$(as alice "$GQ" why "$J_QUOTA")
 check_match "why: QOSMaxGRESPerUser shown, as quota" "$out" \
 	"Slurm: QOSMaxGRESPerUser \(gq's word: quota\)"
@@ -260,6 +261,37 @@ check_match "why: Slurm's BeginTime after a requeue is a cooldown" "$out" \
 out=$(as alice "$GQ" show "$J_SUB")
 check_match "show: the requeued job's cooldown until a time" "$out" "cooldown +until "
 check_match "urgent P0 runs" "$(jobf "$J_URG" %T)" "RUNNING|PENDING"
+
+# 11. gq top on Slurm (check 10): online, little CPU, at most one job query
+# to slurmctld per refresh (GET /diag's REQUEST_JOB_INFO count).
+diag_jobq() {
+	curl -s -H "X-SLURM-USER-NAME: alice" -H "X-SLURM-USER-TOKEN: $ALICE_JWT" \
+		"$SLURM_URL/slurm/$SLURM_API_VERSION/diag" |
+		jq '[.statistics.rpcs_by_message_type[] | select(.message_type == "REQUEST_JOB_INFO") | .count][0] // 0'
+}
+if command -v tmux >/dev/null && command -v jq >/dev/null; then
+	sock="$work/tmux.sock"
+	q0=$(diag_jobq)
+	tmux -S "$sock" new-session -d -x 160 -y 40 "cd $work && runuser -u alice -- env -i \
+		SLURM_JWT=$ALICE_JWT GQ_BACKEND=slurm GQ_SERVER=$SLURM_URL HOME=$work TERM=xterm \
+		PATH=/usr/bin:/bin TZ=UTC $GQ top --interval 2 --no-mouse"
+	chmod 777 "$sock" 2>/dev/null
+	t0=$SECONDS
+	sleep 12
+	q1=$(diag_jobq)
+	el=$((SECONDS - t0))
+	screen=$(tmux -S "$sock" capture-pane -p)
+	pid=$(pgrep -u alice -f "gq top --interval 2" | head -1)
+	cpu=$(ps -o times= -p "$pid" 2>/dev/null | tr -d ' ')
+	tmux -S "$sock" kill-server 2>/dev/null
+	check_match "top: online on Slurm, the queue shown" "$screen" "Queue"
+	echo "# top: $((q1 - q0)) job queries in ${el}s at --interval 2, ${cpu:-?}s CPU"
+	if [ $((q1 - q0)) -le $((el / 2 + 1)) ] && [ $((q1 - q0)) -ge 1 ]; then t_report 0 "top: at most one job query per refresh"; else t_report 1 "top: at most one job query per refresh ($((q1 - q0)) in ${el}s)"; fi
+	if [ "${cpu:-99}" -le 1 ]; then t_report 0 "top: low CPU"; else t_report 1 "top: low CPU (${cpu}s in ${el}s)"; fi
+else
+	echo "ok $((n + 1)) - ts01 top # SKIP no tmux or jq"
+	n=$((n + 1))
+fi
 
 echo "# ts01 took $((SECONDS - start)) s"
 exit $((failed > 0))

@@ -12,13 +12,16 @@
  * A snapshot is three requests (nodes, partitions, jobs). Slurm orders the
  * queue (ORDER_BACKEND: its priority), gq explains and predicts on that.
  */
+#include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +42,8 @@ struct slurm {
 	int minor; /* the negotiated openapi/v0.0.<minor>, 0 before */
 	struct slurm_meta meta;
 	struct slurm_map map;
+	struct buf cache; /* the last GET /jobs answer */
+	int64_t cache_t;  /* ... asked again with update_time=cache_t; 0 none */
 };
 
 static struct slurm *S(struct backend *b)
@@ -176,6 +181,116 @@ static int32_t local_tz(time_t now)
 	return (int32_t)tm.tm_gmtoff;
 }
 
+/*
+ * The cache per cluster and user: $XDG_CACHE_HOME/gq/slurm-<server>-<user>
+ * -jobs.json holds the last GET /jobs answer after a first line
+ * "gq-slurm-cache T", T one second before it was fetched. The next command
+ * asks GET /jobs?update_time=T; v0.0.38 answers 304 with an empty body
+ * when no job changed since, and the cached answer is used. (v0.0.39+
+ * answer 200 with no jobs instead, which cannot be told from an empty
+ * queue: there the cache is not used.) In one process (gq top) the last
+ * answer is also kept in memory.
+ */
+static void cache_path(const struct slurm *sl, char *out, size_t size)
+{
+	const char *x = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char dir[GQ_PATH_MAX];
+	if (x && *x)
+		snprintf(dir, sizeof(dir), "%s/gq", x);
+	else
+		snprintf(dir, sizeof(dir), "%s/.cache/gq", home ? home : "/tmp");
+	char key[256];
+	size_t k = 0;
+	for (const char *p = sl->base; *p && k < sizeof(key) - 1; p++)
+		key[k++] = isalnum((unsigned char)*p) || *p == '.' ? *p : '_';
+	key[k] = '\0';
+	snprintf(out, size, "%s/slurm-%s-%s-jobs.json", dir, key, sl->user);
+}
+
+static void cache_load(struct slurm *sl)
+{
+	if (sl->cache_t)
+		return;
+	char path[GQ_PATH_MAX + 512];
+	cache_path(sl, path, sizeof(path));
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return;
+	long long t = 0;
+	if (fscanf(f, "gq-slurm-cache %lld\n", &t) == 1 && t > 0) {
+		char chunk[65536];
+		size_t n;
+		buf_reset(&sl->cache);
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+			if (buf_add(&sl->cache, chunk, n) < 0)
+				break;
+		sl->cache_t = t;
+	}
+	fclose(f);
+}
+
+static void cache_save(struct slurm *sl, const struct buf *body, int64_t t)
+{
+	buf_reset(&sl->cache);
+	buf_add(&sl->cache, body->data ? body->data : "", body->len);
+	sl->cache_t = t;
+	char path[GQ_PATH_MAX + 512], tmp[GQ_PATH_MAX + 600];
+	cache_path(sl, path, sizeof(path));
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	char *up = strrchr(path, '/');
+	if (up) { /* $XDG_CACHE_HOME, then its gq/ */
+		*up = '\0';
+		mkdir(path, 0700);
+		*up = '/';
+	}
+	mkdir(path, 0700);
+	*slash = '/';
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	FILE *f = fdopen(fd, "wb");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return;
+	}
+	fprintf(f, "gq-slurm-cache %lld\n", (long long)t);
+	fwrite(body->data ? body->data : "", 1, body->len, f);
+	if (fclose(f) != 0 || rename(tmp, path) < 0)
+		unlink(tmp);
+}
+
+/* GET /jobs through the cache. */
+static int jobs_cached(struct slurm *sl, struct buf *out, struct gq_err *e)
+{
+	if (negotiate(sl, e) < 0)
+		return -1;
+	int64_t t = time(NULL) - 1;
+	if (sl->minor > 38)
+		return call(sl, "GET", "/jobs", NULL, out, e) == 0 ? 0 : -1;
+	cache_load(sl);
+	if (sl->cache_t) {
+		char path[64];
+		snprintf(path, sizeof(path), "/jobs?update_time=%" PRId64, sl->cache_t);
+		int rc = call(sl, "GET", path, NULL, out, e);
+		if (rc < 0)
+			return -1;
+		if (rc == 1) { /* 304: nothing changed since */
+			buf_reset(out);
+			return buf_add(out, sl->cache.data ? sl->cache.data : "", sl->cache.len) < 0
+				   ? err_set(e, GQ_ETOOBIG, "cached answer too big")
+				   : 0;
+		}
+	} else if (call(sl, "GET", "/jobs", NULL, out, e) != 0) {
+		return -1;
+	}
+	cache_save(sl, out, t);
+	return 0;
+}
+
 /* Nodes then jobs (optionally one job) into s. */
 static int fetch(struct slurm *sl, struct snapshot *s, const char *jobs_path, bool partitions,
 		 struct slurm_job_extra **x, size_t *nx, struct gq_err *e)
@@ -196,7 +311,8 @@ static int fetch(struct slurm *sl, struct snapshot *s, const char *jobs_path, bo
 	     slurm_partitions_decode(out.data ? out.data : "", out.len, &s->policy, e) < 0))
 		goto out;
 	if (jobs_path &&
-	    (call(sl, "GET", jobs_path, NULL, &out, e) != 0 ||
+	    ((!strcmp(jobs_path, "/jobs") ? jobs_cached(sl, &out, e)
+					  : call(sl, "GET", jobs_path, NULL, &out, e)) != 0 ||
 	     slurm_jobs_decode(out.data ? out.data : "", out.len, s, &sl->map, x, nx, e) < 0))
 		goto out;
 	rc = 0;
@@ -717,6 +833,7 @@ static void sl_close(struct backend *b)
 		free(sl->token);
 	}
 	free(sl->describe);
+	buf_release(&sl->cache);
 	free(sl);
 }
 
@@ -768,6 +885,7 @@ static struct backend *slurm_open(const struct backend_target *t, struct gq_err 
 	while (n > 8 && sl->base[n - 1] == '/')
 		sl->base[--n] = '\0';
 	sl->describe = xasprintf("slurmrestd at '%s'", sl->base);
+	buf_init(&sl->cache, MAX_ANSWER);
 	if (t->ca_file)
 		sl->ca_file = xstrdup(t->ca_file);
 	struct passwd *pw = getpwuid(getuid());

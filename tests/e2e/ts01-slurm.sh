@@ -293,5 +293,23 @@ else
 	n=$((n + 1))
 fi
 
+# 12. The cache per cluster and user: an unchanged queue is answered 304
+# (update_time) and read from $XDG_CACHE_HOME/gq/; a change is fetched.
+cleanup_jobs
+as alice "$GQ" submit --gpus 1 --hold --name held -- true >/dev/null
+sleep 6 # a scheduler pass: then nothing changes
+as alice "$GQ" ls >/dev/null
+cache=$(ls "$work"/cache-alice/gq/slurm-*-alice-jobs.json 2>/dev/null | head -1)
+check_match "cache: the last answer kept under XDG_CACHE_HOME/gq" "$cache" "slurm-http___127\.0\.0\.1_[0-9]+-alice-jobs\.json$"
+if [ -n "$cache" ]; then
+	sed -i 's/"name": "held"/"name": "from-cache"/' "$cache"
+	out=$(as alice "$GQ" ls)
+	check_match "cache: no change, so the cached answer is used (304)" "$out" " from-cache "
+	as alice "$GQ" submit --gpus 1 --hold --name fresh -- true >/dev/null
+	out=$(as alice "$GQ" ls)
+	check_match "cache: a change is fetched in full" "$out" " fresh .* held "
+	check_match "cache: ... and replaces the cached answer" "$out" " held +gpu"
+fi
+
 echo "# ts01 took $((SECONDS - start)) s"
 exit $((failed > 0))

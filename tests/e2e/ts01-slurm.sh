@@ -136,6 +136,8 @@ wait_state "$J_SUB" RUNNING 20
 sleep 1
 check_match "submit: the job sees the caller's PATH" "$(cat "$work/slurm-$J_SUB.out" 2>/dev/null)" \
 	"^PATH=/usr/bin:/bin"
+check_match "logs: gq logs reads the job's output file" "$(as alice "$GQ" logs "$J_SUB" 2>&1)" \
+	"^PWD=$work"
 out=$(as alice "$GQ" submit --gpus 9 --gpu-type a100 --time-limit 1h -- true 2>&1)
 rc=$?
 check_eq "9 a100 GPUs: exit 2" "$rc" 2

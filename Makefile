@@ -32,13 +32,16 @@ ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 LIBS := $(PKG_LIBS) -lm -lpthread
 
-DIRS := core wire backend server policy tui cmd
+DIRS := core os wire backend server policy tui cmd
 SRC := $(foreach d,$(DIRS),$(wildcard $(d)/*.c))
 OBJ := $(SRC:%.c=$(BUILD)/%.o)
 # The man pages of gq and its commands, built in as text for `gq help`.
 MAN_PAGES := $(wildcard man/gq.1 man/gq-*.1 man/gq-*.8)
 OBJ += $(BUILD)/gen/manpages.o
 CORE_OBJ := $(filter $(BUILD)/core/%,$(OBJ))
+# os/: the few impure helpers the layers above core/ share (the monotonic
+# clock); unit-tested too.
+OS_OBJ := $(filter $(BUILD)/os/%,$(OBJ))
 # Codecs are unit-tested too; they need jansson and nothing else of ours.
 CODEC_OBJ := $(filter $(BUILD)/backend/codec%,$(OBJ)) $(filter $(BUILD)/wire/%,$(OBJ))
 # policy/'s pure parts (semantic diff, Slurm export) are unit-tested too.
@@ -79,8 +82,9 @@ $(BUILD)/gen/manpages.o: $(BUILD)/gen/manpages.c $(BUILD)/.flags
 	@echo "  CC $<"
 	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/unit/run: $(UNIT_OBJ) $(CORE_OBJ) $(CODEC_OBJ) $(POLICY_PURE_OBJ) $(TUI_PURE_OBJ)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson) -lm
+$(BUILD)/tests/unit/run: $(UNIT_OBJ) $(CORE_OBJ) $(CODEC_OBJ) $(POLICY_PURE_OBJ) $(TUI_PURE_OBJ) \
+		$(OS_OBJ)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson) -lm -lpthread
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(filter-out $(BUILD)/cmd/main.o,$(OBJ))
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
@@ -98,7 +102,24 @@ purity: $(CORE_OBJ)
 	if [ -n "$$bad" ]; then echo "core/ is not pure, it calls: $$bad"; exit 1; fi; \
 	echo "core/ is pure"
 
-check: gq unit purity
+# core/ has a direction: no cycle among its headers (#include "..."), none
+# among its objects (who calls whom, from nm), and no file over 1,000 lines.
+CORE_MAX_LINES := 1000
+core-deps: $(CORE_OBJ)
+	@for h in core/*.h; do sed -n 's|^#include "\([^"/]*\)".*|'$$h' core/\1|p' $$h; done | \
+		tsort >/dev/null 2>$(BUILD)/core-deps.err || \
+		{ echo "core/ headers include each other in a cycle:"; cat $(BUILD)/core-deps.err; exit 1; }
+	@for o in $(CORE_OBJ); do nm -g --defined-only $$o | awk -v o=$$o '{print "D", $$3, o}'; \
+		nm -u $$o | awk -v o=$$o '{print "U", $$2, o}'; done | \
+		awk '$$1 == "D" { def[$$2] = $$3; next } { use[NR] = $$2; by[NR] = $$3 } \
+		END { for (i in use) if ((use[i] in def) && def[use[i]] != by[i]) print by[i], def[use[i]] }' | \
+		tsort >/dev/null 2>$(BUILD)/core-deps.err || \
+		{ echo "core/ objects call each other in a cycle:"; cat $(BUILD)/core-deps.err; exit 1; }
+	@big=$$(wc -l core/*.c core/*.h | awk '$$2 != "total" && $$1 > $(CORE_MAX_LINES) {print $$2 " (" $$1 " lines)"}'); \
+		if [ -n "$$big" ]; then echo "core/ files over $(CORE_MAX_LINES) lines: $$big"; exit 1; fi
+	@echo "core/ has no cycle and no file over $(CORE_MAX_LINES) lines"
+
+check: gq unit purity core-deps
 	@GQ=$(CURDIR)/$(BUILD)/gq UNIT=$(CURDIR)/$(BUILD)/tests/unit/run sh tests/run.sh $(T)
 
 # The Slurm backend's e2e scripts (tests/e2e/ts*-slurm.sh) against the kit
@@ -107,7 +128,7 @@ check: gq unit purity
 check-slurm: gq
 	@GQ=$(CURDIR)/$(BUILD)/gq sh tests/run.sh --slurm
 
-check-unit: unit purity
+check-unit: unit purity core-deps
 	@UNIT=$(CURDIR)/$(BUILD)/tests/unit/run sh tests/run.sh --unit-only
 
 bench: gq $(BENCH_BIN)

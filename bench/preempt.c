@@ -18,15 +18,9 @@
 #include "core/preempt.h"
 #include "core/sched.h"
 #include "core/stats.h"
+#include "os/mono.h"
 
 #define NOW 10000000
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static void cluster(struct snapshot *s, int pending)
 {
@@ -80,13 +74,13 @@ static void bench_choose(void)
 		t->req.gpus = sizes[k];
 		struct preempt_plan p;
 		int reps = 20;
-		double t0 = now_ms();
+		double t0 = mono_s() * 1e3;
 		for (int r = 0; r < reps; r++) {
 			preempt_choose(&s, t, &p);
 			if (r < reps - 1)
 				preempt_plan_release(&p);
 		}
-		double dt = (now_ms() - t0) / reps;
+		double dt = (mono_s() * 1e3 - t0) / reps;
 		printf("preempt_choose  %2d GPUs: %6.2f ms  (%s, %zu victims, %d of %d candidates "
 		       "eligible)\n",
 		       sizes[k], dt, preempt_outcome_name(p.outcome), p.nvictims, p.eligible,
@@ -106,9 +100,9 @@ static void bench_plan(int pending)
 	place_map_init(&m, &s);
 	struct plan pl;
 	plan_init(&pl);
-	double t0 = now_ms();
+	double t0 = mono_s() * 1e3;
 	preempt_add_to_plan(&s, &m, idx, n, &pl);
-	double dt = now_ms() - t0;
+	double dt = mono_s() * 1e3 - t0;
 	int victims = 0;
 	for (size_t i = 0; i < pl.n; i++)
 		victims += pl.actions[i].kind == PLAN_PREEMPT;
@@ -172,9 +166,9 @@ static void bench_stats(int njobs)
 	}
 	struct stats st;
 	struct gq_err e = GQ_ERR_INIT;
-	double t0 = now_ms();
+	double t0 = mono_s() * 1e3;
 	stats_compute(&s, ev, nev, 0, (int64_t)njobs * 10 + 1200, &st, &e);
-	double dt = now_ms() - t0;
+	double dt = mono_s() * 1e3 - t0;
 	printf("stats_compute, %7d jobs, %7zu events: %7.2f ms  (%zu groups)\n", njobs, nev, dt,
 	       st.ngroups);
 	stats_release(&st);

@@ -26,15 +26,9 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "os/mono.h"
 
 static char sock[256], dir[128];
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static size_t sink(char *p, size_t size, size_t n, void *arg)
 {
@@ -108,7 +102,7 @@ static double run(int k, int n, const char *body, int *failed)
 	pthread_t t[8];
 	struct worker w[8];
 	double c0 = server_cpu();
-	double t0 = now_s();
+	double t0 = mono_s();
 	for (int i = 0; i < k; i++) {
 		w[i].n = n / k;
 		w[i].body = body;
@@ -120,7 +114,7 @@ static double run(int k, int n, const char *body, int *failed)
 		pthread_join(t[i], NULL);
 		*failed += w[i].failed;
 	}
-	double dt = now_s() - t0;
+	double dt = mono_s() - t0;
 	int ok = n / k * k - *failed;
 	last_cpu_us = ok > 0 ? (server_cpu() - c0) * 1e6 / ok : 0;
 	return (double)ok / dt;
@@ -210,9 +204,9 @@ int main(int argc, char **argv)
 	size_t bytes = 0;
 	for (int i = 0; i < SAMPLES; i++) {
 		buf_reset(&out);
-		double t0 = now_s();
+		double t0 = mono_s();
 		curl_easy_perform(c);
-		lat[i] = (now_s() - t0) * 1e3;
+		lat[i] = (mono_s() - t0) * 1e3;
 		bytes = out.len;
 	}
 	qsort(lat, SAMPLES, sizeof(lat[0]), cmp_dbl);

@@ -111,49 +111,6 @@ static char **complete(const char *text, int start, int end)
 	return rl_completion_matches(text, next_cand);
 }
 
-/* Splits a line into words: white space separates, quotes group,
- * backslash escapes. Returns the count or -1 (message printed). */
-static int split(char *s, char **words, int max)
-{
-	int n = 0;
-	while (*s) {
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s)
-			break;
-		if (n >= max) {
-			fprintf(stderr, "gq: too many words (at most %d)\n", max);
-			return -1;
-		}
-		char *w = s, *out = s;
-		while (*s && *s != ' ' && *s != '\t') {
-			if (*s == '\'' || *s == '"') {
-				char q = *s++;
-				while (*s && *s != q) {
-					if (q == '"' && *s == '\\' && s[1])
-						s++;
-					*out++ = *s++;
-				}
-				if (*s != q) {
-					fprintf(stderr, "gq: unterminated %c quote; close it\n", q);
-					return -1;
-				}
-				s++;
-			} else if (*s == '\\' && s[1]) {
-				s++;
-				*out++ = *s++;
-			} else {
-				*out++ = *s++;
-			}
-		}
-		if (*s)
-			s++;
-		*out = '\0';
-		words[n++] = w;
-	}
-	return n;
-}
-
 static void on_sigint(int sig)
 {
 	(void)sig;
@@ -163,9 +120,14 @@ static void on_sigint(int sig)
 static int run_line(char *line)
 {
 	char *words[MAX_WORDS + 1];
-	int n = split(line, words, MAX_WORDS);
-	if (n <= 0)
-		return n < 0 ? EXIT_USAGE : EXIT_OK;
+	char why[64];
+	int n = cmd_split_words(line, words, MAX_WORDS, why, sizeof(why));
+	if (n < 0) {
+		fprintf(stderr, "gq: %s\n", why);
+		return EXIT_USAGE;
+	}
+	if (n == 0)
+		return EXIT_OK;
 	words[n] = NULL;
 	const char *name = words[0];
 	if (!strcmp(name, "gq") && n > 1) {

@@ -178,39 +178,6 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 	return EXIT_OK;
 }
 
-/* Splits a #GQ line into words: white space separates, single and double
- * quotes group. Returns the count, or -1 on an unterminated quote. */
-static int split_words(char *s, char **words, int max)
-{
-	int n = 0;
-	while (*s) {
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s)
-			break;
-		if (n >= max)
-			return -1;
-		char *w = s, *out = s;
-		while (*s && *s != ' ' && *s != '\t') {
-			if (*s == '\'' || *s == '"') {
-				char q = *s++;
-				while (*s && *s != q)
-					*out++ = *s++;
-				if (*s != q)
-					return -1;
-				s++;
-			} else {
-				*out++ = *s++;
-			}
-		}
-		if (*s)
-			s++;
-		*out = '\0';
-		words[n++] = w;
-	}
-	return n;
-}
-
 /*
  * Applies the #GQ lines at the top of the script: after the shebang,
  * comments and blank lines, up to the first line of code.
@@ -235,9 +202,10 @@ static int apply_script(struct opts *o, const char *path, const char *text)
 		char *words[MAX_GQ_WORDS + 2];
 		char argv0[] = "submit";
 		words[0] = argv0;
-		int n = split_words(p + 3, words + 1, MAX_GQ_WORDS);
+		char why[64];
+		int n = cmd_split_words(p + 3, words + 1, MAX_GQ_WORDS, why, sizeof(why));
 		if (n < 0) {
-			rc = cmd_usage_error(c, "%sunterminated quote or too many words", where);
+			rc = cmd_usage_error(c, "%s%s", where, why);
 			break;
 		}
 		words[n + 1] = NULL;

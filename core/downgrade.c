@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-#include "sched.h"
+#include "plan.h"
 
 const char *downgrade_kind_name(enum downgrade_kind k)
 {

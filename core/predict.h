@@ -80,6 +80,7 @@
 #include <stdint.h>
 
 #include "job.h"
+#include "runtime.h" /* predict_runtime(), predict_end(), history */
 
 #define PREDICT_MAX_WAITS 8	  /* job ids kept per prediction */
 #define PREDICT_BACKFILL_DEPTH 64 /* blocked jobs looked past per event */
@@ -189,37 +190,5 @@ void predict_all(const struct snapshot *s, struct prediction_set *out);
  * identical to predict_all's.
  */
 void predict_until(const struct snapshot *s, int64_t until, struct prediction_set *out);
-
-/* Expected runtime of j (seconds, >= 1) and its low and high bounds, as
- * described above. */
-int64_t predict_runtime(const struct policy *p, const struct job *j);
-int64_t predict_runtime_low(const struct policy *p, const struct job *j);
-int64_t predict_runtime_high(const struct policy *p, const struct job *j);
-
-/* Expected end of a job holding GPUs at now (>= now + 1). */
-int64_t predict_end(const struct policy *p, const struct job *j, int64_t now);
-
-/*
- * History helpers for whoever fills job.hist_runtime and job.hist_ratio
- * from finished jobs. predict_hist_runtime: the P50 (nearest rank: the
- * ceil(n/2)-th smallest) of the positive runtimes among runtimes[0..n), 0
- * when there are none. predict_hist_ratio: the P50 of runtime / limit over
- * the pairs with both positive, capped at 1, 0 when none. Neither keeps a
- * pointer; each allocates a scratch copy it frees.
- */
-int64_t predict_hist_runtime(const int64_t *runtimes, size_t n);
-double predict_hist_ratio(const int64_t *runtimes, const int64_t *limits, size_t n);
-
-/*
- * Fills hist_runtime and hist_ratio of every pending or running job of s
- * from the finished jobs s holds: hist_runtime is the P50 runtime of the
- * same user's completed jobs of the same name, hist_ratio the P50 of
- * runtime / time limit over that user's completed jobs that had a limit
- * (both 0 without such jobs). Only jobs that completed count: a failed or
- * cancelled run says little about how long the work takes. Overwrites the
- * fields, so that calling it on every new snapshot keeps them current.
- * O(n log n); allocates scratch arrays it frees. s need not be sorted.
- */
-void predict_fill_history(struct snapshot *s);
 
 #endif

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "place.h"
-#include "predict.h"
-#include "sched.h"
+#include "runtime.h"
+#include "plan.h"
 
 static const char *const rule_names[PREEMPT_RULE_COUNT] = {
     [PREEMPT_RULE_TIER] = "tier",
@@ -379,17 +379,6 @@ bool preempt_startable(const struct snapshot *s, const struct job *j)
 			return false;
 	}
 	return true;
-}
-
-int64_t permit_earned_at(const struct policy *p, const struct job *j)
-{
-	int64_t q = j->queued_time ? j->queued_time : j->submit_time;
-	int64_t w = p->tier[job_tier(j)].wait_limit;
-	if (w > 0 && q > INT64_MAX - w)
-		return INT64_MAX;
-	if (w < 0 && q < INT64_MIN - w)
-		return INT64_MIN;
-	return q + w;
 }
 
 bool permit_has(const struct snapshot *s, const struct job *j, int64_t *since)

@@ -72,6 +72,7 @@
 #include <stdint.h>
 
 #include "job.h"
+#include "permit.h" /* permit_earned_at() */
 
 enum preempt_rule {
 	PREEMPT_RULE_TIER,
@@ -146,10 +147,6 @@ void preempt_plan_release(struct preempt_plan *plan);
  * PREEMPT_FOUND. s must be sorted (snapshot_sort).
  */
 bool preempt_choose(const struct snapshot *s, const struct job *t, struct preempt_plan *out);
-
-/* When job j earns its starvation permit: queued_time (submit_time when
- * unset) + its tier's waitLimit, INT64_MAX when that does not fit. */
-int64_t permit_earned_at(const struct policy *p, const struct job *j);
 
 /* Does pending job j hold a starvation permit at s->now? When `since` is
  * not NULL it receives the time the permit was (or will be) earned:

@@ -3,7 +3,8 @@
  * bounded strings and growable buffers, durations.
  *
  * Everything here is pure (no I/O, no clock, no globals) so that core/ may
- * use it; impure helpers (paths, logging, the clock) live with their users.
+ * use it; impure helpers (paths, logging) live with their users, the clock in
+ * os/mono.h.
  *
  * Errors: functions return 0 / -1 (or NULL) and fill a caller-supplied
  * struct gq_err. Callers add context on the way up with err_prefix().
@@ -19,7 +20,8 @@
 #include <stdint.h>
 
 /* Error classes. Only cmd/ and the server's request layer map them to exit
- * codes and HTTP statuses (see err_exit_code() and err_http_status()). */
+ * codes and HTTP statuses (cmd_exit_code() in cmd/cmd.h, err_http_status() in
+ * server/api.h). */
 enum gq_errcode {
 	GQ_OK = 0,
 	GQ_EINVAL,    /* bad input: a flag, a field, a policy value */

@@ -1,6 +1,6 @@
 /*
  * git.c - libgit2 set-up and its errors as ours (see git.h). Nothing else
- * here: the repository logic is in repo.c and history.c.
+ * here: the repository logic is in repo.c.
  */
 #include "git.h"
 

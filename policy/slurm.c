@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 /* Slurm time: "D-HH:MM:SS", or "HH:MM:SS" under a day. */
 static char *slurm_time(int64_t s, char *out, size_t size)
@@ -32,6 +33,15 @@ static const char *signal_name(const struct policy *p, char *out, size_t size)
 	if (policy_get(p, "preempt.signal", out, size, NULL) < 0)
 		snprintf(out, size, "%d", p->preempt_signal);
 	return out;
+}
+
+/* The partition a queue becomes. Slurm reads PartitionName=DEFAULT (in any
+ * case) as the template of every partition, not as a partition, so gq's
+ * queue "default" is exported under another name. */
+#define SLURM_DEFAULT_QUEUE "gq_default"
+static const char *partition_name(const char *queue)
+{
+	return strcasecmp(queue, "default") ? queue : SLURM_DEFAULT_QUEUE;
 }
 
 static double max_base(const struct policy *p)
@@ -109,8 +119,14 @@ static void slurm_conf(const struct policy *p, struct buf *o)
 
 	for (int i = 0; i < p->nqueues; i++) {
 		const struct queue_policy *q = &p->queues[i];
-		buf_printf(o, "PartitionName=%s Nodes=ALL Default=%s AllowQos=", q->name,
-			   strcmp(q->name, p->default_queue) ? "NO" : "YES");
+		if (partition_name(q->name) != q->name)
+			buf_printf(o,
+				   "# gq: queue %s is partition %s: Slurm takes a partition "
+				   "named %s as the template of every partition.\n",
+				   q->name, partition_name(q->name), q->name);
+		buf_printf(
+		    o, "PartitionName=%s Nodes=ALL Default=%s AllowQos=", partition_name(q->name),
+		    strcmp(q->name, p->default_queue) ? "NO" : "YES");
 		for (int t = 0; t < TIER_COUNT; t++)
 			buf_printf(o, "%s%s", t ? "," : "", tier_name((enum tier)t));
 		buf_printf(o, " QOS=q_%s\n", q->name);

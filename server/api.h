@@ -3,7 +3,7 @@
  * server's operations, checks who asks, decodes and encodes JSON through
  * the codec, and maps our errors to HTTP statuses. See gq-api(7).
  *
- * It decides nothing about jobs (server.c does) and knows nothing of
+ * It decides nothing about jobs (ops.c does) and knows nothing of
  * sockets (http.c does).
  */
 #ifndef GQ_SERVER_API_H

@@ -3,7 +3,7 @@
  *
  * The tokens file is re-read when it changes on disk, so that an admin
  * revokes or adds a token without restarting the server. It is not a
- * policy: what an identity may do is decided in server.c.
+ * policy: what an identity may do is decided in ops.c.
  */
 #define _GNU_SOURCE
 #include "auth.h"

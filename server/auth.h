@@ -16,7 +16,7 @@
  * not parse, or a removed one, leaves the tokens read before in force and
  * logs one warning.
  *
- * This file does not decide what a role may do (server.c does).
+ * This file does not decide what a role may do (ops.c does).
  */
 #ifndef GQ_SERVER_AUTH_H
 #define GQ_SERVER_AUTH_H

@@ -6,11 +6,11 @@
  * mode's would-preemptions).
  *
  * This file is the only sqlite user. It stores and returns text: the job
- * and command JSON are made and read by the caller (server.c through the
+ * and command JSON are made and read by the caller (state.c through the
  * codec), so the schema does not change when a job gains a field.
  *
- * A struct db is not thread-safe; server.c serialises every use under its
- * state lock. Every function returns 0 / -1 with e filled (GQ_EIO, the
+ * A struct db is not thread-safe; the server serialises every use under its
+ * lock. Every function returns 0 / -1 with e filled (GQ_EIO, the
  * message naming the database file and SQLite's error; GQ_ENOSPACE when
  * the disk is full).
  */

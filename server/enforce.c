@@ -33,7 +33,7 @@
 #include "server/db.h"
 #include "server/log.h"
 #include "server/runner.h"
-#include "server/server.h"
+#include "server/state.h"
 #include "server/webhook.h"
 
 #define HOUR 3600
@@ -360,8 +360,8 @@ static int preempt(struct enforce *en, const struct enforce_ctx *c, const struct
 		else
 			snprintf(why, sizeof(why), "would preempt %" PRId64 " for %" PRId64 " (%s)",
 				 v->id, a->other, a->reason[0] ? a->reason : "priority");
-		return server_emit_locked(c->srv, v->id, "would-preempt", v->state, v->state, why,
-					  "scheduler", e);
+		return state_emit(c->st, v->id, "would-preempt", v->state, v->state, why,
+				  "scheduler", e);
 	}
 	struct preempt_record r;
 	memset(&r, 0, sizeof(r));
@@ -380,8 +380,8 @@ static int preempt(struct enforce *en, const struct enforce_ctx *c, const struct
 	r.signalled = c->now;
 	int64_t since = v->last_checkpoint > v->start_time ? v->last_checkpoint : v->start_time;
 	r.work_lost = c->now > since ? (double)r.gpus * (double)(c->now - since) : 0;
-	if (server_stop_locked(c->srv, v, STOP_PREEMPT, s->policy.preempt_signal, s->policy.grace,
-			       "scheduler", text, e) < 0 ||
+	if (state_stop(c->st, v, STOP_PREEMPT, s->policy.preempt_signal, s->policy.grace,
+		       "scheduler", text, e) < 0 ||
 	    db_preempt_put(c->db, &r, e) < 0)
 		return -1;
 	GROW(en->recs, en->recs_cap, en->nrecs + 1);
@@ -440,9 +440,8 @@ static int remind(struct enforce *en, const struct enforce_ctx *c, struct job *j
 		 "' within %s or it becomes P1",
 		 j->id, waited, j->id, within);
 	j->reminded_at = c->now;
-	if (server_persist_locked(c->srv, j, e) < 0 ||
-	    server_emit_locked(c->srv, j->id, "reminder", j->state, j->state, text, "scheduler",
-			       e) < 0)
+	if (state_persist(c->st, j, e) < 0 ||
+	    state_emit(c->st, j->id, "reminder", j->state, j->state, text, "scheduler", e) < 0)
 		return -1;
 	notify(en, c, "reminder", j, pending, c->now + p->confirm_within, text);
 	return 0;
@@ -462,17 +461,16 @@ static int downgrade(struct enforce *en, const struct enforce_ctx *c, struct job
 		/* A new cycle, so that one observation is not repeated every
 		 * plan (downgrade.h). */
 		j->confirmed_at = c->now;
-		return server_persist_locked(c->srv, j, e) < 0 ||
-			       server_emit_locked(c->srv, j->id, "would-downgrade", j->state,
-						  j->state, text, "scheduler", e) < 0
+		return state_persist(c->st, j, e) < 0 ||
+			       state_emit(c->st, j->id, "would-downgrade", j->state, j->state, text,
+					  "scheduler", e) < 0
 			   ? -1
 			   : 0;
 	}
 	snprintf(text, sizeof(text), "P0 -> P1: not confirmed within %s of the reminder", within);
 	j->tier = TIER_P1;
-	if (server_persist_locked(c->srv, j, e) < 0 ||
-	    server_emit_locked(c->srv, j->id, "downgrade", j->state, j->state, text, "scheduler",
-			       e) < 0)
+	if (state_persist(c->st, j, e) < 0 ||
+	    state_emit(c->st, j->id, "downgrade", j->state, j->state, text, "scheduler", e) < 0)
 		return -1;
 	notify(en, c, "downgrade", j, pending, 0, text);
 	return 0;

@@ -7,9 +7,10 @@
  *
  * Decisions are core's: this file never chooses a victim or a time; it
  * acts on a plan action and remembers what it did. Starting jobs and
- * following processes stay in server.c, which calls the hooks below at the
- * moments they name, with its lock held and inside its journal
- * transaction.
+ * following processes stay in the loop (loop.c) and the state transitions
+ * (state.c), which call the hooks below at the moments they name, with the
+ * server's lock held and inside its journal transaction; enforce changes
+ * the state only through state.h.
  *
  * A preemption's life, as its record shows it:
  *   signalled  the policy's signal was sent (preempt.signal), the job is
@@ -71,13 +72,13 @@ struct reclaim_entry {
 };
 
 struct enforce;
-struct server;
+struct state;
 struct db;
 struct runner;
 
-/* What the hooks work on; filled by server.c, valid during one call. */
+/* What the hooks work on; filled by state_enforce_ctx(), valid during one call. */
 struct enforce_ctx {
-	struct server *srv; /* for server_stop_locked, server_emit_locked, server_persist_locked */
+	struct state *st; /* the journalled state, for state_stop, state_emit, state_persist */
 	struct snapshot *snap;
 	struct db *db;
 	struct runner *runner; /* for the jobs' logs */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "os/mono.h"
 
 /* One uid's open connections on a unix socket. */
 struct uid_count {
@@ -39,8 +40,8 @@ struct listener {
 	pthread_mutex_t mu;
 	struct uid_count *uids;
 	size_t nuids, uids_cap;
-	unsigned long refused;	/* since the last warning */
-	struct timespec warned; /* when the last warning was logged */
+	unsigned long refused; /* since the last warning */
+	int64_t warned_ms;     /* when the last warning was logged (mono_ms), 0 never */
 };
 
 struct http_server {
@@ -172,14 +173,13 @@ static void refuse_uid(struct listener *l, int fd, uint32_t uid)
 	ssize_t w = send(fd, msg, (size_t)ml, MSG_NOSIGNAL | MSG_DONTWAIT);
 	(void)w;
 	shutdown(fd, SHUT_RDWR);
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
+	int64_t now = mono_ms();
 	l->refused++;
 	/* One line a minute at most, however hard a client tries. */
-	if (l->warned.tv_sec == 0 || now.tv_sec - l->warned.tv_sec >= 60) {
+	if (l->warned_ms == 0 || now - l->warned_ms >= 60000) {
 		log_warn("%s: refused %lu connections over the limit of %d per uid (last: uid %u)",
 			 l->path, l->refused, HTTP_MAX_PER_CLIENT, (unsigned)uid);
-		l->warned = now;
+		l->warned_ms = now;
 		l->refused = 0;
 	}
 }

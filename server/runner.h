@@ -15,7 +15,7 @@
  * The server learns of exits through inotify on S/run (runner_fd()), so a
  * job started by an earlier server is followed the same way as its own.
  * This is not where decisions are made: the runner starts, signals and
- * reports; server.c decides.
+ * reports; the loop (loop.c) decides.
  */
 #ifndef GQ_SERVER_RUNNER_H
 #define GQ_SERVER_RUNNER_H

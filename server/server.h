@@ -16,7 +16,7 @@
  * GQ_EPERM not the caller's job or not an admin, GQ_ECONFLICT wrong state,
  * GQ_EINVAL bad arguments, GQ_EIO the journal failed, GQ_ENOSPACE the
  * journal cannot commit for a full disk (writes are refused until it can;
- * see "when the journal cannot commit" in server.c).
+ * see "when the journal cannot commit" in state.c).
  */
 #ifndef GQ_SERVER_SERVER_H
 #define GQ_SERVER_SERVER_H
@@ -64,33 +64,6 @@ struct server;
  * (NULL: nothing). */
 struct server *server_open_bare(const struct server_config *cfg, struct gq_err *e);
 void server_close_bare(struct server *s);
-
-/* Why a running job is being stopped: decides its state once it exited. */
-enum stop_intent {
-	STOP_NONE,
-	STOP_CANCEL,  /* -> cancelled */
-	STOP_REQUEUE, /* -> pending, restarts + 1 */
-	STOP_TIMEOUT, /* -> timeout */
-	STOP_PREEMPT, /* -> pending, restarts + 1, not_before = now + cooldown */
-};
-
-/*
- * Stops running job j: sends sig to its process group, marks it stopping
- * with stop_deadline = now + grace (then SIGKILL), records an event (kind
- * "state", running -> stopping, reason, actor). When it exits it becomes
- * what intent says. For the plan executor (preemption: STOP_PREEMPT with
- * policy.preempt_signal and policy.grace). Call with the lock held, inside
- * the scheduler's transaction.
- */
-int server_stop_locked(struct server *s, struct job *j, enum stop_intent intent, int sig,
-		       int64_t grace, const char *actor, const char *reason, struct gq_err *e);
-
-/* For the plan executor (enforce.c), lock held, inside the scheduler's
- * transaction: record an event; write job j (a job of the snapshot) to the
- * journal. */
-int server_emit_locked(struct server *s, int64_t job, const char *kind, enum job_state from,
-		       enum job_state to, const char *reason, const char *actor, struct gq_err *e);
-int server_persist_locked(struct server *s, const struct job *j, struct gq_err *e);
 
 /* ---- operations for the API (they lock) ---- */
 

@@ -30,6 +30,7 @@
 
 #include "backend/config.h"
 #include "cmd/explain.h"
+#include "os/mono.h"
 #include "policy/repo.h"
 #include "term.h"
 
@@ -125,13 +126,6 @@ static char *why_text(const struct snapshot *s, int64_t id)
 }
 
 /* ---- the fetcher ---- */
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void wake_ui(struct app *a)
 {

@@ -43,6 +43,10 @@ check_eq "and prints" "$("$GQ" logs 4)" "from the script"
 printf 'echo plain\n' >"$T_DIR/plain.sh"
 "$GQ" submit plain.sh >/dev/null
 check_eq "a script without #GQ lines is named after its file" "$("$GQ" show --json 5 | jq -r .name)" plain.sh
+# #GQ lines are split as gq shell splits a line: backslashes escape.
+printf '#!/bin/sh\n#GQ --hold --name a\\'"'"'b"c\\"d"\ntrue\n' >"$T_DIR/escaped.sh"
+"$GQ" submit escaped.sh >/dev/null
+check_eq "#GQ lines honour backslashes as gq shell does" "$("$GQ" show --json 6 | jq -r .name)" "a'bc\"d"
 
 # Refusals: the server's reason, exit 2.
 out=$("$GQ" submit --gpus 9 --tier P0 -- true 2>&1); rc=$?

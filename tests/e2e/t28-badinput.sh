@@ -71,7 +71,7 @@ bad "submit of a script with a bad #GQ line" "script '$T_DIR/bad.sh' line 2: --g
 printf '#!/bin/sh\n#GQ --gpus 2 extra\ntrue\n' >"$T_DIR/bad2.sh"
 bad "submit of a script with an operand on a #GQ line" "line 2: unexpected 'extra'" submit "$T_DIR/bad2.sh"
 printf '#!/bin/sh\n#GQ --name "unterminated\ntrue\n' >"$T_DIR/bad3.sh"
-bad "submit of a script with an unterminated quote" "line 2: unterminated quote" submit "$T_DIR/bad3.sh"
+bad "submit of a script with an unterminated quote" "line 2: unterminated \" quote; close it" submit "$T_DIR/bad3.sh"
 bad "submit of an argument that is not UTF-8" "argument '.*' is not UTF-8" submit -- echo $'\xff\xfe'
 printf '\0\1\2' >"$T_DIR/bin"
 bad "submit of a binary as a script" "is not a text script" submit "$T_DIR/bin"

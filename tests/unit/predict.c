@@ -358,6 +358,37 @@ static void test_determinism_shuffled_input(void)
 	snapshot_release(&s);
 }
 
+/* A blocked job's reservation counts GPUs, whoever holds the CPUs: here
+ * the free GPUs of node0 wait only for a CPU-only job's end at +10 min.
+ * Job 1 (in a queue with a limit, so that the walk runs place_check on it)
+ * must keep them: job 2, which would hold one until +50, may not backfill.
+ * The walk used to take the free GPUs of place_check's answer, which
+ * leaves out nodes short of CPUs, and put job 1's shadow at job 3's end. */
+static void test_backfill_counts_gpus_on_nodes_short_of_cpus(void)
+{
+	struct snapshot s;
+	fx_init(&s, 2, 2);
+	s.nodes[0].cpus = s.nodes[1].cpus = 8;
+	set(&s, "queue.exp.quota", "4");
+	set(&s, "queue.exp.borrow", "0");
+	struct job *x = fx_running(&s, 4, TIER_P1, 0, 0, MIN(-5), 15 * 60);
+	x->req.cpus = 8;
+	fx_running(&s, 3, TIER_P1, 1, 2, MIN(-5), 65 * 60);
+	struct job *a = fx_pending(&s, 1, TIER_P0, 2, MIN(-30));
+	a->req.cpus = 4;
+	a->estimate = 3600;
+	STR_COPY(a->queue, "exp");
+	fx_pending(&s, 2, TIER_P1, 1, MIN(-20))->estimate = 50 * 60;
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	CHECK_INT(find(&ps, &s, 1)->start, MIN(10));
+	CHECK(!find(&ps, &s, 2)->backfilled);
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
 /* Invariants on a mixed workload: starts never before now, ranges hold
  * the start, no start before a dependency's end, and a job ahead is never
  * later than it would be with every job behind it removed. */
@@ -878,6 +909,7 @@ void suite_predict(void)
 	RUN(test_quota_parks_until_queue_job_ends);
 	RUN(test_determinism_shuffled_input);
 	RUN(test_backfill_never_delays_a_job_ahead);
+	RUN(test_backfill_counts_gpus_on_nodes_short_of_cpus);
 	RUN(test_positions_follow_order_pending);
 	RUN(test_history_helpers);
 	RUN(test_overdue_job_ends_after_now);

@@ -77,8 +77,22 @@ static void test_queue_quota_and_window_comment(void)
 	free(t);
 }
 
+/* Slurm reads PartitionName=default as the DEFAULT template: the default
+ * queue must become a partition of another name, and still the default. */
+static void test_default_queue_is_a_real_partition(void)
+{
+	struct policy p;
+	policy_defaults(&p);
+	char *t = render(&p);
+	CHECK(strstr(t, "PartitionName=default ") == NULL);
+	CHECK(strstr(t, "PartitionName=gq_default Nodes=ALL Default=YES ") != NULL);
+	CHECK(strstr(t, "# gq: queue default is partition gq_default") != NULL);
+	free(t);
+}
+
 void suite_slurm(void)
 {
+	RUN(test_default_queue_is_a_real_partition);
 	RUN(test_defaults_render_weights_and_aging);
 	RUN(test_queue_quota_and_window_comment);
 }

@@ -1,0 +1,15 @@
+/*
+ * permit.c - the earn time of a starvation permit (permit.h).
+ */
+#include "permit.h"
+
+int64_t permit_earned_at(const struct policy *p, const struct job *j)
+{
+	int64_t q = j->queued_time ? j->queued_time : j->submit_time;
+	int64_t w = p->tier[job_tier(j)].wait_limit;
+	if (w > 0 && q > INT64_MAX - w)
+		return INT64_MAX;
+	if (w < 0 && q < INT64_MIN - w)
+		return INT64_MIN;
+	return q + w;
+}

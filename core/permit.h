@@ -1,0 +1,17 @@
+/*
+ * permit.h - when a job earns its starvation permit (preempt.h tells what
+ * a permit does). Apart from preempt.h so that the prediction, which
+ * starts permit holders on free GPUs, needs nothing of victim choice.
+ */
+#ifndef GQ_PERMIT_H
+#define GQ_PERMIT_H
+
+#include <stdint.h>
+
+#include "job.h"
+
+/* When job j earns its starvation permit: queued_time (submit_time when
+ * unset) + its tier's waitLimit, INT64_MAX when that does not fit. */
+int64_t permit_earned_at(const struct policy *p, const struct job *j);
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * internal.h - what the files of gq serve share (server.c, state.c, loop.c,
+ * ops.c): struct server and the functions one of them calls in another.
+ * Not for anything outside server/.
+ */
+#ifndef GQ_SERVER_INTERNAL_H
+#define GQ_SERVER_INTERNAL_H
+
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/place.h"
+#include "core/predict.h"
+#include "core/sched.h"
+#include "core/share.h"
+#include "policy/repo.h"
+#include "server/api.h"
+#include "server/db.h"
+#include "server/enforce.h"
+#include "server/gpus.h"
+#include "server/http.h"
+#include "server/runner.h"
+#include "server/state.h"
+#define RECENT_WINDOW 86400 /* finished jobs a snapshot still shows */
+#define MAX_WAIT_MS 60000
+#define FULL_PROBE_MS 1000 /* how often a full server tries its journal again */
+
+struct pending_submit {
+	struct job job; /* validated, without an id */
+	char *command;
+	const char *idem;
+	bool done, replay;
+	bool idem_taken; /* the key names another user's job of the same uid */
+	int rc;
+	struct gq_err err;
+	struct job result;
+	struct pending_submit *next;
+};
+
+/* gq serve: its journalled state (state.h) and what runs it. Everything
+ * is guarded by mu. */
+struct server {
+	struct state st;
+	pthread_mutex_t mu;
+	pthread_cond_t ev_cv, commit_cv, done_cv;
+	struct auth *auth;
+	struct policy_repo *prepo;
+	struct pending_submit *q_head, *q_tail; /* for the committer */
+	bool stopping;
+	bool root;
+	int lockfd;		  /* held for the server's life: one server per state directory */
+	const char *gpus_how;	  /* "nvidia-smi" or "slots" */
+	pthread_t bare_committer; /* server_open_bare's */
+};
+
+/* loop.c */
+void copy_locked(struct server *s, struct snapshot *out, int64_t now);
+void *scheduler_main(void *arg);
+
+/* ops.c */
+void *committer_main(void *arg);
+int ops_policy_put(struct server *s, const struct policy *p, const char *actor, struct gq_err *e);
+void ops_policy_refused(struct server *s, const char *oid, const char *why, const char *actor);
+
+/* server.c */
+int recover(struct server *s, bool after_full, struct gq_err *out);
+
+#endif

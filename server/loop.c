@@ -1,0 +1,417 @@
+/*
+ * loop.c - gq serve's scheduling loop: reap exits, enforce deadlines, plan,
+ * start.
+ */
+#define _GNU_SOURCE
+#include "server/internal.h"
+
+#include "os/mono.h"
+
+/* ---- starting jobs ---- */
+
+/* Forks the supervisor of j (state STARTING, committed). */
+static int spawn(struct server *s, struct job *j, struct gq_err *e)
+{
+	char *cmd = NULL;
+	struct submission sub;
+	memset(&sub, 0, sizeof(sub));
+	if (db_job_command(s->st.db, j->id, &cmd, e) < 0)
+		return -1;
+	int rc = codec_command_from_text(cmd, &sub, e);
+	free(cmd);
+	if (rc < 0)
+		return -1;
+	char gpus[256], home[PATH_MAX];
+	job_gpu_list(j, gpus, sizeof(gpus));
+	gid_t groups[64];
+	int ngroups = 0;
+	bool sw = s->root && j->uid != 0;
+	if (sw)
+		ngroups = auth_groups(j->user, j->gid, groups, 64);
+	if (!sub.cwd)
+		auth_home(j->uid, home, sizeof(home));
+	struct run_spec spec = {
+	    .id = j->id,
+	    .argv = sub.argv,
+	    .script = sub.script,
+	    .cwd = sub.cwd ? sub.cwd : home,
+	    .env = sub.env,
+	    .switch_user = sw,
+	    .uid = j->uid,
+	    .gid = j->gid,
+	    .groups = groups,
+	    .ngroups = ngroups,
+	    .gpus = gpus,
+	    .restarts = j->restarts,
+	    .grace = s->st.snap.policy.grace,
+	};
+	rc = runner_start(s->st.runner, &spec, e);
+	submission_release(&sub);
+	return rc;
+}
+
+/* ---- the scheduling loop ---- */
+
+static int32_t tz_offset(int64_t now)
+{
+	time_t t = (time_t)now;
+	struct tm tm;
+	localtime_r(&t, &tm);
+	return (int32_t)tm.tm_gmtoff;
+}
+
+/* What clients see and what the plan is made on: the active jobs and those
+ * that ended within RECENT_WINDOW, the node, the policy and its state at
+ * `now`. Lock held. */
+void copy_locked(struct server *s, struct snapshot *out, int64_t now)
+{
+	snapshot_release(out);
+	out->now = now;
+	out->tz_offset = tz_offset(now);
+	out->policy = s->st.snap.policy;
+	memcpy(out->qstate, s->st.snap.qstate, sizeof(out->qstate));
+	memcpy(out->dstate, s->st.snap.dstate, sizeof(out->dstate));
+	for (size_t i = 0; i < s->st.snap.nnodes; i++)
+		*snapshot_add_node(out) = s->st.snap.nodes[i];
+	out->jobs = xmalloc((s->st.snap.njobs ? s->st.snap.njobs : 1) * sizeof(*out->jobs));
+	out->jobs_cap = s->st.snap.njobs ? s->st.snap.njobs : 1;
+	for (size_t i = 0; i < s->st.snap.njobs; i++) {
+		const struct job *j = &s->st.snap.jobs[i];
+		if (job_state_active(j->state) || j->end_time >= now - RECENT_WINDOW)
+			out->jobs[out->njobs++] = *j;
+	}
+}
+
+static int handle_exit(struct server *s, int64_t id, bool *changed, struct gq_err *e)
+{
+	struct job *j = snapshot_find(&s->st.snap, id);
+	if (!j || !job_state_holds_gpus(j->state))
+		return 0;
+	int status = -1;
+	int64_t ended = 0;
+	enum run_state rs = runner_probe(s->st.runner, id, &status, &ended);
+	if (rs == RUN_EXITED) {
+		*changed = true;
+		return state_finish(&s->st, j, status, ended, NULL, e);
+	} else if (rs == RUN_LOST || rs == RUN_UNKNOWN) {
+		*changed = true;
+		return state_lose(&s->st, j, e);
+	}
+	return 0;
+}
+
+/* ---- one pass of the loop, step by step ---- */
+
+/* What the steps of one pass share. */
+struct pass {
+	int64_t now;
+	int64_t next; /* the next time a pass is due without any event, 0 none */
+	bool changed; /* a job changed state: the usage is journalled, readers woken */
+	struct enforce_ctx ec;
+};
+
+static void due(struct pass *p, int64_t t)
+{
+	if (p->next == 0 || t < p->next)
+		p->next = t;
+}
+
+/* Reap: the jobs whose process ended. *nexits: how many notifications
+ * came (-1: some were lost, every job holding GPUs was looked at); forget:
+ * the ended ones whose exit files the runner may drop once committed. */
+static int reap(struct server *s, struct pass *p, int64_t *forget, int *nforget, int *nexits,
+		struct gq_err *e)
+{
+	int64_t ids[256];
+	int n = runner_drain(s->st.runner, ids, 256);
+	*nexits = n;
+	if (n < 0) {
+		/* Lost notifications: look at every job that holds GPUs. */
+		for (size_t i = 0; i < s->st.snap.njobs; i++)
+			if (job_state_holds_gpus(s->st.snap.jobs[i].state) &&
+			    handle_exit(s, s->st.snap.jobs[i].id, &p->changed, e) < 0)
+				return -1;
+	} else {
+		for (int i = 0; i < n; i++)
+			if (handle_exit(s, ids[i], &p->changed, e) < 0)
+				return -1;
+	}
+	for (int i = 0; n > 0 && i < n && *nforget < 256; i++) {
+		struct job *j = snapshot_find(&s->st.snap, ids[i]);
+		if (j && !job_state_holds_gpus(j->state))
+			forget[(*nforget)++] = ids[i];
+	}
+	return 0;
+}
+
+/* Deadlines: budgets that come back (enforce_prepare), grace periods over
+ * (SIGKILL), time limits reached (a stop, STOP_TIMEOUT). */
+static int deadlines(struct server *s, struct pass *p, struct gq_err *e)
+{
+	int64_t budget_back = 0;
+	if (enforce_prepare(s->st.enf, &p->ec, &budget_back, e) < 0)
+		return -1;
+	if (budget_back > p->now)
+		due(p, budget_back);
+	for (size_t i = 0; i < s->st.snap.njobs; i++) {
+		struct job *j = &s->st.snap.jobs[i];
+		if (j->state == JOB_STOPPING && j->stop_deadline > 0) {
+			struct stop_rec *r = state_stop_find(&s->st, j->id);
+			if (j->stop_deadline <= p->now && (!r || !r->killed)) {
+				log_info("job %" PRId64 ": grace period over, SIGKILL", j->id);
+				runner_signal(s->st.runner, j->id, SIGKILL, NULL);
+				if (r)
+					r->killed = true;
+			} else if (j->stop_deadline > p->now) {
+				due(p, j->stop_deadline);
+			}
+		} else if (j->state == JOB_RUNNING && j->time_limit > 0 && j->start_time > 0) {
+			int64_t end = j->start_time + j->time_limit;
+			if (end <= p->now) {
+				if (state_stop(&s->st, j, STOP_TIMEOUT, SIGTERM,
+					       s->st.snap.policy.grace, "scheduler",
+					       "time limit reached", e) < 0)
+					return -1;
+				p->changed = true;
+			} else {
+				due(p, end);
+			}
+		}
+	}
+	return 0;
+}
+
+/* Plan: on a copy of what clients see and without the lock: a pass over
+ * 10,000 jobs takes milliseconds, and submissions keep committing
+ * meanwhile. Anything committed during the pass writes the wake-up pipe,
+ * so the loop comes straight back for another pass. */
+static void plan_unlocked(struct server *s, struct pass *p, struct plan *plan)
+{
+	struct snapshot cp;
+	snapshot_init(&cp);
+	copy_locked(s, &cp, p->now);
+	pthread_mutex_unlock(&s->mu);
+	predict_fill_history(&cp); /* runtimes from the finished jobs (DESIGN §5) */
+	sched_plan(&cp, plan);
+	snapshot_release(&cp);
+	pthread_mutex_lock(&s->mu);
+	if (plan->wake > p->now)
+		due(p, plan->wake);
+}
+
+/* Carries out the plan, inside the caller's transaction: enforce's
+ * actions, and the starts journalled as STARTING before any process
+ * exists, so that a crash between here and the fork is recovered as "never
+ * started" rather than lost. A start the world has overtaken (the job was
+ * held or cancelled meanwhile, or its GPUs are taken) is dropped; the next
+ * pass sees it. starting (plan->n long) gets the jobs to spawn. */
+static int start_planned(struct server *s, struct pass *p, const struct plan *plan,
+			 int64_t *starting, size_t *nstart, struct gq_err *e)
+{
+	int rc = -1;
+	uint64_t *used = xcalloc(s->st.snap.nnodes + 1, sizeof(*used));
+	for (size_t i = 0; i < s->st.snap.njobs; i++) {
+		const struct job *j = &s->st.snap.jobs[i];
+		if (job_state_holds_gpus(j->state))
+			for (int k = 0; k < j->nalloc; k++)
+				if (j->alloc[k].node >= 0 &&
+				    (size_t)j->alloc[k].node < s->st.snap.nnodes)
+					used[j->alloc[k].node] |= j->alloc[k].mask;
+	}
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct plan_action *a = &plan->actions[i];
+		if (a->kind != PLAN_START) {
+			if (enforce_act(s->st.enf, &p->ec, a, e) < 0)
+				goto out;
+			p->changed = true;
+			continue;
+		}
+		struct job *j = snapshot_find(&s->st.snap, a->job);
+		if (!j || j->state != JOB_PENDING || j->held)
+			continue;
+		bool free_now = a->nalloc > 0;
+		for (int k = 0; k < a->nalloc; k++)
+			if (a->alloc[k].node < 0 || (size_t)a->alloc[k].node >= s->st.snap.nnodes ||
+			    (used[a->alloc[k].node] & a->alloc[k].mask))
+				free_now = false;
+		if (!free_now)
+			continue;
+		for (int k = 0; k < a->nalloc; k++)
+			used[a->alloc[k].node] |= a->alloc[k].mask;
+		j->state = JOB_STARTING;
+		j->nalloc = a->nalloc;
+		memset(j->alloc, 0, sizeof(j->alloc));
+		memcpy(j->alloc, a->alloc, (size_t)a->nalloc * sizeof(j->alloc[0]));
+		j->borrowed = a->borrowed;
+		j->start_time = p->now;
+		j->exit_status = -1;
+		if (state_persist(&s->st, j, e) < 0 ||
+		    state_emit(&s->st, j->id, "state", JOB_PENDING, JOB_STARTING,
+			       a->reason[0] ? a->reason : "start", "scheduler", e) < 0)
+			goto out;
+		starting[(*nstart)++] = j->id;
+	}
+	rc = 0;
+out:
+	free(used);
+	return rc;
+}
+
+/* Start: forks the supervisors of the jobs start_planned committed as
+ * STARTING, in a transaction of its own. A job whose run files do not fit
+ * is pending again and the server full; one that cannot start otherwise
+ * fails. */
+static int spawn_started(struct server *s, struct pass *p, const int64_t *starting, size_t nstart,
+			 struct gq_err *e)
+{
+	if (db_begin(s->st.db, e) < 0)
+		return -1;
+	for (size_t i = 0; i < nstart; i++) {
+		struct job *j = snapshot_find(&s->st.snap, starting[i]);
+		struct gq_err se = GQ_ERR_INIT;
+		if (s->st.full || spawn(s, j, &se) < 0) {
+			if (s->st.full || se.code == GQ_ENOSPACE) {
+				/* Its run files do not fit: the job never started.
+				 * Pending again, and no more starts until space
+				 * returns (the full state). */
+				state_full_enter(&s->st, &se);
+				runner_forget(s->st.runner, j->id);
+				j->state = JOB_PENDING;
+				j->nalloc = 0;
+				j->start_time = 0;
+				if (state_persist(&s->st, j, e) < 0 ||
+				    state_emit(&s->st, j->id, "state", JOB_STARTING, JOB_PENDING,
+					       "not started: the state directory is full",
+					       "scheduler", e) < 0)
+					return -1;
+				continue;
+			}
+			log_error("job %" PRId64 ": %s", j->id, se.msg);
+			j->state = JOB_FAILED;
+			j->end_time = p->now;
+			j->nalloc = 0;
+			char why[160];
+			snprintf(why, sizeof(why), "cannot start: %.140s", se.msg);
+			if (state_persist(&s->st, j, e) < 0 ||
+			    state_emit(&s->st, j->id, "state", JOB_STARTING, JOB_FAILED, why,
+				       "scheduler", e) < 0)
+				return -1;
+			continue;
+		}
+		j->state = JOB_RUNNING;
+		if (state_persist(&s->st, j, e) < 0 ||
+		    state_emit(&s->st, j->id, "state", JOB_STARTING, JOB_RUNNING, "started",
+			       "scheduler", e) < 0 ||
+		    enforce_job_started(s->st.enf, &p->ec, j, e) < 0)
+			return -1;
+		log_info("job %" PRId64 " started", j->id);
+		if (j->time_limit > 0)
+			due(p, j->start_time + j->time_limit);
+	}
+	return state_commit(&s->st, e);
+}
+
+/* One pass: reap, deadlines, plan, start, each committed before the next.
+ * Returns the next time (server clock) at which a pass is due without any
+ * event, 0 none. */
+static int64_t tick(struct server *s)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	struct pass p = {.now = state_now(&s->st)};
+	int64_t forget[256];
+	int nforget = 0, nexits = 0;
+	struct plan plan;
+	plan_init(&plan);
+	int64_t *starting = NULL;
+	size_t nstart = 0;
+
+	if (s->st.full) {
+		/* Exit notifications meanwhile are dropped: recover() looks at
+		 * every job that holds GPUs. */
+		int64_t ids[256];
+		runner_drain(s->st.runner, ids, 256);
+		if (!state_probe(&s->st))
+			return 0;
+		if (recover(s, true, &e) < 0)
+			goto fail;
+	}
+	if (db_begin(s->st.db, &e) < 0)
+		goto fail;
+	state_account(&s->st, p.now);
+	if (reap(s, &p, forget, &nforget, &nexits, &e) < 0)
+		goto fail;
+	p.ec = state_enforce_ctx(&s->st);
+	if (deadlines(s, &p, &e) < 0)
+		goto fail;
+	if ((p.changed && state_save_usage(&s->st, &e) < 0) || state_commit(&s->st, &e) < 0)
+		goto fail;
+	for (int i = 0; i < nforget; i++)
+		runner_forget(s->st.runner, forget[i]);
+
+	plan_unlocked(s, &p, &plan);
+
+	starting = xcalloc(plan.n + 1, sizeof(*starting));
+	if (db_begin(s->st.db, &e) < 0 || start_planned(s, &p, &plan, starting, &nstart, &e) < 0)
+		goto fail;
+	plan_release(&plan);
+	if ((nstart > 0 && state_save_usage(&s->st, &e) < 0) || state_commit(&s->st, &e) < 0)
+		goto fail;
+	if (nstart > 0 && spawn_started(s, &p, starting, nstart, &e) < 0)
+		goto fail;
+	free(starting);
+	if (nstart > 0 || p.changed || nexits != 0)
+		pthread_cond_broadcast(&s->ev_cv);
+	return p.next;
+fail:
+	free(starting);
+	plan_release(&plan);
+	state_failed(&s->st, &e);
+	return 0;
+}
+
+void *scheduler_main(void *arg)
+{
+	struct server *s = arg;
+	double cost = 0;
+	pthread_mutex_lock(&s->mu);
+	while (!s->stopping) {
+		double t0 = mono_s();
+		int64_t due = tick(s);
+		cost = mono_s() - t0;
+		int timeout = -1;
+		if (!s->st.cfg->manual_clock) {
+			/* The real clock: sleep until the next deadline, and at
+			 * most a minute so that usage accounting stays fresh. */
+			int64_t now = state_now(&s->st);
+			timeout = MAX_WAIT_MS;
+			if (due > 0)
+				timeout = due <= now ? 0
+						     : (int)((due - now) * 1000 < MAX_WAIT_MS
+								 ? (due - now) * 1000
+								 : MAX_WAIT_MS);
+		}
+		if (s->st.full)
+			timeout = FULL_PROBE_MS; /* nothing says when space returns */
+		pthread_mutex_unlock(&s->mu);
+		/* Pace the passes: after one that took `cost`, wait twice as
+		 * long before the next, so that a busy queue (a pass per
+		 * commit) leaves two thirds of a core to the handlers and the
+		 * journal. What happens meanwhile is taken by the next pass. */
+		if (cost > 0.0005) {
+			double pause = 2 * cost < 0.2 ? 2 * cost : 0.2;
+			struct timespec ts = {0, (long)(pause * 1e9)};
+			nanosleep(&ts, NULL);
+		}
+		struct pollfd pf[2] = {{s->st.wake[0], POLLIN, 0},
+				       {runner_fd(s->st.runner), POLLIN, 0}};
+		poll(pf, 2, timeout);
+		if (pf[0].revents & POLLIN) {
+			char b[256];
+			while (read(s->st.wake[0], b, sizeof(b)) > 0)
+				;
+		}
+		pthread_mutex_lock(&s->mu);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}

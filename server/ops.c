@@ -1,0 +1,774 @@
+/*
+ * ops.c - the operations of gq serve's API, and the group commit of
+ * submissions.
+ */
+#define _GNU_SOURCE
+#include "server/internal.h"
+
+#include "os/mono.h"
+
+/* ---- group commit of submissions ---- */
+
+static void commit_batch(struct server *s, struct pending_submit *list)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	int64_t seq0 = s->st.last_seq, id0 = s->st.next_id;
+	int rc =
+	    s->st.full ? state_full_refusal(&s->st, "submissions", &e) : db_begin(s->st.db, &e);
+	for (struct pending_submit *p = list; rc == 0 && p; p = p->next) {
+		if (p->idem) {
+			int64_t id = 0;
+			int f = db_job_by_idem(s->st.db, p->job.uid, p->idem, &id, &e);
+			if (f < 0) {
+				rc = -1;
+				break;
+			}
+			if (f == 1) {
+				/* Keys are kept per uid, jobs belong to user
+				 * names: token users may share a uid. */
+				const struct job *j = snapshot_find(&s->st.snap, id);
+				if (j && strcmp(j->user, p->job.user) != 0)
+					p->idem_taken = true;
+				else
+					p->replay = true;
+				p->result.id = id;
+				continue;
+			}
+		}
+		p->job.id = s->st.next_id++;
+		char *t = codec_job_text(&p->job);
+		rc = db_job_insert(s->st.db, p->job.id, p->job.uid, p->idem, t, p->command, &e);
+		free(t);
+		if (rc == 0)
+			rc = state_emit(&s->st, p->job.id, "submit", JOB_PENDING, JOB_PENDING,
+					p->job.held ? "held" : "submitted", p->job.user, &e);
+	}
+	if (rc == 0)
+		rc = state_commit(&s->st, &e);
+	if (rc < 0 && !s->st.full) {
+		/* Only the sequence and ids ran ahead: the jobs join memory
+		 * once committed. */
+		db_rollback(s->st.db);
+		s->st.last_seq = seq0;
+		s->st.next_id = id0;
+		state_full_enter(&s->st, &e);
+		state_full_refusal(&s->st, "submissions", &e);
+	}
+	for (struct pending_submit *p = list; p; p = p->next) {
+		p->rc = rc;
+		if (rc < 0) {
+			p->err = e;
+		} else if (p->idem_taken) {
+			p->rc = err_set(
+			    &p->err, GQ_ECONFLICT,
+			    "Idempotency-Key '%s' is taken by another user's job; use a key "
+			    "of your own",
+			    p->idem);
+		} else if (p->replay) {
+			struct job *j = snapshot_find(&s->st.snap, p->result.id);
+			if (j)
+				p->result = *j;
+		} else {
+			*snapshot_add_job(&s->st.snap) = p->job;
+			p->result = p->job;
+		}
+		p->done = true;
+	}
+}
+
+void *committer_main(void *arg)
+{
+	struct server *s = arg;
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		while (!s->q_head && !s->stopping)
+			pthread_cond_wait(&s->commit_cv, &s->mu);
+		if (!s->q_head)
+			break;
+		struct pending_submit *list = s->q_head;
+		s->q_head = s->q_tail = NULL;
+		bool startable = false;
+		for (struct pending_submit *p = list; p; p = p->next)
+			if (p->rc == 0 && !p->replay && !p->job.held)
+				startable = true;
+		commit_batch(s, list);
+		pthread_cond_broadcast(&s->done_cv);
+		pthread_cond_broadcast(&s->ev_cv);
+		/* A held job changes no plan until it is released. */
+		if (startable)
+			state_wake(&s->st);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+/* Checks a submission against the policy and the machine and fills in what
+ * the server owns. Lock held. */
+static int prepare(struct server *s, const struct identity *who, struct submission *sub,
+		   struct job *out, struct gq_err *e)
+{
+	struct job j = sub->job;
+	const struct policy *p = &s->st.snap.policy;
+	int64_t now = state_now(&s->st);
+	STR_COPY(j.user, who->user);
+	j.uid = who->uid;
+	j.gid = who->gid;
+	if (!j.name[0]) {
+		const char *base = "script";
+		if (sub->argv) {
+			base = strrchr(sub->argv[0], '/') ? strrchr(sub->argv[0], '/') + 1
+							  : sub->argv[0];
+		}
+		if (!str_copy(j.name, sizeof(j.name), base) || !label_valid(j.name))
+			STR_COPY(j.name, "job");
+	}
+	if (!label_valid(j.name))
+		return err_set(e, GQ_EINVAL,
+			       "job name '%s' is not valid; use 1-63 printable characters without "
+			       "spaces",
+			       j.name);
+	if (!j.queue[0])
+		STR_COPY(j.queue, p->default_queue);
+	int qi = policy_queue_index(p, j.queue);
+	if (qi < 0) {
+		char list[256] = "";
+		size_t n = 0;
+		for (int i = 0; i < p->nqueues; i++)
+			n += (size_t)snprintf(list + n, n < sizeof(list) ? sizeof(list) - n : 0,
+					      "%s%s", i ? ", " : "", p->queues[i].name);
+		return err_set(e, GQ_EINVAL, "unknown queue '%s'; the queues are: %s", j.queue,
+			       list);
+	}
+	STR_COPY(j.dept, p->queues[qi].dept);
+	if (strcmp(p->tier[j.tier].allow, "*") != 0) {
+		char groups[1024] = "";
+		if (who->local)
+			auth_group_names(who->uid, who->user, who->gid, groups, sizeof(groups));
+		if (!policy_tier_allows(p, j.tier, who->user, groups))
+			return err_set(
+			    e, GQ_EPERM,
+			    "tier '%s' is not open to '%s' (tier.%s.allow is '%s'); submit "
+			    "with another tier",
+			    tier_name(j.tier), who->user, tier_name(j.tier), p->tier[j.tier].allow);
+	}
+	if (job_req_check(&j, e) < 0)
+		return -1;
+	if (j.req.gpu_type[0] && !name_valid(j.req.gpu_type))
+		return err_set(e, GQ_EINVAL, "GPU type '%s' is not a valid name", j.req.gpu_type);
+	for (int i = 0; i < j.ndeps; i++)
+		if (!snapshot_find(&s->st.snap, j.deps[i]))
+			return err_set(e, GQ_EINVAL,
+				       "dependency '%" PRId64 "' does not exist; see 'gq ls --all'",
+				       j.deps[i]);
+	if (sub->cwd && sub->cwd[0] != '/')
+		return err_set(e, GQ_EINVAL, "working directory '%s' is not an absolute path",
+			       sub->cwd);
+	j.state = JOB_PENDING;
+	j.exit_status = -1;
+	j.submit_time = j.queued_time = now;
+	j.start_time = j.end_time = 0;
+	j.nalloc = 0;
+	if (j.held) {
+		STR_COPY(j.held_by, who->user);
+		j.held_at = now;
+	}
+	if (place_satisfiable(&s->st.snap, &j, e) < 0)
+		return -1;
+	*out = j;
+	return 0;
+}
+
+int server_submit(struct server *s, const struct identity *who, struct submission *sub,
+		  const char *idem, struct job *out, bool *replay, struct gq_err *e)
+{
+	struct pending_submit p;
+	memset(&p, 0, sizeof(p));
+	p.idem = idem;
+	p.command = codec_command_text(sub->argv, sub->script, sub->cwd, sub->env);
+	pthread_mutex_lock(&s->mu);
+	int rc = -1;
+	if (s->stopping) {
+		err_set(e, GQ_EUNAVAIL, "gq serve is shutting down; retry in a moment");
+		goto out;
+	}
+	if (prepare(s, who, sub, &p.job, e) < 0)
+		goto out;
+	if (s->st.full) {
+		state_full_refusal(&s->st, "submissions", e);
+		goto out;
+	}
+	if (s->q_tail)
+		s->q_tail->next = &p;
+	else
+		s->q_head = &p;
+	s->q_tail = &p;
+	pthread_cond_signal(&s->commit_cv);
+	while (!p.done)
+		pthread_cond_wait(&s->done_cv, &s->mu);
+	if (p.rc < 0) {
+		*e = p.err;
+		goto out;
+	}
+	*out = p.result;
+	*replay = p.replay;
+	rc = 0;
+out:
+	pthread_mutex_unlock(&s->mu);
+	free(p.command);
+	submission_release(sub);
+	return rc;
+}
+
+static int find_job(struct server *s, int64_t id, struct job **out, struct gq_err *e)
+{
+	struct job *j = snapshot_find(&s->st.snap, id);
+	if (!j)
+		return err_set(e, GQ_ENOENT, "no job '%" PRId64 "'; see 'gq ls --all'", id);
+	*out = j;
+	return 0;
+}
+
+static int check_owner(const struct identity *who, const struct job *j, struct gq_err *e)
+{
+	if (who->role == ROLE_ADMIN || !strcmp(who->user, j->user))
+		return 0;
+	return err_set(e, GQ_EPERM,
+		       "job '%" PRId64 "' belongs to '%s'; you may act on your own jobs only",
+		       j->id, j->user);
+}
+
+int server_job(struct server *s, int64_t id, struct job *out, struct gq_err *e)
+{
+	pthread_mutex_lock(&s->mu);
+	struct job *j = NULL;
+	int rc = find_job(s, id, &j, e);
+	if (rc == 0 && j)
+		*out = *j;
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+static void actor_of(const struct identity *who, const struct job *j, char *out, size_t size)
+{
+	if (who->role == ROLE_ADMIN && strcmp(who->user, j->user) != 0)
+		snprintf(out, size, "admin:%s", who->user);
+	else
+		snprintf(out, size, "%s", who->user);
+}
+
+/* Applies one action to the copy c of the job; fills the event. */
+static int act_on(struct server *s, const struct identity *who, struct job *c, enum job_action a,
+		  const struct act_args *args, const char *actor, bool *stop, char *kind,
+		  char *reason, struct gq_err *e)
+{
+	int64_t now = state_now(&s->st);
+	const char *st = job_state_name(c->state);
+	*stop = false;
+	switch (a) {
+	case ACT_CANCEL:
+		if (c->state == JOB_PENDING) {
+			c->state = JOB_CANCELLED;
+			c->end_time = now;
+			strcpy(kind, "state");
+			strcpy(reason, "cancelled");
+			return 0;
+		}
+		if (job_state_holds_gpus(c->state)) {
+			*stop = true;
+			return 0;
+		}
+		return err_set(e, GQ_ECONFLICT,
+			       "job '%" PRId64 "' is already %s; nothing to cancel", c->id, st);
+	case ACT_HOLD:
+		if (c->state != JOB_PENDING)
+			return err_set(e, GQ_ECONFLICT,
+				       "job '%" PRId64 "' is %s; only pending jobs can be held",
+				       c->id, st);
+		if (c->held)
+			return err_set(e, GQ_ECONFLICT, "job '%" PRId64 "' is already held by '%s'",
+				       c->id, c->held_by);
+		c->held = true;
+		STR_COPY(c->held_by, actor);
+		c->held_at = now;
+		strcpy(kind, "hold");
+		strcpy(reason, "held");
+		return 0;
+	case ACT_RELEASE:
+		if (!c->held || c->state != JOB_PENDING)
+			return err_set(e, GQ_ECONFLICT,
+				       "job '%" PRId64 "' is not held; nothing to release", c->id);
+		c->held = false;
+		c->held_by[0] = '\0';
+		c->held_at = 0;
+		strcpy(kind, "release");
+		strcpy(reason, "released");
+		return 0;
+	case ACT_REQUEUE:
+		if (c->state == JOB_PENDING)
+			return err_set(e, GQ_ECONFLICT, "job '%" PRId64 "' is already pending",
+				       c->id);
+		if (c->state == JOB_STOPPING)
+			return err_set(e, GQ_ECONFLICT,
+				       "job '%" PRId64
+				       "' is already stopping; requeue it once it ended",
+				       c->id);
+		if (job_state_holds_gpus(c->state)) {
+			*stop = true;
+			return 0;
+		}
+		c->state = JOB_PENDING;
+		c->restarts++;
+		c->queued_time = now;
+		c->exit_status = -1;
+		c->end_time = 0;
+		c->nalloc = 0;
+		strcpy(kind, "state");
+		strcpy(reason, "requeued");
+		return 0;
+	case ACT_OVERRIDE:
+		if (who->role != ROLE_ADMIN)
+			return err_set(e, GQ_EPERM, "overrides are admin actions; ask an admin");
+		if (!args->reason || !args->reason[0])
+			return err_set(e, GQ_EINVAL, "an override needs a reason ('reason' field)");
+		if (!job_state_active(c->state))
+			return err_set(e, GQ_ECONFLICT,
+				       "job '%" PRId64 "' is %s; overrides apply to active jobs",
+				       c->id, st);
+		if (args->clear) {
+			if (!c->ovr.set)
+				return err_set(e, GQ_ECONFLICT,
+					       "job '%" PRId64 "' has no override to clear", c->id);
+			memset(&c->ovr, 0, sizeof(c->ovr));
+			snprintf(reason, 160, "cleared: %.140s", args->reason);
+		} else {
+			c->ovr.set = true;
+			c->ovr.tier = args->tier;
+			snprintf(c->ovr.actor, sizeof(c->ovr.actor), "admin:%s", who->user);
+			if (!STR_COPY(c->ovr.reason, args->reason))
+				return err_set(e, GQ_EINVAL,
+					       "the reason is longer than %zu characters",
+					       sizeof(c->ovr.reason) - 1);
+			c->ovr.at = now;
+			snprintf(reason, 160, "%s: %.140s", tier_name(args->tier), args->reason);
+		}
+		strcpy(kind, "override");
+		return 0;
+	case ACT_CONFIRM:
+		if (c->state != JOB_PENDING || c->tier != TIER_P0)
+			return err_set(
+			    e, GQ_ECONFLICT,
+			    "job '%" PRId64 "' is not a pending P0 job; nothing to confirm", c->id);
+		c->confirmed_at = now;
+		strcpy(kind, "confirm");
+		strcpy(reason, "P0 confirmed");
+		return 0;
+	case ACT_CHECKPOINT:
+		if (c->state != JOB_RUNNING && c->state != JOB_STOPPING)
+			return err_set(e, GQ_ECONFLICT,
+				       "job '%" PRId64
+				       "' is %s; only a running job reports checkpoints",
+				       c->id, st);
+		c->last_checkpoint = now;
+		strcpy(kind, "checkpoint");
+		strcpy(reason, "checkpoint saved");
+		return 0;
+	}
+	BUG("action %d", (int)a);
+}
+
+int server_act(struct server *s, const struct identity *who, int64_t id, enum job_action a,
+	       const struct act_args *args, struct job *out, struct gq_err *e)
+{
+	pthread_mutex_lock(&s->mu);
+	struct job *j = NULL;
+	int rc = -1;
+	if (find_job(s, id, &j, e) < 0 || check_owner(who, j, e) < 0)
+		goto out;
+	char actor[32], kind[24] = "", reason[160] = "";
+	actor_of(who, j, actor, sizeof(actor));
+	struct job c = *j;
+	bool stop = false;
+	if (act_on(s, who, &c, a, args, actor, &stop, kind, reason, e) < 0)
+		goto out;
+	if (s->st.full) {
+		state_full_refusal(&s->st, "changes", e);
+		goto out;
+	}
+	if (db_begin(s->st.db, e) < 0)
+		goto out;
+	if (stop) {
+		enum stop_intent in = a == ACT_CANCEL ? STOP_CANCEL : STOP_REQUEUE;
+		if (j->state == JOB_STOPPING) {
+			/* Already stopping (a cancel while being preempted):
+			 * only what it becomes changes. */
+			state_stop_set(&s->st, j->id, in);
+			rc = state_persist(&s->st, j, e);
+			if (rc == 0)
+				rc = state_emit(&s->st, j->id, "state", j->state, j->state,
+						a == ACT_CANCEL ? "cancel" : "requeue", actor, e);
+		} else {
+			rc = state_stop(&s->st, j, in, SIGTERM, s->st.snap.policy.grace, actor,
+					a == ACT_CANCEL ? "cancel" : "requeue", e);
+		}
+		/* The stop changed memory too: state_failed rolls it back. */
+		if (rc < 0 || state_commit(&s->st, e) < 0)
+			goto failed;
+	} else {
+		struct enforce_ctx ec = state_enforce_ctx(&s->st);
+		if (state_persist(&s->st, &c, e) < 0 ||
+		    state_emit(&s->st, c.id, kind, j->state, c.state, reason, actor, e) < 0 ||
+		    (a == ACT_CHECKPOINT && enforce_job_checkpoint(s->st.enf, &ec, &c, e) < 0) ||
+		    state_commit(&s->st, e) < 0)
+			goto failed;
+		*j = c;
+	}
+	*out = *j;
+	rc = 0;
+	pthread_cond_broadcast(&s->ev_cv);
+	state_wake(&s->st);
+	goto out;
+failed:
+	rc = -1;
+	state_failed(&s->st, e);
+	state_full_refusal(&s->st, "changes", e);
+out:
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+int server_command(struct server *s, const struct identity *who, int64_t id, char **json,
+		   struct gq_err *e)
+{
+	pthread_mutex_lock(&s->mu);
+	struct job *j = NULL;
+	int rc = find_job(s, id, &j, e);
+	if (rc == 0)
+		rc = check_owner(who, j, e);
+	if (rc == 0)
+		rc = db_job_command(s->st.db, id, json, e);
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+int server_log_path(struct server *s, const struct identity *who, int64_t id, const char *stream,
+		    char **path, struct gq_err *e)
+{
+	if (strcmp(stream, "stdout") != 0 && strcmp(stream, "stderr") != 0)
+		return err_set(e, GQ_EINVAL, "unknown log stream '%s'; use stdout or stderr",
+			       stream);
+	pthread_mutex_lock(&s->mu);
+	struct job *j = NULL;
+	int rc = find_job(s, id, &j, e);
+	if (rc == 0)
+		rc = check_owner(who, j, e);
+	if (rc == 0)
+		*path = runner_log_path(s->st.runner, id, stream);
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+void server_info(struct server *s, struct server_info *out)
+{
+	pthread_mutex_lock(&s->mu);
+	out->now = state_now(&s->st);
+	out->manual_clock = s->st.cfg->manual_clock;
+	out->last_seq = s->st.last_seq;
+	pthread_mutex_unlock(&s->mu);
+}
+
+void server_snapshot(struct server *s, struct snapshot *out, int64_t *last_seq)
+{
+	pthread_mutex_lock(&s->mu);
+	copy_locked(s, out, state_now(&s->st));
+	*last_seq = s->st.last_seq;
+	pthread_mutex_unlock(&s->mu);
+}
+
+void server_jobs(struct server *s, const struct job_filter *f, struct job **out, size_t *n)
+{
+	pthread_mutex_lock(&s->mu);
+	size_t cnt = 0;
+	struct job *v = xmalloc((s->st.snap.njobs ? s->st.snap.njobs : 1) * sizeof(*v));
+	for (size_t i = 0; i < s->st.snap.njobs; i++) {
+		const struct job *j = &s->st.snap.jobs[i];
+		bool ok = f->all      ? true
+			  : f->states ? (f->states & (1u << j->state)) != 0
+				      : job_state_active(j->state);
+		if (ok && f->user && strcmp(f->user, j->user) != 0)
+			ok = false;
+		if (ok)
+			v[cnt++] = *j;
+	}
+	pthread_mutex_unlock(&s->mu);
+	if (f->limit && cnt > f->limit) {
+		memmove(v, v + (cnt - f->limit), f->limit * sizeof(*v));
+		cnt = f->limit;
+	}
+	*out = v;
+	*n = cnt;
+}
+
+int server_events(struct server *s, int64_t after, int wait_ms, int max, struct event **out,
+		  size_t *n, int64_t *next, struct gq_err *e)
+{
+	if (wait_ms > MAX_WAIT_MS)
+		wait_ms = MAX_WAIT_MS;
+	pthread_mutex_lock(&s->mu);
+	if (wait_ms > 0 && s->st.last_seq <= after) {
+		struct timespec dl = mono_deadline(wait_ms);
+		while (s->st.last_seq <= after && !s->stopping)
+			if (pthread_cond_timedwait(&s->ev_cv, &s->mu, &dl) == ETIMEDOUT)
+				break;
+	}
+	struct event *v = xcalloc((size_t)max, sizeof(*v));
+	int cnt = 0;
+	int rc = db_events_after(s->st.db, after, v, max, &cnt, e);
+	pthread_mutex_unlock(&s->mu);
+	if (rc < 0) {
+		free(v);
+		return -1;
+	}
+	*out = v;
+	*n = (size_t)cnt;
+	*next = cnt > 0 ? v[cnt - 1].seq : after;
+	return 0;
+}
+
+int server_stats(struct server *s, int64_t from, int64_t to, struct stats *out, int *counts,
+		 int64_t *nowp, struct gq_err *e)
+{
+	struct snapshot snap;
+	snapshot_init(&snap);
+	int64_t seq;
+	server_snapshot(s, &snap, &seq);
+	int64_t now = snap.now;
+	if (to <= 0)
+		to = now + 1;
+	if (from <= 0)
+		from = to - RECENT_WINDOW;
+	for (int i = 0; i < JOB_STATE_COUNT; i++)
+		counts[i] = 0;
+	for (size_t i = 0; i < snap.njobs; i++)
+		counts[snap.jobs[i].state]++;
+	/* Every event, in pages, read under the lock a page at a time. */
+	struct event *all = NULL;
+	size_t nall = 0, cap = 0;
+	int64_t after = 0;
+	int rc = 0;
+	for (;;) {
+		struct event *page;
+		size_t np;
+		int64_t nx;
+		if (server_events(s, after, 0, 4096, &page, &np, &nx, e) < 0) {
+			rc = -1;
+			break;
+		}
+		if (np > 0) {
+			GROW(all, cap, nall + np);
+			memcpy(all + nall, page, np * sizeof(*page));
+			nall += np;
+		}
+		free(page);
+		if (np < 4096 || nx >= seq)
+			break;
+		after = nx;
+	}
+	if (rc == 0)
+		rc = stats_compute(&snap, all, nall, from, to, out, e);
+	free(all);
+	snapshot_release(&snap);
+	*nowp = now;
+	return rc;
+}
+
+void server_preemptions(struct server *s, int64_t job, size_t limit, struct preempt_record **out,
+			size_t *n, int64_t *nowp)
+{
+	pthread_mutex_lock(&s->mu);
+	enforce_records(s->st.enf, job, limit, out, n);
+	*nowp = state_now(&s->st);
+	pthread_mutex_unlock(&s->mu);
+}
+
+void server_reclaim(struct server *s, struct reclaim_entry **out, size_t *n, int64_t *nowp,
+		    struct policy *p)
+{
+	pthread_mutex_lock(&s->mu);
+	struct enforce_ctx ec = state_enforce_ctx(&s->st);
+	enforce_reclaim(s->st.enf, &ec, out, n);
+	*nowp = ec.now;
+	*p = s->st.snap.policy;
+	state_wake(&s->st); /* its next pass journals what the sample saw */
+	pthread_mutex_unlock(&s->mu);
+}
+
+int server_clock(struct server *s, const struct identity *who, int64_t delta, int64_t set,
+		 int64_t *nowp, struct gq_err *e)
+{
+	if (who->role != ROLE_ADMIN)
+		return err_set(e, GQ_EPERM, "moving the clock is an admin action");
+	if (!s->st.cfg->manual_clock)
+		return err_set(
+		    e, GQ_ECONFLICT,
+		    "this server uses the real clock; start it with --manual-clock to move it");
+	if (delta < 0)
+		return err_set(e, GQ_EINVAL, "the clock only moves forward, got %" PRId64 "s",
+			       delta);
+	pthread_mutex_lock(&s->mu);
+	int rc = -1;
+	int64_t target;
+	if (set && set < s->st.manual_now) {
+		err_set(e, GQ_EINVAL,
+			"the clock only moves forward: %" PRId64 " is before now (%" PRId64 ")",
+			set, s->st.manual_now);
+		goto out;
+	}
+	if (set)
+		target = set;
+	else if (__builtin_add_overflow(s->st.manual_now, delta, &target))
+		target = INT64_MAX;
+	if (target > GQ_CLOCK_MAX) {
+		err_set(e, GQ_EINVAL, "the clock cannot go past the year 9999");
+		goto out;
+	}
+	if (s->st.full) {
+		state_full_refusal(&s->st, "changes", e);
+		goto out;
+	}
+	int64_t old = s->st.manual_now, seq0 = s->st.last_seq;
+	char v[32], reason[64];
+	snprintf(v, sizeof(v), "%" PRId64, target);
+	s->st.manual_now = target;
+	snprintf(reason, sizeof(reason), "+%" PRId64 "s", target - old);
+	if (db_begin(s->st.db, e) < 0)
+		goto fail;
+	if (db_meta_set(s->st.db, "clock", v, e) < 0 ||
+	    state_emit(&s->st, 0, "clock", JOB_PENDING, JOB_PENDING, reason, who->user, e) < 0 ||
+	    state_commit(&s->st, e) < 0) {
+		s->st.manual_now = old;
+		state_failed(&s->st, e);
+		state_full_refusal(&s->st, "changes", e);
+		goto out;
+	}
+	*nowp = target;
+	rc = 0;
+	pthread_cond_broadcast(&s->ev_cv);
+	state_wake(&s->st);
+	goto out;
+fail:
+	s->st.manual_now = old;
+	s->st.last_seq = seq0;
+out:
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+void server_policy(struct server *s, struct policy *out)
+{
+	pthread_mutex_lock(&s->mu);
+	*out = s->st.snap.policy;
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* Puts p in force: queue and department states follow their names. Lock
+ * held, inside a transaction. */
+int ops_policy_put(struct server *s, const struct policy *p, const char *actor, struct gq_err *e)
+{
+	struct queue_state qs[GQ_MAX_QUEUES];
+	struct dept_state ds[GQ_MAX_DEPTS];
+	memset(qs, 0, sizeof(qs));
+	memset(ds, 0, sizeof(ds));
+	for (int i = 0; i < p->nqueues; i++) {
+		int o = policy_queue_index(&s->st.snap.policy, p->queues[i].name);
+		if (o >= 0)
+			qs[i] = s->st.snap.qstate[o];
+	}
+	for (int i = 0; i < p->ndepts; i++) {
+		int o = policy_dept_index(&s->st.snap.policy, p->depts[i].name);
+		if (o >= 0)
+			ds[i] = s->st.snap.dstate[o];
+	}
+	char reason[160];
+	policy_event_reason(reason, sizeof(reason), true, p->revision[0] ? p->revision : "default",
+			    "");
+	if (db_meta_set(s->st.db, "policy.revision", p->revision, e) < 0 ||
+	    state_emit(&s->st, 0, "policy", JOB_PENDING, JOB_PENDING, reason, actor, e) < 0)
+		return -1;
+	s->st.snap.policy = *p;
+	memcpy(s->st.snap.qstate, qs, sizeof(qs));
+	memcpy(s->st.snap.dstate, ds, sizeof(ds));
+	return 0;
+}
+
+void ops_policy_refused(struct server *s, const char *oid, const char *why, const char *actor)
+{
+	char reason[160];
+	struct gq_err e = GQ_ERR_INIT;
+	policy_event_reason(reason, sizeof(reason), false, oid, why);
+	if (!s->st.full &&
+	    (db_begin(s->st.db, &e) < 0 ||
+	     state_emit(&s->st, 0, "policy", JOB_PENDING, JOB_PENDING, reason, actor, &e) < 0 ||
+	     state_commit(&s->st, &e) < 0))
+		state_failed(&s->st, &e);
+	log_warn("policy %s refused: %s", oid, why);
+}
+
+int server_policy_apply(struct server *s, const struct identity *who, const char *rev,
+			struct policy *out, struct gq_err *e)
+{
+	if (who->role != ROLE_ADMIN)
+		return err_set(e, GQ_EPERM, "applying a policy is an admin action");
+	pthread_mutex_lock(&s->mu);
+	int rc = -1;
+	char actor[40];
+	snprintf(actor, sizeof(actor), "admin:%s", who->user);
+	if (!s->prepo) {
+		err_set(e, GQ_EUNAVAIL, "this server has no policy repository; see its log");
+		goto out;
+	}
+	if (s->st.full) {
+		state_full_refusal(&s->st, "changes", e);
+		goto out;
+	}
+	struct gq_err fe = GQ_ERR_INIT;
+	if (policy_repo_fetch(s->prepo, &fe) < 0)
+		log_warn("policy fetch: %s", fe.msg);
+	char oid[POLICY_OID_HEX] = "";
+	if (policy_repo_resolve(s->prepo, rev, oid, e) < 0)
+		goto out;
+	struct policy *p = xmalloc(sizeof(*p));
+	if (policy_repo_load(s->prepo, oid, p, e) < 0) {
+		e->code = e->code == GQ_ENOENT ? GQ_ENOENT : GQ_EINVAL;
+		ops_policy_refused(s, oid, e->msg, actor);
+		free(p);
+		goto out;
+	}
+	struct policy *old = xmalloc(sizeof(*old));
+	*old = s->st.snap.policy;
+	if (db_begin(s->st.db, e) < 0 || ops_policy_put(s, p, actor, e) < 0 ||
+	    state_commit(&s->st, e) < 0) {
+		/* The policy is not in the journal: put the old one back before
+		 * the usage is reloaded by queue name. */
+		s->st.snap.policy = *old;
+		state_failed(&s->st, e);
+		state_full_refusal(&s->st, "changes", e);
+		free(old);
+		free(p);
+		goto out;
+	}
+	free(old);
+	log_info("policy %s applied by %s", oid, who->user);
+	*out = *p;
+	free(p);
+	rc = 0;
+	pthread_cond_broadcast(&s->ev_cv);
+	state_wake(&s->st);
+out:
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+const struct auth *server_auth(struct server *s)
+{
+	return s->auth;
+}

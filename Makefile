@@ -7,7 +7,7 @@ PKGS := ncursesw libcurl jansson readline libgit2 libmicrohttpd sqlite3
 DEB_PKGS := build-essential pkg-config libncurses-dev libcurl4-openssl-dev libjansson-dev \
 	libreadline-dev libgit2-dev libmicrohttpd-dev libsqlite3-dev \
 	tmux jq curl zsh fish bash-completion python3 git locales \
-	clang-14 libfuzzer-14-dev libclang-rt-14-dev clang-format-14
+	clang-14 libfuzzer-14-dev libclang-rt-14-dev clang-format-14 stunnel4 openssl
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san
@@ -145,6 +145,12 @@ layers: $(OBJ)
 check: gq unit purity core-deps layers
 	@GQ=$(CURDIR)/$(BUILD)/gq UNIT=$(CURDIR)/$(BUILD)/tests/unit/run sh tests/run.sh $(T)
 
+# The Slurm backend's e2e scripts (tests/e2e/ts*-slurm.sh) against the kit
+# of ../shared/slurm (start.sh, as root), one after the other: they share
+# the cluster. Each skips with one line when the kit is not running.
+check-slurm: gq
+	@GQ=$(CURDIR)/$(BUILD)/gq sh tests/run.sh --slurm
+
 check-unit: unit purity core-deps
 	@UNIT=$(CURDIR)/$(BUILD)/tests/unit/run sh tests/run.sh --unit-only
 
@@ -245,7 +251,7 @@ clean:
 	rm -rf build build-san build-fuzz gq
 
 FORCE:
-.PHONY: all gq unit purity layers check check-unit bench torture deps install format format-check clean FORCE fuzz fuzz-build fuzz-bins
+.PHONY: all gq unit purity layers check check-slurm check-unit bench torture deps install format format-check clean FORCE fuzz fuzz-build fuzz-bins
 .PRECIOUS: $(BUILD)/bench/%.o $(BUILD)/tests/fuzz/%.o
 
 -include $(OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FUZZ_BIN:=.d)

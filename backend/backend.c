@@ -21,6 +21,7 @@
 
 static const struct backend_impl *const impls[] = {
     &backend_native,
+    &backend_slurm,
 };
 
 void job_info_release(struct job_info *ji)
@@ -172,13 +173,21 @@ struct backend *backend_open(bool autostart, struct gq_err *e)
 			impl = impls[i];
 	if (!impl) {
 		err_set(e, GQ_EINVAL,
-			"unknown backend '%s'; set GQ_BACKEND or gq.backend to 'native'",
+			"unknown backend '%s'; set GQ_BACKEND or gq.backend to 'native' or 'slurm'",
 			c.backend);
 		return NULL;
 	}
 	const char *token = c.token_file[0] ? c.token_file : NULL;
+	if (!c.server[0] && impl != &backend_native) {
+		err_set(e, GQ_EINVAL, "backend '%s' needs an address: set GQ_SERVER or gq.server",
+			c.backend);
+		return NULL;
+	}
 	if (!c.server[0])
 		return open_default(impl, autostart, token, e);
-	struct backend_target t = {.server = c.server, .token_file = token};
+	struct backend_target t = {.server = c.server,
+				   .token_file = token,
+				   .qos_map = c.qos_map,
+				   .ca_file = c.ca_file[0] ? c.ca_file : NULL};
 	return impl->open(&t, e);
 }

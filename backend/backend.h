@@ -104,8 +104,10 @@ struct backend {
 
 /* Where a backend implementation connects: the resolved configuration. */
 struct backend_target {
-	const char *server;	/* "unix:/PATH" or "http://HOST:PORT" */
+	const char *server;	/* "unix:/PATH", "http://HOST:PORT" or "https://..." */
 	const char *token_file; /* or NULL */
+	const char *qos_map;	/* slurm: QOS → tier ("" = the default map) */
+	const char *ca_file;	/* https: CA bundle, or NULL for the system's */
 };
 
 /* An implementation's constructor; listed in backend.c. */
@@ -114,6 +116,7 @@ struct backend_impl {
 	struct backend *(*open)(const struct backend_target *t, struct gq_err *e);
 };
 extern const struct backend_impl backend_native;
+extern const struct backend_impl backend_slurm;
 
 /*
  * Opens the configured backend: GQ_SERVER / GQ_BACKEND from the environment,

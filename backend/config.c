@@ -142,8 +142,11 @@ static int check_server(const char *v, const char *origin, struct gq_err *e)
 		return 0;
 	if (!strncmp(v, "http://", 7) && v[7])
 		return 0;
+	if (!strncmp(v, "https://", 8) && v[8])
+		return 0;
 	return err_set(e, GQ_EINVAL,
-		       "%s: bad server address '%s'; use 'unix:/PATH' or 'http://HOST:PORT'",
+		       "%s: bad server address '%s'; use 'unix:/PATH', 'http://HOST:PORT' or "
+		       "'https://HOST:PORT'",
 		       origin, v);
 }
 
@@ -151,7 +154,8 @@ static int check_backend(const char *v, const char *origin, struct gq_err *e)
 {
 	if (name_valid(v) && strlen(v) < sizeof(((struct gq_config *)0)->backend))
 		return 0;
-	return err_set(e, GQ_EINVAL, "%s: bad backend name '%s'; use 'native'", origin, v);
+	return err_set(e, GQ_EINVAL, "%s: bad backend name '%s'; use 'native' or 'slurm'", origin,
+		       v);
 }
 
 static int check_tier(const char *v, const char *origin, struct gq_err *e)
@@ -198,10 +202,14 @@ static int config_set(struct gq_config *c, const char *key, const char *v, const
 		if (check_queue(v, origin, e) < 0)
 			return -1;
 		STR_COPY(c->queue, v);
+	} else if (!strcmp(key, "qosmap")) {
+		STR_COPY(c->qos_map, v);
+	} else if (!strcmp(key, "cafile")) {
+		expand_home(c->ca_file, sizeof(c->ca_file), v);
 	} else {
 		return err_set(e, GQ_EINVAL,
 			       "%s: unknown key 'gq.%s'; known keys are server, backend, "
-			       "tokenFile, tier and queue",
+			       "tokenFile, tier, queue, qosMap and caFile",
 			       origin, key);
 	}
 	return 0;
@@ -260,8 +268,9 @@ int config_load(struct gq_config *c, struct gq_err *e)
 	static const struct {
 		const char *var, *key;
 	} env[] = {
-	    {"GQ_SERVER", "server"}, {"GQ_BACKEND", "backend"}, {"GQ_TOKEN_FILE", "tokenfile"},
-	    {"GQ_TIER", "tier"},     {"GQ_QUEUE", "queue"},
+	    {"GQ_SERVER", "server"},  {"GQ_BACKEND", "backend"}, {"GQ_TOKEN_FILE", "tokenfile"},
+	    {"GQ_TIER", "tier"},      {"GQ_QUEUE", "queue"},	 {"GQ_SLURM_QOS", "qosmap"},
+	    {"GQ_CA_FILE", "cafile"},
 	};
 	for (size_t i = 0; i < sizeof(env) / sizeof(env[0]); i++) {
 		const char *v = getenv(env[i].var);

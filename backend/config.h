@@ -11,10 +11,12 @@
  *         tokenFile = ~/.config/gq/token  # bearer token for TCP servers
  *         tier = P2                       # default tier of gq submit
  *         queue = exp                     # default queue of gq submit
+ *         qosMap = p0=P0,p1=P1,p2=P2,*=P1 # backend slurm: QOS → tier
+ *         caFile = /etc/ssl/my-ca.pem     # https: CA bundle (default: the system's)
  *
  * The environment wins over the file: GQ_SERVER, GQ_BACKEND, GQ_TOKEN_FILE,
- * GQ_TIER, GQ_QUEUE. A token is never taken from the command line, only from
- * a file. This module does not connect to anything; backend.c does.
+ * GQ_TIER, GQ_QUEUE, GQ_SLURM_QOS, GQ_CA_FILE. A token is never taken from the command line, only
+ * from a file. This module does not connect to anything; backend.c does.
  */
 #ifndef GQ_BACKEND_CONFIG_H
 #define GQ_BACKEND_CONFIG_H
@@ -31,6 +33,8 @@ struct gq_config {
 	char token_file[GQ_PATH_MAX]; /* "" = none */
 	char tier[8];		      /* "" = none: the server's default */
 	char queue[32];		      /* "" = none: the policy's default queue */
+	char qos_map[256];	      /* slurm: "QOS=TIER,..." ("" = p0/p1/p2) */
+	char ca_file[GQ_PATH_MAX];    /* https: CA bundle, "" = the system's */
 	char file[GQ_PATH_MAX];	      /* the config file read, "" when there was none */
 };
 

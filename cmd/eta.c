@@ -38,6 +38,12 @@ static void eta_line(const struct explain_set *x, const struct explain *ex, stru
 	if (permit)
 		buf_addstr(out,
 			   wy->nwaits ? ", by its starvation permit" : " by its starvation permit");
+	if (x->s->order == ORDER_BACKEND) { /* Slurm's own estimate beside gq's */
+		const struct job *j = ex->job;
+		buf_printf(out, "%s Slurm: %s", wy->nwaits ? ";" : "",
+			   j->ext_start ? cmd_time(j->ext_start, x->s->now, d, sizeof(d))
+					: "no estimate");
+	}
 	buf_addstr(out, "\n");
 }
 

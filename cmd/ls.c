@@ -38,6 +38,17 @@ static int cmp_end(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* order.h's ORDER_BACKEND order: the backend's priority, submit time, id. */
+static int cmp_backend(const void *a, const void *b)
+{
+	const struct job *x = *(const struct job *const *)a, *y = *(const struct job *const *)b;
+	if (x->ext_prio != y->ext_prio)
+		return x->ext_prio > y->ext_prio ? -1 : 1;
+	if (x->submit_time != y->submit_time)
+		return x->submit_time < y->submit_time ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
 /* The rows in display order; caller frees the array. */
 static const struct job **rows_of(const struct explain_set *x, const struct filter *f, size_t *n)
 {
@@ -47,9 +58,12 @@ static const struct job **rows_of(const struct explain_set *x, const struct filt
 	for (size_t i = 0; i < s->njobs; i++)
 		if (job_state_holds_gpus(s->jobs[i].state) && keep(f, &s->jobs[i]))
 			rows[k++] = &s->jobs[i];
+	size_t pend = k;
 	for (size_t i = 0; i < x->n; i++)
 		if (keep(f, x->items[i].job))
 			rows[k++] = x->items[i].job;
+	if (s->order == ORDER_BACKEND) /* Slurm's priority order, across tiers */
+		qsort(rows + pend, k - pend, sizeof(*rows), cmp_backend);
 	size_t fin = k;
 	for (size_t i = 0; i < s->njobs; i++)
 		if (!job_state_active(s->jobs[i].state) && keep(f, &s->jobs[i]))
@@ -125,6 +139,10 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 		static __thread bool have;
 		static __thread double last;
 		static __thread char text[32];
+		if (x->s->order == ORDER_BACKEND) { /* Slurm's priority decides */
+			buf_addint(out, j->ext_prio);
+			break;
+		}
 		double w = ex ? ex->why->weight : x->s->policy.tier[job_tier(j)].base;
 		if (!have || w != last) {
 			snprintf(text, sizeof(text), "%.1f", w);
@@ -164,6 +182,8 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 			explain_short(ex, out);
 		else
 			buf_addstr(out, "-");
+		if (ex && j->ext_reason[0]) /* the backend's own word beside */
+			buf_printf(out, " [Slurm: %s]", j->ext_reason);
 		break;
 	case F_SUBMIT_TIME:
 		buf_addint(out, j->submit_time);

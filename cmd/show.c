@@ -149,6 +149,22 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 	}
 	if (ji->cwd)
 		row("directory", "%s", ji->cwd);
+	if (ji->stdout_path)
+		row("output", "%s", ji->stdout_path);
+	if (ji->stderr_path)
+		row("errors", "%s", ji->stderr_path);
+	/* What the backend's scheduler (Slurm) says beside. */
+	if (s->order == ORDER_BACKEND)
+		row("priority", "%lld (Slurm's; it orders the queue)", (long long)j->ext_prio);
+	if (j->ext_array[0])
+		row("array", "tasks %s", j->ext_array);
+	if (j->ext_reason[0])
+		row("slurm reason", "%s%s%s%s", j->ext_reason, j->ext_class[0] ? " (gq: " : "",
+		    j->ext_class, j->ext_class[0] ? ")" : "");
+	if (j->state == JOB_PENDING && s->order == ORDER_BACKEND)
+		row("slurm start", "%s",
+		    j->ext_start ? cmd_time(j->ext_start, now, t1, sizeof(t1))
+				 : "no estimate (its backfill pass has not reached the job)");
 	buf_release(&b);
 }
 

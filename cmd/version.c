@@ -1,5 +1,7 @@
 /*
- * version.c - `gq version`: the client's version and the libraries it uses.
+ * version.c - `gq version`: the client's version and the libraries it uses,
+ * and with a backend other than gq serve (Slurm) which cluster, Slurm and
+ * API version it talks to.
  */
 #include "cmd.h"
 
@@ -10,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend/backend.h"
+#include "backend/config.h"
 #include "wire/wire.h"
 
 static int version_exec(int argc, char **argv)
@@ -37,6 +41,22 @@ static int version_exec(int argc, char **argv)
 		printf("libcurl %s, jansson %s, libgit2 %d.%d.%d, libmicrohttpd %s, sqlite %s\n",
 		       curl_version_info(CURLVERSION_NOW)->version, wire_json_library_version(),
 		       maj, min, rev, MHD_get_version(), sqlite3_libversion());
+		/* Another backend than gq serve: which cluster, which versions. */
+		struct gq_config cfg;
+		struct gq_err e = GQ_ERR_INIT;
+		if (config_load(&cfg, &e) == 0 && strcmp(cfg.backend, "native")) {
+			int rc;
+			struct backend *b = cmd_backend(false, &rc);
+			if (!b)
+				return rc;
+			rc = EXIT_OK;
+			if (b->ops->ping(b, &e) < 0)
+				rc = cmd_fail(&e);
+			else
+				printf("backend: %s\n", b->ops->describe(b));
+			backend_close(b);
+			return rc;
+		}
 	}
 	return EXIT_OK;
 }

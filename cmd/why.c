@@ -36,6 +36,29 @@ static void not_pending(const struct explain_set *x, const struct job *j)
 	printf("; it waits for nothing.\n");
 }
 
+/* On a backend that schedules itself (Slurm): its reason, priority and
+ * estimate beside gq's, and where the two disagree. */
+static void slurm_beside(const struct explain_set *x, const struct job *j, const struct explain *ex,
+			 struct buf *out)
+{
+	if (x->s->order != ORDER_BACKEND)
+		return;
+	char t[32];
+	const char *gq = ex->why ? reason_name(ex->why->primary) : "";
+	buf_printf(out, "Slurm: %s", j->ext_reason[0] ? j->ext_reason : "no reason given");
+	if (j->ext_class[0])
+		buf_printf(out, " (gq's word: %s)", j->ext_class);
+	buf_printf(out, "; priority %lld; its estimate: %s.\n", (long long)j->ext_prio,
+		   j->ext_start ? cmd_time(j->ext_start, x->s->now, t, sizeof(t))
+				: "none (its backfill pass did not reach this job)");
+	if (j->ext_class[0] && gq[0] && strcmp(j->ext_class, gq) &&
+	    strcmp(j->ext_class, "not yet evaluated"))
+		buf_printf(out, "gq and Slurm disagree: gq says %s, Slurm says %s (%s).\n", gq,
+			   j->ext_class, j->ext_reason);
+	buf_addstr(out, "Order: Slurm's priority, as sprio gives it; Slurm does not export its "
+			"weights, so the prediction keeps this order (no aging).\n");
+}
+
 static int why_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_why;
@@ -97,6 +120,7 @@ static int why_exec(int argc, char **argv)
 			buf_addstr(&out, sug.data);
 			buf_release(&sug);
 		}
+		slurm_beside(&x, j, ex, &out);
 		fwrite(out.data, 1, out.len, stdout);
 		buf_release(&out);
 	}

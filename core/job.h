@@ -119,6 +119,15 @@ struct job {
 
 	int64_t reminded_at;  /* P0 pending: last reminder sent, 0 none */
 	int64_t confirmed_at; /* P0 pending: last confirmation by the owner */
+
+	/* What the backend's own scheduler says (Slurm); empty and 0 on gq
+	 * serve. Shown beside gq's reasons and predictions, never used for
+	 * them, except ext_prio as the order when the snapshot says so. */
+	char ext_reason[40]; /* its reason word: "QOSMaxGRESPerUser" */
+	char ext_class[20];  /* the gq reason that word maps to: "quota" */
+	int64_t ext_start;   /* its estimated start of a pending job, 0 none */
+	int64_t ext_prio;    /* its priority; higher goes first */
+	char ext_array[32];  /* a pending array's task range "0-3%2", "" none */
 };
 
 /* The tier the scheduler uses: the override's when one is set. */
@@ -161,8 +170,15 @@ struct dept_state {
  * dstate[i] to policy.depts[i]. jobs must be sorted by id (snapshot_sort)
  * before snapshot_find or any core function is used on it.
  */
+/* Who orders the pending jobs: gq's weight formula (order.h), or the
+ * backend's scheduler through each job's ext_prio (Slurm's priority, as
+ * sprio gives it; weights that are not exported do not age in a
+ * prediction). */
+enum order_source { ORDER_GQ, ORDER_BACKEND };
+
 struct snapshot {
 	int64_t now;
+	enum order_source order;
 	int32_t tz_offset; /* seconds east of UTC; windows are in this local time */
 	struct policy policy;
 	struct job *jobs;

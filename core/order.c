@@ -83,6 +83,8 @@ double order_fair_share(const struct snapshot *s, const struct job *j)
 double order_fair_share_cached(const struct snapshot *s, const struct job *j,
 			       struct order_fs_cache *c)
 {
+	if (s->order == ORDER_BACKEND)
+		return -(double)j->ext_prio;
 	for (int i = 0; i < c->n; i++)
 		if (c->queue[i][0] == j->queue[0] && !strncmp(c->queue[i], j->queue, GQ_NAME_MAX))
 			return c->fs[i];
@@ -104,6 +106,14 @@ struct okey {
 static void key_fill(const struct snapshot *s, const struct job *j, int64_t now, int steps,
 		     double fs, struct okey *k)
 {
+	if (s->order == ORDER_BACKEND) { /* the backend's priority alone */
+		k->tier = 0;
+		k->k = 0;
+		k->fs = -(double)j->ext_prio;
+		k->submit = j->submit_time;
+		k->id = j->id;
+		return;
+	}
 	k->tier = (int)job_tier(j);
 	k->k = order_aging_k(&s->policy, waited_at(j, now));
 	if (k->k > steps)

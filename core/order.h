@@ -12,7 +12,10 @@
  *   4. submit time, earliest first,
  *   5. job id, lowest first,
  *
- * a total order: the same snapshot always gives the same sequence. `gq ls`,
+ * a total order: the same snapshot always gives the same sequence. On a
+ * snapshot whose order is ORDER_BACKEND (Slurm) the order is the backend's
+ * priority (job.ext_prio, highest first), then submit time and id: tiers
+ * and aging do not enter it. `gq ls`,
  * `gq why`, the prediction and gq serve all use order_pending().
  *
  * This file does not decide whether a job fits (place.h) or explain why it
@@ -88,7 +91,10 @@ void order_rank_keys(struct order_key *keys, size_t n, uint32_t *rank);
 
 /* Fair share of j's queue, with a small cache of the last queue names
  * looked up (a lookup is a string search over the policy): for loops over
- * many jobs. Initialise the cache with ORDER_FS_CACHE_INIT. */
+ * many jobs. Initialise the cache with ORDER_FS_CACHE_INIT. On an
+ * ORDER_BACKEND snapshot it is -ext_prio instead, so that the static rank
+ * of the prediction (order_rank_keys) is the backend's priority order
+ * within a tier. */
 #define ORDER_FS_CACHE 8
 struct order_fs_cache {
 	char queue[ORDER_FS_CACHE][GQ_NAME_MAX];

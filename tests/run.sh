@@ -1,8 +1,10 @@
 #!/bin/sh
 # tests/run.sh - runs the unit tests ($UNIT) and every e2e script
 # (tests/e2e/t*.sh, which use $GQ), counts TAP-like "ok"/"not ok" lines and
-# ends with "N passed, N failed". Usage: run.sh [--unit-only] [PATTERN]
-# PATTERN keeps only the e2e scripts whose file name contains it.
+# ends with "N passed, N failed". Usage: run.sh [--unit-only | --slurm] [PATTERN]
+# PATTERN keeps only the e2e scripts whose file name contains it. --slurm
+# runs the Slurm family instead (tests/e2e/ts*-slurm.sh, one after the
+# other, against the kit of shared/slurm; they skip when it is not up).
 # JOBS=N (default: the number of CPUs) runs that many e2e scripts at once;
 # each script's output is still printed whole and in file-name order.
 # run.sh --one NAME OUT CMD... runs one script into OUT (used by itself).
@@ -20,7 +22,9 @@ if [ "${1:-}" = --one ]; then
 	exit 0
 fi
 unit_only=0
+family='t[0-9]*.sh'
 if [ "${1:-}" = --unit-only ]; then unit_only=1; shift; fi
+if [ "${1:-}" = --slurm ]; then family='ts[0-9]*-slurm.sh'; UNIT=; JOBS=1; shift; fi
 pattern=${1:-}
 here=$(cd "$(dirname "$0")" && pwd)
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 1)}
@@ -42,7 +46,7 @@ if [ -z "$pattern" ] && [ -n "${UNIT:-}" ]; then
 fi
 if [ $unit_only = 0 ]; then
 	list=$work/list
-	for t in "$here"/e2e/t[0-9]*.sh; do
+	for t in "$here"/e2e/$family; do
 		[ -e "$t" ] || continue
 		case "$(basename "$t")" in *"$pattern"*) echo "$t" ;; esac
 	done >"$list"

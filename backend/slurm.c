@@ -1,0 +1,934 @@
+/*
+ * slurm.c - the slurm backend: a Slurm cluster through slurmrestd, with
+ * libcurl. This file is the transport and the mapping of gq's operations
+ * onto Slurm's requests; every JSON shape is wire/slurm.c's.
+ *
+ * Authentication is Slurm's: X-SLURM-USER-NAME (the local account) and
+ * X-SLURM-USER-TOKEN (SLURM_JWT, what Slurm's own tools read, or the
+ * config's tokenFile) on every request; the token decides what the user may
+ * do. The API version is negotiated once per process: GET
+ * /slurm/v0.0.N/ping newest first (42 … 38), the first that answers wins.
+ *
+ * A snapshot is three requests (nodes, partitions, jobs). Slurm orders the
+ * queue (ORDER_BACKEND: its priority), gq explains and predicts on that.
+ */
+#include <ctype.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "config.h"
+#include "wire/slurm.h"
+
+#define MAX_ANSWER ((size_t)1 << 30) /* 10,000 jobs are ~32 MB in v0.0.38 */
+
+struct slurm {
+	struct backend b;
+	CURL *curl;
+	char *base; /* "http://HOST:PORT" */
+	char *ca_file;
+	char user[64];
+	char *token;
+	char *describe;
+	int minor; /* the negotiated openapi/v0.0.<minor>, 0 before */
+	struct slurm_meta meta;
+	struct slurm_map map;
+	struct buf cache; /* the last GET /jobs answer */
+	int64_t cache_t;  /* ... asked again with update_time=cache_t; 0 none */
+};
+
+static struct slurm *S(struct backend *b)
+{
+	return b->impl;
+}
+
+static size_t on_body(char *p, size_t size, size_t n, void *arg)
+{
+	struct buf *out = arg;
+	return buf_add(out, p, size * n) < 0 ? 0 : size * n;
+}
+
+/* One HTTP exchange; *status the HTTP status. -1 only when no answer came. */
+static int http(struct slurm *sl, const char *method, const char *path, const char *body,
+		struct buf *out, long *status, struct gq_err *e)
+{
+	CURL *c = sl->curl;
+	char url[8192];
+	if ((size_t)snprintf(url, sizeof(url), "%s%s", sl->base, path) >= sizeof(url))
+		return err_set(e, GQ_EINVAL, "request path too long");
+	curl_easy_reset(c);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 120000L);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+	if (sl->ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, sl->ca_file);
+	struct curl_slist *hdr = NULL;
+	char uh[128], th[4096];
+	snprintf(uh, sizeof(uh), "X-SLURM-USER-NAME: %s", sl->user);
+	snprintf(th, sizeof(th), "X-SLURM-USER-TOKEN: %s", sl->token);
+	hdr = curl_slist_append(hdr, "Accept: application/json");
+	hdr = curl_slist_append(hdr, uh);
+	hdr = curl_slist_append(hdr, th);
+	if (body) {
+		hdr = curl_slist_append(hdr, "Content-Type: application/json");
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+	}
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+	buf_reset(out);
+	CURLcode cc = curl_easy_perform(c);
+	curl_slist_free_all(hdr);
+	if (cc != CURLE_OK) {
+		if (cc == CURLE_WRITE_ERROR)
+			return err_set(e, GQ_ETOOBIG, "answer from %s is over %zu MiB",
+				       sl->describe, MAX_ANSWER >> 20);
+		return err_set(e, GQ_EUNAVAIL, "cannot reach %s: %s; check GQ_SERVER", sl->describe,
+			       curl_easy_strerror(cc));
+	}
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+	return 0;
+}
+
+/* The first version that answers, newest first. */
+static int negotiate(struct slurm *sl, struct gq_err *e)
+{
+	if (sl->minor)
+		return 0;
+	struct buf out;
+	buf_init(&out, MAX_ANSWER);
+	int rc = -1;
+	for (int v = SLURM_API_NEWEST; v >= SLURM_API_OLDEST; v--) {
+		char path[64];
+		long st = 0;
+		snprintf(path, sizeof(path), "/slurm/v0.0.%d/ping", v);
+		if (http(sl, "GET", path, NULL, &out, &st, e) < 0)
+			goto out;
+		if (st == 404)
+			continue;
+		const char *t = out.data ? out.data : "";
+		if (slurm_errors(t, out.len, st, e) < 0)
+			goto out;
+		if (st < 200 || st >= 300) {
+			slurm_http_error(st, t, out.len, sl->describe, e);
+			goto out;
+		}
+		sl->minor = v;
+		slurm_meta_decode(t, out.len, &sl->meta, e);
+		rc = 0;
+		goto out;
+	}
+	err_set(e, GQ_EUNAVAIL,
+		"%s offers no Slurm REST API version gq speaks (openapi v0.0.%d to v0.0.%d)",
+		sl->describe, SLURM_API_OLDEST, SLURM_API_NEWEST);
+out:
+	buf_release(&out);
+	return rc;
+}
+
+/*
+ * METHOD /slurm/v0.0.N<rest>: 0 with the body in out; 1 for 304 (not
+ * modified); -1 with Slurm's error (errors[] whatever the status).
+ */
+static int call(struct slurm *sl, const char *method, const char *rest, const char *body,
+		struct buf *out, struct gq_err *e)
+{
+	if (negotiate(sl, e) < 0)
+		return -1;
+	char path[1024];
+	snprintf(path, sizeof(path), "/slurm/v0.0.%d%s", sl->minor, rest);
+	long st = 0;
+	if (http(sl, method, path, body, out, &st, e) < 0)
+		return -1;
+	if (st == 304)
+		return 1;
+	const char *t = out->data ? out->data : "";
+	if (slurm_errors(t, out->len, st, e) < 0)
+		return -1;
+	if (st < 200 || st >= 300)
+		return slurm_http_error(st, t, out->len, sl->describe, e);
+	return 0;
+}
+
+static int sl_ping(struct backend *b, struct gq_err *e)
+{
+	struct buf out;
+	buf_init(&out, MAX_ANSWER);
+	int rc = call(S(b), "GET", "/ping", NULL, &out, e);
+	if (rc == 0)
+		rc = slurm_ping_decode(out.data ? out.data : "", out.len, e);
+	buf_release(&out);
+	return rc < 0 ? -1 : 0;
+}
+
+static int32_t local_tz(time_t now)
+{
+	struct tm tm;
+	localtime_r(&now, &tm);
+	return (int32_t)tm.tm_gmtoff;
+}
+
+/*
+ * The cache per cluster and user: $XDG_CACHE_HOME/gq/slurm-<server>-<user>
+ * -jobs.json holds the last GET /jobs answer after a first line
+ * "gq-slurm-cache T", T one second before it was fetched. The next command
+ * asks GET /jobs?update_time=T; v0.0.38 answers 304 with an empty body
+ * when no job changed since, and the cached answer is used. (v0.0.39+
+ * answer 200 with no jobs instead, which cannot be told from an empty
+ * queue: there the cache is not used.) In one process (gq top) the last
+ * answer is also kept in memory.
+ */
+static void cache_path(const struct slurm *sl, char *out, size_t size)
+{
+	const char *x = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char dir[GQ_PATH_MAX];
+	if (x && *x)
+		snprintf(dir, sizeof(dir), "%s/gq", x);
+	else
+		snprintf(dir, sizeof(dir), "%s/.cache/gq", home ? home : "/tmp");
+	char key[256];
+	size_t k = 0;
+	for (const char *p = sl->base; *p && k < sizeof(key) - 1; p++)
+		key[k++] = isalnum((unsigned char)*p) || *p == '.' ? *p : '_';
+	key[k] = '\0';
+	snprintf(out, size, "%s/slurm-%s-%s-jobs.json", dir, key, sl->user);
+}
+
+static void cache_load(struct slurm *sl)
+{
+	if (sl->cache_t)
+		return;
+	char path[GQ_PATH_MAX + 512];
+	cache_path(sl, path, sizeof(path));
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return;
+	long long t = 0;
+	if (fscanf(f, "gq-slurm-cache %lld\n", &t) == 1 && t > 0) {
+		char chunk[65536];
+		size_t n;
+		buf_reset(&sl->cache);
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+			if (buf_add(&sl->cache, chunk, n) < 0)
+				break;
+		sl->cache_t = t;
+	}
+	fclose(f);
+}
+
+static void cache_save(struct slurm *sl, const struct buf *body, int64_t t)
+{
+	buf_reset(&sl->cache);
+	buf_add(&sl->cache, body->data ? body->data : "", body->len);
+	sl->cache_t = t;
+	char path[GQ_PATH_MAX + 512], tmp[GQ_PATH_MAX + 600];
+	cache_path(sl, path, sizeof(path));
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	char *up = strrchr(path, '/');
+	if (up) { /* $XDG_CACHE_HOME, then its gq/ */
+		*up = '\0';
+		mkdir(path, 0700);
+		*up = '/';
+	}
+	mkdir(path, 0700);
+	*slash = '/';
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	FILE *f = fdopen(fd, "wb");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return;
+	}
+	fprintf(f, "gq-slurm-cache %lld\n", (long long)t);
+	fwrite(body->data ? body->data : "", 1, body->len, f);
+	if (fclose(f) != 0 || rename(tmp, path) < 0)
+		unlink(tmp);
+}
+
+/* GET /jobs through the cache. */
+static int jobs_cached(struct slurm *sl, struct buf *out, struct gq_err *e)
+{
+	if (negotiate(sl, e) < 0)
+		return -1;
+	int64_t t = time(NULL) - 1;
+	if (sl->minor > 38)
+		return call(sl, "GET", "/jobs", NULL, out, e) == 0 ? 0 : -1;
+	cache_load(sl);
+	if (sl->cache_t) {
+		char path[64];
+		snprintf(path, sizeof(path), "/jobs?update_time=%" PRId64, sl->cache_t);
+		int rc = call(sl, "GET", path, NULL, out, e);
+		if (rc < 0)
+			return -1;
+		if (rc == 1) { /* 304: nothing changed since */
+			buf_reset(out);
+			return buf_add(out, sl->cache.data ? sl->cache.data : "", sl->cache.len) < 0
+				   ? err_set(e, GQ_ETOOBIG, "cached answer too big")
+				   : 0;
+		}
+	} else if (call(sl, "GET", "/jobs", NULL, out, e) != 0) {
+		return -1;
+	}
+	cache_save(sl, out, t);
+	return 0;
+}
+
+/* Nodes then jobs (optionally one job) into s. */
+static int fetch(struct slurm *sl, struct snapshot *s, const char *jobs_path, bool partitions,
+		 struct slurm_job_extra **x, size_t *nx, struct gq_err *e)
+{
+	struct buf out;
+	buf_init(&out, MAX_ANSWER);
+	int rc = -1;
+	s->now = time(NULL);
+	s->tz_offset = local_tz((time_t)s->now);
+	s->order = ORDER_BACKEND;
+	/* Slurm's priority weights are not exposed: no simulated aging. */
+	s->policy.aging_step = 0;
+	if (call(sl, "GET", "/nodes", NULL, &out, e) != 0 ||
+	    slurm_nodes_decode(out.data ? out.data : "", out.len, s, NULL, e) < 0)
+		goto out;
+	if (partitions &&
+	    (call(sl, "GET", "/partitions", NULL, &out, e) != 0 ||
+	     slurm_partitions_decode(out.data ? out.data : "", out.len, &s->policy, e) < 0))
+		goto out;
+	if (jobs_path &&
+	    ((!strcmp(jobs_path, "/jobs") ? jobs_cached(sl, &out, e)
+					  : call(sl, "GET", jobs_path, NULL, &out, e)) != 0 ||
+	     slurm_jobs_decode(out.data ? out.data : "", out.len, s, &sl->map, x, nx, e) < 0))
+		goto out;
+	rc = 0;
+out:
+	buf_release(&out);
+	if (rc < 0 && e->code == GQ_EINTERNAL)
+		err_prefix(e, "answer from %s", sl->describe);
+	return rc;
+}
+
+static int sl_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e)
+{
+	struct snapshot s;
+	snapshot_init(&s);
+	if (fetch(S(b), &s, "/jobs", true, NULL, NULL, e) < 0) {
+		snapshot_release(&s);
+		return -1;
+	}
+	snapshot_sort(&s);
+	snapshot_release(out);
+	*out = s;
+	return 0;
+}
+
+/* Slurm's filename patterns (%j %u %x %A %a %%) for one job. */
+static char *expand_path(const char *pat, const struct job *j, const struct slurm_job_extra *x)
+{
+	if (!pat[0])
+		return NULL;
+	struct buf b;
+	buf_init(&b, 0);
+	for (const char *p = pat; *p; p++) {
+		if (*p != '%' || !p[1]) {
+			buf_add(&b, p, 1);
+			continue;
+		}
+		switch (*++p) {
+		case 'j':
+			buf_printf(&b, "%" PRId64, j->id);
+			break;
+		case 'A':
+			buf_printf(&b, "%" PRId64, x->array_job_id ? x->array_job_id : j->id);
+			break;
+		case 'a':
+			buf_printf(&b, "%" PRId64, x->array_task_id >= 0 ? x->array_task_id : 0);
+			break;
+		case 'u':
+			buf_addstr(&b, j->user);
+			break;
+		case 'x':
+			buf_addstr(&b, j->name);
+			break;
+		case '%':
+			buf_addstr(&b, "%");
+			break;
+		default:
+			buf_printf(&b, "%%%c", *p);
+		}
+	}
+	return buf_detach(&b);
+}
+
+static int sl_job(struct backend *b, int64_t id, struct job_info *out, struct gq_err *e)
+{
+	struct snapshot s;
+	snapshot_init(&s);
+	char path[64];
+	snprintf(path, sizeof(path), "/job/%" PRId64, id);
+	struct slurm_job_extra *x = NULL;
+	size_t nx = 0;
+	int rc = fetch(S(b), &s, path, false, &x, &nx, e);
+	if (rc == 0 && !s.njobs)
+		rc = err_set(e, GQ_ENOENT, "no job '%" PRId64 "' on %s", id, S(b)->describe);
+	if (rc == 0) {
+		memset(out, 0, sizeof(*out));
+		out->job = s.jobs[0];
+		/* The allocation's node indexes are the snapshot's: keep them
+		 * only when the caller's snapshot has the same nodes (it does:
+		 * the same GET /nodes order). */
+		const struct slurm_job_extra *xe = &x[0];
+		if (xe->cwd[0])
+			out->cwd = xstrdup(xe->cwd);
+		out->stdout_path = expand_path(
+		    xe->stdout_path[0] ? xe->stdout_path : "slurm-%j.out", &out->job, xe);
+		if (out->stdout_path && out->stdout_path[0] != '/' && xe->cwd[0]) {
+			char *abs = xasprintf("%s/%s", xe->cwd, out->stdout_path);
+			free(out->stdout_path);
+			out->stdout_path = abs;
+		}
+		out->stderr_path = expand_path(xe->stderr_path, &out->job, xe);
+		if (xe->command[0]) {
+			out->argv = xcalloc(2, sizeof(char *));
+			out->argv[0] = xstrdup(xe->command);
+		}
+	}
+	free(x);
+	snapshot_release(&s);
+	return rc;
+}
+
+/* ---- submit ---- */
+
+/* Single-quotes s for /bin/sh. */
+static void sh_quote(struct buf *b, const char *s)
+{
+	buf_addstr(b, "'");
+	for (; *s; s++)
+		if (*s == '\'')
+			buf_addstr(b, "'\\''");
+		else
+			buf_add(b, s, 1);
+	buf_addstr(b, "'");
+}
+
+/* What a script's #SBATCH lines ask for (sbatch reads them on the client:
+ * slurmrestd does not). gq's own options win where they differ from gq's
+ * defaults. */
+struct sbatch {
+	char name[64], partition[64], qos[32], account[32], output[256], error[256], chdir[256],
+	    dependency[128], gpu_type[32], begin[64];
+	int gpus, nodes, cpus;
+	bool gpus_per_node, hold;
+	int64_t mem_mb, time_limit;
+};
+
+/* Slurm's time formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S → seconds. */
+static int64_t sbatch_time(const char *v)
+{
+	long d = 0, h = 0, m = 0, sec = 0;
+	if (strchr(v, '-')) {
+		int n = sscanf(v, "%ld-%ld:%ld:%ld", &d, &h, &m, &sec);
+		if (n < 1)
+			return 0;
+		return ((d * 24 + h) * 60 + m) * 60 + sec;
+	}
+	int n = sscanf(v, "%ld:%ld:%ld", &h, &m, &sec);
+	if (n == 1)
+		return h * 60; /* minutes */
+	if (n == 2)
+		return h * 60 + m; /* M:S */
+	return n == 3 ? (h * 60 + m) * 60 + sec : 0;
+}
+
+static int64_t sbatch_mem(const char *v)
+{
+	char *end;
+	double x = strtod(v, &end);
+	switch (*end) {
+	case 'K':
+	case 'k':
+		return (int64_t)(x / 1024);
+	case 'G':
+	case 'g':
+		return (int64_t)(x * 1024);
+	case 'T':
+	case 't':
+		return (int64_t)(x * 1024 * 1024);
+	default:
+		return (int64_t)x;
+	}
+}
+
+static void sbatch_opt(struct sbatch *sb, const char *k, const char *v)
+{
+#define IS(a, b) (!strcmp(k, a) || !strcmp(k, b))
+	if (IS("--job-name", "-J"))
+		snprintf(sb->name, sizeof(sb->name), "%s", v);
+	else if (IS("--partition", "-p"))
+		snprintf(sb->partition, sizeof(sb->partition), "%s", v);
+	else if (IS("--qos", "-q"))
+		snprintf(sb->qos, sizeof(sb->qos), "%s", v);
+	else if (IS("--account", "-A"))
+		snprintf(sb->account, sizeof(sb->account), "%s", v);
+	else if (IS("--output", "-o"))
+		snprintf(sb->output, sizeof(sb->output), "%s", v);
+	else if (IS("--error", "-e"))
+		snprintf(sb->error, sizeof(sb->error), "%s", v);
+	else if (IS("--chdir", "-D"))
+		snprintf(sb->chdir, sizeof(sb->chdir), "%s", v);
+	else if (IS("--begin", "-b"))
+		snprintf(sb->begin, sizeof(sb->begin), "%s", v);
+	else if (IS("--dependency", "-d"))
+		snprintf(sb->dependency, sizeof(sb->dependency), "%s", v);
+	else if (IS("--time", "-t"))
+		sb->time_limit = sbatch_time(v);
+	else if (IS("--cpus-per-task", "-c"))
+		sb->cpus = atoi(v);
+	else if (IS("--mem", "--mem"))
+		sb->mem_mb = sbatch_mem(v);
+	else if (IS("--nodes", "-N"))
+		sb->nodes = atoi(v);
+	else if (IS("--hold", "-H"))
+		sb->hold = true;
+	else if (IS("--gres", "--gres") || IS("--gpus-per-node", "--gpus-per-node") ||
+		 IS("--gpus", "-G")) {
+		/* gpu[:type]:N or [type:]N */
+		const char *p = v;
+		if (!strncmp(p, "gres/", 5) || !strncmp(p, "gres:", 5))
+			p += 5;
+		if (!strncmp(p, "gpu:", 4))
+			p += 4;
+		else if (!strcmp(p, "gpu"))
+			p += 3;
+		const char *colon = strrchr(p, ':');
+		if (colon) {
+			snprintf(sb->gpu_type, sizeof(sb->gpu_type), "%.*s", (int)(colon - p), p);
+			sb->gpus = atoi(colon + 1);
+		} else {
+			sb->gpus = *p ? atoi(p) : 1;
+		}
+		sb->gpus_per_node = !IS("--gpus", "-G");
+	}
+#undef IS
+}
+
+/* The #SBATCH lines after the shebang, before the first command. */
+static void sbatch_parse(const char *script, struct sbatch *sb)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->gpus = -1;
+	const char *p = script;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char line[1024];
+		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : 1023), p);
+		p += len + (nl ? 1 : 0);
+		char *s = line;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s || (s[0] == '#' && strncmp(s, "#SBATCH", 7)))
+			continue; /* blank, shebang, comments, #GQ lines */
+		if (s[0] != '#')
+			break; /* the first command ends the directives */
+		s += 7;
+		for (char *save = NULL, *w = strtok_r(s, " \t", &save); w;
+		     w = strtok_r(NULL, " \t", &save)) {
+			if (w[0] == '#')
+				break;
+			char *val = strchr(w, '=');
+			if (val && w[1] == '-')
+				*val++ = '\0';
+			else if (w[0] == '-' && w[1] != '-' && w[2])
+				val = w + 2; /* -t60 */
+			char key[64];
+			snprintf(key, sizeof(key), "%.*s", val && w[1] != '-' ? 2 : 63, w);
+			bool flag = !strcmp(key, "-H") || !strcmp(key, "--hold");
+			if (!val && !flag)
+				val = strtok_r(NULL, " \t", &save);
+			if (val && val[0] == '"') {
+				val++;
+				size_t n = strlen(val);
+				if (n && val[n - 1] == '"')
+					val[n - 1] = '\0';
+			}
+			sbatch_opt(sb, key, val ? val : "");
+		}
+	}
+}
+
+/* The largest GPU count of one node (of model type when given). */
+static int max_node_gpus(const struct snapshot *s, const char *type)
+{
+	int best = 0;
+	for (size_t i = 0; i < s->nnodes; i++)
+		if ((!type || !*type || !strcmp(type, s->nodes[i].gpu_model)) &&
+		    s->nodes[i].ngpus > best)
+			best = s->nodes[i].ngpus;
+	return best;
+}
+
+static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id, struct gq_err *e)
+{
+	struct slurm *sl = S(b);
+	const struct job *j = &r->job;
+	struct sbatch sb;
+	sbatch_parse(r->script ? r->script : "", &sb);
+	struct snapshot s;
+	snapshot_init(&s);
+	struct buf out, script;
+	buf_init(&out, MAX_ANSWER);
+	buf_init(&script, 0);
+	int rc = -1;
+	/* The nodes: one node's GPUs decide between gres and the total. */
+	if (fetch(sl, &s, NULL, false, NULL, NULL, e) < 0)
+		goto out;
+	struct slurm_submit q = {0};
+	/* gq names a script after its file unless told otherwise; a script's
+	 * own --job-name is the better name. */
+	q.name = sb.name[0] ? sb.name : j->name;
+	q.partition = j->queue[0] ? j->queue : sb.partition[0] ? sb.partition : NULL;
+	/* The tier's QOS, unless the script names one and gq's tier is its
+	 * default. */
+	const char *tq = slurm_map_qos(&sl->map, j->tier);
+	q.qos = sb.qos[0] && j->tier == TIER_P1 ? sb.qos : tq;
+	q.account = sb.account[0] ? sb.account : NULL;
+	q.gpus = j->req.gpus;
+	q.gpu_type = j->req.gpu_type[0] ? j->req.gpu_type : NULL;
+	if (sb.gpus >= 0 && j->req.gpus == 1 && !j->req.gpu_type[0]) {
+		q.gpus = sb.gpus * (sb.gpus_per_node && sb.nodes > 1 ? sb.nodes : 1);
+		q.gpu_type = sb.gpu_type[0] ? sb.gpu_type : NULL;
+	}
+	int one = max_node_gpus(&s, q.gpu_type);
+	q.gpus_per_node = j->req.same_node || q.gpus <= one || one == 0;
+	if (sb.gpus >= 0 && sb.gpus_per_node && sb.nodes > 1 && j->req.gpus == 1)
+		q.gpus_per_node = false;
+	q.cpus = j->req.cpus ? j->req.cpus : sb.cpus;
+	q.mem_mb = j->req.mem_mb ? j->req.mem_mb : sb.mem_mb;
+	q.time_limit = j->time_limit ? j->time_limit : sb.time_limit;
+	q.cwd = sb.chdir[0] ? sb.chdir : r->cwd;
+	q.env = r->env;
+	q.hold = j->held || sb.hold;
+	q.after = j->deps;
+	q.nafter = j->ndeps;
+	q.stdout_path = sb.output[0] ? sb.output : NULL;
+	q.begin = sb.begin[0] ? sb.begin : NULL;
+	q.dependency = sb.dependency[0] ? sb.dependency : NULL;
+	if (r->script) {
+		q.script = r->script;
+	} else {
+		buf_addstr(&script, "#!/bin/sh\nexec");
+		for (char **a = r->argv; a && *a; a++) {
+			buf_addstr(&script, " ");
+			sh_quote(&script, *a);
+		}
+		buf_addstr(&script, "\n");
+		q.script = script.data;
+	}
+	char *body = slurm_submit_encode(&q, sl->minor);
+	rc = call(sl, "POST", "/job/submit", body, &out, e);
+	free(body);
+	if (rc == 0)
+		rc = slurm_submit_decode(out.data ? out.data : "", out.len, id, e);
+	else if (rc < 0 && e->code == GQ_EINVAL && strstr(e->msg, "2014"))
+		err_prefix(e,
+			   "no node of %s can ever hold this request (Slurm still records it "
+			   "as a failed job)",
+			   sl->describe);
+	rc = rc == 0 ? 0 : -1;
+out:
+	buf_release(&out);
+	buf_release(&script);
+	snapshot_release(&s);
+	return rc;
+}
+
+/* POST /job/ID with a flat properties body. */
+static int update(struct backend *b, int64_t id, char *body, struct gq_err *e)
+{
+	struct buf out;
+	buf_init(&out, MAX_ANSWER);
+	char path[64];
+	snprintf(path, sizeof(path), "/job/%" PRId64, id);
+	int rc = call(S(b), "POST", path, body, &out, e);
+	free(body);
+	buf_release(&out);
+	return rc == 0 ? 0 : -1;
+}
+
+static int sl_cancel(struct backend *b, int64_t id, struct gq_err *e)
+{
+	struct buf out;
+	buf_init(&out, MAX_ANSWER);
+	char path[64];
+	snprintf(path, sizeof(path), "/job/%" PRId64, id);
+	int rc = call(S(b), "DELETE", path, NULL, &out, e);
+	buf_release(&out);
+	return rc == 0 ? 0 : -1;
+}
+
+static int sl_hold(struct backend *b, int64_t id, struct gq_err *e)
+{
+	return update(b, id, slurm_update_hold(true, S(b)->minor), e);
+}
+
+static int sl_release(struct backend *b, int64_t id, struct gq_err *e)
+{
+	return update(b, id, slurm_update_hold(false, S(b)->minor), e);
+}
+
+static int sl_override(struct backend *b, int64_t id, enum tier tier, bool clear,
+		       const char *reason, struct gq_err *e)
+{
+	struct slurm *sl = S(b);
+	if (clear)
+		return err_set(e, GQ_EINVAL,
+			       "Slurm keeps no override to clear; give the tier the job should "
+			       "have ('gq prio %" PRId64 " P1')",
+			       id);
+	if (negotiate(sl, e) < 0)
+		return -1;
+	const char *qos = slurm_map_qos(&sl->map, tier);
+	if (!qos)
+		return err_set(e, GQ_EINVAL, "no QOS maps to tier %s; set gq.qosMap",
+			       tier_name(tier));
+	return update(b, id, slurm_update_qos(qos, sl->minor), e);
+}
+
+static int unsupported(struct backend *b, const char *what, struct gq_err *e)
+{
+	return err_set(e, GQ_EINVAL, "%s: not available on Slurm (%s)", what, S(b)->describe);
+}
+
+static int sl_requeue(struct backend *b, int64_t id, struct gq_err *e)
+{
+	return err_set(e, GQ_EINVAL,
+		       "Slurm's REST API (up to v0.0.42) has no requeue; an operator runs "
+		       "'scontrol requeue %" PRId64 "'",
+		       id);
+}
+
+static int sl_confirm(struct backend *b, int64_t id, struct gq_err *e)
+{
+	return unsupported(b, "confirm", e);
+}
+
+static int sl_checkpoint(struct backend *b, int64_t id, struct gq_err *e)
+{
+	return unsupported(b, "checkpoint", e);
+}
+
+/* The log is the job's output file, read where gq runs (the cluster's
+ * shared file system, or the login node the job ran on). */
+static int sl_logs(struct backend *b, int64_t id, const char *stream, int64_t offset,
+		   struct buf *out, int64_t *next, struct gq_err *e)
+{
+	struct job_info ji;
+	if (sl_job(b, id, &ji, e) < 0)
+		return -1;
+	const char *path =
+	    !strcmp(stream, "stderr") && ji.stderr_path ? ji.stderr_path : ji.stdout_path;
+	int rc = 0;
+	FILE *f = path ? fopen(path, "rb") : NULL;
+	if (!f) {
+		if (job_state_active(ji.job.state) && ji.job.state != JOB_RUNNING) {
+			*next = offset; /* not started: nothing written yet */
+		} else {
+			rc = err_set(e, GQ_ENOENT,
+				     "cannot read the log of job %" PRId64 " at '%s': %s", id,
+				     path ? path : "(none)", strerror(errno));
+		}
+		job_info_release(&ji);
+		return rc;
+	}
+	if (offset > 0)
+		fseeko(f, (off_t)offset, SEEK_SET);
+	char chunk[65536];
+	size_t n;
+	int64_t at = offset;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (buf_add(out, chunk, n) < 0) {
+			rc =
+			    err_set(e, GQ_ETOOBIG, "log of job %" PRId64 " is too big to hold", id);
+			break;
+		}
+		at += (int64_t)n;
+	}
+	fclose(f);
+	*next = at;
+	job_info_release(&ji);
+	return rc;
+}
+
+/* Slurm has no event stream: wait, then report none, so that a watcher
+ * takes a fresh snapshot. */
+static int sl_events(struct backend *b, int64_t after, int wait_ms, struct event_list *out,
+		     struct gq_err *e)
+{
+	if (wait_ms > 0) {
+		struct timespec ts = {wait_ms / 1000, (wait_ms % 1000) * 1000000L};
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+	return 0;
+}
+
+static int sl_stats(struct backend *b, int64_t from, int64_t to, struct stats_report *out,
+		    struct gq_err *e)
+{
+	return unsupported(b, "gq serve's statistics", e);
+}
+
+static int sl_clock(struct backend *b, int64_t delta, int64_t *now, struct gq_err *e)
+{
+	if (delta)
+		return unsupported(b, "a manual clock", e);
+	*now = time(NULL);
+	return 0;
+}
+
+static int sl_policy_apply(struct backend *b, const char *rev, char **applied, struct gq_err *e)
+{
+	return err_set(e, GQ_EINVAL,
+		       "Slurm's policy lives in slurm.conf and sacctmgr; see 'gq policy export "
+		       "slurm'");
+}
+
+static const char *sl_describe(struct backend *b)
+{
+	struct slurm *sl = S(b);
+	if (sl->minor && !strstr(sl->describe, "openapi")) {
+		char *d = xasprintf("Slurm %s at '%s' (openapi v0.0.%d, user %s)",
+				    sl->meta.release[0] ? sl->meta.release : "?", sl->base,
+				    sl->minor, sl->user);
+		free(sl->describe);
+		sl->describe = d;
+	}
+	return sl->describe;
+}
+
+static void sl_close(struct backend *b)
+{
+	struct slurm *sl = S(b);
+	curl_easy_cleanup(sl->curl);
+	free(sl->base);
+	free(sl->ca_file);
+	if (sl->token) {
+		memset(sl->token, 0, strlen(sl->token));
+		free(sl->token);
+	}
+	free(sl->describe);
+	buf_release(&sl->cache);
+	free(sl);
+}
+
+static const struct backend_ops slurm_ops = {
+    .name = "slurm",
+    .ping = sl_ping,
+    .snapshot = sl_snapshot,
+    .job = sl_job,
+    .submit = sl_submit,
+    .cancel = sl_cancel,
+    .hold = sl_hold,
+    .release = sl_release,
+    .requeue = sl_requeue,
+    .override = sl_override,
+    .confirm = sl_confirm,
+    .checkpoint = sl_checkpoint,
+    .logs = sl_logs,
+    .events = sl_events,
+    .stats = sl_stats,
+    .preemptions = NULL,
+    .reclaim = NULL,
+    .clock = sl_clock,
+    .policy_apply = sl_policy_apply,
+    .describe = sl_describe,
+    .close = sl_close,
+};
+
+static struct backend *slurm_open(const struct backend_target *t, struct gq_err *e)
+{
+	static bool curl_ready;
+	if (!curl_ready) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
+			err_set(e, GQ_EINTERNAL, "libcurl failed to initialise");
+			return NULL;
+		}
+		curl_ready = true;
+	}
+	if (strncmp(t->server, "http://", 7) && strncmp(t->server, "https://", 8)) {
+		err_set(e, GQ_EINVAL,
+			"backend slurm needs slurmrestd's URL: set GQ_SERVER=http://HOST:PORT (or "
+			"https://)");
+		return NULL;
+	}
+	struct slurm *sl = xcalloc(1, sizeof(*sl));
+	sl->b.ops = &slurm_ops;
+	sl->b.impl = sl;
+	sl->base = xstrdup(t->server);
+	size_t n = strlen(sl->base);
+	while (n > 8 && sl->base[n - 1] == '/')
+		sl->base[--n] = '\0';
+	sl->describe = xasprintf("slurmrestd at '%s'", sl->base);
+	buf_init(&sl->cache, MAX_ANSWER);
+	if (t->ca_file)
+		sl->ca_file = xstrdup(t->ca_file);
+	struct passwd *pw = getpwuid(getuid());
+	if (!pw) {
+		err_set(e, GQ_EINVAL, "cannot find the local account of uid %u",
+			(unsigned)getuid());
+		goto fail;
+	}
+	snprintf(sl->user, sizeof(sl->user), "%s", pw->pw_name);
+	const char *jwt = getenv("SLURM_JWT");
+	if (jwt && *jwt) {
+		sl->token = xstrdup(jwt);
+	} else if (t->token_file) {
+		char tok[4096];
+		if (token_read(t->token_file, tok, sizeof(tok), e) < 0)
+			goto fail;
+		sl->token = xstrdup(tok);
+	} else {
+		err_set(e, GQ_EPERM,
+			"no Slurm token: set SLURM_JWT (from 'scontrol token') or gq.tokenFile");
+		goto fail;
+	}
+	if (slurm_map_parse(t->qos_map, &sl->map, e) < 0) {
+		err_prefix(e, "gq.qosMap");
+		goto fail;
+	}
+	sl->curl = curl_easy_init();
+	if (!sl->curl) {
+		err_set(e, GQ_EINTERNAL, "libcurl failed to create a handle");
+		goto fail;
+	}
+	return &sl->b;
+fail:
+	free(sl->base);
+	free(sl->ca_file);
+	free(sl->token);
+	free(sl->describe);
+	free(sl);
+	return NULL;
+}
+
+const struct backend_impl backend_slurm = {
+    .name = "slurm",
+    .open = slurm_open,
+};

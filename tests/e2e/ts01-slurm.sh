@@ -1,0 +1,317 @@
+#!/bin/bash
+# ts01-slurm.sh - the real gq binary against the real Slurm kit
+# (shared/slurm/start.sh: slurmctld, slurmdbd, three slurmd, slurmrestd with
+# JWT): MAPPING.md's acceptance checks 1-9 as far as the kit allows. Runs as
+# root (it acts as alice and bob through runuser, and drains a node with
+# scontrol); cancels every job of alice and bob first and last. Skips with
+# one line when the kit is not running. Run by `make check-slurm`, never in
+# parallel with another Slurm script: they share the cluster.
+set -u
+GQ=${GQ:-$(cd "$(dirname "$0")/../.." && pwd)/gq}
+ENV=${SLURM_TEST_ENV:-/tmp/slurm-test/env}
+n=0
+failed=0
+t_report() { # ok? desc
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - ts01 $2"; else
+		echo "not ok $n - ts01 $2"
+		failed=$((failed + 1))
+	fi
+}
+check_eq() { # desc got want
+	if [ "$2" = "$3" ]; then t_report 0 "$1"; else
+		printf '# got:  %s\n# want: %s\n' "$2" "$3"
+		t_report 1 "$1"
+	fi
+}
+check_match() { # desc got regex
+	if printf '%s' "$2" | grep -Eq -- "$3"; then t_report 0 "$1"; else
+		printf '# got: %s\n# want match: %s\n' "$2" "$3"
+		t_report 1 "$1"
+	fi
+}
+if [ "$(id -u)" != 0 ] || [ ! -r "$ENV" ]; then
+	echo "ok 1 - ts01 # SKIP the Slurm kit is not running (bash shared/slurm/start.sh as root)"
+	exit 0
+fi
+. "$ENV"
+unset SLURM_JWT_ALICE
+ALICE_JWT=$SLURM_JWT BOB_JWT=$SLURM_JWT2
+unset SLURM_JWT
+if ! curl -sf -o /dev/null -H "X-SLURM-USER-NAME: $SLURM_USER" -H "X-SLURM-USER-TOKEN: $ALICE_JWT" \
+	"$SLURM_URL/slurm/$SLURM_API_VERSION/ping"; then
+	echo "ok 1 - ts01 # SKIP slurmrestd does not answer at $SLURM_URL"
+	exit 0
+fi
+work=$(mktemp -d /tmp/gq-ts01.XXXXXX)
+chmod 1777 "$work"
+mkdir -p "$work/out" && chmod 1777 "$work/out"
+cleanup() {
+	scancel -u alice >/dev/null 2>&1
+	scancel -u bob >/dev/null 2>&1
+	scontrol update nodename=cpu1 state=resume >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+cleanup_jobs() { scancel -u alice; scancel -u bob; sleep 1; }
+# as USER CMD...: runs CMD as alice or bob with the backend set, in $work.
+as() {
+	local u=$1 tok=$ALICE_JWT
+	shift
+	[ "$u" = bob ] && tok=$BOB_JWT
+	(cd "$work" && runuser -u "$u" -- env -i SLURM_JWT="$tok" GQ_BACKEND=slurm \
+		GQ_SERVER="$SLURM_URL" HOME="$work" XDG_CONFIG_HOME="$work/cfg" \
+		XDG_CACHE_HOME="$work/cache-$u" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$@")
+}
+sub() { # USER gq-submit-args... -> job id
+	as "$@" | sed -n 's/^submitted job //p'
+}
+jobf() { # ID FORMAT -> squeue field
+	squeue -h -j "$1" -o "$2" 2>/dev/null
+}
+wait_state() { # ID STATE TIMEOUT
+	local i
+	for ((i = 0; i < $3 * 2; i++)); do
+		[ "$(scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')" = "$2" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+wait_reason() { # ID REASON TIMEOUT
+	local i
+	for ((i = 0; i < $3 * 2; i++)); do
+		[ "$(jobf "$1" %r)" = "$2" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+scancel -u alice >/dev/null 2>&1
+scancel -u bob >/dev/null 2>&1
+scontrol update nodename=cpu1 state=resume >/dev/null 2>&1
+sleep 1
+start=$SECONDS
+
+# 1. The token: a refused one exits 4 and says so.
+out=$(cd "$work" && runuser -u alice -- env -i SLURM_JWT=not-a-token GQ_BACKEND=slurm \
+	GQ_SERVER="$SLURM_URL" HOME="$work" PATH=/usr/bin:/bin "$GQ" ls 2>&1)
+rc=$?
+check_eq "refused token: exit 4" "$rc" 4
+check_match "refused token: the message says token" "$out" "token"
+out=$(as alice "$GQ" version 2>&1)
+check_match "version names Slurm and the API version" "$out" "Slurm 22\.05\.8 .*openapi v0\.0\.38"
+
+# 2. States and exits.
+J_OK=$(sub alice "$GQ" submit --gpus 0 --queue debug --time-limit 5m --name ok -- true)
+J_FAIL=$(sub alice "$GQ" submit --gpus 0 --queue debug --time-limit 5m --name fail -- sh -c 'exit 3')
+J_SIG=$(sub alice "$GQ" submit --gpus 0 --queue debug --time-limit 5m --name sig -- sh -c 'kill -TERM $$')
+J_CAN=$(sub alice "$GQ" submit --gpus 0 --queue debug --time-limit 5m --hold --name can -- true)
+check_match "submit answers job ids" "$J_OK $J_FAIL $J_SIG $J_CAN" '^[0-9]+ [0-9]+ [0-9]+ [0-9]+$'
+as alice "$GQ" cancel "$J_CAN" >/dev/null
+wait_state "$J_OK" COMPLETED 20
+wait_state "$J_FAIL" FAILED 20
+wait_state "$J_SIG" FAILED 20
+out=$(as alice "$GQ" show "$J_OK")
+check_match "completed job: state and exit 0" "$out" "state +completed \(exit status 0\)"
+out=$(as alice "$GQ" show "$J_FAIL")
+check_match "failed job: exit 3" "$out" "state +failed \(exit status 3\)"
+out=$(as alice "$GQ" show "$J_SIG")
+check_match "signalled job: 128+SIGTERM" "$out" "state +failed \(exit status 143\)"
+out=$(as alice "$GQ" show "$J_CAN")
+check_match "cancelled job" "$out" "state +cancelled"
+
+# 3. Submit maps onto Slurm's fields (check 8).
+cat >"$work/env.sh" <<'EOF'
+#!/bin/sh
+echo "PATH=$PATH"
+echo "PWD=$(pwd)"
+sleep 600
+EOF
+chmod 755 "$work/env.sh"
+J_SUB=$(sub alice "$GQ" submit --gpus 2 --gpu-type a100 --tier P2 --queue gpu --time-limit 1h \
+	--name accept8 -- "$work/env.sh")
+check_eq "submit: QOS p2 gres gpu:a100:2 partition gpu limit 1:00:00" \
+	"$(jobf "$J_SUB" '%q %b %P %l %j')" "p2 gres:gpu:a100:2 gpu 1:00:00 accept8"
+check_eq "submit: the working directory is the caller's" "$(jobf "$J_SUB" '%Z')" "$work"
+wait_state "$J_SUB" RUNNING 20
+sleep 1
+check_match "submit: the job sees the caller's PATH" "$(cat "$work/slurm-$J_SUB.out" 2>/dev/null)" \
+	"^PATH=/usr/bin:/bin"
+check_match "logs: gq logs reads the job's output file" "$(as alice "$GQ" logs "$J_SUB" 2>&1)" \
+	"^PWD=$work"
+out=$(as alice "$GQ" submit --gpus 9 --gpu-type a100 --time-limit 1h -- true 2>&1)
+rc=$?
+check_eq "9 a100 GPUs: exit 2" "$rc" 2
+check_match "9 a100 GPUs: says why, in Slurm's words" "$out" \
+	"no node .* can ever hold .*Requested node configuration is not available"
+
+# 4. A batch script's #SBATCH lines are honoured (existing sbatch scripts work).
+cat >"$work/job.sbatch" <<'EOF'
+#!/bin/bash
+#SBATCH --job-name=from-sbatch
+#SBATCH -t 30
+#SBATCH --gres=gpu:h100:1
+#SBATCH --qos=p1
+#SBATCH --output=out/%x-%j.log
+echo "hello from $SLURM_JOB_ID"
+sleep 600
+EOF
+J_SB=$(sub alice "$GQ" submit "$work/job.sbatch")
+check_eq "#SBATCH: name, limit, gres, QOS" "$(jobf "$J_SB" '%j %l %b %q')" \
+	"from-sbatch 30:00 gres:gpu:h100:1 p1"
+wait_state "$J_SB" RUNNING 20 || echo "# $J_SB: $(jobf "$J_SB" '%T %r')"
+
+# 5. show of a running 2 x a100 job (check 5).
+out=$(as alice "$GQ" show "$J_SUB")
+idx=$(scontrol show job -d "$J_SUB" | sed -n 's/.*GRES=gpu:a100:2(IDX:\([0-9,-]*\)).*/\1/p' | head -1)
+gq_idx=$(printf '%s\n' "$out" | sed -n 's/^gpus *gpu1 GPUs //p')
+want_idx=$(echo "$idx" | awk -F- '{ if (NF == 2) { s = $1; for (i = $1 + 1; i <= $2; i++) s = s "," i; print s } else print $0 }')
+check_eq "show: node gpu1 and the GPU indexes Slurm gave" "$gq_idx" "$want_idx"
+check_match "show: limit, queue gpu, dept proj_a, tier P2" "$out" \
+	"queue +gpu \(department proj_a\).*"
+check_match "show: tier P2" "$out" "tier +P2"
+check_match "show: time limit 1h" "$out" "time limit +1h00m"
+check_match "show: the output path expanded" "$out" "output +$work/slurm-$J_SUB\.out"
+
+# 6. nodes (check 4): models, counts, busy GPUs as gres_used, a drained node.
+scontrol update nodename=cpu1 state=drain reason=ts01 >/dev/null
+out=$(as alice "$GQ" nodes)
+check_match "nodes: gpu1 a100 x4" "$out" "gpu1 +a100 +[^ ]+ +4 "
+check_match "nodes: gpu2 h100 x4" "$out" "gpu2 +h100 +[^ ]+ +4 "
+check_match "nodes: cpu1 without GPUs, drained is down" "$out" "cpu1 .*\(down\)"
+used=$(scontrol -d show node gpu1 | sed -n 's/.*GresUsed=gpu:a100:\([0-9]*\).*/\1/p')
+busy=$(printf '%s\n' "$out" | awk '$1 == "gpu1" { print $5 }')
+check_eq "nodes: gpu1 busy GPUs equal GresUsed" "$busy" "$used"
+scontrol update nodename=cpu1 state=resume >/dev/null
+
+# 7. Reasons beside Slurm's (check 6).
+# alice's p2 holds 2 GPUs (J_SUB): one more p2 GPU is over QOSMaxGRESPerUser.
+J_QUOTA=$(sub alice "$GQ" submit --gpus 1 --tier P2 --time-limit 1h --name quota -- sleep 600)
+# bob's 4 h100 wait for alice's #SBATCH job (h100:1): Resources; alice's
+# 4 a100 wait for accept8 (a100:2). P1 both: p0 would preempt p2.
+J_BIG=$(sub bob "$GQ" submit --gpus 4 --gpu-type h100 --time-limit 2h --name big -- sleep 600)
+J_PRIO=$(sub alice "$GQ" submit --gpus 4 --gpu-type a100 --time-limit 1h --name prio -- sleep 600)
+J_HELD=$(sub alice "$GQ" submit --gpus 1 --hold --time-limit 1h --name held -- sleep 600)
+J_DEP=$(sub bob "$GQ" submit --gpus 1 --after "$J_SUB" --time-limit 1h --name dep -- sleep 600)
+printf '#!/bin/sh\n#SBATCH --begin=now+2hours\n#SBATCH -t 10\ntrue\n' >"$work/later.sh"
+J_BEGIN=$(sub alice "$GQ" submit --gpus 0 --queue debug "$work/later.sh")
+wait_reason "$J_QUOTA" QOSMaxGRESPerUser 20
+wait_reason "$J_BEGIN" BeginTime 20
+wait_reason "$J_PRIO" Priority 20 || wait_reason "$J_PRIO" Resources 5
+wait_reason "$J_BIG" Resources 20 || wait_reason "$J_BIG" Priority 5
+out=$(as alice "$GQ" why "$J_QUOTA")
+check_match "why: QOSMaxGRESPerUser shown, as quota" "$out" \
+	"Slurm: QOSMaxGRESPerUser \(gq's word: quota\)"
+out=$(as alice "$GQ" why "$J_BIG")
+check_match "why: Slurm's Resources or Priority beside gq's" "$out" \
+	"Slurm: (Resources|Priority) \(gq's word: (resources|priority)\); priority [0-9]+"
+out=$(as alice "$GQ" why "$J_HELD")
+check_match "why: held, and Slurm's JobHeldUser" "$out" "^Pending: held.*"
+check_match "why: JobHeldUser beside" "$out" "Slurm: JobHeldUser \(gq's word: held\)"
+out=$(as bob "$GQ" why "$J_DEP")
+check_match "why: dependency on the running job" "$out" "^Pending: dependency"
+check_match "why: Slurm's Dependency beside" "$out" "Slurm: Dependency \(gq's word: dependency\)"
+out=$(as alice "$GQ" why "$J_BEGIN")
+check_match "why: BeginTime, the user's own start time (not a cooldown)" "$out" \
+	"Slurm: BeginTime \(gq's word: begin\)"
+out=$(as alice "$GQ" ls)
+ids=$(printf '%s\n' "$out" | awk 'NR > 1 { print $1 }' | sort -n | tr '\n' ' ')
+want=$(squeue -h -o %A | sort -n | tr '\n' ' ')
+check_eq "ls: ids equal squeue's (check 2)" "$ids" "$want"
+order=$(printf '%s\n' "$out" | awk '$6 == "pending" { print $1 }' | tr '\n' ' ')
+sorder=$(squeue -h -t PD -o '%Q %V %A' | sort -k1,1nr -k2,2 -k3,3n | awk '{ print $3 }' | tr '\n' ' ')
+check_eq "ls: pending jobs in Slurm's priority order" "$order" "$sorder"
+check_match "ls: Slurm's reason in the REASON column" "$out" "\[Slurm: QOSMaxGRESPerUser\]"
+
+# 8. Permissions (check 7): an operator's hold cannot be released by the user.
+scontrol hold "$J_QUOTA" >/dev/null
+out=$(as alice "$GQ" release "$J_QUOTA" 2>&1)
+rc=$?
+check_eq "release of an admin-held job as its user: exit 4" "$rc" 4
+check_match "release of an admin-held job: Slurm's words" "$out" "Slurm:"
+out=$(as alice "$GQ" cancel "$J_BIG" 2>&1)
+check_eq "cancel of another user's job: exit 4" "$?" 4
+out=$(as alice "$GQ" show 999999 2>&1)
+check_eq "show of an unknown job: exit 3" "$?" 3
+as alice "$GQ" release "$J_HELD" >/dev/null
+check_eq "release of one's own hold" "$?" 0
+as alice "$GQ" hold "$J_HELD" >/dev/null
+check_eq "hold of one's own job" "$(jobf "$J_HELD" %r)" "JobHeldUser"
+as alice "$GQ" prio --reason ts01 "$J_PRIO" P0 >/dev/null
+check_eq "prio moves the QOS (tier P0 = p0)" "$(jobf "$J_PRIO" %q)" "p0"
+out=$(as alice "$GQ" requeue "$J_SUB" 2>&1)
+check_match "requeue says the API has none" "$out" "no requeue"
+
+# 9. eta: every pending job predicted, Slurm's estimate beside (check 9).
+out=$(as alice "$GQ" eta)
+npend=$(squeue -h -t PD -o %A | wc -l)
+nrows=$(printf '%s\n' "$out" | awk 'NR > 1' | wc -l)
+check_eq "eta: a row for every pending job" "$nrows" "$npend"
+nslurm=$(printf '%s\n' "$out" | grep -c "Slurm: ")
+check_eq "eta: Slurm's estimate (or none) beside each" "$nslurm" "$npend"
+check_match "eta: gq predicts a start for jobs Slurm has none for" "$out" \
+	"^ *$J_DEP .*(Dec|Jan|[0-9]:[0-9]).*Slurm: no estimate"
+
+# 10. A requeued job's cooldown (check 6): bob's P0 on a100 preempts
+# alice's p2 accept8 (PreemptMode=REQUEUE), which waits with BeginTime.
+scancel "$J_PRIO" >/dev/null 2>&1
+J_URG=$(sub bob "$GQ" submit --gpus 4 --gpu-type a100 --tier P0 --time-limit 30m --name urgent -- sleep 600)
+wait_reason "$J_SUB" BeginTime 30
+out=$(as alice "$GQ" why "$J_SUB")
+check_match "why: the preempted job is in cooldown" "$out" "^Pending: cooldown"
+check_match "why: Slurm's BeginTime after a requeue is a cooldown" "$out" \
+	"Slurm: BeginTime \(gq's word: cooldown\)"
+out=$(as alice "$GQ" show "$J_SUB")
+check_match "show: the requeued job's cooldown until a time" "$out" "cooldown +until "
+check_match "urgent P0 runs" "$(jobf "$J_URG" %T)" "RUNNING|PENDING"
+
+# 11. gq top on Slurm (check 10): online, little CPU, at most one job query
+# to slurmctld per refresh (GET /diag's REQUEST_JOB_INFO count).
+diag_jobq() {
+	curl -s -H "X-SLURM-USER-NAME: alice" -H "X-SLURM-USER-TOKEN: $ALICE_JWT" \
+		"$SLURM_URL/slurm/$SLURM_API_VERSION/diag" |
+		jq '[.statistics.rpcs_by_message_type[] | select(.message_type == "REQUEST_JOB_INFO") | .count][0] // 0'
+}
+if command -v tmux >/dev/null && command -v jq >/dev/null; then
+	sock="$work/tmux.sock"
+	q0=$(diag_jobq)
+	tmux -S "$sock" new-session -d -x 160 -y 40 "cd $work && runuser -u alice -- env -i \
+		SLURM_JWT=$ALICE_JWT GQ_BACKEND=slurm GQ_SERVER=$SLURM_URL HOME=$work TERM=xterm \
+		PATH=/usr/bin:/bin TZ=UTC $GQ top --interval 2 --no-mouse"
+	chmod 777 "$sock" 2>/dev/null
+	t0=$SECONDS
+	sleep 12
+	q1=$(diag_jobq)
+	el=$((SECONDS - t0))
+	screen=$(tmux -S "$sock" capture-pane -p)
+	pid=$(pgrep -u alice -f "gq top --interval 2" | head -1)
+	cpu=$(ps -o times= -p "$pid" 2>/dev/null | tr -d ' ')
+	tmux -S "$sock" kill-server 2>/dev/null
+	check_match "top: online on Slurm, the queue shown" "$screen" "Queue"
+	echo "# top: $((q1 - q0)) job queries in ${el}s at --interval 2, ${cpu:-?}s CPU"
+	if [ $((q1 - q0)) -le $((el / 2 + 1)) ] && [ $((q1 - q0)) -ge 1 ]; then t_report 0 "top: at most one job query per refresh"; else t_report 1 "top: at most one job query per refresh ($((q1 - q0)) in ${el}s)"; fi
+	if [ "${cpu:-99}" -le 1 ]; then t_report 0 "top: low CPU"; else t_report 1 "top: low CPU (${cpu}s in ${el}s)"; fi
+else
+	echo "ok $((n + 1)) - ts01 top # SKIP no tmux or jq"
+	n=$((n + 1))
+fi
+
+# 12. The cache per cluster and user: an unchanged queue is answered 304
+# (update_time) and read from $XDG_CACHE_HOME/gq/; a change is fetched.
+cleanup_jobs
+as alice "$GQ" submit --gpus 1 --hold --name held -- true >/dev/null
+sleep 6 # a scheduler pass: then nothing changes
+as alice "$GQ" ls >/dev/null
+cache=$(ls "$work"/cache-alice/gq/slurm-*-alice-jobs.json 2>/dev/null | head -1)
+check_match "cache: the last answer kept under XDG_CACHE_HOME/gq" "$cache" "slurm-http___127\.0\.0\.1_[0-9]+-alice-jobs\.json$"
+if [ -n "$cache" ]; then
+	sed -i 's/"name": "held"/"name": "from-cache"/' "$cache"
+	out=$(as alice "$GQ" ls)
+	check_match "cache: no change, so the cached answer is used (304)" "$out" " from-cache "
+	as alice "$GQ" submit --gpus 1 --hold --name fresh -- true >/dev/null
+	out=$(as alice "$GQ" ls)
+	check_match "cache: a change is fetched in full" "$out" " fresh .* held "
+	check_match "cache: ... and replaces the cached answer" "$out" " held +gpu"
+fi
+
+echo "# ts01 took $((SECONDS - start)) s"
+exit $((failed > 0))

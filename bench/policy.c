@@ -113,8 +113,7 @@ static void bench_repo(void)
 	}
 	char *path = xasprintf("%s/repo", dir);
 	struct policy_repo *r = NULL;
-	if (policy_repo_init(path, "bench", "bench@localhost", &e) < 0 ||
-	    !(r = policy_repo_open(path, &e))) {
+	if (repo_init(path, "bench", "bench@localhost", &e) < 0 || !(r = repo_open(path, &e))) {
 		printf("repository: %s\n", e.msg);
 		goto out;
 	}
@@ -122,7 +121,7 @@ static void bench_repo(void)
 	 * set by the first. Needs an author in git configuration. */
 	for (int i = 1; i < 200; i++) {
 		size_t len = 0;
-		char *text = policy_repo_text(r, "HEAD", &len, NULL, &e);
+		char *text = repo_text(r, "HEAD", &len, NULL, &e);
 		if (!text)
 			break;
 		char *grace = strstr(text, "\tgrace = ");
@@ -135,7 +134,7 @@ static void bench_repo(void)
 		    xasprintf("%.*s\tgrace = %ds%s", (int)(grace - text), text, 60 + i, eol);
 		char oid[POLICY_OID_HEX];
 		char *msg = xasprintf("Grace %d", i);
-		int rc = policy_repo_commit(r, next, strlen(next), msg, oid, &e);
+		int rc = repo_commit(r, next, strlen(next), msg, oid, &e);
 		free(msg);
 		free(next);
 		free(text);
@@ -148,11 +147,11 @@ static void bench_repo(void)
 	double t = cpu_ms();
 	struct policy *p = xmalloc(sizeof(*p));
 	for (int i = 0; i < 100; i++)
-		policy_repo_load(r, "HEAD", p, &e);
+		repo_load(r, "HEAD", p, &e);
 	printf("load and validate HEAD:            %8.2f ms\n", (cpu_ms() - t) / 100);
 	int n = 0;
 	t = cpu_ms();
-	policy_repo_walk(r, "HEAD", 0, count_commit, &n, &e);
+	repo_walk(r, "HEAD", 0, count_commit, &n, &e);
 	printf("log walk of %d commits:           %8.2f ms\n", n, cpu_ms() - t);
 	/* blame's work: the key's value at every commit, back to the first */
 	t = cpu_ms();
@@ -160,13 +159,13 @@ static void bench_repo(void)
 	for (int i = 0; i < 200; i++) {
 		char rev[32];
 		snprintf(rev, sizeof(rev), "HEAD~%d", i);
-		if (policy_repo_read(r, rev, p, &e) == 0)
+		if (repo_read(r, rev, p, &e) == 0)
 			policy_get(p, "aging.cap", v, sizeof(v), &e);
 	}
 	printf("blame's reads over 200 commits:    %8.1f ms\n", cpu_ms() - t);
 	free(p);
 out:
-	policy_repo_free(r);
+	repo_free(r);
 	char *rm = xasprintf("rm -rf '%s'", dir);
 	if (system(rm) != 0)
 		printf("could not remove %s\n", dir);

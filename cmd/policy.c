@@ -36,7 +36,7 @@ struct popts {
 	const char *window;					/* review --window */
 };
 
-static char *repo_path(const struct popts *o)
+static char *opts_repo_path(const struct popts *o)
 {
 	if (o->repo)
 		return xstrdup(o->repo);
@@ -46,8 +46,8 @@ static char *repo_path(const struct popts *o)
 static struct policy_repo *open_repo(const struct popts *o, int *rc)
 {
 	struct gq_err e = GQ_ERR_INIT;
-	char *path = repo_path(o);
-	struct policy_repo *r = policy_repo_open(path, &e);
+	char *path = opts_repo_path(o);
+	struct policy_repo *r = repo_open(path, &e);
 	free(path);
 	if (!r)
 		*rc = cmd_fail(&e);
@@ -125,7 +125,7 @@ static void print_patch(const char *patch)
 /* Warns on stderr when d changes more than one policy variable. */
 static void warn_variables(const struct policy_diff *d)
 {
-	int n = policy_diff_variables(d);
+	int n = semdiff_variables(d);
 	if (n > 1)
 		fprintf(stderr,
 			"gq: warning: this change touches %d policy variables; one variable per "
@@ -255,7 +255,7 @@ static int apply_rev(const struct popts *o, struct policy_repo *r, const char *r
 	char oid[POLICY_OID_HEX], sh[8];
 	struct gq_err e = GQ_ERR_INIT;
 	const char *send = rev;
-	if (r && policy_repo_resolve(r, rev, oid, &e) == 0)
+	if (r && repo_resolve(r, rev, oid, &e) == 0)
 		send = oid;
 	else if (r)
 		return cmd_fail(&e);
@@ -286,15 +286,15 @@ static int sub_apply(const struct popts *o, int argc, char **argv)
 {
 	if (argc > 2)
 		return cmd_usage_error(&cmd_policy, "apply takes at most one revision");
-	char *path = repo_path(o);
+	char *path = opts_repo_path(o);
 	struct gq_err e = GQ_ERR_INIT;
-	struct policy_repo *r = policy_repo_open(path, &e);
+	struct policy_repo *r = repo_open(path, &e);
 	free(path);
 	/* Without a local repository the server resolves the revision itself. */
 	/* HEAD of the local repository: what was just committed here (the
 	 * server itself follows its upstream when it has one). */
 	int rc = apply_rev(o, r, argc > 1 ? argv[1] : r ? "HEAD" : "");
-	policy_repo_free(r);
+	repo_free(r);
 	return rc;
 }
 
@@ -306,8 +306,8 @@ static int sub_init(const struct popts *o, int argc, char **argv)
 	if (argc > 1)
 		return cmd_usage_error(&cmd_policy, "init takes no operand; use --repo PATH");
 	struct gq_err e = GQ_ERR_INIT;
-	char *path = repo_path(o);
-	int rc = policy_repo_init(path, NULL, NULL, &e);
+	char *path = opts_repo_path(o);
+	int rc = repo_init(path, NULL, NULL, &e);
 	if (rc == 0)
 		printf("created the policy repository %s with gq's default policy\n", path);
 	free(path);
@@ -336,7 +336,7 @@ static int sub_show(const struct popts *o, int argc, char **argv)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
 	struct policy *p = xmalloc(sizeof(*p));
-	if (policy_repo_load(r, argc > 1 ? argv[1] : "HEAD", p, &e) < 0) {
+	if (repo_load(r, argc > 1 ? argv[1] : "HEAD", p, &e) < 0) {
 		rc = cmd_fail(&e);
 		goto out;
 	}
@@ -345,11 +345,11 @@ static int sub_show(const struct popts *o, int argc, char **argv)
 		jout_policy_show(p);
 		goto out;
 	}
-	printf("# policy %s of %s\n", short_oid(p->revision, sh), policy_repo_path(r));
+	printf("# policy %s of %s\n", short_oid(p->revision, sh), repo_path(r));
 	policy_foreach(p, show_key, NULL);
 out:
 	free(p);
-	policy_repo_free(r);
+	repo_free(r);
 	return rc;
 }
 
@@ -394,47 +394,47 @@ static int sub_check(const struct popts *o, int argc, char **argv)
 	struct policy *cand = xmalloc(sizeof(*cand)), *base = xmalloc(sizeof(*base));
 	struct policy_repo *r = NULL;
 	struct policy_diff d;
-	policy_diff_init(&d);
+	semdiff_init(&d);
 	int rc = EXIT_OK;
 	bool have_base = false, valid = false;
 	char sh[8], to[POLICY_OID_HEX + 8] = "", from[POLICY_OID_HEX] = "";
 	struct jout_policy_report rep = {0};
 	if (argc > 1 && is_file(what)) {
 		STR_COPY(to, what);
-		valid = policy_load_file(what, cand, &e) == 0;
+		valid = pfile_load_file(what, cand, &e) == 0;
 		/* Compared with HEAD of the repository, when there is one. */
-		char *path = repo_path(o);
+		char *path = opts_repo_path(o);
 		struct gq_err re = GQ_ERR_INIT;
-		r = policy_repo_open(path, &re);
+		r = repo_open(path, &re);
 		free(path);
-		have_base = r && policy_repo_read(r, "HEAD", base, &re) == 0;
+		have_base = r && repo_read(r, "HEAD", base, &re) == 0;
 		if (have_base)
 			STR_COPY(from, base->revision);
 	} else {
 		if (!(r = open_repo(o, &rc)))
 			goto out;
 		struct policy_commit pc;
-		if (policy_repo_commit_info(r, what, &pc, &e) < 0) {
+		if (repo_commit_info(r, what, &pc, &e) < 0) {
 			rc = cmd_fail(&e);
 			goto out;
 		}
 		STR_COPY(to, pc.oid);
-		valid = policy_repo_load(r, pc.oid, cand, &e) == 0;
+		valid = repo_load(r, pc.oid, cand, &e) == 0;
 		if (!valid && e.code != GQ_EINVAL) {
-			policy_commit_release(&pc);
+			repo_commit_release(&pc);
 			rc = cmd_fail(&e);
 			goto out;
 		}
 		if (pc.parent[0]) {
 			struct gq_err pe = GQ_ERR_INIT;
-			have_base = policy_repo_read(r, pc.parent, base, &pe) == 0;
+			have_base = repo_read(r, pc.parent, base, &pe) == 0;
 			if (have_base)
 				STR_COPY(from, pc.parent);
 		}
-		policy_commit_release(&pc);
+		repo_commit_release(&pc);
 	}
 	if (valid && have_base)
-		policy_diff_compute(base, cand, &d);
+		semdiff_compute(base, cand, &d);
 	if (!valid)
 		rc = EXIT_FAIL;
 	if (o->json) {
@@ -461,8 +461,8 @@ static int sub_check(const struct popts *o, int argc, char **argv)
 	}
 	finish_report(o, &rep, cand);
 out:
-	policy_diff_release(&d);
-	policy_repo_free(r);
+	semdiff_release(&d);
+	repo_free(r);
 	free(cand);
 	free(base);
 	return rc;
@@ -485,22 +485,21 @@ static int sub_diff(const struct popts *o, int argc, char **argv)
 	size_t la = 0, lb = 0;
 	char oa[POLICY_OID_HEX], ob[POLICY_OID_HEX], sa[8], sb[8];
 	struct policy_diff d;
-	policy_diff_init(&d);
+	semdiff_init(&d);
 	struct buf text;
 	buf_init(&text, 0);
-	if (!(ta = policy_repo_text(r, a, &la, oa, &e)) ||
-	    !(tb = policy_repo_text(r, b, &lb, ob, &e)) || policy_repo_read(r, oa, pa, &e) < 0 ||
-	    policy_repo_read(r, ob, pb, &e) < 0) {
+	if (!(ta = repo_text(r, a, &la, oa, &e)) || !(tb = repo_text(r, b, &lb, ob, &e)) ||
+	    repo_read(r, oa, pa, &e) < 0 || repo_read(r, ob, pb, &e) < 0) {
 		rc = cmd_fail(&e);
 		goto out;
 	}
 	short_oid(oa, sa);
 	short_oid(ob, sb);
-	policy_diff_compute(pa, pb, &d);
+	semdiff_compute(pa, pb, &d);
 	char la_[32], lb_[32];
 	snprintf(la_, sizeof(la_), "%s:%s", sa, POLICY_FILE);
 	snprintf(lb_, sizeof(lb_), "%s:%s", sb, POLICY_FILE);
-	if (policy_text_diff(ta, la, la_, tb, lb, lb_, &text, &e) < 0) {
+	if (repo_text_diff(ta, la, la_, tb, lb, lb_, &text, &e) < 0) {
 		rc = cmd_fail(&e);
 		goto out;
 	}
@@ -525,12 +524,12 @@ static int sub_diff(const struct popts *o, int argc, char **argv)
 		finish_report(o, NULL, pb);
 out:
 	buf_release(&text);
-	policy_diff_release(&d);
+	semdiff_release(&d);
 	free(ta);
 	free(tb);
 	free(pa);
 	free(pb);
-	policy_repo_free(r);
+	repo_free(r);
 	return rc;
 }
 
@@ -558,7 +557,7 @@ static void print_applied(const struct log_ctx *lc, const struct policy_commit *
 		char oid[POLICY_OID_HEX];
 		const char *why = "";
 		if (strcmp(ev->kind, "policy") ||
-		    policy_event_parse(ev->reason, &applied, oid, &why) < 0 ||
+		    repo_event_parse(ev->reason, &applied, oid, &why) < 0 ||
 		    !same_commit(c->oid, oid))
 			continue;
 		printf("    %s ", applied ? "Applied:" : "Refused:");
@@ -610,13 +609,13 @@ static int sub_log(const struct popts *o, int argc, char **argv)
 	else
 		fprintf(stderr, "gq: note: %s; when each commit was applied is not shown\n",
 			b ? e.msg : "no server answers");
-	if (policy_repo_walk(r, argc > 1 ? argv[1] : "HEAD", o->max, log_one, &lc, &e) < 0)
+	if (repo_walk(r, argc > 1 ? argv[1] : "HEAD", o->max, log_one, &lc, &e) < 0)
 		rc = cmd_fail(&e);
 	else if (o->json)
 		printf("%s]\n", lc.first ? "[" : "\n");
 	event_list_release(&ev);
 	backend_close(b);
-	policy_repo_free(r);
+	repo_free(r);
 	return rc;
 }
 
@@ -640,7 +639,7 @@ static void value_at(struct policy_repo *r, const char *rev, const char *key, ch
 {
 	struct policy *p = xmalloc(sizeof(*p));
 	struct gq_err e = GQ_ERR_INIT;
-	*absent = policy_repo_read(r, rev, p, &e) < 0 || policy_get(p, key, out, size, &e) < 0;
+	*absent = repo_read(r, rev, p, &e) < 0 || policy_get(p, key, out, size, &e) < 0;
 	if (*absent)
 		out[0] = '\0';
 	free(p);
@@ -659,7 +658,7 @@ static int blame_one(const struct policy_commit *c, void *arg)
 	if (!before_absent && !strcmp(before, here))
 		return 0; /* unchanged by this commit: look further back */
 	if (bc->have_found)
-		policy_commit_release(&bc->found);
+		repo_commit_release(&bc->found);
 	bc->found = *c;
 	bc->found.message = xstrdup(c->message);
 	bc->have_found = true;
@@ -680,12 +679,12 @@ static int sub_blame(const struct popts *o, int argc, char **argv)
 	const char *rev = argc > 2 ? argv[2] : "HEAD";
 	struct blame_ctx bc = {.r = r, .key = argv[1], .e = &e};
 	struct policy *p = xmalloc(sizeof(*p));
-	if (policy_repo_read(r, rev, p, &e) < 0 ||
+	if (repo_read(r, rev, p, &e) < 0 ||
 	    policy_get(p, argv[1], bc.value, sizeof(bc.value), &e) < 0) {
 		rc = cmd_fail(&e);
 		goto out;
 	}
-	if (policy_repo_walk(r, rev, 0, blame_one, &bc, &e) < 0) {
+	if (repo_walk(r, rev, 0, blame_one, &bc, &e) < 0) {
 		rc = cmd_fail(&e);
 		goto out;
 	}
@@ -695,7 +694,7 @@ static int sub_blame(const struct popts *o, int argc, char **argv)
 	const struct policy_commit *c = &bc.found;
 	if (o->json) {
 		jout_policy_blame(argv[1], bc.value, bc.before_absent ? NULL : bc.before, c);
-		policy_commit_release(&bc.found);
+		repo_commit_release(&bc.found);
 		goto out;
 	}
 	printf("%s = %s\n", argv[1], bc.value[0] ? bc.value : "\"\"");
@@ -708,10 +707,10 @@ static int sub_blame(const struct popts *o, int argc, char **argv)
 		printf("    before: %s\n", bc.before[0] ? bc.before : "\"\"");
 	for (int i = 0; i < c->ntrailers; i++)
 		printf("    %s: %s\n", c->trailers[i].key, c->trailers[i].value);
-	policy_commit_release(&bc.found);
+	repo_commit_release(&bc.found);
 out:
 	free(p);
-	policy_repo_free(r);
+	repo_free(r);
 	return rc;
 }
 
@@ -771,7 +770,7 @@ static void default_summary(const struct policy_diff *d, char *out, size_t size)
 		snprintf(out, size, "Set %s to %s (was %s)", d->items[0].key, d->items[0].new_value,
 			 d->items[0].old_value);
 	else
-		snprintf(out, size, "Change %d policy variables", policy_diff_variables(d));
+		snprintf(out, size, "Change %d policy variables", semdiff_variables(d));
 }
 
 /* Builds the commit message from the options, asking for what is missing
@@ -845,15 +844,15 @@ static int sub_edit(const struct popts *o, int argc, char **argv)
 	if (!r)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
-	char *draft = policy_repo_draft_path(r), *base_path = NULL;
+	char *draft = repo_draft_path(r), *base_path = NULL;
 	char *head_text = NULL, *text = NULL, *msg = NULL;
 	size_t head_len = 0, len = 0;
 	char head_oid[POLICY_OID_HEX], oid[POLICY_OID_HEX], sh[8];
 	struct policy *old = xmalloc(sizeof(*old)), *cand = xmalloc(sizeof(*cand));
 	struct policy_diff d;
-	policy_diff_init(&d);
-	if (!(head_text = policy_repo_text(r, "HEAD", &head_len, head_oid, &e)) ||
-	    policy_repo_read(r, head_oid, old, &e) < 0) {
+	semdiff_init(&d);
+	if (!(head_text = repo_text(r, "HEAD", &head_len, head_oid, &e)) ||
+	    repo_read(r, head_oid, old, &e) < 0) {
 		rc = cmd_fail(&e);
 		goto out;
 	}
@@ -864,7 +863,7 @@ static int sub_edit(const struct popts *o, int argc, char **argv)
 		fprintf(stderr, "gq: resuming the edit kept from last time (%s)\n", draft);
 		size_t blen = 0;
 		struct gq_err be = GQ_ERR_INIT;
-		char *base = policy_read_file(base_path, &blen, &be);
+		char *base = pfile_read_file(base_path, &blen, &be);
 		if (base && strncmp(base, head_oid, strlen(head_oid)))
 			fprintf(
 			    stderr,
@@ -877,7 +876,7 @@ static int sub_edit(const struct popts *o, int argc, char **argv)
 		rc = cmd_fail(&e);
 		goto out;
 	}
-	if (run_editor(draft, &e) < 0 || !(text = policy_read_file(draft, &len, &e))) {
+	if (run_editor(draft, &e) < 0 || !(text = pfile_read_file(draft, &len, &e))) {
 		rc = cmd_fail(&e);
 		goto out;
 	}
@@ -888,8 +887,8 @@ static int sub_edit(const struct popts *o, int argc, char **argv)
 		goto out;
 	}
 	policy_defaults(cand);
-	if (policy_parse_text(cand, text, len, POLICY_FILE, &e) < 0 ||
-	    policy_validate_text(cand, text, POLICY_FILE, &e) < 0) {
+	if (pfile_parse_text(cand, text, len, POLICY_FILE, &e) < 0 ||
+	    pfile_validate_text(cand, text, POLICY_FILE, &e) < 0) {
 		fprintf(stderr, "gq: %s\n", e.msg);
 		fprintf(stderr,
 			"gq: nothing committed; your edit is kept in %s and 'gq policy edit' "
@@ -898,7 +897,7 @@ static int sub_edit(const struct popts *o, int argc, char **argv)
 		rc = EXIT_FAIL;
 		goto out;
 	}
-	policy_diff_compute(old, cand, &d);
+	semdiff_compute(old, cand, &d);
 	printf("changes from HEAD (%s):\n", short_oid(head_oid, sh));
 	print_changes(&d);
 	warn_variables(&d);
@@ -912,7 +911,7 @@ static int sub_edit(const struct popts *o, int argc, char **argv)
 		rc = EXIT_FAIL;
 		goto out;
 	}
-	if (policy_repo_commit(r, text, len, msg, oid, &e) < 0) {
+	if (repo_commit(r, text, len, msg, oid, &e) < 0) {
 		rc = cmd_fail(&e);
 		fprintf(stderr, "gq: your edit is kept in %s\n", draft);
 		goto out;
@@ -922,7 +921,7 @@ static int sub_edit(const struct popts *o, int argc, char **argv)
 	printf("committed %s: %.*s\n", short_oid(oid, sh), (int)strcspn(msg, "\n"), msg);
 	printf("check its impact with 'gq policy check', put it in force with 'gq policy apply'\n");
 out:
-	policy_diff_release(&d);
+	semdiff_release(&d);
 	free(old);
 	free(cand);
 	free(msg);
@@ -930,7 +929,7 @@ out:
 	free(head_text);
 	free(base_path);
 	free(draft);
-	policy_repo_free(r);
+	repo_free(r);
 	return rc;
 }
 
@@ -968,13 +967,13 @@ static int sub_rollback(const struct popts *o, int argc, char **argv)
 	struct policy *p = xmalloc(sizeof(*p));
 	struct buf b;
 	buf_init(&b, 0);
-	if (!(text = policy_repo_text(r, argv[1], &len, oid, &e)) ||
-	    !(head = policy_repo_text(r, "HEAD", &hlen, hoid, &e)) ||
-	    policy_repo_commit_info(r, oid, &target, &e) < 0) {
+	if (!(text = repo_text(r, argv[1], &len, oid, &e)) ||
+	    !(head = repo_text(r, "HEAD", &hlen, hoid, &e)) ||
+	    repo_commit_info(r, oid, &target, &e) < 0) {
 		rc = cmd_fail(&e);
 		goto out;
 	}
-	if (policy_repo_load(r, oid, p, &e) < 0) {
+	if (repo_load(r, oid, p, &e) < 0) {
 		fprintf(stderr, "gq: %s\n", e.msg);
 		fprintf(stderr, "gq: '%s' does not validate; roll back to a valid revision\n",
 			argv[1]);
@@ -995,7 +994,7 @@ static int sub_rollback(const struct popts *o, int argc, char **argv)
 			   target.summary, oid);
 	struct reverts_ctx rctx = {oid, &b, 0};
 	buf_printf(&b, "\n");
-	if (policy_repo_walk(r, "HEAD", 0, collect_reverts, &rctx, &e) < 0) {
+	if (repo_walk(r, "HEAD", 0, collect_reverts, &rctx, &e) < 0) {
 		rc = cmd_fail(&e);
 		goto out;
 	}
@@ -1006,7 +1005,7 @@ static int sub_rollback(const struct popts *o, int argc, char **argv)
 		buf_printf(&b, "Observe: %s\n", o->observe);
 	if (o->rollback_if)
 		buf_printf(&b, "Rollback-if: %s\n", o->rollback_if);
-	if (policy_repo_commit(r, text, len, b.data, noid, &e) < 0) {
+	if (repo_commit(r, text, len, b.data, noid, &e) < 0) {
 		rc = cmd_fail(&e);
 		goto out;
 	}
@@ -1019,12 +1018,12 @@ static int sub_rollback(const struct popts *o, int argc, char **argv)
 		rc = apply_rev(o, r, noid);
 out:
 	buf_release(&b);
-	policy_commit_release(&target);
+	repo_commit_release(&target);
 	free(p);
 	free(msg);
 	free(text);
 	free(head);
-	policy_repo_free(r);
+	repo_free(r);
 	return rc;
 }
 
@@ -1129,7 +1128,7 @@ static int sub_review(const struct popts *o, int argc, char **argv)
 	struct stats before = {0}, after = {0};
 	snapshot_init(&s);
 	char sh[8];
-	if (policy_repo_commit_info(r, argv[1], &c, &e) < 0) {
+	if (repo_commit_info(r, argv[1], &c, &e) < 0) {
 		rc = cmd_fail(&e);
 		goto out;
 	}
@@ -1158,7 +1157,7 @@ static int sub_review(const struct popts *o, int argc, char **argv)
 		bool applied;
 		char oid[POLICY_OID_HEX];
 		if (!strcmp(ev.items[i].kind, "policy") &&
-		    policy_event_parse(ev.items[i].reason, &applied, oid, NULL) == 0 && applied &&
+		    repo_event_parse(ev.items[i].reason, &applied, oid, NULL) == 0 && applied &&
 		    same_commit(c.oid, oid)) {
 			at = ev.items[i].time;
 			actor = ev.items[i].actor;
@@ -1252,8 +1251,8 @@ out:
 	snapshot_release(&s);
 	event_list_release(&ev);
 	backend_close(b);
-	policy_commit_release(&c);
-	policy_repo_free(r);
+	repo_commit_release(&c);
+	repo_free(r);
 	return rc;
 }
 
@@ -1270,17 +1269,17 @@ static int sub_export(const struct popts *o, int argc, char **argv)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
 	struct policy *p = xmalloc(sizeof(*p));
-	if (policy_repo_load(r, argc > 2 ? argv[2] : "HEAD", p, &e) < 0) {
+	if (repo_load(r, argc > 2 ? argv[2] : "HEAD", p, &e) < 0) {
 		rc = cmd_fail(&e);
 	} else {
 		struct buf b;
 		buf_init(&b, 0);
-		policy_export_slurm(p, &b);
+		slurm_export_policy(p, &b);
 		fputs(b.data, stdout);
 		buf_release(&b);
 	}
 	free(p);
-	policy_repo_free(r);
+	repo_free(r);
 	return rc;
 }
 

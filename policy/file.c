@@ -3,7 +3,7 @@
  *
  * libgit2 parses only files on disk, so text from a commit goes through a
  * private temporary file; its name is replaced by the caller's in messages.
- * Values always come from libgit2; policy_key_line() scans the text only to
+ * Values always come from libgit2; pfile_key_line() scans the text only to
  * say which line a rejected key is on.
  */
 #include "file.h"
@@ -31,7 +31,7 @@ static int apply_entry(const git_config_entry *ent, void *arg)
 	struct apply_ctx *c = arg;
 	/* A bare "key" line (no '=') has no value: policy_set says so. */
 	if (policy_set(c->p, ent->name, ent->value, c->e) < 0) {
-		int line = policy_key_line(c->text, ent->name);
+		int line = pfile_key_line(c->text, ent->name);
 		if (line > 0)
 			err_prefix(c->e, "%s:%d", c->shown, line);
 		else
@@ -41,8 +41,8 @@ static int apply_entry(const git_config_entry *ent, void *arg)
 	return 0;
 }
 
-int policy_parse_text(struct policy *p, const char *text, size_t len, const char *shown,
-		      struct gq_err *e)
+int pfile_parse_text(struct policy *p, const char *text, size_t len, const char *shown,
+		     struct gq_err *e)
 {
 	gitx_init();
 	if (len > POLICY_FILE_MAX)
@@ -99,8 +99,8 @@ out:
 	return rc;
 }
 
-int policy_validate_text(const struct policy *p, const char *text, const char *shown,
-			 struct gq_err *e)
+int pfile_validate_text(const struct policy *p, const char *text, const char *shown,
+			struct gq_err *e)
 {
 	if (policy_validate(p, e) == 0)
 		return 0;
@@ -111,7 +111,7 @@ int policy_validate_text(const struct policy *p, const char *text, const char *s
 	if (n < sizeof(key) && e->msg[n] == ':') {
 		memcpy(key, e->msg, n);
 		key[n] = '\0';
-		line = text ? policy_key_line(text, key) : 0;
+		line = text ? pfile_key_line(text, key) : 0;
 	}
 	if (line > 0)
 		err_prefix(e, "%s:%d", shown, line);
@@ -120,7 +120,7 @@ int policy_validate_text(const struct policy *p, const char *text, const char *s
 	return -1;
 }
 
-char *policy_read_file(const char *path, size_t *len, struct gq_err *e)
+char *pfile_read_file(const char *path, size_t *len, struct gq_err *e)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -152,17 +152,17 @@ out:
 	return out;
 }
 
-int policy_load_file(const char *path, struct policy *out, struct gq_err *e)
+int pfile_load_file(const char *path, struct policy *out, struct gq_err *e)
 {
 	size_t len = 0;
-	char *text = policy_read_file(path, &len, e);
+	char *text = pfile_read_file(path, &len, e);
 	if (!text)
 		return -1;
 	struct policy *p = xmalloc(sizeof(*p));
 	policy_defaults(p);
 	int rc = -1;
-	if (policy_parse_text(p, text, len, path, e) < 0 ||
-	    policy_validate_text(p, text, path, e) < 0)
+	if (pfile_parse_text(p, text, len, path, e) < 0 ||
+	    pfile_validate_text(p, text, path, e) < 0)
 		goto out;
 	*out = *p;
 	rc = 0;
@@ -213,7 +213,7 @@ static const char *parse_header(const char *s, char *sec, size_t secsz, char *su
 	return *s == ']' ? s + 1 : NULL;
 }
 
-int policy_key_line(const char *text, const char *key)
+int pfile_key_line(const char *text, const char *key)
 {
 	const char *d1 = strchr(key, '.'), *d2 = strrchr(key, '.');
 	if (!d1 || !d2)
@@ -310,7 +310,7 @@ static void collect_key(const struct policy_key_info *ki, void *arg)
 	it->doc = ki->doc;
 }
 
-char *policy_default_text(void)
+char *pfile_default_text(void)
 {
 	struct policy *p = xmalloc(sizeof(*p));
 	policy_defaults(p);

@@ -27,33 +27,33 @@
  * messages. Returns 0, or -1 with e filled ("shown:LINE: key: why", code
  * GQ_EINVAL; GQ_ENOENT for an unknown key); *p may then be partly updated.
  */
-int policy_parse_text(struct policy *p, const char *text, size_t len, const char *shown,
-		      struct gq_err *e);
+int pfile_parse_text(struct policy *p, const char *text, size_t len, const char *shown,
+		     struct gq_err *e);
 
 /* policy_validate() with the error located: "shown:LINE: key: why" when a
  * line of text sets the key the message names, else "shown: key: why". */
-int policy_validate_text(const struct policy *p, const char *text, const char *shown,
-			 struct gq_err *e);
+int pfile_validate_text(const struct policy *p, const char *text, const char *shown,
+			struct gq_err *e);
 
 /* Reads a file whole (at most POLICY_FILE_MAX bytes) into a NUL-terminated
  * string the caller frees. GQ_ENOENT when it does not exist, GQ_ETOOBIG,
  * GQ_EIO. */
-char *policy_read_file(const char *path, size_t *len, struct gq_err *e);
+char *pfile_read_file(const char *path, size_t *len, struct gq_err *e);
 
-/* policy_defaults + policy_parse_text + policy_validate_text of one file on
+/* policy_defaults + pfile_parse_text + pfile_validate_text of one file on
  * disk, named in messages by its path. *out is written only on success. */
-int policy_load_file(const char *path, struct policy *out, struct gq_err *e);
+int pfile_load_file(const char *path, struct policy *out, struct gq_err *e);
 
 /* The line (1-based) of the last line of text that sets `key` (a concrete
  * "section.sub.name" key; section and name case-insensitive), or 0. Only for
  * locating messages: the values themselves always come from libgit2. */
-int policy_key_line(const char *text, const char *key);
+int pfile_key_line(const char *text, const char *key);
 
 /*
  * The default policy as a commented policy file: every key of the key table
  * with its doc and default, commented out so that the file sets nothing yet
  * documents everything. Caller frees.
  */
-char *policy_default_text(void);
+char *pfile_default_text(void);
 
 #endif

@@ -117,7 +117,7 @@ out:
 	return rc;
 }
 
-int policy_repo_init(const char *path, const char *name, const char *email, struct gq_err *e)
+int repo_init(const char *path, const char *name, const char *email, struct gq_err *e)
 {
 	gitx_init();
 	int rc = -1, grc;
@@ -144,7 +144,7 @@ int policy_repo_init(const char *path, const char *name, const char *email, stru
 	}
 	if (signature(repo, name, email, &sig, e) < 0)
 		goto out;
-	text = policy_default_text();
+	text = pfile_default_text();
 	git_oid oid;
 	if (write_commit(repo, NULL, text, strlen(text),
 			 "Start the policy from gq's defaults\n\n"
@@ -160,7 +160,7 @@ out:
 	return rc;
 }
 
-struct policy_repo *policy_repo_open(const char *path, struct gq_err *e)
+struct policy_repo *repo_open(const char *path, struct gq_err *e)
 {
 	gitx_init();
 	git_repository *repo = NULL;
@@ -200,19 +200,18 @@ static bool exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-struct policy_repo *policy_repo_open_server(const char *state_dir, const char *spec,
-					    struct gq_err *e)
+struct policy_repo *repo_open_server(const char *state_dir, const char *spec, struct gq_err *e)
 {
 	gitx_init();
 	if (spec && *spec && !is_remote_spec(spec))
-		return policy_repo_open(spec, e);
+		return repo_open(spec, e);
 	struct policy_repo *r = NULL;
 	char *path = xasprintf("%s/%s", state_dir, spec && *spec ? "policy-remote" : "policy");
 	if (!spec || !*spec) {
 		char *git = xasprintf("%s/.git", path);
 		bool have = exists(git);
 		free(git);
-		if (!have && policy_repo_init(path, "gq serve", "gq@localhost", e) < 0)
+		if (!have && repo_init(path, "gq serve", "gq@localhost", e) < 0)
 			goto out;
 	} else if (!exists(path)) {
 		git_repository *repo = NULL;
@@ -226,13 +225,13 @@ struct policy_repo *policy_repo_open_server(const char *state_dir, const char *s
 		}
 		git_repository_free(repo);
 	}
-	r = policy_repo_open(path, e);
+	r = repo_open(path, e);
 out:
 	free(path);
 	return r;
 }
 
-void policy_repo_free(struct policy_repo *r)
+void repo_free(struct policy_repo *r)
 {
 	if (!r)
 		return;
@@ -241,12 +240,12 @@ void policy_repo_free(struct policy_repo *r)
 	free(r);
 }
 
-const char *policy_repo_path(const struct policy_repo *r)
+const char *repo_path(const struct policy_repo *r)
 {
 	return r->path;
 }
 
-int policy_repo_fetch(struct policy_repo *r, struct gq_err *e)
+int repo_fetch(struct policy_repo *r, struct gq_err *e)
 {
 	git_remote *remote = NULL;
 	int grc = git_remote_lookup(&remote, r->repo, "origin");
@@ -314,8 +313,7 @@ static int lookup_commit(struct policy_repo *r, const char *rev, bool follow_ups
 	return 0;
 }
 
-int policy_repo_resolve(struct policy_repo *r, const char *rev, char out[POLICY_OID_HEX],
-			struct gq_err *e)
+int repo_resolve(struct policy_repo *r, const char *rev, char out[POLICY_OID_HEX], struct gq_err *e)
 {
 	git_commit *c = NULL;
 	if (lookup_commit(r, rev, true, &c, e) < 0)
@@ -367,8 +365,8 @@ out:
 	return text;
 }
 
-char *policy_repo_text(struct policy_repo *r, const char *rev, size_t *len,
-		       char oid[POLICY_OID_HEX], struct gq_err *e)
+char *repo_text(struct policy_repo *r, const char *rev, size_t *len, char oid[POLICY_OID_HEX],
+		struct gq_err *e)
 {
 	git_commit *c = NULL;
 	if (lookup_commit(r, rev, false, &c, e) < 0)
@@ -397,8 +395,8 @@ static int load(struct policy_repo *r, const char *rev, bool validate, struct po
 	struct policy *p = xmalloc(sizeof(*p));
 	policy_defaults(p);
 	int rc = -1;
-	if (policy_parse_text(p, text, len, shown, e) < 0 ||
-	    (validate && policy_validate_text(p, text, shown, e) < 0))
+	if (pfile_parse_text(p, text, len, shown, e) < 0 ||
+	    (validate && pfile_validate_text(p, text, shown, e) < 0))
 		goto out;
 	STR_COPY(p->revision, hex);
 	*out = *p;
@@ -409,17 +407,17 @@ out:
 	return rc;
 }
 
-int policy_repo_load(struct policy_repo *r, const char *rev, struct policy *out, struct gq_err *e)
+int repo_load(struct policy_repo *r, const char *rev, struct policy *out, struct gq_err *e)
 {
 	return load(r, rev, true, out, e);
 }
 
-int policy_repo_read(struct policy_repo *r, const char *rev, struct policy *out, struct gq_err *e)
+int repo_read(struct policy_repo *r, const char *rev, struct policy *out, struct gq_err *e)
 {
 	return load(r, rev, false, out, e);
 }
 
-void policy_event_reason(char *out, size_t size, bool applied, const char *oid, const char *why)
+void repo_event_reason(char *out, size_t size, bool applied, const char *oid, const char *why)
 {
 	if (applied)
 		snprintf(out, size, "applied %s", oid);
@@ -427,8 +425,7 @@ void policy_event_reason(char *out, size_t size, bool applied, const char *oid, 
 		snprintf(out, size, "refused %s: %s", oid, why && *why ? why : "invalid");
 }
 
-int policy_event_parse(const char *reason, bool *applied, char oid[POLICY_OID_HEX],
-		       const char **why)
+int repo_event_parse(const char *reason, bool *applied, char oid[POLICY_OID_HEX], const char **why)
 {
 	bool ok;
 	if (!strncmp(reason, "applied ", 8))
@@ -449,7 +446,7 @@ int policy_event_parse(const char *reason, bool *applied, char oid[POLICY_OID_HE
 	return 0;
 }
 
-void policy_commit_release(struct policy_commit *c)
+void repo_commit_release(struct policy_commit *c)
 {
 	free(c->message);
 	c->message = NULL;
@@ -484,8 +481,8 @@ static void fill_commit(git_commit *c, struct policy_commit *out)
 	}
 }
 
-int policy_repo_commit_info(struct policy_repo *r, const char *rev, struct policy_commit *out,
-			    struct gq_err *e)
+int repo_commit_info(struct policy_repo *r, const char *rev, struct policy_commit *out,
+		     struct gq_err *e)
 {
 	git_commit *c = NULL;
 	if (lookup_commit(r, rev, false, &c, e) < 0)
@@ -495,9 +492,8 @@ int policy_repo_commit_info(struct policy_repo *r, const char *rev, struct polic
 	return 0;
 }
 
-int policy_repo_walk(struct policy_repo *r, const char *rev, int max,
-		     int (*fn)(const struct policy_commit *c, void *arg), void *arg,
-		     struct gq_err *e)
+int repo_walk(struct policy_repo *r, const char *rev, int max,
+	      int (*fn)(const struct policy_commit *c, void *arg), void *arg, struct gq_err *e)
 {
 	git_commit *start = NULL;
 	git_revwalk *w = NULL;
@@ -523,7 +519,7 @@ int policy_repo_walk(struct policy_repo *r, const char *rev, int max,
 		fill_commit(c, &pc);
 		git_commit_free(c);
 		int frc = fn(&pc, arg);
-		policy_commit_release(&pc);
+		repo_commit_release(&pc);
 		if (frc < 0)
 			goto out;
 		if (frc > 0)
@@ -552,7 +548,7 @@ static int workdir_dirty(struct policy_repo *r, const char *head_text, size_t he
 	char *path = xasprintf("%s%s", wd, POLICY_FILE);
 	size_t len = 0;
 	struct gq_err fe = GQ_ERR_INIT;
-	char *text = policy_read_file(path, &len, &fe);
+	char *text = pfile_read_file(path, &len, &fe);
 	int rc = 0;
 	if (!text && fe.code != GQ_ENOENT) {
 		*e = fe;
@@ -565,8 +561,8 @@ static int workdir_dirty(struct policy_repo *r, const char *head_text, size_t he
 	return rc;
 }
 
-int policy_repo_commit(struct policy_repo *r, const char *text, size_t len, const char *message,
-		       char oid[POLICY_OID_HEX], struct gq_err *e)
+int repo_commit(struct policy_repo *r, const char *text, size_t len, const char *message,
+		char oid[POLICY_OID_HEX], struct gq_err *e)
 {
 	git_commit *head = NULL;
 	git_tree *base = NULL;
@@ -624,8 +620,8 @@ static int diff_line(const git_diff_delta *d, const git_diff_hunk *h, const git_
 	return 0;
 }
 
-int policy_text_diff(const char *a, size_t alen, const char *a_label, const char *b, size_t blen,
-		     const char *b_label, struct buf *out, struct gq_err *e)
+int repo_text_diff(const char *a, size_t alen, const char *a_label, const char *b, size_t blen,
+		   const char *b_label, struct buf *out, struct gq_err *e)
 {
 	gitx_init();
 	git_diff_options o;
@@ -643,7 +639,7 @@ int policy_text_diff(const char *a, size_t alen, const char *a_label, const char
 	return rc;
 }
 
-char *policy_repo_draft_path(struct policy_repo *r)
+char *repo_draft_path(struct policy_repo *r)
 {
 	return xasprintf("%sgq-policy-draft.conf", git_repository_path(r->repo));
 }

@@ -45,18 +45,18 @@ static void add(struct policy_diff *d, enum change_kind kind, const char *key, c
 	STR_COPY(c->new_value, new);
 }
 
-void policy_diff_init(struct policy_diff *d)
+void semdiff_init(struct policy_diff *d)
 {
 	memset(d, 0, sizeof(*d));
 }
 
-void policy_diff_release(struct policy_diff *d)
+void semdiff_release(struct policy_diff *d)
 {
 	free(d->items);
-	policy_diff_init(d);
+	semdiff_init(d);
 }
 
-void policy_diff_compute(const struct policy *a, const struct policy *b, struct policy_diff *d)
+void semdiff_compute(const struct policy *a, const struct policy *b, struct policy_diff *d)
 {
 	struct kv_list la = {0}, lb = {0};
 	policy_foreach(a, collect, &la);
@@ -82,7 +82,7 @@ static size_t subsection_len(const char *key)
 	return last ? (size_t)(last - key) : strlen(key);
 }
 
-int policy_diff_variables(const struct policy_diff *d)
+int semdiff_variables(const struct policy_diff *d)
 {
 	int n = 0;
 	for (size_t i = 0; i < d->n; i++) {

@@ -29,15 +29,15 @@ struct policy_diff {
 	size_t n, cap;
 };
 
-void policy_diff_init(struct policy_diff *d);
-void policy_diff_release(struct policy_diff *d);
+void semdiff_init(struct policy_diff *d);
+void semdiff_release(struct policy_diff *d);
 
 /* Fills d (which must be empty) with the changes from a to b. */
-void policy_diff_compute(const struct policy *a, const struct policy *b, struct policy_diff *d);
+void semdiff_compute(const struct policy *a, const struct policy *b, struct policy_diff *d);
 
 /* How many policy variables d changes: one per changed key, one per queue
  * or department added or removed (whatever keys it spells out). */
-int policy_diff_variables(const struct policy_diff *d);
+int semdiff_variables(const struct policy_diff *d);
 
 /* "added", "removed", "set" */
 const char *change_kind_name(enum change_kind k);

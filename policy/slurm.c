@@ -217,7 +217,7 @@ static void sacctmgr(const struct policy *p, struct buf *o)
 	}
 }
 
-void policy_export_slurm(const struct policy *p, struct buf *out)
+void slurm_export_policy(const struct policy *p, struct buf *out)
 {
 	buf_printf(out,
 		   "# Slurm configuration rendered by 'gq policy export slurm' from policy %s.\n",

@@ -21,6 +21,6 @@
 #define SLURM_QOS_WEIGHT 100000
 
 /* Appends the configuration for p to out. */
-void policy_export_slurm(const struct policy *p, struct buf *out);
+void slurm_export_policy(const struct policy *p, struct buf *out);
 
 #endif

@@ -689,8 +689,8 @@ int ops_policy_put(struct server *s, const struct policy *p, const char *actor, 
 			ds[i] = s->st.snap.dstate[o];
 	}
 	char reason[160];
-	policy_event_reason(reason, sizeof(reason), true, p->revision[0] ? p->revision : "default",
-			    "");
+	repo_event_reason(reason, sizeof(reason), true, p->revision[0] ? p->revision : "default",
+			  "");
 	if (db_meta_set(s->st.db, "policy.revision", p->revision, e) < 0 ||
 	    state_emit(&s->st, 0, "policy", JOB_PENDING, JOB_PENDING, reason, actor, e) < 0)
 		return -1;
@@ -704,7 +704,7 @@ void ops_policy_refused(struct server *s, const char *oid, const char *why, cons
 {
 	char reason[160];
 	struct gq_err e = GQ_ERR_INIT;
-	policy_event_reason(reason, sizeof(reason), false, oid, why);
+	repo_event_reason(reason, sizeof(reason), false, oid, why);
 	if (!s->st.full &&
 	    (db_begin(s->st.db, &e) < 0 ||
 	     state_emit(&s->st, 0, "policy", JOB_PENDING, JOB_PENDING, reason, actor, &e) < 0 ||
@@ -731,13 +731,13 @@ int server_policy_apply(struct server *s, const struct identity *who, const char
 		goto out;
 	}
 	struct gq_err fe = GQ_ERR_INIT;
-	if (policy_repo_fetch(s->prepo, &fe) < 0)
+	if (repo_fetch(s->prepo, &fe) < 0)
 		log_warn("policy fetch: %s", fe.msg);
 	char oid[POLICY_OID_HEX] = "";
-	if (policy_repo_resolve(s->prepo, rev, oid, e) < 0)
+	if (repo_resolve(s->prepo, rev, oid, e) < 0)
 		goto out;
 	struct policy *p = xmalloc(sizeof(*p));
-	if (policy_repo_load(s->prepo, oid, p, e) < 0) {
+	if (repo_load(s->prepo, oid, p, e) < 0) {
 		e->code = e->code == GQ_ENOENT ? GQ_ENOENT : GQ_EINVAL;
 		ops_policy_refused(s, oid, e->msg, actor);
 		free(p);

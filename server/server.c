@@ -98,7 +98,7 @@ fail:
 static int load_policy(struct server *s)
 {
 	struct gq_err e = GQ_ERR_INIT;
-	s->prepo = policy_repo_open_server(s->st.cfg->state_dir, s->st.cfg->policy, &e);
+	s->prepo = repo_open_server(s->st.cfg->state_dir, s->st.cfg->policy, &e);
 	if (!s->prepo) {
 		log_warn("policy repository: %s; the built-in default policy is in force", e.msg);
 		return 0;
@@ -106,12 +106,11 @@ static int load_policy(struct server *s)
 	struct policy *p = xmalloc(sizeof(*p));
 	char oid[POLICY_OID_HEX] = "", last[64] = "";
 	int rc = 0;
-	if (policy_repo_fetch(s->prepo, &e) < 0)
+	if (repo_fetch(s->prepo, &e) < 0)
 		log_warn("policy fetch: %s", e.msg);
 	if (db_meta_get(s->st.db, "policy.revision", last, sizeof(last), &e) < 0)
 		state_fatal(&e);
-	if (policy_repo_resolve(s->prepo, "", oid, &e) == 0 &&
-	    policy_repo_load(s->prepo, oid, p, &e) == 0) {
+	if (repo_resolve(s->prepo, "", oid, &e) == 0 && repo_load(s->prepo, oid, p, &e) == 0) {
 		if (strcmp(p->revision, last) != 0) {
 			if (db_begin(s->st.db, &e) < 0 ||
 			    ops_policy_put(s, p, "scheduler", &e) < 0 ||
@@ -123,7 +122,7 @@ static int load_policy(struct server *s)
 		log_info("policy %s in force", p->revision);
 	} else {
 		ops_policy_refused(s, oid[0] ? oid : "HEAD", e.msg, "scheduler");
-		if (last[0] && policy_repo_load(s->prepo, last, p, &e) == 0) {
+		if (last[0] && repo_load(s->prepo, last, p, &e) == 0) {
 			s->st.snap.policy = *p;
 			log_info("policy %s (the last good one) in force", last);
 		} else {
@@ -252,7 +251,7 @@ static void server_free(struct server *s)
 	enforce_free(s->st.enf);
 	runner_close(s->st.runner);
 	db_close(s->st.db);
-	policy_repo_free(s->prepo);
+	repo_free(s->prepo);
 	auth_free(s->auth);
 	snapshot_release(&s->st.snap);
 	free(s->st.stops);

@@ -44,7 +44,7 @@ struct server_config {
 	int64_t mem_mb;	    /* memory jobs may ask for; -1: the machine's */
 	const char *tokens_file;
 	const char *admin_groups;
-	const char *policy; /* policy repository spec (policy_repo_open_server), NULL default */
+	const char *policy; /* policy repository spec (repo_open_server), NULL default */
 	const char *exe;    /* this gq binary, for `gq __supervise` */
 	enum log_level log_level;
 };

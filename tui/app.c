@@ -395,7 +395,7 @@ static void read_policy_log(struct app *a)
 	struct buf b;
 	char *path = config_policy_repo();
 	buf_init(&b, 0);
-	struct policy_repo *r = policy_repo_open(path, &e);
+	struct policy_repo *r = repo_open(path, &e);
 	if (!r) {
 		buf_printf(&b,
 			   "no policy repository here (%s); 'gq policy log' on the server's "
@@ -403,10 +403,10 @@ static void read_policy_log(struct app *a)
 			   e.msg);
 	} else {
 		struct log_walk w = {&b, rev, &a->m->zone};
-		buf_printf(&b, "%s:\n", policy_repo_path(r));
-		if (policy_repo_walk(r, "HEAD", 10, log_commit, &w, &e) < 0)
+		buf_printf(&b, "%s:\n", repo_path(r));
+		if (repo_walk(r, "HEAD", 10, log_commit, &w, &e) < 0)
 			buf_printf(&b, "(cannot read its history: %s)", e.msg);
-		policy_repo_free(r);
+		repo_free(r);
 	}
 	free(path);
 	free(a->policy_log);

@@ -440,7 +440,7 @@ void jout_policy_report(const struct jout_policy_report *r)
 				str_or_null(c->kind == CHANGE_ADDED ? NULL : c->old_value), "new",
 				str_or_null(c->kind == CHANGE_REMOVED ? NULL : c->new_value)));
 		}
-		variables = policy_diff_variables(r->changes);
+		variables = semdiff_variables(r->changes);
 	}
 	json_t *o = json_pack("{s:o,s:o,s:b,s:o,s:i,s:o}", "from", str_or_null(r->from), "to",
 			      str_or_null(r->to), "valid", !r->error, "error",
@@ -476,7 +476,7 @@ void jout_policy_commit(const struct policy_commit *c, const struct event_list *
 		const char *why = "";
 		size_t n;
 		if (strcmp(ev[i].kind, "policy") ||
-		    policy_event_parse(ev[i].reason, &ok, oid, &why) < 0 || (n = strlen(oid)) < 4 ||
+		    repo_event_parse(ev[i].reason, &ok, oid, &why) < 0 || (n = strlen(oid)) < 4 ||
 		    strncmp(c->oid, oid, n))
 			continue;
 		json_array_append_new(applied,

@@ -1,9 +1,9 @@
 /*
  * policy.c - fuzz target: a policy file as gq serve reads one from its
- * repository (policy_defaults, policy_parse_text through libgit2's config
- * parser, policy_validate_text), the way policy_load_file does.
+ * repository (policy_defaults, pfile_parse_text through libgit2's config
+ * parser, pfile_validate_text), the way pfile_load_file does.
  *
- * policy_parse_text writes the text to a temporary file for libgit2; the
+ * pfile_parse_text writes the text to a temporary file for libgit2; the
  * target gives it a private TMPDIR and checks after every input that the
  * file is gone. Invariants (file.h, codec.h): an error names the file; a
  * policy that validates goes over the wire (codec_policy_encode) and
@@ -49,9 +49,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct policy *p = xmalloc(sizeof(*p)), *back = xmalloc(sizeof(*p));
 	policy_defaults(p);
 	struct gq_err e = GQ_ERR_INIT;
-	int rc = policy_parse_text(p, text, size, "policy.conf", &e);
+	int rc = pfile_parse_text(p, text, size, "policy.conf", &e);
 	if (rc == 0)
-		rc = policy_validate_text(p, text, "policy.conf", &e);
+		rc = pfile_validate_text(p, text, "policy.conf", &e);
 	check_no_tmp_file();
 	if (rc < 0) {
 		FUZZ_CHECK(!strncmp(e.msg, "policy.conf", 11),

@@ -19,11 +19,11 @@ static void test_equal_policies_have_no_change(void)
 	policy_defaults(&b);
 	set(&b, "tier.P1.base", "30.0"); /* the default spelled otherwise */
 	struct policy_diff d;
-	policy_diff_init(&d);
-	policy_diff_compute(&a, &b, &d);
+	semdiff_init(&d);
+	semdiff_compute(&a, &b, &d);
 	CHECK_INT(d.n, 0);
-	CHECK_INT(policy_diff_variables(&d), 0);
-	policy_diff_release(&d);
+	CHECK_INT(semdiff_variables(&d), 0);
+	semdiff_release(&d);
 }
 
 static void test_changed_key_has_old_and_new(void)
@@ -34,8 +34,8 @@ static void test_changed_key_has_old_and_new(void)
 	set(&b, "aging.cap", "0.3");
 	set(&b, "tier.P2.waitLimit", "10h");
 	struct policy_diff d;
-	policy_diff_init(&d);
-	policy_diff_compute(&a, &b, &d);
+	semdiff_init(&d);
+	semdiff_compute(&a, &b, &d);
 	CHECK_INT(d.n, 2);
 	CHECK_STR(d.items[0].key, "tier.P2.waitLimit");
 	CHECK_STR(d.items[0].old_value, "12h00m");
@@ -44,8 +44,8 @@ static void test_changed_key_has_old_and_new(void)
 	CHECK_STR(d.items[1].old_value, "0.5");
 	CHECK_STR(d.items[1].new_value, "0.3");
 	CHECK_INT(d.items[1].kind, CHANGE_SET);
-	CHECK_INT(policy_diff_variables(&d), 2);
-	policy_diff_release(&d);
+	CHECK_INT(semdiff_variables(&d), 2);
+	semdiff_release(&d);
 }
 
 static void test_added_queue_counts_as_one_variable(void)
@@ -55,24 +55,24 @@ static void test_added_queue_counts_as_one_variable(void)
 	policy_defaults(&b);
 	set(&b, "queue.exp.quota", "16");
 	struct policy_diff d;
-	policy_diff_init(&d);
-	policy_diff_compute(&a, &b, &d);
+	semdiff_init(&d);
+	semdiff_compute(&a, &b, &d);
 	CHECK_INT(d.n, 6); /* every key of the new queue */
 	CHECK_INT(d.items[0].kind, CHANGE_ADDED);
 	CHECK_STR(d.items[0].key, "queue.exp.department");
-	CHECK_INT(policy_diff_variables(&d), 1);
-	policy_diff_release(&d);
+	CHECK_INT(semdiff_variables(&d), 1);
+	semdiff_release(&d);
 
 	/* The other way round: removed, after the changes, still one variable. */
 	set(&a, "aging.cap", "0.4");
-	policy_diff_init(&d);
-	policy_diff_compute(&b, &a, &d);
+	semdiff_init(&d);
+	semdiff_compute(&b, &a, &d);
 	CHECK_INT(d.items[0].kind, CHANGE_SET);
 	CHECK_INT(d.items[d.n - 1].kind, CHANGE_REMOVED);
 	CHECK_STR(d.items[d.n - 1].key, "queue.exp.maxPreemptPerHour");
 	CHECK_STR(d.items[d.n - 1].old_value, "unlimited");
-	CHECK_INT(policy_diff_variables(&d), 2);
-	policy_diff_release(&d);
+	CHECK_INT(semdiff_variables(&d), 2);
+	semdiff_release(&d);
 }
 
 void suite_semdiff(void)

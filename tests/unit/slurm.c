@@ -11,7 +11,7 @@ static char *render(const struct policy *p)
 {
 	struct buf b;
 	buf_init(&b, 0);
-	policy_export_slurm(p, &b);
+	slurm_export_policy(p, &b);
 	return buf_detach(&b);
 }
 

@@ -5,7 +5,7 @@
  * The input is written to $XDG_CONFIG_HOME/gq/config in a private
  * directory (removed at exit); no GQ_ variable is set, so the file is all
  * there is. Invariants (config.h): what loads is what the checks allow: a
- * server "unix:/..." or "http://...", a backend and a queue that are valid
+ * server "unix:/...", "http://..." or "https://...", a backend and a queue that are valid
  * names, a tier that parses; an error names the config file.
  */
 #include "fuzz.h"
@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	FUZZ_CHECK(!strcmp(c.file, file), "file is '%s'", c.file);
 	FUZZ_CHECK(!c.server[0] || !strncmp(c.server, "unix:/", 6) ||
-		       !strncmp(c.server, "http://", 7),
+		       !strncmp(c.server, "http://", 7) || !strncmp(c.server, "https://", 8),
 		   "server '%s'", c.server);
 	FUZZ_CHECK(name_valid(c.backend), "backend '%s'", c.backend);
 	FUZZ_CHECK(!c.queue[0] || name_valid(c.queue), "queue '%s'", c.queue);

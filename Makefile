@@ -145,7 +145,7 @@ layers: $(OBJ)
 check: gq unit purity core-deps layers
 	@GQ=$(CURDIR)/$(BUILD)/gq UNIT=$(CURDIR)/$(BUILD)/tests/unit/run sh tests/run.sh $(T)
 
-# The Slurm backend's e2e scripts (tests/e2e/ts*-slurm.sh) against the kit
+# The Slurm backend's e2e scripts (tests/e2e/ts*-slurm*.sh) against the kit
 # of ../shared/slurm (start.sh, as root), one after the other: they share
 # the cluster. Each skips with one line when the kit is not running.
 check-slurm: gq

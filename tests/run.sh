@@ -3,7 +3,7 @@
 # (tests/e2e/t*.sh, which use $GQ), counts TAP-like "ok"/"not ok" lines and
 # ends with "N passed, N failed". Usage: run.sh [--unit-only | --slurm] [PATTERN]
 # PATTERN keeps only the e2e scripts whose file name contains it. --slurm
-# runs the Slurm family instead (tests/e2e/ts*-slurm.sh, one after the
+# runs the Slurm family instead (tests/e2e/ts*-slurm*.sh, one after the
 # other, against the kit of shared/slurm; they skip when it is not up).
 # JOBS=N (default: the number of CPUs) runs that many e2e scripts at once;
 # each script's output is still printed whole and in file-name order.
@@ -24,7 +24,7 @@ fi
 unit_only=0
 family='t[0-9]*.sh'
 if [ "${1:-}" = --unit-only ]; then unit_only=1; shift; fi
-if [ "${1:-}" = --slurm ]; then family='ts[0-9]*-slurm.sh'; UNIT=; JOBS=1; shift; fi
+if [ "${1:-}" = --slurm ]; then family='ts[0-9]*-slurm*.sh'; UNIT=; JOBS=1; shift; fi
 pattern=${1:-}
 here=$(cd "$(dirname "$0")" && pwd)
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 1)}

@@ -51,8 +51,12 @@ static int clock_exec(int argc, char **argv)
 	bool json = false;
 	const char *set = NULL;
 	int o, rc = EXIT_OK;
-	/* "+5h" is an operand; "-5h" would read as options, and the clock
-	 * never goes back anyway. */
+	/* "+5h" is an operand; "-5h" would read as options: say what it
+	 * would mean instead of "unknown option '-5'". */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (argv[i][0] == '-' && argv[i][1] >= '0' && argv[i][1] <= '9')
+			return cmd_usage_error(
+			    c, "'%s' would move the clock back; it never goes back", argv[i]);
 	while ((o = cmd_getopt(c, argc, argv, "", lo)) != -1) {
 		if (o == 'j')
 			json = true;

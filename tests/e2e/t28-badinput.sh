@@ -88,6 +88,7 @@ bad "events --job x" "'x' is not a job id" events --job x
 bad "events with an operand" "unexpected '3'" events 3
 bad "clock with a bad duration" "bad duration '5y'" clock +5y
 bad "clock +0" "a duration of 0 moves nothing" clock +0
+bad "clock -5m: the clock never goes back" "'-5m' would move the clock back" clock -5m
 bad "clock --set garbage" "--set: bad time 'soon'" clock --set soon
 bad "clock with a duration and --set" "either a duration or --set" clock +1h --set 2030-01-01
 bad "help of an unknown command" "'nope' is not a gq command" help nope

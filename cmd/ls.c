@@ -6,6 +6,7 @@
  */
 #include "cmd.h"
 
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,30 @@ static bool keep(const struct filter *f, const struct job *j)
 	if (f->queue && strcmp(f->queue, j->queue))
 		return false;
 	return true;
+}
+
+/* An unknown queue or user is an error, as squeue's unknown partition is,
+ * not an empty table: a queue the policy (on Slurm, the partitions) does
+ * not name; a user with no account here and no job in the snapshot. */
+static int check_filter(const struct cmd_entry *c, const struct filter *f, const struct snapshot *s)
+{
+	if (f->queue && !policy_queue(&s->policy, f->queue)) {
+		char names[256] = "";
+		size_t len = 0;
+		for (int i = 0; i < s->policy.nqueues && len < sizeof(names); i++)
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+						i ? ", " : "", s->policy.queues[i].name);
+		return cmd_usage_error(c, "--queue: no queue '%s' (the queues: %s)", f->queue,
+				       names);
+	}
+	if (f->user && !getpwnam(f->user)) {
+		for (size_t i = 0; i < s->njobs; i++)
+			if (!strcmp(s->jobs[i].user, f->user))
+				return EXIT_OK;
+		return cmd_usage_error(c, "--user: no user '%s' here and no job of theirs",
+				       f->user);
+	}
+	return EXIT_OK;
 }
 
 static int cmp_end(const void *a, const void *b)
@@ -465,6 +490,12 @@ static int ls_exec(int argc, char **argv)
 	struct backend *b = cmd_snapshot(&s, &rc);
 	if (!b) {
 		format_release(&tpl);
+		return rc;
+	}
+	if ((rc = check_filter(c, &f, &s)) != EXIT_OK) {
+		format_release(&tpl);
+		snapshot_release(&s);
+		backend_close(b);
 		return rc;
 	}
 	struct explain_set x;

@@ -66,7 +66,15 @@ check_eq "--state pending --format" "$("$GQ" ls --state pending --format '{id}:{
 6:P1:held
 4:P2:priority (2 ahead)"
 check_eq "--queue and --user" "$("$GQ" ls --queue default --user "$ME" --format '{id}' | tr '\n' ' ')" "1 2 5 3 6 4 "
-check_eq "--user of nobody" "$("$GQ" ls --user nobody-here --format '{id}')" ""
+out=$("$GQ" ls --user nobody-here --format '{id}' 2>&1); rc=$?
+check_eq "--user of no one: exit 2" "$rc" 2
+check_eq "--user of no one: one line, not an empty table" "$out" \
+	"gq ls: --user: no user 'nobody-here' here and no job of theirs; see 'gq ls -h'"
+check_eq "--user of an account without jobs: an empty list" "$("$GQ" ls --user daemon --format '{id}')" ""
+out=$("$GQ" ls --queue nosuch 2>&1); rc=$?
+check_eq "--queue of no queue: exit 2" "$rc" 2
+check_eq "--queue of no queue: the queues named" "$out" \
+	"gq ls: --queue: no queue 'nosuch' (the queues: default); see 'gq ls -h'"
 "$GQ" cancel 6 >/dev/null
 check_eq "without --all finished jobs are left out" "$("$GQ" ls --format '{id}' | tr '\n' ' ')" "1 2 5 3 4 "
 check_eq "--all adds them" "$("$GQ" ls --all --format '{id}:{state}' | tail -1)" "6:cancelled"

@@ -18,7 +18,7 @@ static int cancel_exec(int argc, char **argv)
 
 const struct cmd_entry cmd_cancel = {
     .name = "cancel",
-    .usage = "JOB...",
+    .usage = "[--json] JOB...",
     .summary = "cancel pending or running jobs",
     .flags = CMD_NEEDS_BACKEND,
     .exec = cancel_exec,

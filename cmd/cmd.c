@@ -14,6 +14,7 @@
 
 #include "backend/backend.h"
 #include "manpages.h"
+#include "wire/cli.h"
 
 const struct cmd_entry *const cmd_table[] = {
 #define CMD(name) &cmd_##name,
@@ -236,16 +237,24 @@ volatile int cmd_interrupted;
 int cmd_job_action(const struct cmd_entry *c, int argc, char **argv,
 		   int (*act)(struct backend *b, int64_t id, struct gq_err *e), const char *done)
 {
+	static const struct option lo[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {0, 0, 0, 0},
+	};
+	bool json = false;
 	int o;
-	while ((o = cmd_getopt(c, argc, argv, "", NULL)) != -1)
-		return cmd_opt_exit(o);
+	while ((o = cmd_getopt(c, argc, argv, "", lo)) != -1) {
+		if (o != 'j')
+			return cmd_opt_exit(o);
+		json = true;
+	}
 	if (optind >= argc)
 		return cmd_usage_error(c, "no job given; name one or more job ids");
-	int64_t *ids = xcalloc((size_t)(argc - optind), sizeof(*ids));
+	struct jout_action *res = xcalloc((size_t)(argc - optind), sizeof(*res));
 	int n = 0, rc = EXIT_OK;
 	for (int i = optind; i < argc; i++) {
-		if ((rc = cmd_job_arg(c, argv[i], &ids[n++])) != EXIT_OK) {
-			free(ids);
+		if ((rc = cmd_job_arg(c, argv[i], &res[n++].id)) != EXIT_OK) {
+			free(res);
 			return rc;
 		}
 	}
@@ -253,17 +262,20 @@ int cmd_job_action(const struct cmd_entry *c, int argc, char **argv,
 	if (b) {
 		for (int i = 0; i < n; i++) {
 			struct gq_err e = GQ_ERR_INIT;
-			if (act(b, ids[i], &e) < 0) {
-				int r = cmd_fail(&e);
+			if (act(b, res[i].id, &e) < 0) {
+				res[i].exit = cmd_fail(&e);
+				snprintf(res[i].error, sizeof(res[i].error), "%s", e.msg);
 				if (rc == EXIT_OK)
-					rc = r;
-			} else {
-				printf("%s job %lld\n", done, (long long)ids[i]);
+					rc = res[i].exit;
+			} else if (!json) {
+				printf("%s job %lld\n", done, (long long)res[i].id);
 			}
 		}
+		if (json)
+			jout_actions(c->name, res, (size_t)n);
 		backend_close(b);
 	}
-	free(ids);
+	free(res);
 	return rc;
 }
 

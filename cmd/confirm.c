@@ -18,7 +18,7 @@ static int confirm_exec(int argc, char **argv)
 
 const struct cmd_entry cmd_confirm = {
     .name = "confirm",
-    .usage = "JOB...",
+    .usage = "[--json] JOB...",
     .summary = "confirm that pending P0 jobs are still P0, stopping their downgrade",
     .flags = CMD_NEEDS_BACKEND,
     .exec = confirm_exec,

@@ -18,7 +18,7 @@ static int hold_exec(int argc, char **argv)
 
 const struct cmd_entry cmd_hold = {
     .name = "hold",
-    .usage = "JOB...",
+    .usage = "[--json] JOB...",
     .summary = "keep pending jobs from starting until released",
     .flags = CMD_NEEDS_BACKEND,
     .exec = hold_exec,

@@ -18,7 +18,7 @@ static int release_exec(int argc, char **argv)
 
 const struct cmd_entry cmd_release = {
     .name = "release",
-    .usage = "JOB...",
+    .usage = "[--json] JOB...",
     .summary = "let held jobs start again",
     .flags = CMD_NEEDS_BACKEND,
     .exec = release_exec,

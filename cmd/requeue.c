@@ -18,7 +18,7 @@ static int requeue_exec(int argc, char **argv)
 
 const struct cmd_entry cmd_requeue = {
     .name = "requeue",
-    .usage = "JOB...",
+    .usage = "[--json] JOB...",
     .summary = "put jobs back in the queue",
     .flags = CMD_NEEDS_BACKEND,
     .exec = requeue_exec,

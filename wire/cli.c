@@ -55,6 +55,21 @@ void jout_now(int64_t now)
 	emit(json_pack("{s:I}", "now", (json_int_t)now), true);
 }
 
+void jout_actions(const char *action, const struct jout_action *a, size_t n)
+{
+	json_t *jobs = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_pack("{s:I, s:b}", "id", (json_int_t)a[i].id, "ok", !a[i].exit);
+		if (a[i].exit) {
+			json_object_set_new(o, "exit", json_integer(a[i].exit));
+			json_t *m = json_string(a[i].error);
+			json_object_set_new(o, "error", m ? m : json_string("(not UTF-8)"));
+		}
+		json_array_append_new(jobs, o);
+	}
+	emit(json_pack("{s:s, s:o}", "action", action, "jobs", jobs), false);
+}
+
 void jout_events(const struct event *ev, size_t n, bool lines)
 {
 	if (lines) {

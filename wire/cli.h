@@ -25,6 +25,16 @@ void jout_job(const struct job_info *ji);
 void jout_id(int64_t id);
 /* {"now": N} */
 void jout_now(int64_t now);
+/* The outcome of an action on one job: exit 0, or the exit code and the
+ * error's words. */
+struct jout_action {
+	int64_t id;
+	int exit;
+	char error[512];
+};
+/* {"action": "cancel", "jobs": [{"id", "ok", "exit"?, "error"?}]} in the
+ * order named; "exit" and "error" when it did not work. */
+void jout_actions(const char *action, const struct jout_action *a, size_t n);
 /* An array of events; with lines, one compact object per line instead. */
 void jout_events(const struct event *ev, size_t n, bool lines);
 /* [{"name", "gpu_model", "gpu_mem_mb", "gpus", "busy", "free", "up",

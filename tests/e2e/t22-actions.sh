@@ -58,6 +58,15 @@ check_eq "requeue of a finished job" "$("$GQ" requeue 4)" "requeued job 4"
 check "it runs again and completes" wait_state 4 completed
 check_eq "the requeue is an event" "$("$GQ" events --job 4 --json | jq -c '[.[] | select(.from != .to and .to == "pending") | .from]')" '["completed"]'
 
+"$GQ" submit --hold -- true >/dev/null # 5
+out=$("$GQ" release --json 5 999 2>/dev/null); rc=$?
+check_eq "release --json: exit 3, as without --json" "$rc" 3
+check_eq "release --json: each job's outcome in the order named" "$(jq -c . <<<"$out")" \
+	'{"action":"release","jobs":[{"id":5,"ok":true},{"id":999,"ok":false,"exit":3,"error":"no job '"'"'999'"'"'; see '"'"'gq ls --all'"'"'"}]}'
+check_eq "release --json: job 5 is released" "$("$GQ" show --json 5 | jq .held)" false
+check_eq "cancel --json of a finished job: ok false, exit 1" \
+	"$("$GQ" cancel --json 4 2>/dev/null | jq -c '.jobs[0] | [.ok, .exit]')" '[false,1]'
+
 for c in cancel hold release requeue confirm checkpoint; do
 	check_fail 3 "$c of no such job: exit 3" "$GQ" "$c" 12345
 done

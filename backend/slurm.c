@@ -1,7 +1,7 @@
 /*
- * slurm.c - the slurm backend: a Slurm cluster through slurmrestd, with
- * libcurl. This file is the transport and the mapping of gq's operations
- * onto Slurm's requests; every JSON shape is wire/slurm.c's.
+ * slurm.c - the slurm backend: a Slurm cluster through slurmrestd, over
+ * http.h (libcurl). This file is the mapping of gq's operations onto
+ * Slurm's requests; every JSON shape is wire/slurm.c's.
  *
  * Authentication is Slurm's: X-SLURM-USER-NAME (the local account) and
  * X-SLURM-USER-TOKEN (SLURM_JWT, what Slurm's own tools read, or the
@@ -13,7 +13,6 @@
  * queue (ORDER_BACKEND: its priority), gq explains and predicts on that.
  */
 #include <ctype.h>
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -27,15 +26,15 @@
 
 #include "backend.h"
 #include "config.h"
+#include "http.h"
 #include "wire/slurm.h"
 
 #define MAX_ANSWER ((size_t)1 << 30) /* 10,000 jobs are ~32 MB in v0.0.38 */
 
 struct slurm {
 	struct backend b;
-	CURL *curl;
+	struct http_conn *conn;
 	char *base; /* "http://HOST:PORT" */
-	char *ca_file;
 	char user[64];
 	char *token;
 	char *describe;
@@ -51,56 +50,16 @@ static struct slurm *S(struct backend *b)
 	return b->impl;
 }
 
-static size_t on_body(char *p, size_t size, size_t n, void *arg)
-{
-	struct buf *out = arg;
-	return buf_add(out, p, size * n) < 0 ? 0 : size * n;
-}
-
 /* One HTTP exchange; *status the HTTP status. -1 only when no answer came. */
 static int http(struct slurm *sl, const char *method, const char *path, const char *body,
 		struct buf *out, long *status, struct gq_err *e)
 {
-	CURL *c = sl->curl;
-	char url[8192];
-	if ((size_t)snprintf(url, sizeof(url), "%s%s", sl->base, path) >= sizeof(url))
-		return err_set(e, GQ_EINVAL, "request path too long");
-	curl_easy_reset(c);
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 120000L);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
-	if (sl->ca_file)
-		curl_easy_setopt(c, CURLOPT_CAINFO, sl->ca_file);
-	struct curl_slist *hdr = NULL;
 	char uh[128], th[4096];
 	snprintf(uh, sizeof(uh), "X-SLURM-USER-NAME: %s", sl->user);
 	snprintf(th, sizeof(th), "X-SLURM-USER-TOKEN: %s", sl->token);
-	hdr = curl_slist_append(hdr, "Accept: application/json");
-	hdr = curl_slist_append(hdr, uh);
-	hdr = curl_slist_append(hdr, th);
-	if (body) {
-		hdr = curl_slist_append(hdr, "Content-Type: application/json");
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-	}
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
-	buf_reset(out);
-	CURLcode cc = curl_easy_perform(c);
-	curl_slist_free_all(hdr);
-	if (cc != CURLE_OK) {
-		if (cc == CURLE_WRITE_ERROR)
-			return err_set(e, GQ_ETOOBIG, "answer from %s is over %zu MiB",
-				       sl->describe, MAX_ANSWER >> 20);
-		return err_set(e, GQ_EUNAVAIL, "cannot reach %s: %s; check GQ_SERVER", sl->describe,
-			       curl_easy_strerror(cc));
-	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
-	return 0;
+	const char *hdr[] = {uh, th, NULL};
+	struct http_req r = {.method = method, .path = path, .body = body, .headers = hdr};
+	return http_do(sl->conn, &r, out, status, e);
 }
 
 /* The first version that answers, newest first. */
@@ -819,6 +778,7 @@ static const char *sl_describe(struct backend *b)
 				    sl->minor, sl->user);
 		free(sl->describe);
 		sl->describe = d;
+		http_set_describe(sl->conn, d);
 	}
 	return sl->describe;
 }
@@ -826,9 +786,8 @@ static const char *sl_describe(struct backend *b)
 static void sl_close(struct backend *b)
 {
 	struct slurm *sl = S(b);
-	curl_easy_cleanup(sl->curl);
+	http_close(sl->conn);
 	free(sl->base);
-	free(sl->ca_file);
 	if (sl->token) {
 		memset(sl->token, 0, strlen(sl->token));
 		free(sl->token);
@@ -864,14 +823,6 @@ static const struct backend_ops slurm_ops = {
 
 static struct backend *slurm_open(const struct backend_target *t, struct gq_err *e)
 {
-	static bool curl_ready;
-	if (!curl_ready) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
-			err_set(e, GQ_EINTERNAL, "libcurl failed to initialise");
-			return NULL;
-		}
-		curl_ready = true;
-	}
 	if (strncmp(t->server, "http://", 7) && strncmp(t->server, "https://", 8)) {
 		err_set(e, GQ_EINVAL,
 			"backend slurm needs slurmrestd's URL: set GQ_SERVER=http://HOST:PORT (or "
@@ -887,8 +838,6 @@ static struct backend *slurm_open(const struct backend_target *t, struct gq_err 
 		sl->base[--n] = '\0';
 	sl->describe = xasprintf("slurmrestd at '%s'", sl->base);
 	buf_init(&sl->cache, MAX_ANSWER);
-	if (t->ca_file)
-		sl->ca_file = xstrdup(t->ca_file);
 	struct passwd *pw = getpwuid(getuid());
 	if (!pw) {
 		err_set(e, GQ_EINVAL, "cannot find the local account of uid %u",
@@ -913,15 +862,20 @@ static struct backend *slurm_open(const struct backend_target *t, struct gq_err 
 		err_prefix(e, "gq.qosMap");
 		goto fail;
 	}
-	sl->curl = curl_easy_init();
-	if (!sl->curl) {
-		err_set(e, GQ_EINTERNAL, "libcurl failed to create a handle");
+	struct http_opts o = {
+	    .base = sl->base,
+	    .ca_file = t->ca_file,
+	    .describe = sl->describe,
+	    .unreachable_hint = "check GQ_SERVER",
+	    .timeout_ms = 120000L,
+	    .compressed = true,
+	};
+	sl->conn = http_open(&o, e);
+	if (!sl->conn)
 		goto fail;
-	}
 	return &sl->b;
 fail:
 	free(sl->base);
-	free(sl->ca_file);
 	free(sl->token);
 	free(sl->describe);
 	free(sl);

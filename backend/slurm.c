@@ -748,12 +748,6 @@ static int sl_events(struct backend *b, int64_t after, int wait_ms, struct event
 	return 0;
 }
 
-static int sl_stats(struct backend *b, int64_t from, int64_t to, struct stats_report *out,
-		    struct gq_err *e)
-{
-	return unsupported(b, "gq serve's statistics", e);
-}
-
 static int sl_clock(struct backend *b, int64_t delta, int64_t *now, struct gq_err *e)
 {
 	if (delta)
@@ -799,6 +793,7 @@ static void sl_close(struct backend *b)
 
 static const struct backend_ops slurm_ops = {
     .name = "slurm",
+    .no_records = "Slurm",
     .ping = sl_ping,
     .snapshot = sl_snapshot,
     .job = sl_job,
@@ -812,7 +807,7 @@ static const struct backend_ops slurm_ops = {
     .checkpoint = sl_checkpoint,
     .logs = sl_logs,
     .events = sl_events,
-    .stats = sl_stats,
+    .stats = NULL,
     .preemptions = NULL,
     .reclaim = NULL,
     .clock = sl_clock,

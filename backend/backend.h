@@ -46,11 +46,12 @@ struct backend;
 
 struct backend_ops {
 	const char *name; /* "native", "slurm" */
-	/* NULL on gq serve; on a scheduler that keeps none of gq serve's
-	 * records (its events, metrics, preemptions, reclamation), that
-	 * scheduler's name ("Slurm"): the commands built on those records
-	 * refuse there (backend_records). */
-	const char *no_records;
+	/* NULL on gq serve; else the name of the scheduler that decides
+	 * ("Slurm"). It keeps none of gq serve's records (events, metrics,
+	 * preemptions, reclamation): the commands built on them refuse there
+	 * (backend_records). Its own view of each job (job.ext_*) is shown
+	 * beside gq's. */
+	const char *scheduler;
 	/* Cheap round trip: 0 when the scheduler answers. */
 	int (*ping)(struct backend *b, struct gq_err *e);
 	/* The whole picture: jobs (active and recent), nodes, policy, now.

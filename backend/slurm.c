@@ -793,7 +793,7 @@ static void sl_close(struct backend *b)
 
 static const struct backend_ops slurm_ops = {
     .name = "slurm",
-    .no_records = "Slurm",
+    .scheduler = "Slurm",
     .ping = sl_ping,
     .snapshot = sl_snapshot,
     .job = sl_job,

@@ -785,6 +785,7 @@ static void job_decode(const json_t *x, struct snapshot *s, const struct slurm_m
 	cpy(j->dept, sizeof(j->dept), str(x, "account"));
 	const char *qos = str(x, "qos");
 	j->tier = slurm_map_tier(m, qos);
+	cpy(j->ext_qos, sizeof(j->ext_qos), qos);
 
 	char base[32];
 	bool completing = false, configuring = false;

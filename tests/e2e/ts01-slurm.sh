@@ -221,6 +221,16 @@ order=$(printf '%s\n' "$out" | awk '$6 == "pending" { print $1 }' | tr '\n' ' ')
 sorder=$(squeue -h -t PD -o '%Q %V %A' | sort -k1,1nr -k2,2 -k3,3n | awk '{ print $3 }' | tr '\n' ' ')
 check_eq "ls: pending jobs in Slurm's priority order" "$order" "$sorder"
 check_match "ls: Slurm's reason in the REASON column" "$out" "\[Slurm: QOSMaxGRESPerUser\]"
+if command -v jq >/dev/null; then
+	out=$(as alice "$GQ" ls --json | jq -c --argjson id "$J_QUOTA" \
+		'.[] | select(.id == $id) | .slurm | [.reason, .reason_class, .partition, .qos, .account]')
+	check_eq "ls --json: Slurm's reason, partition, QOS, account" "$out" \
+		'["QOSMaxGRESPerUser","quota","gpu","p2","proj_a"]'
+	out=$(as alice "$GQ" why --json "$J_BIG" | jq '.slurm.priority')
+	check_eq "why --json: Slurm's priority (squeue %Q)" "$out" "$(jobf "$J_BIG" %Q)"
+	out=$(as alice "$GQ" show --json "$J_QUOTA" | jq -c '.slurm | [.qos, .account, .partition]')
+	check_eq "show --json: Slurm's QOS, account, partition" "$out" '["p2","proj_a","gpu"]'
+fi
 
 # 8. Permissions (check 7): an operator's hold cannot be released by the user.
 scontrol hold "$J_QUOTA" >/dev/null
@@ -250,6 +260,13 @@ nslurm=$(printf '%s\n' "$out" | grep -c "Slurm: ")
 check_eq "eta: Slurm's estimate (or none) beside each" "$nslurm" "$npend"
 check_match "eta: gq predicts a start for jobs Slurm has none for" "$out" \
 	"^ *$J_DEP .*(Dec|Jan|[0-9]:[0-9]).*Slurm: no estimate"
+if command -v jq >/dev/null; then
+	# Positions are Slurm's priority order across tiers (squeue's), held
+	# and dependent jobs included: the P0 (J_PRIO) is not put first.
+	pos=$(as alice "$GQ" eta --json | jq -r 'sort_by(.position) | .[].id' | tr '\n' ' ')
+	sorder=$(squeue -h -t PD -o '%Q %V %A' | sort -k1,1nr -k2,2 -k3,3n | awk '{ print $3 }' | tr '\n' ' ')
+	check_eq "eta: positions in Slurm's priority order" "$pos" "$sorder"
+fi
 
 # 10. A requeued job's cooldown (check 6): bob's P0 on a100 preempts
 # alice's p2 accept8 (PreemptMode=REQUEUE), which waits with BeginTime.
@@ -312,6 +329,15 @@ if [ -n "$cache" ]; then
 	check_match "cache: a change is fetched in full" "$out" " fresh .* held "
 	check_match "cache: ... and replaces the cached answer" "$out" " held +gpu"
 fi
+
+# 13. Commands built on gq serve's records say in one line that Slurm has
+# none, and exit 5.
+for c in stats events preemptions reclaim; do
+	out=$(as alice "$GQ" "$c" 2>&1)
+	rc=$?
+	check_eq "$c: not available on Slurm, exit 5" "$rc:$out" \
+		"5:gq: gq $c is not available on Slurm (needs gq serve in front of it)"
+done
 
 echo "# ts01 took $((SECONDS - start)) s"
 exit $((failed > 0))

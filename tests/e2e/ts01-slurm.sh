@@ -300,10 +300,12 @@ if command -v tmux >/dev/null && command -v jq >/dev/null; then
 	q1=$(diag_jobq)
 	el=$((SECONDS - t0))
 	screen=$(tmux -S "$sock" capture-pane -p)
+	qprio=$(jobf "$J_DEP" %Q)
 	pid=$(pgrep -u alice -f "gq top --interval 2" | head -1)
 	cpu=$(ps -o times= -p "$pid" 2>/dev/null | tr -d ' ')
 	tmux -S "$sock" kill-server 2>/dev/null
 	check_match "top: online on Slurm, the queue shown" "$screen" "Queue"
+	check_match "top: WEIGHT is Slurm's priority" "$screen" "^ *[0-9]+ +$J_DEP .* $qprio "
 	echo "# top: $((q1 - q0)) job queries in ${el}s at --interval 2, ${cpu:-?}s CPU"
 	if [ $((q1 - q0)) -le $((el / 2 + 1)) ] && [ $((q1 - q0)) -ge 1 ]; then t_report 0 "top: at most one job query per refresh"; else t_report 1 "top: at most one job query per refresh ($((q1 - q0)) in ${el}s)"; fi
 	if [ "${cpu:-99}" -le 1 ]; then t_report 0 "top: low CPU"; else t_report 1 "top: low CPU (${cpu}s in ${el}s)"; fi

@@ -73,6 +73,16 @@ void http_set_describe(struct http_conn *h, const char *describe)
 	h->describe = d;
 }
 
+char *http_escape(struct http_conn *h, const char *s)
+{
+	char *c = curl_easy_escape(h->curl, s, 0);
+	if (!c)
+		oom(strlen(s) * 3 + 1);
+	char *r = xstrdup(c);
+	curl_free(c);
+	return r;
+}
+
 static size_t on_body(char *p, size_t size, size_t n, void *arg)
 {
 	struct buf *out = arg;

@@ -42,6 +42,10 @@ void http_close(struct http_conn *h);
 /* The server's name in later messages (copied). */
 void http_set_describe(struct http_conn *h, const char *describe);
 
+/* s with every byte a URL's query may not hold %-escaped; the caller
+ * frees it. */
+char *http_escape(struct http_conn *h, const char *s);
+
 /* Called once a header line of the answer, name without its colon, both
  * trimmed; neither is NUL-terminated. */
 typedef void http_header_fn(void *arg, const char *name, size_t nlen, const char *value,

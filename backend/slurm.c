@@ -25,11 +25,26 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "core/runtime.h"
 #include "config.h"
 #include "http.h"
 #include "wire/slurm.h"
 
 #define MAX_ANSWER ((size_t)1 << 30) /* 10,000 jobs are ~32 MB in v0.0.38 */
+
+/* Job names whose history one process asks slurmdbd for: each is one
+ * request (v0.0.38 filters by one job_name at a time). */
+#define HIST_NAMES 8
+
+/* The P50 runtime of the caller's completed jobs of one name, 0 none, as
+ * slurmdbd said at time t. */
+struct hist {
+	char name[64];
+	int64_t p50, t;
+};
+/* How long an answer of slurmdbd's is reused from the cache: a separate
+ * command should not pay one request per name every time. */
+#define HIST_TTL 600
 
 struct slurm {
 	struct backend b;
@@ -41,6 +56,9 @@ struct slurm {
 	int minor; /* the negotiated openapi/v0.0.<minor>, 0 before */
 	struct slurm_meta meta;
 	struct slurm_map map;
+	struct hist hist[HIST_NAMES]; /* runtimes from slurmdbd, per job name */
+	int nhist;
+	bool hist_loaded;
 	struct buf cache; /* the last GET /jobs answer */
 	int64_t cache_t;  /* ... asked again with update_time=cache_t; 0 none */
 };
@@ -150,7 +168,7 @@ static int32_t local_tz(time_t now)
  * queue: there the cache is not used.) In one process (gq top) the last
  * answer is also kept in memory.
  */
-static void cache_path(const struct slurm *sl, char *out, size_t size)
+static void cache_path(const struct slurm *sl, const char *what, char *out, size_t size)
 {
 	const char *x = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
@@ -164,7 +182,7 @@ static void cache_path(const struct slurm *sl, char *out, size_t size)
 	for (const char *p = sl->base; *p && k < sizeof(key) - 1; p++)
 		key[k++] = isalnum((unsigned char)*p) || *p == '.' ? *p : '_';
 	key[k] = '\0';
-	snprintf(out, size, "%s/slurm-%s-%s-jobs.json", dir, key, sl->user);
+	snprintf(out, size, "%s/slurm-%s-%s-%s", dir, key, sl->user, what);
 }
 
 static void cache_load(struct slurm *sl)
@@ -172,7 +190,7 @@ static void cache_load(struct slurm *sl)
 	if (sl->cache_t)
 		return;
 	char path[GQ_PATH_MAX + 512];
-	cache_path(sl, path, sizeof(path));
+	cache_path(sl, "jobs.json", path, sizeof(path));
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return;
@@ -189,13 +207,13 @@ static void cache_load(struct slurm *sl)
 	fclose(f);
 }
 
-static void cache_save(struct slurm *sl, const struct buf *body, int64_t t)
+/* Replaces cache file `what` with head then body[len], atomically (a
+ * reader sees the old file or the new one); a failure leaves no cache. */
+static void cache_write(const struct slurm *sl, const char *what, const char *head,
+			const char *body, size_t len)
 {
-	buf_reset(&sl->cache);
-	buf_add(&sl->cache, body->data ? body->data : "", body->len);
-	sl->cache_t = t;
 	char path[GQ_PATH_MAX + 512], tmp[GQ_PATH_MAX + 600];
-	cache_path(sl, path, sizeof(path));
+	cache_path(sl, what, path, sizeof(path));
 	char *slash = strrchr(path, '/');
 	*slash = '\0';
 	char *up = strrchr(path, '/');
@@ -216,10 +234,20 @@ static void cache_save(struct slurm *sl, const struct buf *body, int64_t t)
 		unlink(tmp);
 		return;
 	}
-	fprintf(f, "gq-slurm-cache %lld\n", (long long)t);
-	fwrite(body->data ? body->data : "", 1, body->len, f);
+	fputs(head, f);
+	fwrite(body, 1, len, f);
 	if (fclose(f) != 0 || rename(tmp, path) < 0)
 		unlink(tmp);
+}
+
+static void cache_save(struct slurm *sl, const struct buf *body, int64_t t)
+{
+	buf_reset(&sl->cache);
+	buf_add(&sl->cache, body->data ? body->data : "", body->len);
+	sl->cache_t = t;
+	char head[64];
+	snprintf(head, sizeof(head), "gq-slurm-cache %lld\n", (long long)t);
+	cache_write(sl, "jobs.json", head, body->data ? body->data : "", body->len);
 }
 
 /* GET /jobs through the cache. */
@@ -282,6 +310,82 @@ out:
 	return rc;
 }
 
+/* The history of job name `name` (the caller's completed runs) from
+ * slurmdbd, asked once per process; 0 when there is none or slurmdbd does
+ * not answer (history only improves a prediction). */
+static int64_t hist_p50(struct slurm *sl, const char *name, bool *fetched)
+{
+	for (int i = 0; i < sl->nhist; i++)
+		if (!strcmp(sl->hist[i].name, name))
+			return sl->hist[i].p50;
+	if (sl->nhist == HIST_NAMES)
+		return 0;
+	struct hist *h = &sl->hist[sl->nhist++];
+	snprintf(h->name, sizeof(h->name), "%s", name);
+	h->p50 = 0;
+	h->t = time(NULL);
+	*fetched = true;
+	char *q = http_escape(sl->conn, name);
+	char path[256];
+	snprintf(path, sizeof(path), "/slurmdb/v0.0.%d/jobs?job_name=%s", sl->minor, q);
+	free(q);
+	struct buf out;
+	buf_init(&out, MAX_ANSWER);
+	struct gq_err e = GQ_ERR_INIT;
+	long st = 0;
+	int64_t *rt = NULL;
+	size_t n = 0;
+	if (http(sl, "GET", path, NULL, &out, &st, &e) == 0 && st == 200 &&
+	    slurm_history_decode(out.data ? out.data : "", out.len, sl->user, &rt, &n, &e) == 0)
+		h->p50 = predict_hist_runtime(rt, n);
+	free(rt);
+	buf_release(&out);
+	return h->p50;
+}
+
+/* Running jobs' ends corrected by history, as gq serve does from its own
+ * finished jobs: hist_runtime of the caller's running jobs, for the first
+ * HIST_NAMES names in id order, each answer kept HIST_TTL seconds in the
+ * cache (file "history": "T P50 NAME" lines). Slurm's own estimate
+ * assumes every job runs to its limit. */
+static void hist_fill(struct slurm *sl, struct snapshot *s)
+{
+	char path[GQ_PATH_MAX + 512];
+	if (!sl->hist_loaded) { /* "T P50 NAME" lines younger than HIST_TTL */
+		sl->hist_loaded = true;
+		cache_path(sl, "history", path, sizeof(path));
+		FILE *f = fopen(path, "r");
+		long long t, p;
+		char name[64];
+		while (f && sl->nhist < HIST_NAMES &&
+		       fscanf(f, "%lld %lld %63[^\n]\n", &t, &p, name) == 3)
+			if (t > (long long)s->now - HIST_TTL && t <= (long long)s->now) {
+				struct hist *h = &sl->hist[sl->nhist++];
+				snprintf(h->name, sizeof(h->name), "%s", name);
+				h->p50 = p;
+				h->t = t;
+			}
+		if (f)
+			fclose(f);
+	}
+	bool fetched = false;
+	for (size_t i = 0; i < s->njobs; i++) {
+		struct job *j = &s->jobs[i];
+		if (job_state_holds_gpus(j->state) && j->name[0] && !strchr(j->name, '\n') &&
+		    !strcmp(j->user, sl->user))
+			j->hist_runtime = hist_p50(sl, j->name, &fetched);
+	}
+	if (!fetched)
+		return;
+	struct buf b;
+	buf_init(&b, 0);
+	for (int i = 0; i < sl->nhist; i++)
+		buf_printf(&b, "%lld %lld %s\n", (long long)sl->hist[i].t,
+			   (long long)sl->hist[i].p50, sl->hist[i].name);
+	cache_write(sl, "history", "", b.data ? b.data : "", b.len);
+	buf_release(&b);
+}
+
 static int sl_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e)
 {
 	struct snapshot s;
@@ -291,6 +395,7 @@ static int sl_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e
 		return -1;
 	}
 	snapshot_sort(&s);
+	hist_fill(S(b), &s);
 	snapshot_release(out);
 	*out = s;
 	return 0;

@@ -903,6 +903,31 @@ static void job_decode(const json_t *x, struct snapshot *s, const struct slurm_m
 	}
 }
 
+int slurm_history_decode(const char *text, size_t len, const char *user, int64_t **runtimes,
+			 size_t *n, struct gq_err *e)
+{
+	json_t *v = parse(text, len, e);
+	if (!v)
+		return -1;
+	size_t i;
+	json_t *x;
+	json_array_foreach(json_object_get(v, "jobs"), i, x)
+	{
+		char base[32];
+		state_words(json_object_get(json_object_get(x, "state"), "current"), base,
+			    sizeof(base), "", NULL);
+		if (strcmp(base, "COMPLETED") || strcmp(str(x, "user"), user))
+			continue;
+		int64_t el = num0(json_object_get(x, "time"), "elapsed");
+		if (el <= 0)
+			continue;
+		*runtimes = xrealloc(*runtimes, (*n + 1) * sizeof(**runtimes));
+		(*runtimes)[(*n)++] = el;
+	}
+	json_decref(v);
+	return 0;
+}
+
 int slurm_jobs_decode(const char *text, size_t len, struct snapshot *s, const struct slurm_map *m,
 		      struct slurm_job_extra **extra, size_t *nextra, struct gq_err *e)
 {

@@ -341,5 +341,28 @@ for c in stats events preemptions reclaim; do
 		"5:gq: gq $c is not available on Slurm (needs gq serve in front of it)"
 done
 
+# 14. History from slurmdbd (/slurmdb/v0.0.38/jobs): a running job's end is
+# predicted from the caller's completed jobs of its name, not its limit
+# (20 s; looked at while the new run is younger than that, since a job that
+# outlives its expected runtime is expected to run to its limit).
+cleanup_jobs
+H1=$(sub alice "$GQ" submit --gpus 0 --queue debug --time-limit 1h --name histjob -- sleep 20)
+H2=$(sub alice "$GQ" submit --gpus 0 --queue debug --time-limit 1h --name histjob -- sleep 20)
+wait_state "$H1" COMPLETED 60
+wait_state "$H2" COMPLETED 60
+for _ in $(seq 1 40); do
+	[ "$(sacct -n -X -j "$H1,$H2" -o state 2>/dev/null | grep -c COMPLETED)" = 2 ] && break
+	sleep 0.5
+done
+H3=$(sub alice "$GQ" submit --gpus 0 --queue debug --time-limit 1h --name histjob -- sleep 600)
+wait_state "$H3" RUNNING 30
+if command -v jq >/dev/null; then
+	left=$(as alice "$GQ" ls --json | jq --argjson id "$H3" \
+		'.[] | select(.id == $id) | .predicted_end - .start_time')
+	if [ -n "$left" ] && [ "$left" -lt 120 ]; then t_report 0 "history: the running job's end from slurmdbd's completed runs"; else
+		t_report 1 "history: the running job's end from slurmdbd's completed runs (predicted runtime ${left:-?} s, limit 3600)"
+	fi
+fi
+
 echo "# ts01 took $((SECONDS - start)) s"
 exit $((failed > 0))

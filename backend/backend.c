@@ -36,6 +36,15 @@ void job_info_release(struct job_info *ji)
 	memset(ji, 0, sizeof(*ji));
 }
 
+int backend_records(const struct backend *b, const char *cmd, struct gq_err *e)
+{
+	if (!b->ops->scheduler)
+		return 0;
+	return err_set(e, GQ_EUNAVAIL,
+		       "gq %s is not available on %s (needs gq serve in front of it)", cmd,
+		       b->ops->scheduler);
+}
+
 void backend_close(struct backend *b)
 {
 	if (b)

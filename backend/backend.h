@@ -46,6 +46,12 @@ struct backend;
 
 struct backend_ops {
 	const char *name; /* "native", "slurm" */
+	/* NULL on gq serve; else the name of the scheduler that decides
+	 * ("Slurm"). It keeps none of gq serve's records (events, metrics,
+	 * preemptions, reclamation): the commands built on them refuse there
+	 * (backend_records). Its own view of each job (job.ext_*) is shown
+	 * beside gq's. */
+	const char *scheduler;
 	/* Cheap round trip: 0 when the scheduler answers. */
 	int (*ping)(struct backend *b, struct gq_err *e);
 	/* The whole picture: jobs (active and recent), nodes, policy, now.
@@ -129,5 +135,10 @@ extern const struct backend_impl backend_slurm;
 struct backend *backend_open(bool autostart, struct gq_err *e);
 /* Accepts NULL. */
 void backend_close(struct backend *b);
+
+/* 0 when b keeps gq serve's records, which `gq CMD` is built on; else -1
+ * with GQ_EUNAVAIL (exit 5) and the line "gq CMD is not available on Slurm
+ * (needs gq serve in front of it)". */
+int backend_records(const struct backend *b, const char *cmd, struct gq_err *e);
 
 #endif

@@ -1,19 +1,20 @@
 /*
  * native.c - the native backend: gq serve's HTTP API (man/gq-api.7) over a
- * unix socket or TCP, with libcurl. This is the one file of gq that touches
- * libcurl; its adapter (http()) turns curl's and the server's errors into a
- * struct gq_err. It knows URLs, sockets and headers; every body is read
- * and written by wire/ (wire/wire.h), and every answer's API versions are
- * checked against ours (wire_api_check).
+ * unix socket or TCP, through http.h (libcurl). Its request function
+ * (request()) turns the server's error bodies into a struct gq_err and
+ * checks every answer's API versions against ours (wire_api_check). It
+ * knows URLs, sockets and headers; every body is read and written by wire/
+ * (wire/wire.h).
  */
-#include <curl/curl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "backend.h"
 #include "config.h"
+#include "http.h"
 #include "wire/wire.h"
 
 /* The largest answer we accept: a snapshot of ~100k jobs. */
@@ -21,10 +22,8 @@
 
 struct native {
 	struct backend b;
-	CURL *curl;
-	char *unix_path; /* NULL for TCP */
-	char *base;	 /* "http://gq" or "http://HOST:PORT" */
-	char *auth;	 /* "Authorization: Bearer ..." or NULL */
+	struct http_conn *conn;
+	char *auth; /* "Authorization: Bearer ..." or NULL */
 	char *describe;
 	/* Headers of the last answer that we care about. */
 	int64_t next_offset;
@@ -40,50 +39,37 @@ static struct native *N(struct backend *b)
 	return b->impl;
 }
 
-static size_t on_body(char *p, size_t size, size_t n, void *arg)
+/* value[vlen] into out[size], cut to fit. */
+static void header_copy(const char *value, size_t vlen, char *out, size_t size)
 {
-	struct buf *out = arg;
-	return buf_add(out, p, size * n) < 0 ? 0 : size * n;
+	if (vlen >= size)
+		vlen = size - 1;
+	memcpy(out, value, vlen);
+	out[vlen] = '\0';
 }
 
-/* The value of header `name` ("name:" lowercase) in line p[len], trimmed,
- * into out[size]; false when the line is another header. */
-static bool header_value(const char *p, size_t len, const char *name, char *out, size_t size)
+static bool header_is(const char *name, size_t nlen, const char *want)
 {
-	size_t nl = strlen(name);
-	if (len <= nl || strncasecmp(p, name, nl))
-		return false;
-	p += nl;
-	len -= nl;
-	while (len && (*p == ' ' || *p == '\t'))
-		p++, len--;
-	while (len && (p[len - 1] == '\r' || p[len - 1] == '\n' || p[len - 1] == ' '))
-		len--;
-	if (len >= size)
-		len = size - 1;
-	memcpy(out, p, len);
-	out[len] = '\0';
-	return true;
+	return nlen == strlen(want) && !strncasecmp(name, want, nlen);
 }
 
-static size_t on_header(char *p, size_t size, size_t n, void *arg)
+static void on_header(void *arg, const char *name, size_t nlen, const char *value, size_t vlen)
 {
 	struct native *nt = arg;
-	size_t len = size * n;
 	char tmp[32];
-	if (header_value(p, len, "gq-next-offset:", tmp, sizeof(tmp))) {
+	if (header_is(name, nlen, "gq-next-offset")) {
+		header_copy(value, vlen, tmp, sizeof(tmp));
 		char *end;
 		long long v = strtoll(tmp, &end, 10);
 		if (end != tmp && v >= 0) {
 			nt->next_offset = v;
 			nt->have_next_offset = true;
 		}
-	} else if (header_value(p, len, "gq-api-version:", tmp, sizeof(tmp))) {
-		snprintf(nt->api_version, sizeof(nt->api_version), "%s", tmp);
-	} else if (header_value(p, len, "gq-api-oldest:", tmp, sizeof(tmp))) {
-		snprintf(nt->api_oldest, sizeof(nt->api_oldest), "%s", tmp);
+	} else if (header_is(name, nlen, "gq-api-version")) {
+		header_copy(value, vlen, nt->api_version, sizeof(nt->api_version));
+	} else if (header_is(name, nlen, "gq-api-oldest")) {
+		header_copy(value, vlen, nt->api_oldest, sizeof(nt->api_oldest));
 	}
-	return len;
 }
 
 /* Do the server's versions (headers of the last answer) meet ours? A
@@ -100,65 +86,35 @@ static int api_check(struct native *nt, struct gq_err *e)
 
 /*
  * One request. body (JSON text) may be NULL. On a 2xx answer *out holds
- * the body and 0 is returned; otherwise the server's {"error"} or curl's
- * failure becomes e. timeout_ms 0 means the default (30 s).
+ * the body and 0 is returned; otherwise the server's {"error"} or the
+ * transport's failure becomes e. timeout_ms 0 means the default (30 s).
  */
-static int http(struct native *nt, const char *method, const char *path, const char *body,
-		const char *idem, long timeout_ms, struct buf *out, struct gq_err *e)
+static int request(struct native *nt, const char *method, const char *path, const char *body,
+		   const char *idem, long timeout_ms, struct buf *out, struct gq_err *e)
 {
-	CURL *c = nt->curl;
-	char url[8192];
-	if ((size_t)snprintf(url, sizeof(url), "%s%s", nt->base, path) >= sizeof(url))
-		return err_set(e, GQ_EINVAL, "request path too long");
-	curl_easy_reset(c);
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	if (nt->unix_path)
-		curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, nt->unix_path);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms ? timeout_ms : 30000L);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
-	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(c, CURLOPT_HEADERDATA, nt);
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-	struct curl_slist *hdr = NULL;
-	hdr = curl_slist_append(hdr, "Accept: application/json");
-	hdr = curl_slist_append(hdr, nt->api_hdr[0]);
-	hdr = curl_slist_append(hdr, nt->api_hdr[1]);
-	if (nt->auth)
-		hdr = curl_slist_append(hdr, nt->auth);
 	char idem_hdr[256];
+	const char *hdr[5] = {nt->api_hdr[0], nt->api_hdr[1]}; /* NULL-terminated */
+	int nh = 2;
+	if (nt->auth)
+		hdr[nh++] = nt->auth;
 	if (idem) {
 		snprintf(idem_hdr, sizeof(idem_hdr), "Idempotency-Key: %s", idem);
-		hdr = curl_slist_append(hdr, idem_hdr);
+		hdr[nh++] = idem_hdr;
 	}
-	if (body) {
-		hdr = curl_slist_append(hdr, "Content-Type: application/json");
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-	}
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+	struct http_req r = {
+	    .method = method,
+	    .path = path,
+	    .body = body,
+	    .headers = hdr,
+	    .timeout_ms = timeout_ms,
+	    .on_header = on_header,
+	    .header_arg = nt,
+	};
 	nt->have_next_offset = false;
 	nt->api_version[0] = nt->api_oldest[0] = '\0';
-	buf_reset(out);
-	CURLcode cc = curl_easy_perform(c);
-	curl_slist_free_all(hdr);
-	if (cc != CURLE_OK) {
-		if (cc == CURLE_WRITE_ERROR)
-			return err_set(e, GQ_ETOOBIG, "answer from %s is over %zu MiB",
-				       nt->describe, MAX_ANSWER >> 20);
-		if (cc == CURLE_OPERATION_TIMEDOUT)
-			return err_set(e, GQ_EUNAVAIL,
-				       "%s did not answer in time; check that it runs ('gq "
-				       "version' and its log)",
-				       nt->describe);
-		return err_set(e, GQ_EUNAVAIL,
-			       "cannot reach %s: %s; start it with 'gq serve' or set GQ_SERVER",
-			       nt->describe, curl_easy_strerror(cc));
-	}
 	long status = 0;
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (http_do(nt->conn, &r, out, &status, e) < 0)
+		return -1;
 	if (api_check(nt, e) < 0)
 		return -1;
 	if (status >= 200 && status < 300)
@@ -193,7 +149,7 @@ static int bad_answer(struct native *nt, const char *what, struct gq_err *e)
 static int http_json(struct native *nt, const char *method, const char *path, const char *body,
 		     const char *idem, long timeout_ms, struct buf *out, struct gq_err *e)
 {
-	if (http(nt, method, path, body, idem, timeout_ms, out, e) < 0)
+	if (request(nt, method, path, body, idem, timeout_ms, out, e) < 0)
 		return -1;
 	if (wire_check(text_of(out), out->len, e) < 0)
 		return bad_answer(nt, "answer", e);
@@ -227,7 +183,7 @@ static int n_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e)
 {
 	struct buf text;
 	buf_init(&text, MAX_ANSWER);
-	if (http(N(b), "GET", "/v1/snapshot?form=rows", NULL, NULL, 0, &text, e) < 0) {
+	if (request(N(b), "GET", "/v1/snapshot?form=rows", NULL, NULL, 0, &text, e) < 0) {
 		buf_release(&text);
 		return -1;
 	}
@@ -253,7 +209,7 @@ static int n_job(struct backend *b, int64_t id, struct job_info *out, struct gq_
 	memset(&ji, 0, sizeof(ji));
 	struct buf text;
 	buf_init(&text, MAX_ANSWER);
-	if (http(N(b), "GET", path, NULL, NULL, 0, &text, e) < 0) {
+	if (request(N(b), "GET", path, NULL, NULL, 0, &text, e) < 0) {
 		buf_release(&text);
 		return -1;
 	}
@@ -268,7 +224,7 @@ static int n_job(struct backend *b, int64_t id, struct job_info *out, struct gq_
 	 * rest of the job is still worth showing. */
 	snprintf(path, sizeof(path), "/v1/jobs/%" PRId64 "/command", id);
 	struct gq_err ce = GQ_ERR_INIT;
-	if (http(N(b), "GET", path, NULL, NULL, 0, &text, &ce) == 0) {
+	if (request(N(b), "GET", path, NULL, NULL, 0, &text, &ce) == 0) {
 		struct submission cmd;
 		if (codec_command_from_text(text_of(&text), &cmd, &ce) < 0) {
 			buf_release(&text);
@@ -304,7 +260,7 @@ static int n_submit(struct backend *b, const struct submit_req *r, int64_t *id, 
 	char *body = wire_submit_text(r);
 	struct buf out;
 	buf_init(&out, MAX_ANSWER);
-	int rc = http(N(b), "POST", "/v1/jobs", body, r->idempotency_key, 0, &out, e);
+	int rc = request(N(b), "POST", "/v1/jobs", body, r->idempotency_key, 0, &out, e);
 	free(body);
 	if (rc == 0 && wire_submitted_parse(text_of(&out), out.len, id, e) < 0)
 		rc = bad_answer(N(b), "answer to a submission", e);
@@ -362,7 +318,7 @@ static int n_logs(struct backend *b, int64_t id, const char *stream, int64_t off
 		 stream, offset);
 	struct buf tmp;
 	buf_init(&tmp, MAX_ANSWER);
-	int rc = http(nt, "GET", path, NULL, NULL, 0, &tmp, e);
+	int rc = request(nt, "GET", path, NULL, NULL, 0, &tmp, e);
 	if (rc == 0) {
 		if (buf_add(out, tmp.data ? tmp.data : "", tmp.len) < 0)
 			rc =
@@ -383,7 +339,7 @@ static int n_events(struct backend *b, int64_t after, int wait_ms, struct event_
 		snprintf(path + n, sizeof(path) - (size_t)n, "&wait=%d", wait_ms);
 	struct buf text;
 	buf_init(&text, MAX_ANSWER);
-	int rc = http(N(b), "GET", path, NULL, NULL, wait_ms + 30000L, &text, e);
+	int rc = request(N(b), "GET", path, NULL, NULL, wait_ms + 30000L, &text, e);
 	if (rc == 0 && wire_events_parse(text_of(&text), text.len, out, e) < 0)
 		rc = bad_answer(N(b), "events", e);
 	buf_release(&text);
@@ -397,7 +353,7 @@ static int get_report(struct backend *b, const char *path, const char *what,
 {
 	struct buf text;
 	buf_init(&text, MAX_ANSWER);
-	int rc = http(N(b), "GET", path, NULL, NULL, 0, &text, e);
+	int rc = request(N(b), "GET", path, NULL, NULL, 0, &text, e);
 	if (rc == 0 && parse(text_of(&text), text.len, out, e) < 0)
 		rc = bad_answer(N(b), what, e);
 	buf_release(&text);
@@ -448,10 +404,10 @@ static int n_clock(struct backend *b, int64_t delta, int64_t *now, struct gq_err
 	int rc;
 	if (delta) {
 		char *body = wire_clock_text(delta);
-		rc = http(N(b), "POST", "/v1/clock", body, NULL, 0, &out, e);
+		rc = request(N(b), "POST", "/v1/clock", body, NULL, 0, &out, e);
 		free(body);
 	} else {
-		rc = http(N(b), "GET", "/v1/ping", NULL, NULL, 0, &out, e);
+		rc = request(N(b), "GET", "/v1/ping", NULL, NULL, 0, &out, e);
 	}
 	if (rc == 0 && wire_now_parse(text_of(&out), out.len, now, e) < 0)
 		rc = bad_answer(N(b), "the time", e);
@@ -466,7 +422,7 @@ static int n_policy_apply(struct backend *b, const char *rev, char **applied, st
 		return -1;
 	struct buf out;
 	buf_init(&out, MAX_ANSWER);
-	int rc = http(N(b), "POST", "/v1/policy/apply", body, NULL, 0, &out, e);
+	int rc = request(N(b), "POST", "/v1/policy/apply", body, NULL, 0, &out, e);
 	free(body);
 	if (rc == 0 && wire_revision_parse(text_of(&out), out.len, applied, e) < 0)
 		rc = bad_answer(N(b), "answer", e);
@@ -482,9 +438,7 @@ static const char *n_describe(struct backend *b)
 static void n_close(struct backend *b)
 {
 	struct native *nt = N(b);
-	curl_easy_cleanup(nt->curl);
-	free(nt->unix_path);
-	free(nt->base);
+	http_close(nt->conn);
 	free(nt->auth);
 	free(nt->describe);
 	free(nt);
@@ -516,14 +470,6 @@ static const struct backend_ops native_ops = {
 
 static struct backend *native_open(const struct backend_target *t, struct gq_err *e)
 {
-	static bool curl_ready;
-	if (!curl_ready) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
-			err_set(e, GQ_EINTERNAL, "libcurl failed to initialise");
-			return NULL;
-		}
-		curl_ready = true;
-	}
 	struct native *nt = xcalloc(1, sizeof(*nt));
 	nt->b.ops = &native_ops;
 	nt->b.impl = nt;
@@ -531,14 +477,20 @@ static struct backend *native_open(const struct backend_target *t, struct gq_err
 	wire_api_self(&nt->api);
 	snprintf(nt->api_hdr[0], sizeof(nt->api_hdr[0]), "Gq-Api-Version: %d", nt->api.current);
 	snprintf(nt->api_hdr[1], sizeof(nt->api_hdr[1]), "Gq-Api-Oldest: %d", nt->api.oldest);
+	struct http_opts o = {
+	    .describe = nt->describe,
+	    .unreachable_hint = "start it with 'gq serve' or set GQ_SERVER",
+	    .timeout_hint = "check that it runs ('gq version' and its log)",
+	};
+	char *base = NULL;
 	if (!strncmp(t->server, "unix:", 5)) {
-		nt->unix_path = xstrdup(t->server + 5);
-		nt->base = xstrdup("http://gq");
+		o.unix_path = t->server + 5;
+		base = xstrdup("http://gq");
 	} else if (!strncmp(t->server, "http://", 7)) {
-		nt->base = xstrdup(t->server);
-		size_t n = strlen(nt->base);
-		while (n > 7 && nt->base[n - 1] == '/')
-			nt->base[--n] = '\0';
+		base = xstrdup(t->server);
+		size_t n = strlen(base);
+		while (n > 7 && base[n - 1] == '/')
+			base[--n] = '\0';
 		if (t->token_file) {
 			char tok[1024];
 			if (token_read(t->token_file, tok, sizeof(tok), e) < 0)
@@ -551,15 +503,14 @@ static struct backend *native_open(const struct backend_target *t, struct gq_err
 			t->server);
 		goto fail;
 	}
-	nt->curl = curl_easy_init();
-	if (!nt->curl) {
-		err_set(e, GQ_EINTERNAL, "libcurl failed to create a handle");
+	o.base = base;
+	nt->conn = http_open(&o, e);
+	if (!nt->conn)
 		goto fail;
-	}
+	free(base);
 	return &nt->b;
 fail:
-	free(nt->unix_path);
-	free(nt->base);
+	free(base);
 	free(nt->auth);
 	free(nt->describe);
 	free(nt);

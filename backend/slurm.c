@@ -1,7 +1,7 @@
 /*
- * slurm.c - the slurm backend: a Slurm cluster through slurmrestd, with
- * libcurl. This file is the transport and the mapping of gq's operations
- * onto Slurm's requests; every JSON shape is wire/slurm.c's.
+ * slurm.c - the slurm backend: a Slurm cluster through slurmrestd, over
+ * http.h (libcurl). This file is the mapping of gq's operations onto
+ * Slurm's requests; every JSON shape is wire/slurm.c's.
  *
  * Authentication is Slurm's: X-SLURM-USER-NAME (the local account) and
  * X-SLURM-USER-TOKEN (SLURM_JWT, what Slurm's own tools read, or the
@@ -13,7 +13,6 @@
  * queue (ORDER_BACKEND: its priority), gq explains and predicts on that.
  */
 #include <ctype.h>
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -26,22 +25,40 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "core/runtime.h"
 #include "config.h"
+#include "http.h"
 #include "wire/slurm.h"
 
 #define MAX_ANSWER ((size_t)1 << 30) /* 10,000 jobs are ~32 MB in v0.0.38 */
 
+/* Job names whose history one process asks slurmdbd for: each is one
+ * request (v0.0.38 filters by one job_name at a time). */
+#define HIST_NAMES 8
+
+/* The P50 runtime of the caller's completed jobs of one name, 0 none, as
+ * slurmdbd said at time t. */
+struct hist {
+	char name[64];
+	int64_t p50, t;
+};
+/* How long an answer of slurmdbd's is reused from the cache: a separate
+ * command should not pay one request per name every time. */
+#define HIST_TTL 600
+
 struct slurm {
 	struct backend b;
-	CURL *curl;
+	struct http_conn *conn;
 	char *base; /* "http://HOST:PORT" */
-	char *ca_file;
 	char user[64];
 	char *token;
 	char *describe;
 	int minor; /* the negotiated openapi/v0.0.<minor>, 0 before */
 	struct slurm_meta meta;
 	struct slurm_map map;
+	struct hist hist[HIST_NAMES]; /* runtimes from slurmdbd, per job name */
+	int nhist;
+	bool hist_loaded;
 	struct buf cache; /* the last GET /jobs answer */
 	int64_t cache_t;  /* ... asked again with update_time=cache_t; 0 none */
 };
@@ -51,56 +68,16 @@ static struct slurm *S(struct backend *b)
 	return b->impl;
 }
 
-static size_t on_body(char *p, size_t size, size_t n, void *arg)
-{
-	struct buf *out = arg;
-	return buf_add(out, p, size * n) < 0 ? 0 : size * n;
-}
-
 /* One HTTP exchange; *status the HTTP status. -1 only when no answer came. */
 static int http(struct slurm *sl, const char *method, const char *path, const char *body,
 		struct buf *out, long *status, struct gq_err *e)
 {
-	CURL *c = sl->curl;
-	char url[8192];
-	if ((size_t)snprintf(url, sizeof(url), "%s%s", sl->base, path) >= sizeof(url))
-		return err_set(e, GQ_EINVAL, "request path too long");
-	curl_easy_reset(c);
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 120000L);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
-	if (sl->ca_file)
-		curl_easy_setopt(c, CURLOPT_CAINFO, sl->ca_file);
-	struct curl_slist *hdr = NULL;
 	char uh[128], th[4096];
 	snprintf(uh, sizeof(uh), "X-SLURM-USER-NAME: %s", sl->user);
 	snprintf(th, sizeof(th), "X-SLURM-USER-TOKEN: %s", sl->token);
-	hdr = curl_slist_append(hdr, "Accept: application/json");
-	hdr = curl_slist_append(hdr, uh);
-	hdr = curl_slist_append(hdr, th);
-	if (body) {
-		hdr = curl_slist_append(hdr, "Content-Type: application/json");
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-	}
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
-	buf_reset(out);
-	CURLcode cc = curl_easy_perform(c);
-	curl_slist_free_all(hdr);
-	if (cc != CURLE_OK) {
-		if (cc == CURLE_WRITE_ERROR)
-			return err_set(e, GQ_ETOOBIG, "answer from %s is over %zu MiB",
-				       sl->describe, MAX_ANSWER >> 20);
-		return err_set(e, GQ_EUNAVAIL, "cannot reach %s: %s; check GQ_SERVER", sl->describe,
-			       curl_easy_strerror(cc));
-	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
-	return 0;
+	const char *hdr[] = {uh, th, NULL};
+	struct http_req r = {.method = method, .path = path, .body = body, .headers = hdr};
+	return http_do(sl->conn, &r, out, status, e);
 }
 
 /* The first version that answers, newest first. */
@@ -191,7 +168,7 @@ static int32_t local_tz(time_t now)
  * queue: there the cache is not used.) In one process (gq top) the last
  * answer is also kept in memory.
  */
-static void cache_path(const struct slurm *sl, char *out, size_t size)
+static void cache_path(const struct slurm *sl, const char *what, char *out, size_t size)
 {
 	const char *x = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
@@ -205,7 +182,7 @@ static void cache_path(const struct slurm *sl, char *out, size_t size)
 	for (const char *p = sl->base; *p && k < sizeof(key) - 1; p++)
 		key[k++] = isalnum((unsigned char)*p) || *p == '.' ? *p : '_';
 	key[k] = '\0';
-	snprintf(out, size, "%s/slurm-%s-%s-jobs.json", dir, key, sl->user);
+	snprintf(out, size, "%s/slurm-%s-%s-%s", dir, key, sl->user, what);
 }
 
 static void cache_load(struct slurm *sl)
@@ -213,7 +190,7 @@ static void cache_load(struct slurm *sl)
 	if (sl->cache_t)
 		return;
 	char path[GQ_PATH_MAX + 512];
-	cache_path(sl, path, sizeof(path));
+	cache_path(sl, "jobs.json", path, sizeof(path));
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return;
@@ -230,13 +207,13 @@ static void cache_load(struct slurm *sl)
 	fclose(f);
 }
 
-static void cache_save(struct slurm *sl, const struct buf *body, int64_t t)
+/* Replaces cache file `what` with head then body[len], atomically (a
+ * reader sees the old file or the new one); a failure leaves no cache. */
+static void cache_write(const struct slurm *sl, const char *what, const char *head,
+			const char *body, size_t len)
 {
-	buf_reset(&sl->cache);
-	buf_add(&sl->cache, body->data ? body->data : "", body->len);
-	sl->cache_t = t;
 	char path[GQ_PATH_MAX + 512], tmp[GQ_PATH_MAX + 600];
-	cache_path(sl, path, sizeof(path));
+	cache_path(sl, what, path, sizeof(path));
 	char *slash = strrchr(path, '/');
 	*slash = '\0';
 	char *up = strrchr(path, '/');
@@ -257,10 +234,20 @@ static void cache_save(struct slurm *sl, const struct buf *body, int64_t t)
 		unlink(tmp);
 		return;
 	}
-	fprintf(f, "gq-slurm-cache %lld\n", (long long)t);
-	fwrite(body->data ? body->data : "", 1, body->len, f);
+	fputs(head, f);
+	fwrite(body, 1, len, f);
 	if (fclose(f) != 0 || rename(tmp, path) < 0)
 		unlink(tmp);
+}
+
+static void cache_save(struct slurm *sl, const struct buf *body, int64_t t)
+{
+	buf_reset(&sl->cache);
+	buf_add(&sl->cache, body->data ? body->data : "", body->len);
+	sl->cache_t = t;
+	char head[64];
+	snprintf(head, sizeof(head), "gq-slurm-cache %lld\n", (long long)t);
+	cache_write(sl, "jobs.json", head, body->data ? body->data : "", body->len);
 }
 
 /* GET /jobs through the cache. */
@@ -323,6 +310,82 @@ out:
 	return rc;
 }
 
+/* The history of job name `name` (the caller's completed runs) from
+ * slurmdbd, asked once per process; 0 when there is none or slurmdbd does
+ * not answer (history only improves a prediction). */
+static int64_t hist_p50(struct slurm *sl, const char *name, bool *fetched)
+{
+	for (int i = 0; i < sl->nhist; i++)
+		if (!strcmp(sl->hist[i].name, name))
+			return sl->hist[i].p50;
+	if (sl->nhist == HIST_NAMES)
+		return 0;
+	struct hist *h = &sl->hist[sl->nhist++];
+	snprintf(h->name, sizeof(h->name), "%s", name);
+	h->p50 = 0;
+	h->t = time(NULL);
+	*fetched = true;
+	char *q = http_escape(sl->conn, name);
+	char path[256];
+	snprintf(path, sizeof(path), "/slurmdb/v0.0.%d/jobs?job_name=%s", sl->minor, q);
+	free(q);
+	struct buf out;
+	buf_init(&out, MAX_ANSWER);
+	struct gq_err e = GQ_ERR_INIT;
+	long st = 0;
+	int64_t *rt = NULL;
+	size_t n = 0;
+	if (http(sl, "GET", path, NULL, &out, &st, &e) == 0 && st == 200 &&
+	    slurm_history_decode(out.data ? out.data : "", out.len, sl->user, &rt, &n, &e) == 0)
+		h->p50 = predict_hist_runtime(rt, n);
+	free(rt);
+	buf_release(&out);
+	return h->p50;
+}
+
+/* Running jobs' ends corrected by history, as gq serve does from its own
+ * finished jobs: hist_runtime of the caller's running jobs, for the first
+ * HIST_NAMES names in id order, each answer kept HIST_TTL seconds in the
+ * cache (file "history": "T P50 NAME" lines). Slurm's own estimate
+ * assumes every job runs to its limit. */
+static void hist_fill(struct slurm *sl, struct snapshot *s)
+{
+	char path[GQ_PATH_MAX + 512];
+	if (!sl->hist_loaded) { /* "T P50 NAME" lines younger than HIST_TTL */
+		sl->hist_loaded = true;
+		cache_path(sl, "history", path, sizeof(path));
+		FILE *f = fopen(path, "r");
+		long long t, p;
+		char name[64];
+		while (f && sl->nhist < HIST_NAMES &&
+		       fscanf(f, "%lld %lld %63[^\n]\n", &t, &p, name) == 3)
+			if (t > (long long)s->now - HIST_TTL && t <= (long long)s->now) {
+				struct hist *h = &sl->hist[sl->nhist++];
+				snprintf(h->name, sizeof(h->name), "%s", name);
+				h->p50 = p;
+				h->t = t;
+			}
+		if (f)
+			fclose(f);
+	}
+	bool fetched = false;
+	for (size_t i = 0; i < s->njobs; i++) {
+		struct job *j = &s->jobs[i];
+		if (job_state_holds_gpus(j->state) && j->name[0] && !strchr(j->name, '\n') &&
+		    !strcmp(j->user, sl->user))
+			j->hist_runtime = hist_p50(sl, j->name, &fetched);
+	}
+	if (!fetched)
+		return;
+	struct buf b;
+	buf_init(&b, 0);
+	for (int i = 0; i < sl->nhist; i++)
+		buf_printf(&b, "%lld %lld %s\n", (long long)sl->hist[i].t,
+			   (long long)sl->hist[i].p50, sl->hist[i].name);
+	cache_write(sl, "history", "", b.data ? b.data : "", b.len);
+	buf_release(&b);
+}
+
 static int sl_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e)
 {
 	struct snapshot s;
@@ -332,6 +395,7 @@ static int sl_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e
 		return -1;
 	}
 	snapshot_sort(&s);
+	hist_fill(S(b), &s);
 	snapshot_release(out);
 	*out = s;
 	return 0;
@@ -789,12 +853,6 @@ static int sl_events(struct backend *b, int64_t after, int wait_ms, struct event
 	return 0;
 }
 
-static int sl_stats(struct backend *b, int64_t from, int64_t to, struct stats_report *out,
-		    struct gq_err *e)
-{
-	return unsupported(b, "gq serve's statistics", e);
-}
-
 static int sl_clock(struct backend *b, int64_t delta, int64_t *now, struct gq_err *e)
 {
 	if (delta)
@@ -819,6 +877,7 @@ static const char *sl_describe(struct backend *b)
 				    sl->minor, sl->user);
 		free(sl->describe);
 		sl->describe = d;
+		http_set_describe(sl->conn, d);
 	}
 	return sl->describe;
 }
@@ -826,9 +885,8 @@ static const char *sl_describe(struct backend *b)
 static void sl_close(struct backend *b)
 {
 	struct slurm *sl = S(b);
-	curl_easy_cleanup(sl->curl);
+	http_close(sl->conn);
 	free(sl->base);
-	free(sl->ca_file);
 	if (sl->token) {
 		memset(sl->token, 0, strlen(sl->token));
 		free(sl->token);
@@ -840,6 +898,7 @@ static void sl_close(struct backend *b)
 
 static const struct backend_ops slurm_ops = {
     .name = "slurm",
+    .scheduler = "Slurm",
     .ping = sl_ping,
     .snapshot = sl_snapshot,
     .job = sl_job,
@@ -853,7 +912,7 @@ static const struct backend_ops slurm_ops = {
     .checkpoint = sl_checkpoint,
     .logs = sl_logs,
     .events = sl_events,
-    .stats = sl_stats,
+    .stats = NULL,
     .preemptions = NULL,
     .reclaim = NULL,
     .clock = sl_clock,
@@ -864,14 +923,6 @@ static const struct backend_ops slurm_ops = {
 
 static struct backend *slurm_open(const struct backend_target *t, struct gq_err *e)
 {
-	static bool curl_ready;
-	if (!curl_ready) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
-			err_set(e, GQ_EINTERNAL, "libcurl failed to initialise");
-			return NULL;
-		}
-		curl_ready = true;
-	}
 	if (strncmp(t->server, "http://", 7) && strncmp(t->server, "https://", 8)) {
 		err_set(e, GQ_EINVAL,
 			"backend slurm needs slurmrestd's URL: set GQ_SERVER=http://HOST:PORT (or "
@@ -887,8 +938,6 @@ static struct backend *slurm_open(const struct backend_target *t, struct gq_err 
 		sl->base[--n] = '\0';
 	sl->describe = xasprintf("slurmrestd at '%s'", sl->base);
 	buf_init(&sl->cache, MAX_ANSWER);
-	if (t->ca_file)
-		sl->ca_file = xstrdup(t->ca_file);
 	struct passwd *pw = getpwuid(getuid());
 	if (!pw) {
 		err_set(e, GQ_EINVAL, "cannot find the local account of uid %u",
@@ -913,15 +962,20 @@ static struct backend *slurm_open(const struct backend_target *t, struct gq_err 
 		err_prefix(e, "gq.qosMap");
 		goto fail;
 	}
-	sl->curl = curl_easy_init();
-	if (!sl->curl) {
-		err_set(e, GQ_EINTERNAL, "libcurl failed to create a handle");
+	struct http_opts o = {
+	    .base = sl->base,
+	    .ca_file = t->ca_file,
+	    .describe = sl->describe,
+	    .unreachable_hint = "check GQ_SERVER",
+	    .timeout_ms = 120000L,
+	    .compressed = true,
+	};
+	sl->conn = http_open(&o, e);
+	if (!sl->conn)
 		goto fail;
-	}
 	return &sl->b;
 fail:
 	free(sl->base);
-	free(sl->ca_file);
 	free(sl->token);
 	free(sl->describe);
 	free(sl);

@@ -75,6 +75,11 @@ static int events_exec(int argc, char **argv)
 	struct backend *b = cmd_backend(true, &rc);
 	if (!b)
 		return rc;
+	if (backend_records(b, "events", &e) < 0) {
+		rc = cmd_fail(&e);
+		backend_close(b);
+		return rc;
+	}
 	struct event_list all = {0};
 	cmd_interrupted = 0;
 	if (!json)

@@ -55,7 +55,8 @@ static int preemptions_exec(int argc, char **argv)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
 	struct preempt_list l;
-	int fetched = b->ops->preemptions
+	int fetched = backend_records(b, "preemptions", &e) < 0 ? -1
+		      : b->ops->preemptions
 			  ? b->ops->preemptions(b, id, &l, &e)
 			  : err_set(&e, GQ_EUNAVAIL, "this backend keeps no preemption records");
 	if (fetched < 0) {

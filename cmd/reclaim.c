@@ -43,7 +43,8 @@ static int reclaim_exec(int argc, char **argv)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
 	struct reclaim_report r;
-	int fetched = b->ops->reclaim
+	int fetched = backend_records(b, "reclaim", &e) < 0 ? -1
+		      : b->ops->reclaim
 			  ? b->ops->reclaim(b, &r, &e)
 			  : err_set(&e, GQ_EUNAVAIL, "this backend has no reclamation report");
 	if (fetched < 0) {

@@ -187,7 +187,7 @@ static int show_exec(int argc, char **argv)
 		rc = cmd_fail(&e);
 	} else {
 		if (json) {
-			jout_job(&ji);
+			jout_job(&ji, b->ops->scheduler != NULL);
 		} else if (b->ops->snapshot(b, &s, &e) < 0) {
 			rc = cmd_fail(&e);
 		} else {

@@ -59,8 +59,10 @@ static int stats_exec(int argc, char **argv)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
 	struct stats_report r;
-	int fetched = b->ops->stats ? b->ops->stats(b, 0, 0, &r, &e)
-				    : err_set(&e, GQ_EUNAVAIL, "this backend computes no metrics");
+	int fetched = backend_records(b, "stats", &e) < 0 ? -1
+		      : b->ops->stats
+			  ? b->ops->stats(b, 0, 0, &r, &e)
+			  : err_set(&e, GQ_EUNAVAIL, "this backend computes no metrics");
 	if (fetched < 0) {
 		rc = cmd_fail(&e);
 	} else {

@@ -128,6 +128,7 @@ struct job {
 	int64_t ext_start;   /* its estimated start of a pending job, 0 none */
 	int64_t ext_prio;    /* its priority; higher goes first */
 	char ext_array[32];  /* a pending array's task range "0-3%2", "" none */
+	char ext_qos[32];    /* its QOS ("p1"), which tier says in gq's words */
 };
 
 /* The tier the scheduler uses: the override's when one is set. */

@@ -93,8 +93,8 @@ void order_rank_keys(struct order_key *keys, size_t n, uint32_t *rank);
  * looked up (a lookup is a string search over the policy): for loops over
  * many jobs. Initialise the cache with ORDER_FS_CACHE_INIT. On an
  * ORDER_BACKEND snapshot it is -ext_prio instead, so that the static rank
- * of the prediction (order_rank_keys) is the backend's priority order
- * within a tier. */
+ * of the prediction (order_rank_keys) is the backend's priority order,
+ * which the prediction follows across tiers as order_pending does. */
 #define ORDER_FS_CACHE 8
 struct order_fs_cache {
 	char queue[ORDER_FS_CACHE][GQ_NAME_MAX];

@@ -13,7 +13,9 @@
  *     frees them at its stop deadline at the latest.
  *   - At every event time t the pending jobs are taken in the policy order
  *     at t (order.h), aging during the simulated wait included, and each is
- *     placed (place.h) when it fits. Jobs that cannot run yet are not in
+ *     placed (place.h) when it fits. On an ORDER_BACKEND snapshot that
+ *     order is the backend's priority across tiers (Slurm's, as squeue
+ *     and sprio give it), so positions are the backend's. Jobs that cannot run yet are not in
  *     the order: held jobs, jobs whose dependencies have not ended (a
  *     dependent job cannot start before its dependency's predicted end),
  *     jobs in cooldown until not_before, jobs of a paused queue until the

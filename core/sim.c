@@ -249,7 +249,7 @@ static void park_quota(struct sim *S, uint32_t p)
 {
 	struct pj *x = &S->pj[p];
 	leave_ready(S, x, ST_PARK_QUOTA);
-	rheap_push(&S->park_quota[x->qi], (uint64_t)x->tier << 32 | x->rank, p, x->epoch);
+	rheap_push(&S->park_quota[x->qi], (uint64_t)x->otier << 32 | x->rank, p, x->epoch);
 }
 
 static inline void putback_push(struct sim *S, uint32_t p)

@@ -37,6 +37,11 @@ struct pj { /* a pending job in the simulation; index = position - 1 */
 	int64_t rt;
 	uint32_t jidx, rank;
 	int tier, di, deps_left;
+	/* The tier the order sees: its tier, or 0 for every job of an
+	 * ORDER_BACKEND snapshot, whose backend priority crosses tiers (the
+	 * ready heaps, fronts, aging cursors and quota parking are per
+	 * otier; headroom and permits keep the job's tier). */
+	int otier;
 	int64_t q; /* aging reference: queued_time, INT64_MAX/4 when unset */
 	int64_t rt_low, rt_high;
 	int64_t release_at; /* earliest start allowed by cooldown */
@@ -180,7 +185,7 @@ static inline void make_ready(struct sim *S, uint32_t p, int64_t t)
 	x->epoch++;
 	if (x->gpus <= 0)
 		S->nready_zero++;
-	rq_push(ready_heap(S, x->tier, x->bucket), x->rank, p, x->epoch);
+	rq_push(ready_heap(S, x->otier, x->bucket), x->rank, p, x->epoch);
 }
 
 static inline void leave_ready(struct sim *S, struct pj *x, uint8_t status)

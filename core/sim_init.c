@@ -39,6 +39,7 @@ static void stage_pending(struct sim *S, const struct job *j, size_t i, struct n
 	const struct snapshot *s = S->s;
 	x->jidx = (uint32_t)i;
 	x->tier = (int)job_tier(j);
+	x->otier = s->order == ORDER_BACKEND ? 0 : x->tier;
 	x->qi = S->ji[i].qi;
 	x->di = name_lookup(dc, S->p, j->dept, policy_dept_index);
 	x->gpus = j->req.gpus;
@@ -194,7 +195,7 @@ static void init_stage(struct sim *S, struct prediction_set *out, struct staging
 		st->keys[k] = (struct order_key){order_fair_share_cached(s, j, &fc), j->submit_time,
 						 j->id, k};
 		int b = bucket_at(S, x, S->now);
-		st->bkey[k] = (uint32_t)(x->tier * (S->steps + 1) + (S->steps - b));
+		st->bkey[k] = (uint32_t)(x->otier * (S->steps + 1) + (S->steps - b));
 		k++;
 	}
 }
@@ -323,7 +324,7 @@ static void init_aging(struct sim *S)
 		size_t n = 0;
 		for (size_t p = 0; p < S->np; p++) {
 			const struct pj *x = &S->pj[p];
-			if (x->tier == tier && x->status != ST_NEVER &&
+			if (x->otier == tier && x->status != ST_NEVER &&
 			    bucket_at(S, x, S->now) < S->steps)
 				qk[n++] = (struct qkey){x->q, x->rank, (uint32_t)p};
 		}

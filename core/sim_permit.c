@@ -218,7 +218,7 @@ static void permit_start(struct sim *S, uint32_t p, int64_t t, const struct plac
 	if (x->in_front) {
 		/* Out of its front, rather than left there stale: a front with
 		 * a stale entry cannot be looked past by counts (look_past). */
-		struct front *f = ready_front(S, x->tier, x->bucket);
+		struct front *f = ready_front(S, x->otier, x->bucket);
 		size_t lo = 0, hi = f->n;
 		while (lo < hi) { /* descending keys: the first at or below rank */
 			size_t mid = lo + (hi - lo) / 2;

@@ -80,8 +80,14 @@ static void build(const struct tui_state *st, struct text *t)
 					 dur_format(q->eta - now, c, sizeof(c)));
 			else
 				snprintf(b, sizeof(b), "now");
-			text_line(t, 0, "State %s (%s)  position %d of %zu  weight %.1f  waited %s",
-				  job_state_name(j->state), q->reason, q->pos, m->nqueue, q->weight,
+			char wt[48];
+			if (m->snap.order == ORDER_BACKEND)
+				snprintf(wt, sizeof(wt), "Slurm priority %lld",
+					 (long long)j->ext_prio);
+			else
+				snprintf(wt, sizeof(wt), "weight %.1f", q->weight);
+			text_line(t, 0, "State %s (%s)  position %d of %zu  %s  waited %s",
+				  job_state_name(j->state), q->reason, q->pos, m->nqueue, wt,
 				  age_text(now, qt, a, sizeof(a)));
 			text_line(t, 0, "Start %s", b);
 		} else if (job_state_holds_gpus(j->state)) {

@@ -75,7 +75,10 @@ static void q_row(const struct tui_state *st, const struct row *r, struct grid *
 	grid_put_right(g, c, y, 4, GC_DIM, buf);
 	c += 5;
 	c = list_job_cells(g, c, y, j, j->req.gpus);
-	snprintf(buf, sizeof(buf), "%.1f", q->weight);
+	if (m->snap.order == ORDER_BACKEND) /* Slurm's priority orders the queue */
+		snprintf(buf, sizeof(buf), "%lld", (long long)j->ext_prio);
+	else
+		snprintf(buf, sizeof(buf), "%.1f", q->weight);
 	grid_put_right(g, c, y, 7, 0, buf);
 	c += 8;
 	int64_t qt = job_waiting_since(j);

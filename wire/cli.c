@@ -35,9 +35,29 @@ static json_t *strv(char *const *v)
 	return a;
 }
 
-void jout_job(const struct job_info *ji)
+/* What the backend's scheduler (Slurm) says of j, for scripts: its reason,
+ * estimated start, priority, partition, QOS and account. */
+static json_t *slurm_fields(const struct job *j)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "reason",
+			    j->ext_reason[0] ? json_string(j->ext_reason) : json_null());
+	json_object_set_new(o, "reason_class",
+			    j->ext_class[0] ? json_string(j->ext_class) : json_null());
+	json_object_set_new(o, "estimate", j->ext_start ? json_integer(j->ext_start) : json_null());
+	json_object_set_new(o, "priority", json_integer(j->ext_prio));
+	json_object_set_new(o, "partition", json_string(j->queue));
+	json_object_set_new(o, "qos", json_string(j->ext_qos));
+	json_object_set_new(o, "account", json_string(j->dept));
+	json_object_set_new(o, "array", j->ext_array[0] ? json_string(j->ext_array) : json_null());
+	return o;
+}
+
+void jout_job(const struct job_info *ji, bool ext)
 {
 	json_t *o = codec_job_encode(&ji->job);
+	if (ext)
+		json_object_set_new(o, "slurm", slurm_fields(&ji->job));
 	json_object_set_new(o, "gpus", json_integer(ji->job.req.gpus));
 	json_object_set_new(o, "argv", strv(ji->argv));
 	json_t *cwd = ji->cwd ? json_string(ji->cwd) : NULL;
@@ -183,6 +203,8 @@ static json_t *ls_row(const struct explain_set *x, const struct job *j)
 		  : json_null());
 	json_object_set_new(o, "reason",
 			    pending ? json_string(reason_name(ex->why->primary)) : json_null());
+	if (x->s->order == ORDER_BACKEND)
+		json_object_set_new(o, "slurm", slurm_fields(j));
 	return o;
 }
 

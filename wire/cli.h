@@ -19,8 +19,11 @@ struct explain_set;
 struct preempt_plan;
 
 /* Every codec field of the job, plus "gpus" (requested), "argv" and "cwd"
- * (null when not visible to the caller). */
-void jout_job(const struct job_info *ji);
+ * (null when not visible to the caller); with ext, "slurm": the backend
+ * scheduler's view (reason, reason_class, estimate, priority, partition,
+ * qos, account, array), as gq ls --json and gq why --json carry it on an
+ * ORDER_BACKEND snapshot. */
+void jout_job(const struct job_info *ji, bool ext);
 /* {"id": N} */
 void jout_id(int64_t id);
 /* {"now": N} */

@@ -785,6 +785,7 @@ static void job_decode(const json_t *x, struct snapshot *s, const struct slurm_m
 	cpy(j->dept, sizeof(j->dept), str(x, "account"));
 	const char *qos = str(x, "qos");
 	j->tier = slurm_map_tier(m, qos);
+	cpy(j->ext_qos, sizeof(j->ext_qos), qos);
 
 	char base[32];
 	bool completing = false, configuring = false;
@@ -900,6 +901,31 @@ static void job_decode(const json_t *x, struct snapshot *s, const struct slurm_m
 		xe->array_task_id = has_task ? task : -1;
 		cpy(xe->array_tasks, sizeof(xe->array_tasks), tasks);
 	}
+}
+
+int slurm_history_decode(const char *text, size_t len, const char *user, int64_t **runtimes,
+			 size_t *n, struct gq_err *e)
+{
+	json_t *v = parse(text, len, e);
+	if (!v)
+		return -1;
+	size_t i;
+	json_t *x;
+	json_array_foreach(json_object_get(v, "jobs"), i, x)
+	{
+		char base[32];
+		state_words(json_object_get(json_object_get(x, "state"), "current"), base,
+			    sizeof(base), "", NULL);
+		if (strcmp(base, "COMPLETED") || strcmp(str(x, "user"), user))
+			continue;
+		int64_t el = num0(json_object_get(x, "time"), "elapsed");
+		if (el <= 0)
+			continue;
+		*runtimes = xrealloc(*runtimes, (*n + 1) * sizeof(**runtimes));
+		(*runtimes)[(*n)++] = el;
+	}
+	json_decref(v);
+	return 0;
 }
 
 int slurm_jobs_decode(const char *text, size_t len, struct snapshot *s, const struct slurm_map *m,

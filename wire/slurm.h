@@ -111,6 +111,15 @@ struct slurm_job_extra {
  * appended, in order. A job naming a node s does not have keeps its GPU
  * count without an allocation.
  */
+/*
+ * GET /slurmdb/v0.0.N/jobs (slurmdbd's accounting records, as sacct reads
+ * them): appends the runtime (time.elapsed, seconds) of every COMPLETED
+ * record of user `user` to *runtimes (xrealloc'd; *n entries), for the
+ * runtime history of predict_hist_runtime. Only completed runs count, as
+ * predict_fill_history says.
+ */
+int slurm_history_decode(const char *text, size_t len, const char *user, int64_t **runtimes,
+			 size_t *n, struct gq_err *e);
 int slurm_jobs_decode(const char *text, size_t len, struct snapshot *s, const struct slurm_map *m,
 		      struct slurm_job_extra **extra, size_t *nextra, struct gq_err *e);
 

@@ -221,6 +221,16 @@ order=$(printf '%s\n' "$out" | awk '$6 == "pending" { print $1 }' | tr '\n' ' ')
 sorder=$(squeue -h -t PD -o '%Q %V %A' | sort -k1,1nr -k2,2 -k3,3n | awk '{ print $3 }' | tr '\n' ' ')
 check_eq "ls: pending jobs in Slurm's priority order" "$order" "$sorder"
 check_match "ls: Slurm's reason in the REASON column" "$out" "\[Slurm: QOSMaxGRESPerUser\]"
+if command -v jq >/dev/null; then
+	out=$(as alice "$GQ" ls --json | jq -c --argjson id "$J_QUOTA" \
+		'.[] | select(.id == $id) | .slurm | [.reason, .reason_class, .partition, .qos, .account]')
+	check_eq "ls --json: Slurm's reason, partition, QOS, account" "$out" \
+		'["QOSMaxGRESPerUser","quota","gpu","p2","proj_a"]'
+	out=$(as alice "$GQ" why --json "$J_BIG" | jq '.slurm.priority')
+	check_eq "why --json: Slurm's priority (squeue %Q)" "$out" "$(jobf "$J_BIG" %Q)"
+	out=$(as alice "$GQ" show --json "$J_QUOTA" | jq -c '.slurm | [.qos, .account, .partition]')
+	check_eq "show --json: Slurm's QOS, account, partition" "$out" '["p2","proj_a","gpu"]'
+fi
 
 # 8. Permissions (check 7): an operator's hold cannot be released by the user.
 scontrol hold "$J_QUOTA" >/dev/null
@@ -250,6 +260,13 @@ nslurm=$(printf '%s\n' "$out" | grep -c "Slurm: ")
 check_eq "eta: Slurm's estimate (or none) beside each" "$nslurm" "$npend"
 check_match "eta: gq predicts a start for jobs Slurm has none for" "$out" \
 	"^ *$J_DEP .*(Dec|Jan|[0-9]:[0-9]).*Slurm: no estimate"
+if command -v jq >/dev/null; then
+	# Positions are Slurm's priority order across tiers (squeue's), held
+	# and dependent jobs included: the P0 (J_PRIO) is not put first.
+	pos=$(as alice "$GQ" eta --json | jq -r 'sort_by(.position) | .[].id' | tr '\n' ' ')
+	sorder=$(squeue -h -t PD -o '%Q %V %A' | sort -k1,1nr -k2,2 -k3,3n | awk '{ print $3 }' | tr '\n' ' ')
+	check_eq "eta: positions in Slurm's priority order" "$pos" "$sorder"
+fi
 
 # 10. A requeued job's cooldown (check 6): bob's P0 on a100 preempts
 # alice's p2 accept8 (PreemptMode=REQUEUE), which waits with BeginTime.
@@ -283,10 +300,12 @@ if command -v tmux >/dev/null && command -v jq >/dev/null; then
 	q1=$(diag_jobq)
 	el=$((SECONDS - t0))
 	screen=$(tmux -S "$sock" capture-pane -p)
+	qprio=$(jobf "$J_DEP" %Q)
 	pid=$(pgrep -u alice -f "gq top --interval 2" | head -1)
 	cpu=$(ps -o times= -p "$pid" 2>/dev/null | tr -d ' ')
 	tmux -S "$sock" kill-server 2>/dev/null
 	check_match "top: online on Slurm, the queue shown" "$screen" "Queue"
+	check_match "top: WEIGHT is Slurm's priority" "$screen" "^ *[0-9]+ +$J_DEP .* $qprio "
 	echo "# top: $((q1 - q0)) job queries in ${el}s at --interval 2, ${cpu:-?}s CPU"
 	if [ $((q1 - q0)) -le $((el / 2 + 1)) ] && [ $((q1 - q0)) -ge 1 ]; then t_report 0 "top: at most one job query per refresh"; else t_report 1 "top: at most one job query per refresh ($((q1 - q0)) in ${el}s)"; fi
 	if [ "${cpu:-99}" -le 1 ]; then t_report 0 "top: low CPU"; else t_report 1 "top: low CPU (${cpu}s in ${el}s)"; fi
@@ -311,6 +330,38 @@ if [ -n "$cache" ]; then
 	out=$(as alice "$GQ" ls)
 	check_match "cache: a change is fetched in full" "$out" " fresh .* held "
 	check_match "cache: ... and replaces the cached answer" "$out" " held +gpu"
+fi
+
+# 13. Commands built on gq serve's records say in one line that Slurm has
+# none, and exit 5.
+for c in stats events preemptions reclaim; do
+	out=$(as alice "$GQ" "$c" 2>&1)
+	rc=$?
+	check_eq "$c: not available on Slurm, exit 5" "$rc:$out" \
+		"5:gq: gq $c is not available on Slurm (needs gq serve in front of it)"
+done
+
+# 14. History from slurmdbd (/slurmdb/v0.0.38/jobs): a running job's end is
+# predicted from the caller's completed jobs of its name, not its limit
+# (20 s; looked at while the new run is younger than that, since a job that
+# outlives its expected runtime is expected to run to its limit).
+cleanup_jobs
+H1=$(sub alice "$GQ" submit --gpus 0 --queue debug --time-limit 1h --name histjob -- sleep 20)
+H2=$(sub alice "$GQ" submit --gpus 0 --queue debug --time-limit 1h --name histjob -- sleep 20)
+wait_state "$H1" COMPLETED 60
+wait_state "$H2" COMPLETED 60
+for _ in $(seq 1 40); do
+	[ "$(sacct -n -X -j "$H1,$H2" -o state 2>/dev/null | grep -c COMPLETED)" = 2 ] && break
+	sleep 0.5
+done
+H3=$(sub alice "$GQ" submit --gpus 0 --queue debug --time-limit 1h --name histjob -- sleep 600)
+wait_state "$H3" RUNNING 30
+if command -v jq >/dev/null; then
+	left=$(as alice "$GQ" ls --json | jq --argjson id "$H3" \
+		'.[] | select(.id == $id) | .predicted_end - .start_time')
+	if [ -n "$left" ] && [ "$left" -lt 120 ]; then t_report 0 "history: the running job's end from slurmdbd's completed runs"; else
+		t_report 1 "history: the running job's end from slurmdbd's completed runs (predicted runtime ${left:-?} s, limit 3600)"
+	fi
 fi
 
 echo "# ts01 took $((SECONDS - start)) s"

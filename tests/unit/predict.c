@@ -27,6 +27,34 @@ static const struct prediction *find(const struct prediction_set *ps, const stru
 	return p ? p : &none;
 }
 
+/* On a backend's order (Slurm) the prediction's positions are the
+ * backend's priority across tiers: a P2 job Slurm ranks first starts
+ * before the P0 behind it, as squeue's order says, not after. */
+static void test_backend_order_crosses_tiers(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	s.order = ORDER_BACKEND;
+	s.policy.aging_step = 0;
+	fx_running(&s, 1, TIER_P1, 0, 8, MIN(-10), 70 * 60); /* ends at +60 */
+	struct job *p0 = fx_pending(&s, 2, TIER_P0, 8, MIN(-2));
+	p0->estimate = 30 * 60;
+	p0->ext_prio = 100;
+	struct job *p2 = fx_pending(&s, 3, TIER_P2, 8, MIN(-1));
+	p2->estimate = 30 * 60;
+	p2->ext_prio = 20000;
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	CHECK_INT(find(&ps, &s, 3)->position, 1);
+	CHECK_INT(find(&ps, &s, 3)->start, MIN(60));
+	CHECK_INT(find(&ps, &s, 2)->position, 2);
+	CHECK_INT(find(&ps, &s, 2)->start, MIN(90));
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
 /* DESIGN §5: 8 GPUs, three 8-GPU P0 jobs ahead with 40, 25 and 60 min to
  * run, a new 8-GPU P1 job starts in 125 min. */
 static void test_worked_example_125_minutes(void)
@@ -900,6 +928,7 @@ void suite_predict(void)
 	RUN(test_two_permit_holders_in_order);
 	RUN(test_waits_cut_counts_jobs_once);
 	RUN(test_worked_example_125_minutes);
+	RUN(test_backend_order_crosses_tiers);
 	RUN(test_worked_example_first_running);
 	RUN(test_backfill_small_fills_gap_long_does_not);
 	RUN(test_aging_during_wait_reorders);

@@ -5,7 +5,8 @@
  * aging, queue quotas and borrowing, windows, dependencies, starvation
  * permits, cooldowns, holds, department quotas, GPU types and memory,
  * CPU-only and same-node jobs, down nodes, stopping jobs and runtimes from
- * estimates, history and limits, so that backfill has gaps to fill.
+ * estimates, history and limits, so that backfill has gaps to fill; one in
+ * four is ordered by a backend's priority (ORDER_BACKEND), across tiers.
  */
 #include <stdio.h>
 #include <string.h>
@@ -193,6 +194,16 @@ static void random_snapshot(struct snapshot *s, uint64_t seed)
 			STR_COPY(j->queue, "night");
 		if (q == 1 && p->ndepts > 1)
 			STR_COPY(j->dept, "lab");
+	}
+	/* One in four is ordered by a backend (Slurm): its priority across
+	 * tiers, no aging, as backend/slurm.c builds it. Drawn apart from x,
+	 * so that the other snapshots stay what they were. */
+	if (seed % 4 == 1) {
+		s->order = ORDER_BACKEND;
+		p->aging_step = 0;
+		uint64_t y = seed ^ 0xD1B54A32D192ED03ull;
+		for (size_t i = 0; i < s->njobs; i++)
+			s->jobs[i].ext_prio = (int64_t)pick(&y, 50);
 	}
 	snapshot_sort(s);
 }

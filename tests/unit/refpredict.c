@@ -23,7 +23,7 @@ enum { R_GATED, R_READY, R_PARK_WINDOW, R_PARK_QUOTA, R_STARTED, R_NEVER };
 
 struct rp { /* a pending job */
 	size_t jidx;
-	int status, tier, qi, di, gpus, qlim, bucket, deps_left;
+	int status, tier, otier, qi, di, gpus, qlim, bucket, deps_left;
 	bool windowed, unconstrained, has_deps;
 	uint32_t rank;
 	int64_t q, rt, rt_low, rt_high, release_at, earn;
@@ -306,8 +306,8 @@ static void on_end(struct ref *R, size_t i, int64_t t)
 		for (size_t p = 0; p < R->np; p++) {
 			struct rp *x = &R->pj[p];
 			if (x->status == R_PARK_QUOTA && x->qi == qi &&
-			    (!best || x->tier < best->tier ||
-			     (x->tier == best->tier && x->rank < best->rank)))
+			    (!best || x->otier < best->otier ||
+			     (x->otier == best->otier && x->rank < best->rank)))
 				best = x;
 		}
 		if (!best || best->gpus > room)
@@ -354,7 +354,7 @@ static void walk(struct ref *R, int64_t t)
 	size_t n = 0;
 	for (size_t p = 0; p < R->np; p++)
 		if (R->pj[p].status == R_READY)
-			v[n++] = (struct okey){R->pj[p].tier, okey_of(R, &R->pj[p], t), p};
+			v[n++] = (struct okey){R->pj[p].otier, okey_of(R, &R->pj[p], t), p};
 	qsort(v, n, sizeof(*v), cmp_okey);
 	bool blocked = false, qparked[GQ_MAX_QUEUES] = {false};
 	int64_t tmin = INT64_MAX, next = next_time(R);
@@ -474,6 +474,8 @@ static void stage(struct ref *R, size_t i, struct rp *x, struct prediction *o)
 	memset(x, 0, sizeof(*x));
 	x->jidx = i;
 	x->tier = (int)job_tier(j);
+	/* the order's tier: none on a backend's order, which crosses tiers */
+	x->otier = s->order == ORDER_BACKEND ? 0 : x->tier;
 	x->qi = policy_queue_index(R->p, j->queue);
 	x->di = policy_dept_index(R->p, j->dept);
 	x->gpus = j->req.gpus;

@@ -188,6 +188,28 @@ static void final_written(void)
 }
 
 /* Every other captured job and node answer decodes. */
+/* slurmdbd's records: the runtimes of one user's completed jobs only. */
+static void history_v38(void)
+{
+	size_t len;
+	char *t = slurp("v0.0.38/db_jobs.json", &len);
+	if (!CHECK(t != NULL))
+		return;
+	struct gq_err e = GQ_ERR_INIT;
+	int64_t *rt = NULL;
+	size_t n = 0;
+	CHECK_INT(slurm_history_decode(t, len, "bob", &rt, &n, &e), 0);
+	CHECK_INT(n, 1); /* prep-data, 1 s; the failed, preempted, running ones do not count */
+	if (n)
+		CHECK_INT(rt[0], 1);
+	size_t before = n;
+	CHECK_INT(slurm_history_decode(t, len, "alice", &rt, &n, &e), 0);
+	CHECK_INT(n, before);
+	CHECK_INT(slurm_history_decode("{", 1, "bob", &rt, &n, &e), -1);
+	free(rt);
+	free(t);
+}
+
 static void every_v38(void)
 {
 	static const char *const jobs[] = {
@@ -441,6 +463,7 @@ void suite_slurmwire(void)
 	RUN(final_v38);
 	RUN(final_written);
 	RUN(every_v38);
+	RUN(history_v38);
 	RUN(partitions);
 	RUN(ping_meta);
 	RUN(submit_answers);

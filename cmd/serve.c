@@ -84,6 +84,16 @@ static int serve_exec(int argc, char **argv)
 				goto out;
 			}
 			listen[cfg.nlisten++] = (char *)(uintptr_t)v;
+		} else if (is_opt(a, "--metrics-listen")) {
+			if (!(v = arg_value(argc, argv, &i, "--metrics-listen")))
+				goto missing;
+			if (strncmp(v, "unix:", 5) != 0 && !strchr(v, ':')) {
+				rc = cmd_usage_error(
+				    &cmd_serve,
+				    "--metrics-listen '%s': expected unix:PATH or HOST:PORT", v);
+				goto out;
+			}
+			cfg.metrics_listen = v;
 		} else if (is_opt(a, "--state-dir")) {
 			if (!(v = arg_value(argc, argv, &i, "--state-dir")))
 				goto missing;
@@ -208,7 +218,8 @@ out:
 
 const struct cmd_entry cmd_serve = {
     .name = "serve",
-    .usage = "[--listen ADDR]... [--state-dir DIR] [--gpus N] [--gpu-model NAME] [--gpu-mem SIZE] "
+    .usage = "[--listen ADDR]... [--metrics-listen ADDR] [--state-dir DIR] [--gpus N] [--gpu-model "
+	     "NAME] [--gpu-mem SIZE] "
 	     "[--cpus N] [--mem SIZE] [--tokens FILE] [--admin-group GROUP] [--policy-repo REPO] "
 	     "[--manual-clock] "
 	     "[--log-level LEVEL]",

@@ -34,6 +34,10 @@ void db_close(struct db *db);
  * already; db_rollback then does nothing). */
 int db_begin(struct db *db, struct gq_err *e);
 int db_commit(struct db *db, struct gq_err *e);
+/* How long the commits that succeeded took; borrowed while db is open, read
+ * under the same lock as every other use of db. */
+struct prom_hist;
+const struct prom_hist *db_commit_times(const struct db *db);
 void db_rollback(struct db *db);
 
 /* Inserts a new job. idem may be NULL (no Idempotency-Key). */

@@ -378,6 +378,7 @@ void *scheduler_main(void *arg)
 		double t0 = mono_s();
 		int64_t due = tick(s);
 		cost = mono_s() - t0;
+		prom_hist_observe(&s->passes, cost);
 		int timeout = -1;
 		if (!s->st.cfg->manual_clock) {
 			/* The real clock: sleep until the next deadline, and at

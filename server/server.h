@@ -35,6 +35,7 @@
 struct server_config {
 	char **listen; /* "unix:PATH" / "HOST:PORT" */
 	int nlisten;
+	const char *metrics_listen; /* GET /metrics only, no authentication; NULL none */
 	const char *state_dir;
 	bool manual_clock;
 	int gpus; /* slots, or -1 to ask nvidia-smi */

@@ -156,6 +156,13 @@ void prom_hist_init(struct prom_hist *h, const double *bounds, size_t n)
 	h->nbounds = n;
 }
 
+void prom_hist_init_seconds(struct prom_hist *h)
+{
+	static const double b[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+				   0.05,   0.1,	    0.25,   0.5,   1,	   2.5,	  5};
+	prom_hist_init(h, b, sizeof(b) / sizeof(b[0]));
+}
+
 void prom_hist_observe(struct prom_hist *h, double v)
 {
 	if (!isfinite(v) || v < 0)

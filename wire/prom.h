@@ -55,6 +55,9 @@ struct prom_hist {
 
 /* Sets the bounds (at most PROM_HIST_MAX, increasing) and zeroes counts. */
 void prom_hist_init(struct prom_hist *h, const double *bounds, size_t n);
+/* The bounds gq's own timings use: 100 us to 5 s, 15 buckets (1, 2.5, 5
+ * per decade). */
+void prom_hist_init_seconds(struct prom_hist *h);
 /* Adds one observation; a value that is not finite or below 0 is ignored. */
 void prom_hist_observe(struct prom_hist *h, double v);
 /* The _bucket (cumulative, le="+Inf" last), _sum and _count lines of

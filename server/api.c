@@ -178,6 +178,11 @@ static void h_jobs_list(struct ctx *c)
 		return;
 	}
 	f.limit = (size_t)limit;
+	if (query_int(c, "since", 0, GQ_TIME_MAX, 0, &f.since, &e) < 0 ||
+	    query_int(c, "until", 0, GQ_TIME_MAX, 0, &f.until, &e) < 0) {
+		reply_err(c, &e);
+		return;
+	}
 	struct job *jobs;
 	size_t n;
 	server_jobs(c->s, &f, &jobs, &n);

@@ -38,6 +38,7 @@ enum {
 	ST_OBSERVED_PUT,
 	ST_OBSERVED_DEL,
 	ST_OBSERVED_LOAD,
+	ST_JOB_DELETE,
 	ST_COUNT
 };
 
@@ -74,6 +75,7 @@ static const char *const sql_text[ST_COUNT] = {
     [ST_OBSERVED_DEL] = "DELETE FROM observed WHERE victim = ? AND start = ? AND trigger_job = ?",
     [ST_OBSERVED_LOAD] = "SELECT victim, start, trigger_job FROM observed"
 			 " ORDER BY victim, start, trigger_job",
+    [ST_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?",
 };
 
 static const char schema[] =
@@ -202,6 +204,13 @@ void db_rollback(struct db *db)
 	if (sqlite3_get_autocommit(db->h))
 		return;
 	step_done(db, db->st[ST_ROLLBACK], "rollback", NULL);
+}
+
+int db_job_delete(struct db *db, int64_t id, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_JOB_DELETE];
+	sqlite3_bind_int64(st, 1, id);
+	return step_done(db, st, "delete job", e);
 }
 
 int db_job_insert(struct db *db, int64_t id, uint32_t uid, const char *idem, const char *job,

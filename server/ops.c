@@ -496,6 +496,10 @@ void server_jobs(struct server *s, const struct job_filter *f, struct job **out,
 				      : job_state_active(j->state);
 		if (ok && f->user && strcmp(f->user, j->user) != 0)
 			ok = false;
+		if (ok && (f->since || f->until) &&
+		    (job_state_active(j->state) || (f->since && j->end_time < f->since) ||
+		     (f->until && j->end_time >= f->until)))
+			ok = false;
 		if (ok)
 			v[cnt++] = *j;
 	}

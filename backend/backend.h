@@ -44,6 +44,13 @@ void job_info_release(struct job_info *ji);
 
 struct backend;
 
+/* What gq history asks for (backend_ops.history). */
+struct history_query {
+	unsigned states;
+	const char *user;
+	int64_t since, until;
+};
+
 struct backend_ops {
 	const char *name; /* "native", "slurm" */
 	/* NULL on gq serve; else the name of the scheduler that decides
@@ -89,6 +96,12 @@ struct backend_ops {
 	 * victim or trigger (job != 0). Optional. */
 	int (*preemptions)(struct backend *b, int64_t job, struct preempt_list *out,
 			   struct gq_err *e);
+	/* Finished jobs the scheduler keeps (gq history): those of q's states
+	 * (bits 1 << state; 0 = every finished state) and user (NULL every
+	 * user) that ended in [q->since, q->until) (0: unbounded), in id
+	 * order; *out (caller frees) and *n. Optional. */
+	int (*history)(struct backend *b, const struct history_query *q, struct job **out,
+		       size_t *n, struct gq_err *e);
 	/* The reclamation report now. Optional. */
 	int (*reclaim)(struct backend *b, struct reclaim_report *out, struct gq_err *e);
 	/* Manual clock: move by delta seconds (0 = just read it); *now gets the

@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "config.h"
 #include "http.h"
+#include "wire/history.h"
 #include "wire/wire.h"
 
 /* The largest answer we accept: a snapshot of ~100k jobs. */
@@ -392,6 +393,45 @@ static int n_preemptions(struct backend *b, int64_t job, struct preempt_list *ou
 	return get_report(b, path, "preemption records", parse_preemptions, out, e);
 }
 
+static int parse_history(const char *t, size_t n, void *out, struct gq_err *e)
+{
+	struct job_list *l = out;
+	return wire_jobs_parse(t, n, &l->jobs, &l->n, e);
+}
+
+static int n_history(struct backend *b, const struct history_query *q, struct job **out, size_t *n,
+		     struct gq_err *e)
+{
+	struct buf path;
+	buf_init(&path, 0);
+	buf_addstr(&path, "/v1/jobs?state=");
+	unsigned states = q->states ? q->states
+				    : (1u << JOB_COMPLETED) | (1u << JOB_FAILED) |
+					  (1u << JOB_CANCELLED) | (1u << JOB_TIMEOUT);
+	bool first = true;
+	for (int s = 0; s < JOB_STATE_COUNT; s++)
+		if (states & (1u << s)) {
+			buf_printf(&path, "%s%s", first ? "" : ",",
+				   job_state_name((enum job_state)s));
+			first = false;
+		}
+	if (q->since || q->until)
+		buf_printf(&path, "&since=%" PRId64 "&until=%" PRId64, q->since, q->until);
+	if (q->user) {
+		char *u = http_escape(N(b)->conn, q->user);
+		buf_printf(&path, "&user=%s", u);
+		free(u);
+	}
+	struct job_list l = {NULL, 0};
+	int rc = get_report(b, path.data, "the job history", parse_history, &l, e);
+	buf_release(&path);
+	if (rc == 0) {
+		*out = l.jobs;
+		*n = l.n;
+	}
+	return rc;
+}
+
 static int n_reclaim(struct backend *b, struct reclaim_report *out, struct gq_err *e)
 {
 	return get_report(b, "/v1/reclaim", "the reclamation report", parse_reclaim, out, e);
@@ -461,6 +501,7 @@ static const struct backend_ops native_ops = {
     .events = n_events,
     .stats = n_stats,
     .preemptions = n_preemptions,
+    .history = n_history,
     .reclaim = n_reclaim,
     .clock = n_clock,
     .policy_apply = n_policy_apply,

@@ -13,33 +13,6 @@
 #include "backend/backend.h"
 #include "wire/cli.h"
 
-/* "2030-01-01 08:00[:00]" (local time), "2030-01-01T08:00" or unix seconds. */
-static int parse_time(const char *s, int64_t *out)
-{
-	struct gq_err e = GQ_ERR_INIT;
-	if (parse_int64(s, 1, INT64_MAX / 2, out, &e) == 0)
-		return 0;
-	struct tm tm;
-	memset(&tm, 0, sizeof(tm));
-	char *end = strptime(s, "%Y-%m-%d", &tm);
-	if (!end)
-		return -1;
-	if (*end == 'T' || *end == ' ') {
-		char *e2 = strptime(end + 1, "%H:%M:%S", &tm);
-		if (!e2)
-			e2 = strptime(end + 1, "%H:%M", &tm);
-		end = e2;
-	}
-	if (!end || *end)
-		return -1;
-	tm.tm_isdst = -1;
-	time_t t = mktime(&tm);
-	if (t == (time_t)-1)
-		return -1;
-	*out = (int64_t)t;
-	return 0;
-}
-
 static int clock_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_clock;
@@ -81,7 +54,7 @@ static int clock_exec(int argc, char **argv)
 		if (!delta)
 			return cmd_usage_error(c, "a duration of 0 moves nothing; give e.g. '+5h'");
 	}
-	if (set && parse_time(set, &target) < 0)
+	if (set && cmd_parse_time(set, &target) < 0)
 		return cmd_usage_error(
 		    c, "--set: bad time '%s'; use 'YYYY-MM-DD HH:MM[:SS]' or unix seconds", set);
 	struct backend *b = cmd_backend(true, &rc);

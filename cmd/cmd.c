@@ -352,6 +352,32 @@ char *cmd_time(int64_t t, int64_t now, char *out, size_t size)
 	return zone_time(cmd_zone(now), t, now, out, size);
 }
 
+int cmd_parse_time(const char *s, int64_t *out)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	if (parse_int64(s, 1, INT64_MAX / 2, out, &e) == 0)
+		return 0;
+	struct tm tm;
+	memset(&tm, 0, sizeof(tm));
+	char *end = strptime(s, "%Y-%m-%d", &tm);
+	if (!end)
+		return -1;
+	if (*end == 'T' || *end == ' ') {
+		char *e2 = strptime(end + 1, "%H:%M:%S", &tm);
+		if (!e2)
+			e2 = strptime(end + 1, "%H:%M", &tm);
+		end = e2;
+	}
+	if (!end || *end)
+		return -1;
+	tm.tm_isdst = -1;
+	time_t t = mktime(&tm);
+	if (t == (time_t)-1)
+		return -1;
+	*out = (int64_t)t;
+	return 0;
+}
+
 int cmd_split_words(char *s, char **words, int max, char *why, size_t whylen)
 {
 	int n = 0;

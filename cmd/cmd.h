@@ -152,5 +152,9 @@ const struct zone *cmd_zone(int64_t now);
  * else "Nov 30 14:35"; "-" for 0 (zone_time in cmd_zone()). Writes at
  * most size bytes; returns out. */
 char *cmd_time(int64_t t, int64_t now, char *out, size_t size);
+/* A time a user gives: "2030-01-01", "2030-01-01 08:00[:00]" or
+ * "2030-01-01T08:00[:00]" (local time), or unix seconds. 0 with *out, or
+ * -1 when s is none of these. */
+int cmd_parse_time(const char *s, int64_t *out);
 
 #endif

@@ -84,6 +84,26 @@ static int serve_exec(int argc, char **argv)
 				goto out;
 			}
 			listen[cfg.nlisten++] = (char *)(uintptr_t)v;
+		} else if (is_opt(a, "--metrics-listen")) {
+			if (!(v = arg_value(argc, argv, &i, "--metrics-listen")))
+				goto missing;
+			if (strncmp(v, "unix:", 5) != 0 && !strchr(v, ':')) {
+				rc = cmd_usage_error(
+				    &cmd_serve,
+				    "--metrics-listen '%s': expected unix:PATH or HOST:PORT", v);
+				goto out;
+			}
+			cfg.metrics_listen = v;
+		} else if (is_opt(a, "--keep-finished")) {
+			if (!(v = arg_value(argc, argv, &i, "--keep-finished")))
+				goto missing;
+			if (dur_parse(v, &cfg.keep_finished, &e) < 0 || cfg.keep_finished < 86400) {
+				rc = cmd_usage_error(
+				    &cmd_serve, "--keep-finished '%s': %s", v,
+				    e.msg[0] ? e.msg
+					     : "at least 1d (clients see the last day's jobs)");
+				goto out;
+			}
 		} else if (is_opt(a, "--state-dir")) {
 			if (!(v = arg_value(argc, argv, &i, "--state-dir")))
 				goto missing;
@@ -208,9 +228,10 @@ out:
 
 const struct cmd_entry cmd_serve = {
     .name = "serve",
-    .usage = "[--listen ADDR]... [--state-dir DIR] [--gpus N] [--gpu-model NAME] [--gpu-mem SIZE] "
+    .usage = "[--listen ADDR]... [--metrics-listen ADDR] [--state-dir DIR] [--gpus N] [--gpu-model "
+	     "NAME] [--gpu-mem SIZE] "
 	     "[--cpus N] [--mem SIZE] [--tokens FILE] [--admin-group GROUP] [--policy-repo REPO] "
-	     "[--manual-clock] "
+	     "[--keep-finished DURATION] [--manual-clock] "
 	     "[--log-level LEVEL]",
     .summary = "run the single-machine scheduler in the foreground",
     .flags = 0,

@@ -7,9 +7,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend/backend.h"
 #include "wire/cli.h"
+#include "wire/history.h"
 
 static void stats_render(const struct stats_report *r)
 {
@@ -48,12 +50,101 @@ static void stats_render(const struct stats_report *r)
 	}
 }
 
+static int cmp_usage(const void *pa, const void *pb)
+{
+	return strcmp(((const struct usage_row *)pa)->name, ((const struct usage_row *)pb)->name);
+}
+
+/* gq stats --by user|dept: every finished job the server keeps, its last
+ * run's GPU-hours and their price (the tier's price factor). */
+static int usage_by(bool dept, bool json)
+{
+	int rc;
+	struct snapshot s;
+	struct backend *b = cmd_snapshot(&s, &rc);
+	if (!b)
+		return rc;
+	struct gq_err e = GQ_ERR_INIT;
+	struct history_query q = {0};
+	struct job *jobs = NULL;
+	size_t n = 0, nrows = 0, cap = 0;
+	struct usage_row *rows = NULL;
+	if (!b->ops->history) {
+		err_set(&e, GQ_EUNAVAIL, "this backend (%s) keeps no job history", b->ops->name);
+		rc = cmd_fail(&e);
+		goto out;
+	}
+	if (b->ops->history(b, &q, &jobs, &n, &e) < 0) {
+		rc = cmd_fail(&e);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct job *j = &jobs[i];
+		const char *key = dept ? j->dept : j->user;
+		size_t k = 0;
+		while (k < nrows && strcmp(rows[k].name, key))
+			k++;
+		if (k == nrows) {
+			GROW(rows, cap, nrows + 1);
+			memset(&rows[nrows], 0, sizeof(rows[0]));
+			STR_COPY(rows[nrows].name, key);
+			nrows++;
+		}
+		int64_t run = j->start_time > 0 && j->end_time > j->start_time
+				  ? j->end_time - j->start_time
+				  : 0;
+		double gh = (double)j->req.gpus * (double)run / 3600.0;
+		rows[k].jobs++;
+		rows[k].gpu_hours += gh;
+		rows[k].charged += gh * s.policy.tier[job_tier(j)].price;
+	}
+	if (nrows)
+		qsort(rows, nrows, sizeof(*rows), cmp_usage);
+	if (json) {
+		char *text = wire_usage_json(dept ? "dept" : "user", rows, nrows);
+		printf("%s\n", text);
+		free(text);
+	} else {
+		printf("%-16s %6s %10s %10s\n", dept ? "DEPARTMENT" : "USER", "JOBS", "GPU-HOURS",
+		       "CHARGED");
+		for (size_t i = 0; i < nrows; i++)
+			printf("%-16s %6d %10.2f %10.2f\n", rows[i].name, rows[i].jobs,
+			       rows[i].gpu_hours, rows[i].charged);
+	}
+	rc = EXIT_OK;
+out:
+	free(rows);
+	free(jobs);
+	snapshot_release(&s);
+	backend_close(b);
+	return rc;
+}
+
 static int stats_exec(int argc, char **argv)
 {
+	const struct cmd_entry *c = &cmd_stats;
+	static const struct option lo[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {"by", required_argument, NULL, 'b'},
+	    {0, 0, 0, 0},
+	};
 	bool json = false;
-	int rc = cmd_json_only(&cmd_stats, argc, argv, &json);
-	if (rc >= 0)
-		return rc;
+	const char *by = NULL;
+	int o, rc;
+	while ((o = cmd_getopt(c, argc, argv, "", lo)) != -1) {
+		if (o == 'j')
+			json = true;
+		else if (o == 'b')
+			by = optarg;
+		else
+			return cmd_opt_exit(o);
+	}
+	if (optind < argc)
+		return cmd_usage_error(c, "unexpected '%s'", argv[optind]);
+	if (by && strcmp(by, "user") && strcmp(by, "dept"))
+		return cmd_usage_error(c, "--by '%s': use user or dept", by);
+	if (by)
+		return usage_by(!strcmp(by, "dept"), json);
 	struct backend *b = cmd_backend(true, &rc);
 	if (!b)
 		return rc;
@@ -79,7 +170,7 @@ static int stats_exec(int argc, char **argv)
 
 const struct cmd_entry cmd_stats = {
     .name = "stats",
-    .usage = "[--json]",
+    .usage = "[--by user|dept] [--json]",
     .summary = "print queue metrics: jobs by state, GPUs busy, wait percentiles",
     .flags = CMD_NEEDS_BACKEND,
     .exec = stats_exec,

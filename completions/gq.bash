@@ -18,7 +18,8 @@ _gq()
 	--after | --job) COMPREPLY=($(compgen -W "$("$gq" __complete jobs 2>/dev/null)" -- "$cur")); return ;;
 	--gpus | --gpu-type | --gpu-mem | --cpus | --mem | --name | --time-limit | --estimate | \
 		--reason | --format | --user | --set | --repo | -m | --message | --expected | --observe | \
-		--rollback-if | --window | -n) return ;;
+		--rollback-if | --window | --since | --until | -n) return ;;
+	--by) COMPREPLY=($(compgen -W "user dept" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$("$gq" __complete flags "$cmd" 2>/dev/null)" -- "$cur"))
@@ -38,7 +39,7 @@ _gq()
 		;;
 	help) COMPREPLY=($(compgen -W "$("$gq" __complete commands 2>/dev/null)" -- "$cur")) ;;
 	submit) COMPREPLY=($(compgen -f -- "$cur")) ;;
-	ls | stats | reclaim | nodes | clock | shell | version | events) ;;
+	ls | stats | history | reclaim | nodes | clock | shell | version | events) ;;
 	prio)
 		if [[ $prev =~ ^#?[0-9]+$ ]]; then
 			COMPREPLY=($(compgen -W "$("$gq" __complete tiers 2>/dev/null)" -- "$cur"))

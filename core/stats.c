@@ -178,6 +178,7 @@ static void end_wait(struct ctx *c, size_t ji, int64_t t, bool started)
 	for (int k = 0; k < 2; k++) {
 		if (started) {
 			gs[k]->starts++;
+			gs[k]->wait_sum += w;
 			add_wait(c, gi[k], w);
 		}
 		if (w > gs[k]->longest_wait || (w == gs[k]->longest_wait && gs[k]->longest_job &&

@@ -59,6 +59,7 @@ struct stats_group {
 	enum tier tier;
 	int starts; /* waits that ended with a start in the window */
 	int64_t p50_wait, p95_wait;
+	int64_t wait_sum;     /* of those waits, seconds (GET /metrics' _sum; not in the JSON) */
 	int64_t longest_wait; /* longest continuous pending stretch, seconds */
 	int64_t longest_job;  /* whose it was (0 when none) */
 	int over_limit;	      /* jobs that waited longer than their tier's wait limit */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "server/log.h"
+#include "server/metrics.h"
 #include "server/server.h"
 #include "wire/wire.h"
 
@@ -177,6 +178,11 @@ static void h_jobs_list(struct ctx *c)
 		return;
 	}
 	f.limit = (size_t)limit;
+	if (query_int(c, "since", 0, GQ_TIME_MAX, 0, &f.since, &e) < 0 ||
+	    query_int(c, "until", 0, GQ_TIME_MAX, 0, &f.until, &e) < 0) {
+		reply_err(c, &e);
+		return;
+	}
 	struct job *jobs;
 	size_t n;
 	server_jobs(c->s, &f, &jobs, &n);
@@ -553,6 +559,17 @@ void api_handle(void *arg, const struct http_req *req, struct http_resp *resp)
 		return;
 	}
 	const char *path = req->path;
+	if (!strcmp(path, "/metrics")) { /* Prometheus' path, outside the versioned API */
+		if (strcmp(req->method, "GET") != 0) {
+			err_set(&e, GQ_EINVAL, "method %s is not allowed on '/metrics'; use GET",
+				req->method);
+			reply_status_err(&c, 405, &e);
+			http_resp_header(resp, "Allow", "GET");
+			return;
+		}
+		metrics_reply(c.s, resp);
+		return;
+	}
 	if (strncmp(path, "/v1/", 4) != 0) {
 		err_set(&e, GQ_ENOENT, "no endpoint '%s'; the API lives under /v1/ (see gq-api(7))",
 			path);

@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "os/mono.h"
+#include "wire/prom.h"
+
 enum {
 	ST_BEGIN,
 	ST_COMMIT,
@@ -35,6 +38,7 @@ enum {
 	ST_OBSERVED_PUT,
 	ST_OBSERVED_DEL,
 	ST_OBSERVED_LOAD,
+	ST_JOB_DELETE,
 	ST_COUNT
 };
 
@@ -71,6 +75,7 @@ static const char *const sql_text[ST_COUNT] = {
     [ST_OBSERVED_DEL] = "DELETE FROM observed WHERE victim = ? AND start = ? AND trigger_job = ?",
     [ST_OBSERVED_LOAD] = "SELECT victim, start, trigger_job FROM observed"
 			 " ORDER BY victim, start, trigger_job",
+    [ST_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?",
 };
 
 static const char schema[] =
@@ -98,6 +103,7 @@ struct db {
 	sqlite3 *h;
 	char *path;
 	sqlite3_stmt *st[ST_COUNT];
+	struct prom_hist commits; /* how long each COMMIT took (its fsync), seconds */
 };
 
 /* A full disk is GQ_ENOSPACE, not GQ_EIO: the server refuses writes until
@@ -115,6 +121,7 @@ static int sqlite_fail(struct db *db, const char *what, struct gq_err *e)
 int db_open(const char *path, struct db **out, struct gq_err *e)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
+	prom_hist_init_seconds(&db->commits);
 	db->path = xstrdup(path);
 	if (sqlite3_open_v2(path, &db->h,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
@@ -180,7 +187,16 @@ int db_begin(struct db *db, struct gq_err *e)
 
 int db_commit(struct db *db, struct gq_err *e)
 {
-	return step_done(db, db->st[ST_COMMIT], "commit", e);
+	double t0 = mono_s();
+	int rc = step_done(db, db->st[ST_COMMIT], "commit", e);
+	if (rc == 0)
+		prom_hist_observe(&db->commits, mono_s() - t0);
+	return rc;
+}
+
+const struct prom_hist *db_commit_times(const struct db *db)
+{
+	return &db->commits;
 }
 
 void db_rollback(struct db *db)
@@ -188,6 +204,13 @@ void db_rollback(struct db *db)
 	if (sqlite3_get_autocommit(db->h))
 		return;
 	step_done(db, db->st[ST_ROLLBACK], "rollback", NULL);
+}
+
+int db_job_delete(struct db *db, int64_t id, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_JOB_DELETE];
+	sqlite3_bind_int64(st, 1, id);
+	return step_done(db, st, "delete job", e);
 }
 
 int db_job_insert(struct db *db, int64_t id, uint32_t uid, const char *idem, const char *job,

@@ -34,9 +34,15 @@ void db_close(struct db *db);
  * already; db_rollback then does nothing). */
 int db_begin(struct db *db, struct gq_err *e);
 int db_commit(struct db *db, struct gq_err *e);
+/* How long the commits that succeeded took; borrowed while db is open, read
+ * under the same lock as every other use of db. */
+struct prom_hist;
+const struct prom_hist *db_commit_times(const struct db *db);
 void db_rollback(struct db *db);
 
 /* Inserts a new job. idem may be NULL (no Idempotency-Key). */
+/* Forgets job id (gq serve --keep-finished); its events stay. */
+int db_job_delete(struct db *db, int64_t id, struct gq_err *e);
 int db_job_insert(struct db *db, int64_t id, uint32_t uid, const char *idem, const char *job,
 		  const char *command, struct gq_err *e);
 /* The id of uid's job submitted with Idempotency-Key idem: 1 and *id when

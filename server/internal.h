@@ -37,6 +37,7 @@
 #include "server/http.h"
 #include "server/runner.h"
 #include "server/state.h"
+#include "wire/prom.h"
 #define RECENT_WINDOW 86400 /* finished jobs a snapshot still shows */
 #define MAX_WAIT_MS 60000
 #define FULL_PROBE_MS 1000 /* how often a full server tries its journal again */
@@ -67,6 +68,7 @@ struct server {
 	int lockfd;		  /* held for the server's life: one server per state directory */
 	const char *gpus_how;	  /* "nvidia-smi" or "slots" */
 	pthread_t bare_committer; /* server_open_bare's */
+	struct prom_hist passes;  /* how long each scheduling pass took, seconds (GET /metrics) */
 };
 
 /* loop.c */
@@ -75,6 +77,9 @@ void *scheduler_main(void *arg);
 
 /* ops.c */
 void *committer_main(void *arg);
+/* Every event with seq <= upto, oldest first, read in pages under the lock
+ * a page at a time; *out is the caller's. */
+int ops_all_events(struct server *s, int64_t upto, struct event **out, size_t *n, struct gq_err *e);
 int ops_policy_put(struct server *s, const struct policy *p, const char *actor, struct gq_err *e);
 void ops_policy_refused(struct server *s, const char *oid, const char *why, const char *actor);
 

@@ -181,6 +181,52 @@ static int deadlines(struct server *s, struct pass *p, struct gq_err *e)
 	return 0;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Retention (gq serve --keep-finished): finished jobs that ended longer
+ * ago than that are forgotten, in memory and in the journal, except the
+ * newest job (ids come from the largest one kept, and are never given
+ * twice) and jobs an active job still depends on. Their events stay. */
+static int prune(struct server *s, struct pass *p, struct gq_err *e)
+{
+	int64_t keep = s->st.cfg->keep_finished;
+	struct snapshot *sn = &s->st.snap;
+	if (keep <= 0 || sn->njobs < 2 || p->now <= keep)
+		return 0;
+	int64_t cut = p->now - keep, newest = sn->jobs[sn->njobs - 1].id;
+	int64_t *deps = NULL;
+	size_t ndeps = 0, cap = 0, w = 0;
+	for (size_t k = 0; k < sn->njobs; k++)
+		if (job_state_active(sn->jobs[k].state))
+			for (int d = 0; d < sn->jobs[k].ndeps; d++) {
+				GROW(deps, cap, ndeps + 1);
+				deps[ndeps++] = sn->jobs[k].deps[d];
+			}
+	if (ndeps)
+		qsort(deps, ndeps, sizeof(*deps), cmp_id);
+	int rc = 0;
+	for (size_t i = 0; i < sn->njobs; i++) {
+		const struct job *j = &sn->jobs[i];
+		if (rc == 0 && !job_state_active(j->state) && j->end_time > 0 &&
+		    j->end_time < cut && j->id != newest &&
+		    !(ndeps && bsearch(&j->id, deps, ndeps, sizeof(*deps), cmp_id))) {
+			rc = db_job_delete(s->st.db, j->id, e);
+			if (rc == 0)
+				continue;
+		}
+		if (w != i)
+			sn->jobs[w] = *j;
+		w++;
+	}
+	sn->njobs = w;
+	free(deps);
+	return rc;
+}
+
 /* Plan: on a copy of what clients see and without the lock: a pass over
  * 10,000 jobs takes milliseconds, and submissions keep committing
  * meanwhile. Anything committed during the pass writes the wake-up pipe,
@@ -338,6 +384,8 @@ static int64_t tick(struct server *s)
 	if (db_begin(s->st.db, &e) < 0)
 		goto fail;
 	state_account(&s->st, p.now);
+	if (prune(s, &p, &e) < 0)
+		goto fail;
 	if (reap(s, &p, forget, &nforget, &nexits, &e) < 0)
 		goto fail;
 	p.ec = state_enforce_ctx(&s->st);
@@ -378,6 +426,7 @@ void *scheduler_main(void *arg)
 		double t0 = mono_s();
 		int64_t due = tick(s);
 		cost = mono_s() - t0;
+		prom_hist_observe(&s->passes, cost);
 		int timeout = -1;
 		if (!s->st.cfg->manual_clock) {
 			/* The real clock: sleep until the next deadline, and at

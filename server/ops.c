@@ -496,6 +496,10 @@ void server_jobs(struct server *s, const struct job_filter *f, struct job **out,
 				      : job_state_active(j->state);
 		if (ok && f->user && strcmp(f->user, j->user) != 0)
 			ok = false;
+		if (ok && (f->since || f->until) &&
+		    (job_state_active(j->state) || (f->since && j->end_time < f->since) ||
+		     (f->until && j->end_time >= f->until)))
+			ok = false;
 		if (ok)
 			v[cnt++] = *j;
 	}
@@ -534,6 +538,34 @@ int server_events(struct server *s, int64_t after, int wait_ms, int max, struct 
 	return 0;
 }
 
+int ops_all_events(struct server *s, int64_t upto, struct event **out, size_t *n, struct gq_err *e)
+{
+	struct event *all = NULL;
+	size_t nall = 0, cap = 0;
+	int64_t after = 0;
+	for (;;) {
+		struct event *page;
+		size_t np;
+		int64_t nx;
+		if (server_events(s, after, 0, 4096, &page, &np, &nx, e) < 0) {
+			free(all);
+			return -1;
+		}
+		if (np > 0) {
+			GROW(all, cap, nall + np);
+			memcpy(all + nall, page, np * sizeof(*page));
+			nall += np;
+		}
+		free(page);
+		if (np < 4096 || nx >= upto)
+			break;
+		after = nx;
+	}
+	*out = all;
+	*n = nall;
+	return 0;
+}
+
 int server_stats(struct server *s, int64_t from, int64_t to, struct stats *out, int *counts,
 		 int64_t *nowp, struct gq_err *e)
 {
@@ -550,29 +582,9 @@ int server_stats(struct server *s, int64_t from, int64_t to, struct stats *out, 
 		counts[i] = 0;
 	for (size_t i = 0; i < snap.njobs; i++)
 		counts[snap.jobs[i].state]++;
-	/* Every event, in pages, read under the lock a page at a time. */
 	struct event *all = NULL;
-	size_t nall = 0, cap = 0;
-	int64_t after = 0;
-	int rc = 0;
-	for (;;) {
-		struct event *page;
-		size_t np;
-		int64_t nx;
-		if (server_events(s, after, 0, 4096, &page, &np, &nx, e) < 0) {
-			rc = -1;
-			break;
-		}
-		if (np > 0) {
-			GROW(all, cap, nall + np);
-			memcpy(all + nall, page, np * sizeof(*page));
-			nall += np;
-		}
-		free(page);
-		if (np < 4096 || nx >= seq)
-			break;
-		after = nx;
-	}
+	size_t nall = 0;
+	int rc = ops_all_events(s, seq, &all, &nall, e);
 	if (rc == 0)
 		rc = stats_compute(&snap, all, nall, from, to, out, e);
 	free(all);

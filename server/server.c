@@ -26,6 +26,7 @@
 #include "server/internal.h"
 
 #include "os/mono.h"
+#include "server/metrics.h"
 
 /* ---- start-up and shut-down ---- */
 
@@ -194,6 +195,7 @@ static struct server *server_open(const struct server_config *cfg, struct gq_err
 	s->root = geteuid() == 0;
 	s->st.next_id = 1;
 	s->st.wake[0] = s->st.wake[1] = -1;
+	prom_hist_init_seconds(&s->passes);
 	snapshot_init(&s->st.snap);
 	pthread_mutex_init(&s->mu, NULL);
 	mono_cond_init(&s->ev_cv); /* server_events waits for mono_deadline */
@@ -292,7 +294,7 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 	if (!s)
 		return -1;
 	int rc = -1;
-	struct http_server *http = NULL;
+	struct http_server *http = NULL, *metrics_http = NULL;
 	bool threads = false;
 	pthread_t committer, scheduler;
 	const char *how = s->gpus_how;
@@ -310,6 +312,11 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 	threads = true;
 	if (http_start(cfg->listen, cfg->nlisten, s->root, CODEC_MAX_BODY, api_handle, s, &http,
 		       e) < 0)
+		goto out;
+	/* Read-only and without identity: its sockets are world-accessible. */
+	char *maddr[1] = {(char *)(uintptr_t)cfg->metrics_listen};
+	if (cfg->metrics_listen &&
+	    http_start(maddr, 1, true, 1024, metrics_handle, s, &metrics_http, e) < 0)
 		goto out;
 	log_info(
 	    "gq serve ready: %d GPUs (%s, model '%s'), state in '%s', %s clock, %zu jobs known",
@@ -343,6 +350,7 @@ out:
 		pthread_cond_broadcast(&s->ev_cv);
 		pthread_cond_broadcast(&s->commit_cv);
 		pthread_mutex_unlock(&s->mu);
+		http_stop(metrics_http);
 		http_stop(http);
 		state_wake(&s->st);
 		pthread_join(committer, NULL);

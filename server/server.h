@@ -35,6 +35,8 @@
 struct server_config {
 	char **listen; /* "unix:PATH" / "HOST:PORT" */
 	int nlisten;
+	const char *metrics_listen; /* GET /metrics only, no authentication; NULL none */
+	int64_t keep_finished; /* finished jobs are forgotten this long after they ended; 0 never */
 	const char *state_dir;
 	bool manual_clock;
 	int gpus; /* slots, or -1 to ask nvidia-smi */
@@ -79,10 +81,11 @@ void server_info(struct server *s, struct server_info *out);
 void server_snapshot(struct server *s, struct snapshot *out, int64_t *last_seq);
 
 struct job_filter {
-	bool all;	  /* every state */
-	unsigned states;  /* bit (1 << state); 0 = the active states */
-	const char *user; /* NULL = everyone */
-	size_t limit;	  /* the last N; 0 = all */
+	bool all;	      /* every state */
+	unsigned states;      /* bit (1 << state); 0 = the active states */
+	const char *user;     /* NULL = everyone */
+	size_t limit;	      /* the last N; 0 = all */
+	int64_t since, until; /* when not 0: only jobs that ended in [since, until) */
 };
 /* Matching jobs in id order; *out (caller frees) and *n. */
 void server_jobs(struct server *s, const struct job_filter *f, struct job **out, size_t *n);

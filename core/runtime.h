@@ -49,6 +49,26 @@ double predict_hist_ratio(const int64_t *runtimes, const int64_t *limits, size_t
  */
 void predict_fill_history(struct snapshot *s);
 
+/*
+ * The same history kept incrementally, for a caller that sees jobs finish
+ * one by one (gq sim's replay) and cannot afford predict_fill_history over
+ * every finished job at every step. rt_hist_add takes a finished job (only
+ * a completed one with a positive runtime counts, as above; it copies what
+ * it needs), rt_hist_fill sets j's hist_runtime and hist_ratio from what was
+ * added, exactly as predict_fill_history would from a snapshot holding the
+ * same finished jobs. predict_fill_history is rt_hist_add of every finished
+ * job of s (by end time) and rt_hist_fill of every active one.
+ */
+struct rt_hist_group;
+struct rt_hist {
+	struct rt_hist_group **byname, **byuser; /* sorted by user (and name) */
+	size_t nbyname, nbyuser, capbyname, capbyuser;
+};
+void rt_hist_init(struct rt_hist *h);
+void rt_hist_release(struct rt_hist *h);
+void rt_hist_add(struct rt_hist *h, const struct job *j);
+void rt_hist_fill(const struct rt_hist *h, struct job *j);
+
 /* Expected end of job j holding GPUs at now had it an expected runtime of
  * rt: predict_end() is predict_end_rt(j, predict_runtime(p, j), now). */
 int64_t predict_end_rt(const struct job *j, int64_t rt, int64_t now);

@@ -16,9 +16,10 @@ _gq()
 	--queue) COMPREPLY=($(compgen -W "$("$gq" __complete queues 2>/dev/null)" -- "$cur")); return ;;
 	--state) COMPREPLY=($(compgen -W "$("$gq" __complete states 2>/dev/null)" -- "$cur")); return ;;
 	--after | --job) COMPREPLY=($(compgen -W "$("$gq" __complete jobs 2>/dev/null)" -- "$cur")); return ;;
+	--trace | --policy | --against) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--gpus | --gpu-type | --gpu-mem | --cpus | --mem | --name | --time-limit | --estimate | \
 		--reason | --format | --user | --set | --repo | -m | --message | --expected | --observe | \
-		--rollback-if | --window | -n) return ;;
+		--rollback-if | --window | -n | --nodes | --gpus-per-node) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$("$gq" __complete flags "$cmd" 2>/dev/null)" -- "$cur"))
@@ -38,7 +39,7 @@ _gq()
 		;;
 	help) COMPREPLY=($(compgen -W "$("$gq" __complete commands 2>/dev/null)" -- "$cur")) ;;
 	submit) COMPREPLY=($(compgen -f -- "$cur")) ;;
-	ls | stats | reclaim | nodes | clock | shell | version | events) ;;
+	ls | stats | sim | reclaim | nodes | clock | shell | version | events) ;;
 	prio)
 		if [[ $prev =~ ^#?[0-9]+$ ]]; then
 			COMPREPLY=($(compgen -W "$("$gq" __complete tiers 2>/dev/null)" -- "$cur"))

@@ -474,7 +474,7 @@ static void accuracy(struct replay_result *r)
 		for (int ref = 0; ref < REF_COUNT; ref++)
 			for (int c = 0; c < CLASS_COUNT; c++) {
 				struct replay_acc *a = &r->acc[p][ref][c];
-				size_t n = 0, in1 = 0, in10 = 0, x2 = 0, inr = 0;
+				size_t n = 0, in1 = 0, in10 = 0, x2 = 0, inr = 0, lo = 0, hi = 0;
 				double sum = 0;
 				for (size_t i = 0; i < r->njobs; i++) {
 					const struct replay_job *j = &r->jobs[i];
@@ -495,6 +495,8 @@ static void accuracy(struct replay_result *r)
 					in10 += d <= 600;
 					x2 += pw <= 2 * wait && 2 * pw >= wait;
 					inr += actual >= j->pred_low && actual <= j->pred_high;
+					lo += actual < j->pred_low;
+					hi += actual > j->pred_high;
 				}
 				a->n = n;
 				if (!n)
@@ -504,6 +506,8 @@ static void accuracy(struct replay_result *r)
 				a->within_10m = (double)in10 / (double)n;
 				a->within_x2 = (double)x2 / (double)n;
 				a->in_range = (double)inr / (double)n;
+				a->below = (double)lo / (double)n;
+				a->above = (double)hi / (double)n;
 				a->median = stats_percentile(err, n, 50);
 				a->p90 = stats_percentile(err, n, 90);
 			}

@@ -87,6 +87,7 @@ struct replay_acc { /* accuracy of one predictor against one reference, one clas
 	double mean;
 	double within_1m, within_10m, within_x2; /* shares 0..1 */
 	double in_range;			 /* history only: start inside [low, high] */
+	double below, above;			 /* ... before low, after high */
 };
 
 enum replay_ref { REF_REPLAY, REF_TRACE, REF_COUNT };

@@ -12,8 +12,11 @@ static json_t *acc_json(const struct replay_acc *a, bool range)
 			      "median_abs_error", (json_int_t)a->median, "p90_abs_error",
 			      (json_int_t)a->p90, "mean_abs_error", a->mean, "within_1m",
 			      a->within_1m, "within_10m", a->within_10m, "within_x2", a->within_x2);
-	if (range)
+	if (range) {
 		json_object_set_new(o, "in_range", json_real(a->in_range));
+		json_object_set_new(o, "before_range", json_real(a->below));
+		json_object_set_new(o, "after_range", json_real(a->above));
+	}
 	return o;
 }
 

@@ -10,6 +10,7 @@
 #ifndef GQ_RUNTIME_H
 #define GQ_RUNTIME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,8 +24,17 @@ int64_t predict_runtime(const struct policy *p, const struct job *j);
 int64_t predict_runtime_low(const struct policy *p, const struct job *j);
 int64_t predict_runtime_high(const struct policy *p, const struct job *j);
 
-/* Expected end of a job holding GPUs at now (>= now + 1). */
+/* Expected end of a job holding GPUs at now (>= now + 1): start + expected
+ * runtime; for an overdue job (that end has passed) a fresh expectation:
+ * its time limit when that is still ahead, else start + twice the time it
+ * has run (runtimes are heavy-tailed: as likely as not to run as long
+ * again); a stopping job's stop deadline at the latest. */
 int64_t predict_end(const struct policy *p, const struct job *j, int64_t now);
+/* The end first expected of a job holding GPUs: start + expected runtime,
+ * whether or not it has passed. */
+int64_t predict_first_end(const struct policy *p, const struct job *j, int64_t now);
+/* j holds GPUs (not stopping) and has run past its first expected end. */
+bool predict_overdue(const struct policy *p, const struct job *j, int64_t now);
 
 /*
  * History helpers for whoever fills job.hist_runtime and job.hist_ratio
@@ -39,8 +49,11 @@ double predict_hist_ratio(const int64_t *runtimes, const int64_t *limits, size_t
 
 /*
  * Fills hist_runtime and hist_ratio of every pending or running job of s
- * from the finished jobs s holds: hist_runtime is the P50 runtime of the
- * same user's completed jobs of the same name, hist_ratio the P50 of
+ * from the finished jobs s holds: hist_runtime is, over the same user's
+ * completed jobs of the same name, the smaller of the mean of the last two
+ * (by end time; Tsafrir, Etsion and Feitelson 2007) and the P50; without
+ * such jobs the mean of that user's last two completed jobs of any name.
+ * hist_ratio is the P50 of
  * runtime / time limit over that user's completed jobs that had a limit
  * (both 0 without such jobs). Only jobs that completed count: a failed or
  * cancelled run says little about how long the work takes. Overwrites the

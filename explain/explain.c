@@ -251,6 +251,23 @@ static void waits_text(const struct why *w, struct buf *out)
 	buf_addstr(out, n == 1 ? " ends" : " end");
 }
 
+/* The first job waited for that runs past the end first expected of it:
+ * its end is a fresh guess, and the reader should know. */
+static void overdue_text(const struct explain_set *x, const struct why *w, struct buf *out)
+{
+	char t[32];
+	for (int i = 0; i < w->nwaits; i++) {
+		const struct job *j =
+		    w->waits[i].running ? snapshot_find(x->s, w->waits[i].job) : NULL;
+		if (!j || !predict_overdue(&x->s->policy, j, x->s->now))
+			continue;
+		buf_printf(out, " (#%lld is overdue: expected to end %s, it still runs)",
+			   (long long)j->id,
+			   tm(x, predict_first_end(&x->s->policy, j, x->s->now), t, sizeof(t)));
+		return;
+	}
+}
+
 void explain_text(const struct explain_set *x, const struct explain *ex, struct buf *out)
 {
 	const struct job *j = ex->job;
@@ -303,6 +320,7 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 		if (w->nwaits) {
 			buf_addstr(out, " when ");
 			waits_text(w, out);
+			overdue_text(x, w, out);
 		}
 		break;
 	case GATE_DEPENDENCY:

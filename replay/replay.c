@@ -585,13 +585,21 @@ int replay_run(const struct trace *t, const struct replay_opts *o, struct replay
 				rt_hist_fill(&st.hist, &st.s.jobs[k]);
 		if (o->accuracy && next > first)
 			predict_new(&st, first, &ps);
-		plan_release(&pl);
-		plan_init(&pl);
-		sched_plan(&st.s, &pl);
-		apply_plan(&st, &pl, now);
-		wake = pl.wake;
+		/* Nothing pending: nothing to start, remind or downgrade, and
+		 * preemption only ever makes room for a pending job. */
+		bool pending = false;
+		for (size_t k = 0; k < st.s.njobs && !pending; k++)
+			pending = st.s.jobs[k].state == JOB_PENDING;
+		wake = 0;
+		if (pending) {
+			plan_release(&pl);
+			plan_init(&pl);
+			sched_plan(&st.s, &pl);
+			apply_plan(&st, &pl, now);
+			wake = pl.wake;
+			r->plans++;
+		}
 		r->events++;
-		r->plans++;
 		if (o->progress && (r->events & 4095) == 0)
 			o->progress(o->progress_arg, next, n);
 		prev = now;

@@ -585,6 +585,43 @@ static void test_overdue_job_gets_a_fresh_expectation(void)
 	snapshot_release(&s);
 }
 
+/* gq why names the source of an expected runtime from history. */
+static void test_why_says_the_runtime_comes_from_history(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	fx_running(&s, 1, TIER_P1, 0, 8, MIN(-10), 60 * 60);
+	struct job *j = fx_pending(&s, 2, TIER_P1, 8, MIN(-10));
+	STR_COPY(j->user, "alice");
+	STR_COPY(j->name, "train");
+	j->hist_runtime = 42 * 60;
+	snapshot_sort(&s);
+	struct zone utc;
+	zone_fixed(&utc, 0, "UTC");
+	struct explain_set x;
+	explain_compute(&s, &utc, &x);
+	const struct explain *ex = explain_find(&x, 2);
+	struct buf b;
+	buf_init(&b, 0);
+	if (ex)
+		explain_text(&x, ex, &b);
+	CHECK(b.data && strstr(b.data, " Expected to run 42m, from alice's recent runs (of 'train' "
+				       "first).") != NULL);
+	buf_release(&b);
+	explain_release(&x);
+	/* With an estimate, the user knows: nothing said. */
+	snapshot_find(&s, 2)->estimate = 3600;
+	explain_compute(&s, &utc, &x);
+	ex = explain_find(&x, 2);
+	buf_init(&b, 0);
+	if (ex)
+		explain_text(&x, ex, &b);
+	CHECK(b.data && !strstr(b.data, "Expected to run"));
+	buf_release(&b);
+	explain_release(&x);
+	snapshot_release(&s);
+}
+
 /* The job behind an overdue one: its start is the fresh expectation, not
  * now + 1, and gq why says the job it waits for is overdue. */
 static void test_waiting_for_an_overdue_job(void)
@@ -965,6 +1002,7 @@ void suite_predict(void)
 	RUN(test_history_helpers);
 	RUN(test_overdue_job_gets_a_fresh_expectation);
 	RUN(test_waiting_for_an_overdue_job);
+	RUN(test_why_says_the_runtime_comes_from_history);
 	RUN(test_fill_history_from_finished_jobs);
 	RUN(test_extreme_values_stay_in_range);
 	RUN(test_one_node_long_queue_exact_starts);

@@ -16,9 +16,10 @@ _gq()
 	--queue) COMPREPLY=($(compgen -W "$("$gq" __complete queues 2>/dev/null)" -- "$cur")); return ;;
 	--state) COMPREPLY=($(compgen -W "$("$gq" __complete states 2>/dev/null)" -- "$cur")); return ;;
 	--after | --job) COMPREPLY=($(compgen -W "$("$gq" __complete jobs 2>/dev/null)" -- "$cur")); return ;;
+	--trace | --policy | --against) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--gpus | --gpu-type | --gpu-mem | --cpus | --mem | --name | --time-limit | --estimate | \
 		--reason | --format | --user | --set | --repo | -m | --message | --expected | --observe | \
-		--rollback-if | --window | --since | --until | -n) return ;;
+		--rollback-if | --window | --since | --until | -n | --nodes | --gpus-per-node) return ;;
 	--by) COMPREPLY=($(compgen -W "user dept" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
@@ -39,7 +40,7 @@ _gq()
 		;;
 	help) COMPREPLY=($(compgen -W "$("$gq" __complete commands 2>/dev/null)" -- "$cur")) ;;
 	submit) COMPREPLY=($(compgen -f -- "$cur")) ;;
-	ls | stats | history | reclaim | nodes | clock | shell | version | events) ;;
+	ls | stats | history | sim | reclaim | nodes | clock | shell | version | events) ;;
 	prio)
 		if [[ $prev =~ ^#?[0-9]+$ ]]; then
 			COMPREPLY=($(compgen -W "$("$gq" __complete tiers 2>/dev/null)" -- "$cur"))

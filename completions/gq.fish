@@ -17,7 +17,9 @@ function __gq_args
 			echo user; echo dept; return
 		case --after --job
 			$gq __complete jobs 2>/dev/null; return
-		case --gpus --gpu-type --gpu-mem --cpus --mem --name --time-limit --estimate --reason --format --user --set --repo -m --message --expected --observe --rollback-if --window --since --until -n
+		case --trace --policy --against
+			__fish_complete_path $cur; return
+		case --gpus --gpu-type --gpu-mem --cpus --mem --name --time-limit --estimate --reason --format --user --set --repo -m --message --expected --observe --rollback-if --window --since --until -n --nodes --gpus-per-node
 			return
 	end
 	if string match -q -- '-*' $cur
@@ -39,7 +41,7 @@ function __gq_args
 			$gq __complete commands 2>/dev/null
 		case submit
 			__fish_complete_path $cur
-		case ls stats history reclaim nodes clock shell version events
+		case ls stats history sim reclaim nodes clock shell version events
 		case prio
 			if string match -qr '^#?[0-9]+$' -- $prev
 				$gq __complete tiers 2>/dev/null

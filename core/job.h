@@ -98,8 +98,9 @@ struct job {
 	int64_t end_time;
 	int64_t estimate;   /* runtime the user expects */
 	int64_t time_limit; /* runtime after which it is killed */
-	/* The runtime that this user's past jobs of this name took (P50), or 0;
-	 * filled by whoever builds the snapshot from its history. */
+	/* The runtime this user's past jobs (of this name first) suggest, or
+	 * 0 (runtime.h: predict_fill_history); filled by whoever builds the
+	 * snapshot from its history. */
 	int64_t hist_runtime;
 	/* This user's typical runtime / time limit ratio from past jobs, or 0. */
 	double hist_ratio;

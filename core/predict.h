@@ -6,7 +6,8 @@
  * event to event:
  *
  *   - A job holding GPUs frees them at its expected end (predict_end()):
- *     start + expected runtime, never before now + 1 (it holds them at now).
+ *     start + expected runtime; once that has passed, its time limit, else
+ *     start + twice what it has run; never before now + 1.
  *     Expected runtime: the user's estimate, else hist_runtime, else
  *     time_limit × hist_ratio when both are known, else time_limit, else
  *     predict.defaultRuntime; never beyond the time limit. A stopping job

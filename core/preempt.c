@@ -173,8 +173,12 @@ static enum preempt_rule judge(struct chooser *c, const struct job *v, int slot)
 		return PREEMPT_RULE_TRIAL;
 	if (!holds_matching(s, v, &c->t->req))
 		return PREEMPT_RULE_MISMATCH;
+	/* A permit waits for a P0 ending soon, but at most permit.waitFor
+	 * past the end first expected of it: an overdue P0 is not waited for
+	 * for ever. */
 	if (c->permit && job_tier(v) == TIER_P0 &&
-	    predict_end(p, v, s->now) <= s->now + p->permit_wait_for)
+	    predict_end(p, v, s->now) <= s->now + p->permit_wait_for &&
+	    predict_first_end(p, v, s->now) + p->permit_wait_for > s->now)
 		return PREEMPT_RULE_ENDS_SOON;
 	return PREEMPT_RULE_COUNT;
 }

@@ -66,8 +66,16 @@ int64_t predict_end_rt(const struct job *j, int64_t rt, int64_t now)
 	if (st < now - PREDICT_MAX_RUNTIME)
 		st = now - PREDICT_MAX_RUNTIME;
 	int64_t e = st + rt;
-	if (e <= now && j->time_limit > 0 && st + cap_rt(j->time_limit) > now)
-		e = st + cap_rt(j->time_limit);
+	if (e <= now) {
+		/* Overdue: a fresh expectation. Its limit when that is still
+		 * ahead (measured better than the rule below on both traces);
+		 * else, runtimes being heavy-tailed, as long again as it has run
+		 * (the median total of a Pareto tail of index 1 past a is 2a). */
+		if (j->time_limit > 0 && st + cap_rt(j->time_limit) > now)
+			e = st + cap_rt(j->time_limit);
+		else
+			e = st + 2 * (now - st);
+	}
 	if (j->state == JOB_STOPPING && j->stop_deadline > 0 && j->stop_deadline < e)
 		e = j->stop_deadline;
 	return e < now + 1 ? now + 1 : e;
@@ -76,6 +84,19 @@ int64_t predict_end_rt(const struct job *j, int64_t rt, int64_t now)
 int64_t predict_end(const struct policy *p, const struct job *j, int64_t now)
 {
 	return predict_end_rt(j, predict_runtime(p, j), now);
+}
+
+int64_t predict_first_end(const struct policy *p, const struct job *j, int64_t now)
+{
+	int64_t st = j->start_time > 0 && j->start_time < now ? j->start_time : now;
+	int64_t e = st + predict_runtime(p, j);
+	return e > now + PREDICT_MAX_RUNTIME ? now + PREDICT_MAX_RUNTIME : e;
+}
+
+bool predict_overdue(const struct policy *p, const struct job *j, int64_t now)
+{
+	return job_state_holds_gpus(j->state) && j->state != JOB_STOPPING &&
+	       predict_first_end(p, j, now) <= now;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -125,95 +146,187 @@ double predict_hist_ratio(const int64_t *runtimes, const int64_t *limits, size_t
 	return r;
 }
 
-/* History: finished runs grouped by user and name. */
+/* History: finished runs grouped by user and name (runtimes) and by user
+ * (runtime / limit ratios), each group's values kept sorted. */
 
-struct hrun {
-	const char *user, *name; /* borrowed from the snapshot */
-	int64_t runtime, limit;
+struct rt_hist_group {
+	char user[32], name[64];
+	size_t n, cap;
+	int64_t *rt;	 /* byname groups: sorted runtimes */
+	double *rat;	 /* byuser groups: sorted runtime / limit */
+	int64_t last[2]; /* the two latest runtimes added, last[0] the latest */
+	int nlast;
 };
 
-static int cmp_hrun_name(const void *a, const void *b)
+void rt_hist_init(struct rt_hist *h)
 {
-	const struct hrun *x = a, *y = b;
-	int c = strcmp(x->user, y->user);
-	if (!c)
-		c = strcmp(x->name, y->name);
-	if (!c)
-		c = (x->runtime > y->runtime) - (x->runtime < y->runtime);
-	return c;
+	memset(h, 0, sizeof(*h));
 }
 
-static int cmp_ratio(const void *a, const void *b)
+static void free_groups(struct rt_hist_group **g, size_t n)
 {
-	const struct hrun *x = a, *y = b;
-	int c = strcmp(x->user, y->user);
-	if (c)
-		return c;
-	/* runtime / limit compared without division */
-	double l = (double)x->runtime * (double)y->limit, r = (double)y->runtime * (double)x->limit;
-	return (l > r) - (l < r);
+	for (size_t i = 0; i < n; i++) {
+		free(g[i]->rt);
+		free(g[i]->rat);
+		free(g[i]);
+	}
+	free(g);
 }
 
-/* The first run of [lo, hi) matching user (and name when byname), by
- * binary search; *n gets how many match. */
-static size_t group(const struct hrun *v, size_t count, const char *user, const char *name,
-		    bool byname, size_t *n)
+void rt_hist_release(struct rt_hist *h)
 {
-	size_t lo = 0, hi = count;
+	free_groups(h->byname, h->nbyname);
+	free_groups(h->byuser, h->nbyuser);
+	rt_hist_init(h);
+}
+
+static int cmp_key(const struct rt_hist_group *g, const char *user, const char *name)
+{
+	int c = strcmp(g->user, user);
+	return c || !name ? c : strcmp(g->name, name);
+}
+
+/* The index of the group of (user, name) in g[0..n), or where it would go;
+ * *found says which. */
+static size_t find_group(struct rt_hist_group *const *g, size_t n, const char *user,
+			 const char *name, bool *found)
+{
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(v[mid].user, user);
-		if (!c && byname)
-			c = strcmp(v[mid].name, name);
-		if (c < 0)
+		if (cmp_key(g[mid], user, name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	size_t end = lo;
-	while (end < count && !strcmp(v[end].user, user) && (!byname || !strcmp(v[end].name, name)))
-		end++;
-	*n = end - lo;
+	*found = lo < n && !cmp_key(g[lo], user, name);
 	return lo;
+}
+
+static struct rt_hist_group *get_group(struct rt_hist_group ***g, size_t *n, size_t *cap,
+				       const struct job *j, bool byname)
+{
+	bool found;
+	size_t at = find_group(*g, *n, j->user, byname ? j->name : NULL, &found);
+	if (found)
+		return (*g)[at];
+	GROW(*g, *cap, *n + 1);
+	memmove(*g + at + 1, *g + at, (*n - at) * sizeof(**g));
+	struct rt_hist_group *ng = xcalloc(1, sizeof(*ng));
+	STR_COPY(ng->user, j->user);
+	if (byname)
+		STR_COPY(ng->name, j->name);
+	(*g)[at] = ng;
+	(*n)++;
+	return ng;
+}
+
+static void push_last(struct rt_hist_group *g, int64_t rt)
+{
+	g->last[1] = g->last[0];
+	g->last[0] = rt;
+	if (g->nlast < 2)
+		g->nlast++;
+}
+
+/* The mean of a group's last two runtimes (Tsafrir, Etsion and Feitelson
+ * 2007), or its only one; 0 for none. */
+static int64_t last_two(const struct rt_hist_group *g)
+{
+	if (!g || !g->nlast)
+		return 0;
+	return g->nlast == 1 ? g->last[0] : (g->last[0] + g->last[1] + 1) / 2;
+}
+
+void rt_hist_add(struct rt_hist *h, const struct job *j)
+{
+	if (j->state != JOB_COMPLETED || j->start_time <= 0 || j->end_time <= j->start_time)
+		return;
+	int64_t rt = j->end_time - j->start_time;
+	struct rt_hist_group *g = get_group(&h->byname, &h->nbyname, &h->capbyname, j, true);
+	GROW(g->rt, g->cap, g->n + 1);
+	size_t lo = 0, hi = g->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->rt[mid] <= rt)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t at = lo;
+	memmove(g->rt + at + 1, g->rt + at, (g->n - at) * sizeof(*g->rt));
+	g->rt[at] = rt;
+	g->n++;
+	push_last(g, rt);
+	g = get_group(&h->byuser, &h->nbyuser, &h->capbyuser, j, false);
+	push_last(g, rt);
+	if (j->time_limit <= 0)
+		return;
+	double r = (double)rt / (double)j->time_limit;
+	GROW(g->rat, g->cap, g->n + 1);
+	lo = 0, hi = g->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->rat[mid] <= r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	at = lo;
+	memmove(g->rat + at + 1, g->rat + at, (g->n - at) * sizeof(*g->rat));
+	g->rat[at] = r;
+	g->n++;
+}
+
+void rt_hist_fill(const struct rt_hist *h, struct job *j)
+{
+	bool found;
+	size_t at = find_group(h->byname, h->nbyname, j->user, j->name, &found);
+	const struct rt_hist_group *g = found ? h->byname[at] : NULL;
+	at = find_group(h->byuser, h->nbyuser, j->user, NULL, &found);
+	const struct rt_hist_group *u = found ? h->byuser[at] : NULL;
+	/* Measured with gq sim on both traces of bench/README.md: the smaller
+	 * of the mean of the last two runs of this name (Tsafrir, Etsion and
+	 * Feitelson 2007) and their P50, else the user's last two runs of any
+	 * name. */
+	if (g) {
+		int64_t two = last_two(g), p50 = g->rt[(g->n + 1) / 2 - 1];
+		j->hist_runtime = p50 < two ? p50 : two;
+	} else {
+		j->hist_runtime = last_two(u);
+	}
+	g = u;
+	if (g && g->n) {
+		double r = g->rat[(g->n + 1) / 2 - 1];
+		j->hist_ratio = r > 1 ? 1 : r;
+	} else {
+		j->hist_ratio = 0;
+	}
+}
+
+static int cmp_end(const void *a, const void *b)
+{
+	const struct job *x = *(const struct job *const *)a, *y = *(const struct job *const *)b;
+	if (x->end_time != y->end_time)
+		return (x->end_time > y->end_time) - (x->end_time < y->end_time);
+	return (x->id > y->id) - (x->id < y->id);
 }
 
 void predict_fill_history(struct snapshot *s)
 {
-	size_t n = 0, nl = 0;
-	for (size_t i = 0; i < s->njobs; i++) {
-		const struct job *j = &s->jobs[i];
-		if (j->state == JOB_COMPLETED && j->start_time > 0 && j->end_time > j->start_time)
-			n++;
-	}
-	struct hrun *byname = xmalloc((n ? n : 1) * sizeof(*byname));
-	struct hrun *bylimit = xmalloc((n ? n : 1) * sizeof(*bylimit));
-	n = 0;
-	for (size_t i = 0; i < s->njobs; i++) {
-		const struct job *j = &s->jobs[i];
-		if (j->state != JOB_COMPLETED || j->start_time <= 0 || j->end_time <= j->start_time)
-			continue;
-		struct hrun h = {j->user, j->name, j->end_time - j->start_time, j->time_limit};
-		byname[n++] = h;
-		if (j->time_limit > 0)
-			bylimit[nl++] = h;
-	}
-	qsort(byname, n, sizeof(*byname), cmp_hrun_name);
-	qsort(bylimit, nl, sizeof(*bylimit), cmp_ratio);
-	for (size_t i = 0; i < s->njobs; i++) {
-		struct job *j = &s->jobs[i];
-		if (!job_state_active(j->state))
-			continue;
-		size_t m, at = group(byname, n, j->user, j->name, true, &m);
-		j->hist_runtime = m ? byname[at + (m + 1) / 2 - 1].runtime : 0;
-		at = group(bylimit, nl, j->user, NULL, false, &m);
-		if (m) {
-			const struct hrun *h = &bylimit[at + (m + 1) / 2 - 1];
-			double r = (double)h->runtime / (double)h->limit;
-			j->hist_ratio = r > 1 ? 1 : r;
-		} else {
-			j->hist_ratio = 0;
-		}
-	}
-	free(byname);
-	free(bylimit);
+	const struct job **done = xmalloc((s->njobs ? s->njobs : 1) * sizeof(*done));
+	size_t n = 0;
+	for (size_t i = 0; i < s->njobs; i++)
+		if (s->jobs[i].state == JOB_COMPLETED)
+			done[n++] = &s->jobs[i];
+	qsort(done, n, sizeof(*done), cmp_end);
+	struct rt_hist h;
+	rt_hist_init(&h);
+	for (size_t i = 0; i < n; i++)
+		rt_hist_add(&h, done[i]);
+	for (size_t i = 0; i < s->njobs; i++)
+		if (job_state_active(s->jobs[i].state))
+			rt_hist_fill(&h, &s->jobs[i]);
+	rt_hist_release(&h);
+	free(done);
 }

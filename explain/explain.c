@@ -251,6 +251,41 @@ static void waits_text(const struct why *w, struct buf *out)
 	buf_addstr(out, n == 1 ? " ends" : " end");
 }
 
+/* Where the expected runtime comes from when it is the history (the
+ * estimate and the limit the user gave, and knows): " Expected to run 42m,
+ * from alice's recent runs." (runtime.h: those of this name first). */
+static void history_text(const struct explain_set *x, const struct explain *ex, struct buf *out)
+{
+	const struct job *j = ex->job;
+	const struct policy *pol = &x->s->policy;
+	if (j->estimate > 0 || j->hist_runtime <= 0)
+		return;
+	int64_t rt = predict_runtime(pol, j);
+	if (rt != j->hist_runtime)
+		return; /* cut at its limit: the limit says it */
+	char d[32];
+	buf_printf(out, " Expected to run %s, from %s's recent runs%s%s%s.",
+		   dur_format(rt, d, sizeof(d)), j->user, j->name[0] ? " (of '" : "", j->name,
+		   j->name[0] ? "' first)" : "");
+}
+
+/* The first job waited for that runs past the end first expected of it:
+ * its end is a fresh guess, and the reader should know. */
+static void overdue_text(const struct explain_set *x, const struct why *w, struct buf *out)
+{
+	char t[32];
+	for (int i = 0; i < w->nwaits; i++) {
+		const struct job *j =
+		    w->waits[i].running ? snapshot_find(x->s, w->waits[i].job) : NULL;
+		if (!j || !predict_overdue(&x->s->policy, j, x->s->now))
+			continue;
+		buf_printf(out, " (#%lld is overdue: expected to end %s, it still runs)",
+			   (long long)j->id,
+			   tm(x, predict_first_end(&x->s->policy, j, x->s->now), t, sizeof(t)));
+		return;
+	}
+}
+
 void explain_text(const struct explain_set *x, const struct explain *ex, struct buf *out)
 {
 	const struct job *j = ex->job;
@@ -303,6 +338,7 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 		if (w->nwaits) {
 			buf_addstr(out, " when ");
 			waits_text(w, out);
+			overdue_text(x, w, out);
 		}
 		break;
 	case GATE_DEPENDENCY:
@@ -330,6 +366,7 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 	if (p->backfilled)
 		buf_addstr(out, ", backfilled");
 	buf_addstr(out, ".");
+	history_text(x, ex, out);
 }
 
 void explain_sooner(const struct explain_set *x, const struct explain *ex, struct buf *out)

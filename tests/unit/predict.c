@@ -10,6 +10,8 @@
 #include "core/predict.h"
 #include "core/reason.h"
 #include "core/sched.h"
+#include "explain/explain.h"
+#include "explain/zone.h"
 #include "fixture.h"
 
 static void set(struct snapshot *s, const char *k, const char *v)
@@ -545,8 +547,9 @@ static struct job *finished(struct snapshot *s, int64_t id, const char *user, co
 	return j;
 }
 
-/* History from the snapshot's finished jobs: P50 runtime per user and
- * name, P50 runtime/limit per user; only completed runs count. */
+/* History from the snapshot's finished jobs: per user and name the smaller
+ * of the last two runs' mean (1500) and the P50 (1200), else the user's last
+ * two runs; P50 runtime/limit per user; only completed runs count. */
 static void test_fill_history_from_finished_jobs(void)
 {
 	struct snapshot s;
@@ -571,10 +574,12 @@ static void test_fill_history_from_finished_jobs(void)
 	const struct job *j = snapshot_find(&s, 10);
 	CHECK_INT(j->hist_runtime, 1200);
 	CHECK_DBL(j->hist_ratio, 1.0 / 3, 1e-12);
+	/* No run of this name: the user's last two runs of any name (1800 and
+	 * 1200 s), ahead of the ratio (6 h x 1/3). */
 	j = snapshot_find(&s, 11);
-	CHECK_INT(j->hist_runtime, 0);
+	CHECK_INT(j->hist_runtime, 1500);
 	CHECK_DBL(j->hist_ratio, 1.0 / 3, 1e-12);
-	CHECK_INT(predict_runtime(&s.policy, j), 2 * 3600); /* 6 h x 1/3 */
+	CHECK_INT(predict_runtime(&s.policy, j), 1500);
 	j = snapshot_find(&s, 12);
 	CHECK_INT(j->hist_runtime, 0);
 	CHECK_DBL(j->hist_ratio, 0, 0);
@@ -582,17 +587,100 @@ static void test_fill_history_from_finished_jobs(void)
 	snapshot_release(&s);
 }
 
-static void test_overdue_job_ends_after_now(void)
+/* Issue 15, defect 3: a job past its expected end no longer "ends now"
+ * (now + 1, so that the ETAs behind it slid minute by minute): it is
+ * expected to run as long again as it has run, at most to its limit. */
+static void test_overdue_job_gets_a_fresh_expectation(void)
 {
 	struct snapshot s;
 	fx_init(&s, 1, 8);
 	struct job *j = fx_running(&s, 1, TIER_P1, 0, 8, MIN(-100), 60 * 60);
-	CHECK_INT(predict_end(&s.policy, j, s.now), s.now + 1);
+	CHECK_INT(predict_end(&s.policy, j, s.now), MIN(100));
+	CHECK(predict_overdue(&s.policy, j, s.now));
+	CHECK_INT(predict_first_end(&s.policy, j, s.now), MIN(-40));
 	j->time_limit = 120 * 60;
 	CHECK_INT(predict_end(&s.policy, j, s.now), MIN(20));
 	j->state = JOB_STOPPING;
 	j->stop_deadline = MIN(5);
 	CHECK_INT(predict_end(&s.policy, j, s.now), MIN(5));
+	CHECK(!predict_overdue(&s.policy, j, s.now));
+	/* Within its estimate: not overdue, ends at start + estimate. */
+	j->state = JOB_RUNNING;
+	j->estimate = 150 * 60;
+	j->time_limit = 0;
+	CHECK(!predict_overdue(&s.policy, j, s.now));
+	CHECK_INT(predict_end(&s.policy, j, s.now), MIN(50));
+	snapshot_release(&s);
+}
+
+/* gq why names the source of an expected runtime from history. */
+static void test_why_says_the_runtime_comes_from_history(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	fx_running(&s, 1, TIER_P1, 0, 8, MIN(-10), 60 * 60);
+	struct job *j = fx_pending(&s, 2, TIER_P1, 8, MIN(-10));
+	STR_COPY(j->user, "alice");
+	STR_COPY(j->name, "train");
+	j->hist_runtime = 42 * 60;
+	snapshot_sort(&s);
+	struct zone utc;
+	zone_fixed(&utc, 0, "UTC");
+	struct explain_set x;
+	explain_compute(&s, &utc, &x);
+	const struct explain *ex = explain_find(&x, 2);
+	struct buf b;
+	buf_init(&b, 0);
+	if (ex)
+		explain_text(&x, ex, &b);
+	CHECK(b.data && strstr(b.data, " Expected to run 42m, from alice's recent runs (of 'train' "
+				       "first).") != NULL);
+	buf_release(&b);
+	explain_release(&x);
+	/* With an estimate, the user knows: nothing said. */
+	snapshot_find(&s, 2)->estimate = 3600;
+	explain_compute(&s, &utc, &x);
+	ex = explain_find(&x, 2);
+	buf_init(&b, 0);
+	if (ex)
+		explain_text(&x, ex, &b);
+	CHECK(b.data && !strstr(b.data, "Expected to run"));
+	buf_release(&b);
+	explain_release(&x);
+	snapshot_release(&s);
+}
+
+/* The job behind an overdue one: its start is the fresh expectation, not
+ * now + 1, and gq why says the job it waits for is overdue. */
+static void test_waiting_for_an_overdue_job(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	fx_running(&s, 1, TIER_P1, 0, 8, MIN(-100), 60 * 60);
+	fx_pending(&s, 2, TIER_P1, 8, MIN(-10));
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	const struct prediction *p = prediction_find(&ps, &s, 2);
+	CHECK(p && p->placed);
+	if (p)
+		CHECK_INT(p->start, MIN(100));
+	prediction_set_release(&ps);
+	struct zone utc;
+	zone_fixed(&utc, 0, "UTC");
+	struct explain_set x;
+	explain_compute(&s, &utc, &x);
+	const struct explain *ex = explain_find(&x, 2);
+	CHECK(ex != NULL);
+	if (ex) {
+		struct buf b;
+		buf_init(&b, 0);
+		explain_text(&x, ex, &b);
+		CHECK(strstr(b.data, "when #1 ends (#1 is overdue: expected to end ") != NULL);
+		buf_release(&b);
+	}
+	explain_release(&x);
 	snapshot_release(&s);
 }
 
@@ -941,7 +1029,9 @@ void suite_predict(void)
 	RUN(test_backfill_counts_gpus_on_nodes_short_of_cpus);
 	RUN(test_positions_follow_order_pending);
 	RUN(test_history_helpers);
-	RUN(test_overdue_job_ends_after_now);
+	RUN(test_overdue_job_gets_a_fresh_expectation);
+	RUN(test_waiting_for_an_overdue_job);
+	RUN(test_why_says_the_runtime_comes_from_history);
 	RUN(test_fill_history_from_finished_jobs);
 	RUN(test_extreme_values_stay_in_range);
 	RUN(test_one_node_long_queue_exact_starts);

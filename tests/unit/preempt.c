@@ -431,6 +431,33 @@ static void test_permit_waits_for_p0_ending_in_9_min(void)
 	snapshot_release(&s);
 }
 
+/* An overdue P0 (issue 15, defect 3): expected to end 14 min ago, it still
+ * runs (20 min, under preempt.protect), and its limit says it may end within 5 min. The permit
+ * waited permit.waitFor (10 min) past that first expected end already: it no longer waits, it
+ * preempts. */
+static void test_permit_stops_waiting_for_an_overdue_p0(void)
+{
+	struct snapshot s;
+	struct preempt_plan p;
+	machine(&s, 1, 4);
+	running(&s, 1, TIER_P0, 0, 0xf, 20 * MIN, 2 * MIN);
+	pending(&s, 100, TIER_P2, 2, 13 * H);
+	snapshot_sort(&s);
+	J(s, 1)->estimate = 6 * MIN;
+	J(s, 1)->time_limit = 25 * MIN;
+	CHECK(permit_decide(&s, J(s, 100), &p));
+	CHECK_STR(preempt_outcome_name(p.outcome), "found");
+	CHECK_INT(p.excluded[PREEMPT_RULE_ENDS_SOON], 0);
+	preempt_plan_release(&p);
+	/* 5 min overdue only: still waited for, until its limit. */
+	J(s, 1)->estimate = 15 * MIN;
+	CHECK(permit_decide(&s, J(s, 100), &p));
+	CHECK_STR(preempt_outcome_name(p.outcome), "wait");
+	CHECK_INT(p.wait_until, NOW + 5 * MIN);
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
 static void test_permit_preempts_p0_ending_in_40_min(void)
 {
 	struct snapshot s;
@@ -696,6 +723,7 @@ void suite_preempt(void)
 	RUN(test_stopping_gpus_are_waited_for);
 	RUN(test_permit_waits_for_p0_ending_in_9_min);
 	RUN(test_permit_preempts_p0_ending_in_40_min);
+	RUN(test_permit_stops_waiting_for_an_overdue_p0);
 	RUN(test_permit_earned_at_the_limit);
 	RUN(test_plan_gives_each_trigger_its_own_victims);
 	RUN(test_plan_shares_budget_and_quota_between_triggers);

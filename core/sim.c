@@ -283,10 +283,26 @@ static enum look look_at(struct sim *S, struct walk_state *w, uint32_t p)
 	struct pj *x = &S->pj[p];
 	int64_t t = w->t;
 	if (w->blocked && t + x->rt > w->tmin) {
-		/* Would outlast a reservation whether it fits or not: it
-		 * cannot start before the next event, which bounds tmin. */
-		if (w->next < w->tmin)
+		/* Would outlast a reservation: it waits, and holds its own
+		 * earliest start against the jobs behind it. Short of GPUs by
+		 * count, that is its lower bound from the ends (as for any
+		 * blocked job); fitting the counts, the next event, when the
+		 * reservation may move (its holder parked by a window). */
+		if (x->gpus > S->m.nfree ||
+		    (x->gpus > 0 &&
+		     S->m.nfree - x->gpus < place_reserve(&S->m, (enum tier)x->tier, x->gpus))) {
+			int64_t nt = S->ends.n ? S->ends.v[0].t : INT64_MAX;
+			if (w->tmin > nt) {
+				int have = x->unconstrained ? S->m.nfree
+							    : place_match_free(&S->m, s, &x->req);
+				int64_t sh = shadow(
+				    S, x, have, place_reserve(&S->m, (enum tier)x->tier, x->gpus));
+				if (sh < w->tmin)
+					w->tmin = sh;
+			}
+		} else if (w->next < w->tmin) {
 			w->tmin = w->next;
+		}
 		if (++w->examined >= PREDICT_BACKFILL_DEPTH || t + S->min_rt > w->tmin)
 			return LOOK_STOP;
 		return LOOK_KEEP;

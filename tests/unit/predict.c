@@ -458,6 +458,44 @@ static void test_backfill_never_delays_a_job_ahead(void)
 	}
 }
 
+/*
+ * Issue #15's backfill: 10 GPUs, R1 runs 5 until +1000 s, R2 1 until +60 s;
+ * pending A (8 GPUs), B (6, does not fit either) and C (1 GPU, 300 s). C
+ * fits now and ends long before A or B could start (+1000 s, when R1's GPUs
+ * come back): it starts now, in the prediction and in the plan, and A
+ * still starts at +1000 s. B's own long run does not pull the bound down to
+ * R2's end.
+ */
+static void test_backfill_behind_two_blocked_jobs(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 10);
+	set(&s, "headroom.share", "0");
+	fx_running(&s, 1, TIER_P1, 0, 5, MIN(-10), 600 + 1000);
+	fx_running(&s, 2, TIER_P1, 0, 1, MIN(-10), 600 + 60);
+	fx_pending(&s, 3, TIER_P1, 8, MIN(-3))->estimate = 3600;
+	fx_pending(&s, 4, TIER_P1, 6, MIN(-2))->estimate = 7200;
+	fx_pending(&s, 5, TIER_P1, 1, MIN(-1))->estimate = 300;
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	const struct prediction *c = find(&ps, &s, 5);
+	CHECK_INT(c->start, T0);
+	CHECK(c->backfilled);
+	CHECK_INT(find(&ps, &s, 3)->start, T0 + 1000);
+	CHECK_INT(find(&ps, &s, 4)->start, T0 + 1000 + 3600);
+	CHECK_INT(ps.backfill_until, T0 + 1000);
+	prediction_set_release(&ps);
+	struct plan pl;
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK_INT(pl.n, 1);
+	CHECK(plan_find(&pl, PLAN_START, 5) != NULL);
+	plan_release(&pl);
+	snapshot_release(&s);
+}
+
 /* The prediction's positions are order_pending's order, which gq ls shows. */
 static void test_positions_follow_order_pending(void)
 {
@@ -909,6 +947,7 @@ void suite_predict(void)
 	RUN(test_quota_parks_until_queue_job_ends);
 	RUN(test_determinism_shuffled_input);
 	RUN(test_backfill_never_delays_a_job_ahead);
+	RUN(test_backfill_behind_two_blocked_jobs);
 	RUN(test_backfill_counts_gpus_on_nodes_short_of_cpus);
 	RUN(test_positions_follow_order_pending);
 	RUN(test_history_helpers);

@@ -365,8 +365,20 @@ static void walk(struct ref *R, int64_t t)
 		struct rp *x = &R->pj[v[i].p];
 		const struct job *j = &s->jobs[x->jidx];
 		if (blocked && t + x->rt > tmin) {
-			if (next < tmin)
+			/* It waits; what it holds back is its own earliest
+			 * start: short of GPUs by count, its lower bound from
+			 * the ends, else the next event. */
+			int reserve = place_reserve(&R->m, (enum tier)x->tier, x->gpus);
+			if (x->gpus > R->m.nfree ||
+			    (x->gpus > 0 && R->m.nfree - x->gpus < reserve)) {
+				int have = x->unconstrained ? R->m.nfree
+							    : place_match_free(&R->m, s, &j->req);
+				int64_t sh = shadow(R, x, have, reserve);
+				if (sh < tmin)
+					tmin = sh;
+			} else if (next < tmin) {
 				tmin = next;
+			}
 			if (++examined >= PREDICT_BACKFILL_DEPTH || t + R->min_rt > tmin)
 				break;
 			continue;

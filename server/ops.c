@@ -482,6 +482,8 @@ void server_snapshot(struct server *s, struct snapshot *out, int64_t *last_seq)
 	copy_locked(s, out, state_now(&s->st));
 	*last_seq = s->st.last_seq;
 	pthread_mutex_unlock(&s->mu);
+	/* The history the plan uses (plan_unlocked()) travels with it. */
+	sched_prepare(out);
 }
 
 void server_jobs(struct server *s, const struct job_filter *f, struct job **out, size_t *n)

@@ -32,6 +32,11 @@
  *     however long it runs, and otherwise the next event (a reservation
  *     may move then). The lower bounds make the rule safe: a backfilled
  *     job is always gone before a job ahead could have used its GPUs.
+ *     A job with neither an estimate nor a time limit (predict_bounded())
+ *     is never backfilled: what it is expected to run (history,
+ *     predict.defaultRuntime) bounds nothing, so it starts only where no
+ *     job ahead of it is blocked. A queue's defaultTime gives the jobs
+ *     submitted to it without a limit one, which gq serve enforces.
  *     Reservations protect the jobs that wait for capacity (resources,
  *     mismatch, headroom); a job held back by its queue's quota or window,
  *     a cooldown or a dependency holds none. At most
@@ -170,6 +175,10 @@ struct prediction_set {
 	int64_t *ends;
 	struct job_alloc *allocs;
 };
+
+/* Does anything bound how long j runs (an estimate or a time limit)? Only
+ * such a job is backfilled (see above). */
+bool predict_bounded(const struct job *j);
 
 /* Empty set; allocates nothing. */
 void prediction_set_init(struct prediction_set *ps);

@@ -282,7 +282,7 @@ static enum look look_at(struct sim *S, struct walk_state *w, uint32_t p)
 	const struct snapshot *s = S->s;
 	struct pj *x = &S->pj[p];
 	int64_t t = w->t;
-	if (w->blocked && t + x->rt > w->tmin) {
+	if (w->blocked && t + x->bf_rt > w->tmin) {
 		/* Would outlast a reservation: it waits, and holds its own
 		 * earliest start against the jobs behind it. Short of GPUs by
 		 * count, that is its lower bound from the ends (as for any
@@ -344,7 +344,7 @@ static enum look look_at(struct sim *S, struct walk_state *w, uint32_t p)
 		 * CPUs or memory, which an end may give back with no GPU. */
 		blocks = r.blocks;
 	}
-	if (!blocks && (!w->blocked || t + x->rt <= w->tmin)) {
+	if (!blocks && (!w->blocked || t + x->bf_rt <= w->tmin)) {
 		sim_start_job(S, p, t, &r, w->blocked);
 		w->next = sim_next_time(S);
 		return LOOK_LEFT;
@@ -440,7 +440,7 @@ static void front_settle(struct sim *S, struct front *f, size_t top, size_t gone
 		S->settle[n++] = (struct fentry){.key = x->rank,
 						 .p = p,
 						 .epoch = x->epoch,
-						 .rt = x->rt,
+						 .rt = x->bf_rt,
 						 .gpus = x->gpus,
 						 .special = x->special,
 						 .tier = (uint8_t)x->tier};

@@ -496,6 +496,48 @@ static void test_backfill_behind_two_blocked_jobs(void)
 	snapshot_release(&s);
 }
 
+/*
+ * Issue #15, defect 4: on 8 GPUs a P1 job (4 GPUs, estimate 2 h) runs, a P0
+ * job of 8 GPUs waits. A P2 job of 1 GPU with neither an estimate nor a
+ * time limit could run past the P0's start: it is not backfilled, in the
+ * prediction nor in the plan. With a time limit of 1 h (a queue's
+ * defaultTime) it is.
+ */
+static void test_unknown_length_is_not_backfilled(void)
+{
+	for (int limited = 0; limited <= 1; limited++) {
+		struct snapshot s;
+		fx_init(&s, 1, 8);
+		set(&s, "headroom.share", "0");
+		fx_running(&s, 1, TIER_P1, 0, 4, MIN(-10), 2 * 3600);
+		fx_pending(&s, 2, TIER_P0, 8, MIN(-5));
+		struct job *j = fx_pending(&s, 3, TIER_P2, 1, MIN(-1));
+		j->time_limit = limited ? 3600 : 0;
+		snapshot_sort(&s);
+		CHECK(predict_bounded(snapshot_find(&s, 3)) == (bool)limited);
+		struct prediction_set ps;
+		prediction_set_init(&ps);
+		predict_all(&s, &ps);
+		const struct prediction *p = find(&ps, &s, 3);
+		CHECK_INT(find(&ps, &s, 2)->start, MIN(110));
+		if (limited) {
+			CHECK_INT(p->start, T0);
+			CHECK(p->backfilled);
+		} else {
+			/* After the P0, which runs predict.defaultRuntime. */
+			CHECK_INT(p->start, MIN(110 + 60));
+			CHECK(!p->backfilled);
+		}
+		prediction_set_release(&ps);
+		struct plan pl;
+		plan_init(&pl);
+		sched_plan(&s, &pl);
+		CHECK((plan_find(&pl, PLAN_START, 3) != NULL) == (bool)limited);
+		plan_release(&pl);
+		snapshot_release(&s);
+	}
+}
+
 /* The prediction's positions are order_pending's order, which gq ls shows. */
 static void test_positions_follow_order_pending(void)
 {
@@ -948,6 +990,7 @@ void suite_predict(void)
 	RUN(test_determinism_shuffled_input);
 	RUN(test_backfill_never_delays_a_job_ahead);
 	RUN(test_backfill_behind_two_blocked_jobs);
+	RUN(test_unknown_length_is_not_backfilled);
 	RUN(test_backfill_counts_gpus_on_nodes_short_of_cpus);
 	RUN(test_positions_follow_order_pending);
 	RUN(test_history_helpers);

@@ -134,11 +134,6 @@ static void run(const struct snapshot *s, int64_t until, struct prediction_set *
 	sim_release(&S);
 }
 
-bool predict_bounded(const struct job *j)
-{
-	return j->estimate > 0 || j->time_limit > 0;
-}
-
 void predict_all(const struct snapshot *s, struct prediction_set *out)
 {
 	run(s, INT64_MAX, out);

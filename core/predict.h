@@ -178,7 +178,10 @@ struct prediction_set {
 
 /* Does anything bound how long j runs (an estimate or a time limit)? Only
  * such a job is backfilled (see above). */
-bool predict_bounded(const struct job *j);
+static inline bool predict_bounded(const struct job *j)
+{
+	return j->estimate > 0 || j->time_limit > 0;
+}
 
 /* Empty set; allocates nothing. */
 void prediction_set_init(struct prediction_set *ps);

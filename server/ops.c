@@ -140,6 +140,10 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 			       list);
 	}
 	STR_COPY(j.dept, p->queues[qi].dept);
+	/* queue.*.defaultTime, as Slurm's DefaultTime: the job gets the limit,
+	 * which bounds it for backfill (predict.h) and is enforced as any. */
+	if (j.time_limit <= 0 && p->queues[qi].default_time > 0)
+		j.time_limit = p->queues[qi].default_time;
 	if (strcmp(p->tier[j.tier].allow, "*") != 0) {
 		char groups[1024] = "";
 		if (who->local)

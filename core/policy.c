@@ -14,6 +14,7 @@ enum scope { SC_GLOBAL, SC_TIER, SC_QUEUE, SC_DEPT };
 enum kind {
 	K_DOUBLE,  /* double */
 	K_DUR,	   /* int64_t seconds */
+	K_DURNONE, /* int64_t seconds, 0 = "none" */
 	K_INT,	   /* int, >= min */
 	K_LIMIT,   /* int, -1 = "unlimited" */
 	K_DLIMIT,  /* double, -1 = "unlimited" */
@@ -325,6 +326,16 @@ static const struct keydef keys[] = {
      1e6,
      {"unlimited"},
      "preemption budget of the queue; unlimited means preempt.maxPerQueueHour"},
+    {"queue",
+     "defaultTime",
+     SC_QUEUE,
+     K_DURNONE,
+     Q(default_time),
+     60,
+     YEAR,
+     {"none"},
+     "time limit given to a job submitted without one; with none, a job with neither an estimate "
+     "nor a time limit is never backfilled"},
     {"department",
      "gpuHours",
      SC_DEPT,
@@ -511,10 +522,19 @@ static int parse_value(const struct keydef *k, const char *v, char *field, struc
 	switch (k->kind) {
 	case K_DOUBLE:
 		return parse_double(v, k->min, k->max, (double *)(void *)field, e);
+	case K_DURNONE:
 	case K_DUR: {
 		int64_t d;
-		if (dur_parse(v, &d, e) < 0)
+		if (k->kind == K_DURNONE && !strcasecmp(v, "none")) {
+			d = 0;
+			memcpy(field, &d, sizeof(d));
+			return 0;
+		}
+		if (dur_parse(v, &d, e) < 0) {
+			if (k->kind == K_DURNONE)
+				err_prefix(e, "expected a duration or 'none'");
 			return -1;
+		}
 		if ((double)d < k->min || (double)d > k->max) {
 			char lo[32], hi[32];
 			return err_set(e, GQ_EINVAL, "'%s' is out of range (%s..%s)", v,
@@ -602,9 +622,14 @@ static void format_value(const struct keydef *k, const char *field, char *out, s
 		snprintf(out, size, "%g", d);
 		return;
 	}
+	case K_DURNONE:
 	case K_DUR: {
 		int64_t d;
 		memcpy(&d, field, sizeof(d));
+		if (k->kind == K_DURNONE && d == 0) {
+			snprintf(out, size, "none");
+			return;
+		}
 		dur_format(d, out, size);
 		/* dur_format rounds to two units; print exact seconds when it lost some. */
 		int64_t back;

@@ -60,6 +60,7 @@ struct queue_policy {
 	struct window paused; /* paused in this window */
 	int max_preempt_hour; /* preemption budget: victims per hour from this queue; -1 = the
 				 default */
+	int64_t default_time; /* time limit of a job submitted without one, 0 none */
 };
 
 struct dept_policy {

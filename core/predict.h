@@ -23,18 +23,29 @@
  *     window ends, and jobs whose queue is at its quota (queue + borrowing
  *     limit) until one of its jobs ends; inside a queue at its limit jobs
  *     start in order.
- *   - Backfill never delays a job ahead: once a job ahead is blocked, a job
- *     behind it starts at t only if it fits and its expected end is no
- *     later than the earliest time any blocked job ahead could start (a
- *     lower bound from the counts of GPUs that the running jobs free, in
- *     end order, and never before the next end). The lower bound makes the
- *     rule safe: a backfilled job is always gone before a job ahead could
- *     have used its GPUs. Reservations protect the jobs that wait for
- *     capacity (resources, mismatch, headroom); a job held back by its
- *     queue's quota or window, a cooldown or a dependency holds none. At
- *     most PREDICT_BACKFILL_DEPTH blocked jobs are looked past at one time
- *     (as Slurm's bf_max_job_test); deeper jobs wait for a later event,
- *     which can only make a prediction later.
+ *   - Backfill never delays a job ahead (conservative backfilling, with
+ *     EASY's use of the gaps): once a job ahead is blocked, a job behind
+ *     it starts at t when it fits and its expected end is no later than
+ *     the earliest start of every blocked job ahead of it. That earliest
+ *     start is a lower bound from the counts of GPUs that the running jobs
+ *     free, in end order, never before the next end. A job ahead that
+ *     waits because it would outlast such a bound is blocked too: its
+ *     earliest start is that lower bound when it is short of GPUs by count
+ *     (more than are free, or it would leave less than the headroom),
+ *     however long it runs, and otherwise the next event (a reservation
+ *     may move then). The lower bounds make the rule safe: a backfilled
+ *     job is always gone before a job ahead could have used its GPUs.
+ *     A job with neither an estimate nor a time limit (predict_bounded())
+ *     is never backfilled: what it is expected to run (history,
+ *     predict.defaultRuntime) bounds nothing, so it starts only where no
+ *     job ahead of it is blocked. A queue's defaultTime gives the jobs
+ *     submitted to it without a limit one, which gq serve enforces.
+ *     Reservations protect the jobs that wait for capacity (resources,
+ *     mismatch, headroom); a job held back by its queue's quota or window,
+ *     a cooldown or a dependency holds none. At most
+ *     PREDICT_BACKFILL_DEPTH blocked jobs are looked past at one time (as
+ *     Slurm's bf_max_job_test); deeper jobs wait for a later event, which
+ *     can only make a prediction later.
  *   - Starvation permits, the free-GPU part (preempt.h): after the walk at
  *     t, as sched_plan() does after its starts, every job that has earned
  *     its permit by t (permit_has(): queued_time, else submit_time, plus
@@ -167,6 +178,13 @@ struct prediction_set {
 	int64_t *ends;
 	struct job_alloc *allocs;
 };
+
+/* Does anything bound how long j runs (an estimate or a time limit)? Only
+ * such a job is backfilled (see above). */
+static inline bool predict_bounded(const struct job *j)
+{
+	return j->estimate > 0 || j->time_limit > 0;
+}
 
 /* Empty set; allocates nothing. */
 void prediction_set_init(struct prediction_set *ps);

@@ -280,8 +280,10 @@ static void hints(const struct ctx *c, const struct job *j, const struct place_r
 			add_hint(k, HINT_PROMOTE, TIER_P0, NULL);
 			break;
 		case REASON_PRIORITY:
-			if (!r->blocks && c->ps->backfill_until > c->s->now &&
-			    pr->runtime > c->ps->backfill_until - c->s->now)
+			if (!r->blocks && c->ps->backfill_until > c->s->now && !predict_bounded(j))
+				add_hint(k, HINT_BOUND, c->ps->backfill_until - c->s->now, NULL);
+			else if (!r->blocks && c->ps->backfill_until > c->s->now &&
+				 pr->runtime > c->ps->backfill_until - c->s->now)
 				add_hint(k, HINT_SHORTER_ESTIMATE,
 					 c->ps->backfill_until - c->s->now, NULL);
 			if (w->tier > TIER_P0)

@@ -110,6 +110,10 @@ struct reason_item {
  *                     start now in a gap ahead of a waiting job
  *   queue             arg = another queue with room now
  *   promote           value = the tier (P0 = 0) that would put it ahead
+ *   bound             value = seconds: it has neither an estimate nor a time
+ *                     limit, so it is not backfilled (predict.h); a time
+ *                     limit or estimate this short would let it start now in
+ *                     a gap ahead of a waiting job
  */
 #define HINT_LIST(X)                                                                               \
 	X(RELEASE, "release")                                                                      \
@@ -119,7 +123,8 @@ struct reason_item {
 	X(SPREAD, "spread")                                                                        \
 	X(SHORTER_ESTIMATE, "shorter_estimate")                                                    \
 	X(QUEUE, "queue")                                                                          \
-	X(PROMOTE, "promote")
+	X(PROMOTE, "promote")                                                                      \
+	X(BOUND, "bound")
 
 /* clang-format off */
 enum hint {

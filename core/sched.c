@@ -59,3 +59,8 @@ void sched_plan(const struct snapshot *s, struct plan *out)
 	place_map_release(&m);
 	free(idx);
 }
+
+void sched_prepare(struct snapshot *s)
+{
+	predict_fill_history(s);
+}

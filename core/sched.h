@@ -34,4 +34,14 @@
  */
 void sched_plan(const struct snapshot *s, struct plan *out);
 
+/*
+ * What the plan and every prediction of s are made from beyond the
+ * recorded jobs: the runtime history of its finished jobs
+ * (predict_fill_history()). gq serve calls it on the copy it plans on and
+ * on every snapshot it serves, so that a client predicting on the
+ * snapshot it was sent (predict_all()) puts at now exactly the jobs
+ * sched_plan() starts. Keeps the order of s's jobs; O(n log n).
+ */
+void sched_prepare(struct snapshot *s);
+
 #endif

@@ -282,11 +282,27 @@ static enum look look_at(struct sim *S, struct walk_state *w, uint32_t p)
 	const struct snapshot *s = S->s;
 	struct pj *x = &S->pj[p];
 	int64_t t = w->t;
-	if (w->blocked && t + x->rt > w->tmin) {
-		/* Would outlast a reservation whether it fits or not: it
-		 * cannot start before the next event, which bounds tmin. */
-		if (w->next < w->tmin)
+	if (w->blocked && t + x->bf_rt > w->tmin) {
+		/* Would outlast a reservation: it waits, and holds its own
+		 * earliest start against the jobs behind it. Short of GPUs by
+		 * count, that is its lower bound from the ends (as for any
+		 * blocked job); fitting the counts, the next event, when the
+		 * reservation may move (its holder parked by a window). */
+		if (x->gpus > S->m.nfree ||
+		    (x->gpus > 0 &&
+		     S->m.nfree - x->gpus < place_reserve(&S->m, (enum tier)x->tier, x->gpus))) {
+			int64_t nt = S->ends.n ? S->ends.v[0].t : INT64_MAX;
+			if (w->tmin > nt) {
+				int have = x->unconstrained ? S->m.nfree
+							    : place_match_free(&S->m, s, &x->req);
+				int64_t sh = shadow(
+				    S, x, have, place_reserve(&S->m, (enum tier)x->tier, x->gpus));
+				if (sh < w->tmin)
+					w->tmin = sh;
+			}
+		} else if (w->next < w->tmin) {
 			w->tmin = w->next;
+		}
 		if (++w->examined >= PREDICT_BACKFILL_DEPTH || t + S->min_rt > w->tmin)
 			return LOOK_STOP;
 		return LOOK_KEEP;
@@ -328,7 +344,7 @@ static enum look look_at(struct sim *S, struct walk_state *w, uint32_t p)
 		 * CPUs or memory, which an end may give back with no GPU. */
 		blocks = r.blocks;
 	}
-	if (!blocks && (!w->blocked || t + x->rt <= w->tmin)) {
+	if (!blocks && (!w->blocked || t + x->bf_rt <= w->tmin)) {
 		sim_start_job(S, p, t, &r, w->blocked);
 		w->next = sim_next_time(S);
 		return LOOK_LEFT;
@@ -424,7 +440,7 @@ static void front_settle(struct sim *S, struct front *f, size_t top, size_t gone
 		S->settle[n++] = (struct fentry){.key = x->rank,
 						 .p = p,
 						 .epoch = x->epoch,
-						 .rt = x->rt,
+						 .rt = x->bf_rt,
 						 .gpus = x->gpus,
 						 .special = x->special,
 						 .tier = (uint8_t)x->tier};

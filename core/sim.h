@@ -20,6 +20,8 @@
 #include "predict.h"
 #include "simq.h"
 
+/* The runtime backfill counts for a job nothing bounds: longer than any gap. */
+#define SIM_UNBOUNDED ((int64_t)1 << 62)
 #define MAX_BUCKETS 1024 /* aging steps told apart in the simulation */
 #define PERMIT_G 64	 /* permit holders asking for fewer GPUs wait in heaps */
 
@@ -35,6 +37,7 @@ struct pj { /* a pending job in the simulation; index = position - 1 */
 	bool in_front;	    /* its current entry is on its front */
 	int bucket, gpus, qi, qlim; /* qlim: its queue's quota + borrowing limit, -1 none */
 	int64_t rt;
+	int64_t bf_rt; /* what backfill counts: rt, or SIM_UNBOUNDED (predict_bounded()) */
 	uint32_t jidx, rank;
 	int tier, di, deps_left;
 	/* The tier the order sees: its tier, or 0 for every job of an

@@ -52,6 +52,7 @@ static void stage_pending(struct sim *S, const struct job *j, size_t i, struct n
 	x->special = x->windowed || x->qlim >= 0;
 	x->q = j->queued_time > 0 ? j->queued_time : INT64_MAX / 4;
 	x->rt = predict_runtime(S->p, j);
+	x->bf_rt = predict_bounded(j) ? x->rt : SIM_UNBOUNDED;
 	x->rt_low = predict_runtime_low(S->p, j);
 	x->rt_high = predict_runtime_high(S->p, j);
 	x->release_at = j->not_before > S->now ? j->not_before : S->now;

@@ -102,9 +102,17 @@ static void holder_age(struct sim *S, int64_t t)
 	while (S->young.n && (int64_t)S->young.v[0].key <= t) {
 		struct rentry e = rheap_pop(&S->young);
 		const struct pj *x = &S->pj[e.p];
-		if (e.epoch != S->hepoch[e.p] ||
-		    (x->status != ST_READY && x->status != ST_PARK_QUOTA))
+		if (e.epoch != S->hepoch[e.p])
 			continue;
+		if (x->status != ST_READY && x->status != ST_PARK_QUOTA) {
+			/* Parked by a window now: its heap entry would keep
+			 * the key of the step it left. It waits as holder_top()
+			 * leaves such a holder, to be pushed with its key then. */
+			S->hepoch[e.p]++;
+			if (x->status != ST_STARTED && x->status != ST_NEVER)
+				S->lin[S->nlin++] = e.p;
+			continue;
+		}
 		S->hepoch[e.p]++;
 		holder_push(S, e.p, t);
 	}

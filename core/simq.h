@@ -191,7 +191,7 @@ static inline struct tentry theap_pop(struct theap *h)
 struct fentry {
 	uint64_t key;
 	uint32_t p, epoch;
-	int64_t rt;
+	int64_t rt; /* the job's bf_rt */
 	int gpus;
 	bool special;
 	uint8_t tier;

@@ -410,6 +410,13 @@ void explain_sooner(const struct explain_set *x, const struct explain *ex, struc
 				   "An --estimate of %s or less would let it start now, in a gap\n",
 				   dur_format(h->value, d, sizeof(d)));
 			break;
+		case HINT_BOUND:
+			buf_printf(out,
+				   "It has no --estimate and no --time-limit, so it does not start "
+				   "ahead of a waiting job it could delay; either, of %s or less, "
+				   "would let it start now, in a gap\n",
+				   dur_format(h->value, d, sizeof(d)));
+			break;
 		case HINT_QUEUE:
 			buf_printf(out, "Queue %s has room now (--queue %s)\n", h->arg, h->arg);
 			break;

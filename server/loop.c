@@ -62,7 +62,8 @@ static int32_t tz_offset(int64_t now)
 
 /* What clients see and what the plan is made on: the active jobs and those
  * that ended within RECENT_WINDOW, the node, the policy and its state at
- * `now`. Lock held. */
+ * `now`. Lock held. Both then call sched_prepare() on the copy, out of the
+ * lock. */
 void copy_locked(struct server *s, struct snapshot *out, int64_t now)
 {
 	snapshot_release(out);
@@ -237,7 +238,7 @@ static void plan_unlocked(struct server *s, struct pass *p, struct plan *plan)
 	snapshot_init(&cp);
 	copy_locked(s, &cp, p->now);
 	pthread_mutex_unlock(&s->mu);
-	predict_fill_history(&cp); /* runtimes from the finished jobs (DESIGN §5) */
+	sched_prepare(&cp); /* as server_snapshot(): what clients predict on */
 	sched_plan(&cp, plan);
 	snapshot_release(&cp);
 	pthread_mutex_lock(&s->mu);

@@ -140,6 +140,10 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 			       list);
 	}
 	STR_COPY(j.dept, p->queues[qi].dept);
+	/* queue.*.defaultTime, as Slurm's DefaultTime: the job gets the limit,
+	 * which bounds it for backfill (predict.h) and is enforced as any. */
+	if (j.time_limit <= 0 && p->queues[qi].default_time > 0)
+		j.time_limit = p->queues[qi].default_time;
 	if (strcmp(p->tier[j.tier].allow, "*") != 0) {
 		char groups[1024] = "";
 		if (who->local)
@@ -482,6 +486,8 @@ void server_snapshot(struct server *s, struct snapshot *out, int64_t *last_seq)
 	copy_locked(s, out, state_now(&s->st));
 	*last_seq = s->st.last_seq;
 	pthread_mutex_unlock(&s->mu);
+	/* The history the plan uses (plan_unlocked()) travels with it. */
+	sched_prepare(out);
 }
 
 void server_jobs(struct server *s, const struct job_filter *f, struct job **out, size_t *n)

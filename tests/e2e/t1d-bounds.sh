@@ -92,8 +92,8 @@ check_eq "a CPU freed: the waiting CPU job starts" "$(state 3)" running
 "$GQ" submit --gpus 1 --mem 8G --name g4 -- sleep 300 >/dev/null
 wait_state 4 running
 "$GQ" submit --gpus 1 --mem 10G --name g5 -- sleep 300 >/dev/null
-"$GQ" submit --gpus 1 --name g6 -- sh -c 'echo "[$CUDA_VISIBLE_DEVICES]"; sleep 300' >/dev/null
-wait_state 6 running
+"$GQ" submit --gpus 1 --time-limit 10m --name g6 -- sh -c 'echo "[$CUDA_VISIBLE_DEVICES]"; sleep 300' >/dev/null
+wait_state 6 running # backfilled: its limit bounds it (predict.h)
 check_eq "8G and 10G of 16G: the second waits for memory, a GPU job without memory runs" \
 	"$(state 4) $(state 5) $(state 6)" "running pending running"
 check_match "gq ls says what job 5 waits for" "$("$GQ" ls | grep ' g5 ')" 'resources \(mem\)'

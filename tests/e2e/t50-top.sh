@@ -11,7 +11,7 @@ server_start || { t_report 1 "server starts"; finish; }
 # Two jobs run (6 of 8 slots); a P0 that needs all 8 waits, a P1 behind it,
 # and a held one.
 "$GQ" submit --gpus 4 --tier P1 --name train-a -- sleep 1000 >/dev/null
-"$GQ" submit --gpus 2 --tier P2 --name explore -- sleep 1000 >/dev/null
+"$GQ" submit --gpus 2 --tier P2 --name explore --estimate 1h -- sleep 1000 >/dev/null
 "$GQ" submit --gpus 8 --tier P0 --name urgent -- sleep 1000 >/dev/null
 "$GQ" submit --gpus 4 --tier P1 --name train-b -- sleep 1000 >/dev/null
 "$GQ" submit --gpus 1 --hold --name held-one -- sleep 1000 >/dev/null

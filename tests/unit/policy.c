@@ -57,6 +57,28 @@ static void test_set_creates_queue_and_parses(void)
 	CHECK_STR(v, "20:00-08:00");
 }
 
+/* queue.*.defaultTime: a duration, or none (0), as Slurm's DefaultTime. */
+static void test_queue_default_time(void)
+{
+	struct policy p;
+	struct gq_err e = GQ_ERR_INIT;
+	policy_defaults(&p);
+	char v[64];
+	CHECK_INT(policy_get(&p, "queue.default.defaultTime", v, sizeof(v), &e), 0);
+	CHECK_STR(v, "none");
+	CHECK_INT(p.queues[0].default_time, 0);
+	CHECK_INT(policy_set(&p, "queue.exp.defaultTime", "2h", &e), 0);
+	CHECK_INT(policy_queue(&p, "exp")->default_time, 7200);
+	CHECK_INT(policy_get(&p, "queue.exp.defaultTime", v, sizeof(v), &e), 0);
+	CHECK_STR(v, "2h00m");
+	CHECK_INT(policy_set(&p, "queue.exp.defaultTime", "NONE", &e), 0);
+	CHECK_INT(policy_queue(&p, "exp")->default_time, 0);
+	CHECK_INT(policy_set(&p, "queue.exp.defaultTime", "10s", &e), -1);
+	CHECK(strstr(e.msg, "out of range") != NULL);
+	CHECK_INT(policy_set(&p, "queue.exp.defaultTime", "soon", &e), -1);
+	CHECK(strstr(e.msg, "'none'") != NULL);
+}
+
 static void test_bad_value_names_key_and_value(void)
 {
 	struct policy p;
@@ -166,6 +188,7 @@ void suite_policy(void)
 {
 	RUN(test_defaults_are_design_numbers);
 	RUN(test_set_creates_queue_and_parses);
+	RUN(test_queue_default_time);
 	RUN(test_bad_value_names_key_and_value);
 	RUN(test_validate_cross_keys);
 	RUN(test_rollout_and_tier_allow);

@@ -488,6 +488,86 @@ static void test_backfill_never_delays_a_job_ahead(void)
 	}
 }
 
+/*
+ * Issue #15's backfill: 10 GPUs, R1 runs 5 until +1000 s, R2 1 until +60 s;
+ * pending A (8 GPUs), B (6, does not fit either) and C (1 GPU, 300 s). C
+ * fits now and ends long before A or B could start (+1000 s, when R1's GPUs
+ * come back): it starts now, in the prediction and in the plan, and A
+ * still starts at +1000 s. B's own long run does not pull the bound down to
+ * R2's end.
+ */
+static void test_backfill_behind_two_blocked_jobs(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 10);
+	set(&s, "headroom.share", "0");
+	fx_running(&s, 1, TIER_P1, 0, 5, MIN(-10), 600 + 1000);
+	fx_running(&s, 2, TIER_P1, 0, 1, MIN(-10), 600 + 60);
+	fx_pending(&s, 3, TIER_P1, 8, MIN(-3))->estimate = 3600;
+	fx_pending(&s, 4, TIER_P1, 6, MIN(-2))->estimate = 7200;
+	fx_pending(&s, 5, TIER_P1, 1, MIN(-1))->estimate = 300;
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	const struct prediction *c = find(&ps, &s, 5);
+	CHECK_INT(c->start, T0);
+	CHECK(c->backfilled);
+	CHECK_INT(find(&ps, &s, 3)->start, T0 + 1000);
+	CHECK_INT(find(&ps, &s, 4)->start, T0 + 1000 + 3600);
+	CHECK_INT(ps.backfill_until, T0 + 1000);
+	prediction_set_release(&ps);
+	struct plan pl;
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK_INT(pl.n, 1);
+	CHECK(plan_find(&pl, PLAN_START, 5) != NULL);
+	plan_release(&pl);
+	snapshot_release(&s);
+}
+
+/*
+ * Issue #15, defect 4: on 8 GPUs a P1 job (4 GPUs, estimate 2 h) runs, a P0
+ * job of 8 GPUs waits. A P2 job of 1 GPU with neither an estimate nor a
+ * time limit could run past the P0's start: it is not backfilled, in the
+ * prediction nor in the plan. With a time limit of 1 h (a queue's
+ * defaultTime) it is.
+ */
+static void test_unknown_length_is_not_backfilled(void)
+{
+	for (int limited = 0; limited <= 1; limited++) {
+		struct snapshot s;
+		fx_init(&s, 1, 8);
+		set(&s, "headroom.share", "0");
+		fx_running(&s, 1, TIER_P1, 0, 4, MIN(-10), 2 * 3600);
+		fx_pending(&s, 2, TIER_P0, 8, MIN(-5));
+		struct job *j = fx_pending(&s, 3, TIER_P2, 1, MIN(-1));
+		j->time_limit = limited ? 3600 : 0;
+		snapshot_sort(&s);
+		CHECK(predict_bounded(snapshot_find(&s, 3)) == (bool)limited);
+		struct prediction_set ps;
+		prediction_set_init(&ps);
+		predict_all(&s, &ps);
+		const struct prediction *p = find(&ps, &s, 3);
+		CHECK_INT(find(&ps, &s, 2)->start, MIN(110));
+		if (limited) {
+			CHECK_INT(p->start, T0);
+			CHECK(p->backfilled);
+		} else {
+			/* After the P0, which runs predict.defaultRuntime. */
+			CHECK_INT(p->start, MIN(110 + 60));
+			CHECK(!p->backfilled);
+		}
+		prediction_set_release(&ps);
+		struct plan pl;
+		plan_init(&pl);
+		sched_plan(&s, &pl);
+		CHECK((plan_find(&pl, PLAN_START, 3) != NULL) == (bool)limited);
+		plan_release(&pl);
+		snapshot_release(&s);
+	}
+}
+
 /* The prediction's positions are order_pending's order, which gq ls shows. */
 static void test_positions_follow_order_pending(void)
 {
@@ -1026,6 +1106,8 @@ void suite_predict(void)
 	RUN(test_quota_parks_until_queue_job_ends);
 	RUN(test_determinism_shuffled_input);
 	RUN(test_backfill_never_delays_a_job_ahead);
+	RUN(test_backfill_behind_two_blocked_jobs);
+	RUN(test_unknown_length_is_not_backfilled);
 	RUN(test_backfill_counts_gpus_on_nodes_short_of_cpus);
 	RUN(test_positions_follow_order_pending);
 	RUN(test_history_helpers);

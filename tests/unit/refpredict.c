@@ -346,6 +346,13 @@ static size_t nready_zero(const struct ref *R)
 	return n;
 }
 
+/* The runtime backfill counts (predict.h): none bounds a job with neither
+ * an estimate nor a time limit, longer than any gap. */
+static int64_t bf_rt(const struct ref *R, const struct rp *x)
+{
+	return predict_bounded(&R->s->jobs[x->jidx]) ? x->rt : (int64_t)1 << 62;
+}
+
 /* The walk of the order at t (predict.h; the look of core/sim.c). */
 static void walk(struct ref *R, int64_t t)
 {
@@ -364,9 +371,21 @@ static void walk(struct ref *R, int64_t t)
 			break;
 		struct rp *x = &R->pj[v[i].p];
 		const struct job *j = &s->jobs[x->jidx];
-		if (blocked && t + x->rt > tmin) {
-			if (next < tmin)
+		if (blocked && t + bf_rt(R, x) > tmin) {
+			/* It waits; what it holds back is its own earliest
+			 * start: short of GPUs by count, its lower bound from
+			 * the ends, else the next event. */
+			int reserve = place_reserve(&R->m, (enum tier)x->tier, x->gpus);
+			if (x->gpus > R->m.nfree ||
+			    (x->gpus > 0 && R->m.nfree - x->gpus < reserve)) {
+				int have = x->unconstrained ? R->m.nfree
+							    : place_match_free(&R->m, s, &j->req);
+				int64_t sh = shadow(R, x, have, reserve);
+				if (sh < tmin)
+					tmin = sh;
+			} else if (next < tmin) {
 				tmin = next;
+			}
 			if (++examined >= PREDICT_BACKFILL_DEPTH || t + R->min_rt > tmin)
 				break;
 			continue;
@@ -389,7 +408,7 @@ static void walk(struct ref *R, int64_t t)
 			x->status = R_PARK_QUOTA;
 			continue;
 		}
-		if (!r.blocks && (!blocked || t + x->rt <= tmin)) {
+		if (!r.blocks && (!blocked || t + bf_rt(R, x) <= tmin)) {
 			start(R, x, t, &r, blocked, false);
 			next = next_time(R);
 			continue;

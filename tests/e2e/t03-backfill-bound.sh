@@ -1,0 +1,45 @@
+#!/bin/bash
+# t03: backfill needs a bound (issue #15, defect 4). On 8 GPUs a P1 job (4
+# GPUs, estimate 2h) runs and a P0 job of 8 GPUs waits: a P2 job of 1 GPU
+# with neither an estimate nor a time limit is not started ahead of it, and
+# gq why says why. A queue's defaultTime gives such a job a limit at
+# submit, which gq serve enforces, and makes it eligible for backfill.
+. "$(dirname "$0")/lib.sh"
+
+R="$T_DIR/repo"
+export GQ_POLICY_REPO="$R"
+printf '[user]\n\tname = Admin\n\temail = admin@example.org\n' >"$HOME/.gitconfig"
+"$GQ" policy init >/dev/null
+printf '#!/bin/sh\nsed -i -e "s/^\\tshare = 0.15$/\\tshare = 0/" "$1"\n' >"$T_DIR/ed.sh"
+chmod +x "$T_DIR/ed.sh"
+EDITOR="$T_DIR/ed.sh" "$GQ" policy edit -m "No headroom on one machine" >/dev/null 2>&1
+server_start --gpus 8 --policy-repo "$R"
+
+"$GQ" submit --tier P1 --gpus 4 --estimate 2h -- sleep 600 >/dev/null
+check "the P1 job runs" wait_state 1 running
+"$GQ" submit --tier P0 --gpus 8 -- true >/dev/null
+"$GQ" submit --tier P2 --gpus 1 -- sleep 600 >/dev/null
+check_eq "the P2 job of unknown length is not backfilled" "$(state 3)" pending
+check_eq "nor predicted to be: it waits for the P0" "$("$GQ" eta --json 3 | jq -c '.[0].explanation | [.reason, .waits_for]')" \
+	'["priority",[2]]'
+check_match "gq why says why, and what would let it start" "$("$GQ" why 3)" \
+	'^  - It has no --estimate and no --time-limit, so it does not start ahead of a waiting job it could delay; either, of 2h00m or less, would let it start now, in a gap$'
+check_eq "gq why --json: the hint" "$("$GQ" why --json 3 | jq -c '[.explanation.hints[] | select(.hint == "bound") | .value]')" '[7200]'
+
+# queue.default.defaultTime = 1h: a job submitted without a limit gets it.
+printf '#!/bin/sh\nprintf "[queue \\"default\\"]\\n\\tdefaultTime = 1h\\n" >>"$1"\n' >"$T_DIR/ed2.sh"
+chmod +x "$T_DIR/ed2.sh"
+check "edit: queue.default.defaultTime = 1h" env EDITOR="$T_DIR/ed2.sh" "$GQ" policy edit -m "Default time 1h"
+check "apply it" "$GQ" policy apply
+check_eq "gq policy show has it" \
+	"$("$GQ" policy show --json | jq -r '.keys[] | select(.key == "queue.default.defaultTime") | .value')" 1h00m
+"$GQ" submit --tier P2 --gpus 1 -- sleep 600 >/dev/null
+check "the P2 job with the queue's default limit is backfilled" wait_state 4 running
+check_eq "it carries the limit" "$("$GQ" show --json 4 | jq .time_limit)" 3600
+check_eq "the one submitted before keeps none and waits" "$(state 3)" pending
+# The limit is enforced: an hour on, the job is stopped.
+"$GQ" clock +61m >/dev/null
+check "an hour on, gq serve stops it at its limit" wait_state 4 timeout stopping
+"$GQ" cancel 1 3 >/dev/null 2>&1
+"$GQ" clock +10m >/dev/null
+finish

@@ -234,6 +234,40 @@ struct backend *cmd_snapshot(struct snapshot *s, int *rc)
 
 volatile int cmd_interrupted;
 
+int cmd_parse_states(const struct cmd_entry *c, const char *arg, unsigned allowed,
+		     const char *words, unsigned *out)
+{
+	char tmp[256];
+	if (!STR_COPY(tmp, arg))
+		return cmd_usage_error(c, "--state: list too long");
+	*out = 0;
+	for (char *save = NULL, *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		enum job_state st;
+		if (job_state_parse(t, &st) < 0)
+			return cmd_usage_error(c, "--state: unknown state '%s'; use %s", t, words);
+		if (!(allowed & (1u << st)))
+			return cmd_usage_error(c, "--state: '%s' is not a finished state; use %s",
+					       t, words);
+		*out |= 1u << st;
+	}
+	if (!*out)
+		return cmd_usage_error(c, "--state: no state given");
+	return EXIT_OK;
+}
+
+int cmd_fetch_history(struct backend *b, const struct history_query *q, struct job **jobs,
+		      size_t *n)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	if (!b->ops->history) {
+		err_set(&e, GQ_EUNAVAIL, "this backend (%s) keeps no job history", b->ops->name);
+		return cmd_fail(&e);
+	}
+	if (b->ops->history(b, q, jobs, n, &e) < 0)
+		return cmd_fail(&e);
+	return EXIT_OK;
+}
+
 int cmd_job_action(const struct cmd_entry *c, int argc, char **argv,
 		   int (*act)(struct backend *b, int64_t id, struct gq_err *e), const char *done)
 {

@@ -19,6 +19,7 @@
 #include "explain/zone.h"
 
 struct backend;
+struct history_query;
 
 /* Exit codes, documented in gq(1). */
 enum {
@@ -107,6 +108,18 @@ struct backend *cmd_backend(bool autostart, int *rc);
  * backend_close(). On failure prints the error, leaves s released, sets
  * *rc and returns NULL. */
 struct backend *cmd_snapshot(struct snapshot *s, int *rc);
+
+/* --state STATE[,STATE...] into a bit per enum job_state: EXIT_OK, or
+ * EXIT_USAGE after one line naming the word that is unknown or not among
+ * allowed (a mask: every state, or the finished ones, which the line
+ * names), with words, the allowed names ("pending, ... or timeout"). */
+int cmd_parse_states(const struct cmd_entry *c, const char *arg, unsigned allowed,
+		     const char *words, unsigned *out);
+/* The backend's finished jobs for q (backend.h's history operation):
+ * EXIT_OK with *jobs (the caller frees it with free()), or the exit code
+ * after the one-line error, also when the backend keeps no history. */
+int cmd_fetch_history(struct backend *b, const struct history_query *q, struct job **jobs,
+		      size_t *n);
 
 /*
  * The shape of cancel, hold, release, requeue and confirm: parses options

@@ -212,25 +212,12 @@ static int history_exec(int argc, char **argv)
 				return cmd_usage_error(c, "--user: bad user name '%s'", optarg);
 			q.user = optarg;
 			break;
-		case 's': {
-			char tmp[256];
-			if (!STR_COPY(tmp, optarg))
-				return cmd_usage_error(c, "--state: list too long");
-			for (char *save = NULL, *t = strtok_r(tmp, ",", &save); t;
-			     t = strtok_r(NULL, ",", &save)) {
-				enum job_state st;
-				if (job_state_parse(t, &st) < 0 || !(FINISHED & (1u << st)))
-					return cmd_usage_error(
-					    c,
-					    "--state: '%s' is not a finished state; use completed, "
-					    "failed, cancelled or timeout",
-					    t);
-				q.states |= 1u << st;
-			}
-			if (!q.states)
-				return cmd_usage_error(c, "--state: no state given");
+		case 's':
+			if ((rc = cmd_parse_states(c, optarg, FINISHED,
+						   "completed, failed, cancelled or timeout",
+						   &q.states)) != EXIT_OK)
+				return rc;
 			break;
-		}
 		case 'f':
 			fmt = optarg;
 			break;
@@ -265,7 +252,6 @@ static int history_exec(int argc, char **argv)
 	struct job *jobs = NULL;
 	size_t n = 0;
 	struct history_row *rows = NULL;
-	struct gq_err e = GQ_ERR_INIT;
 	if ((since && (rc = parse_when(c, "--since", since, now, &q.since)) != EXIT_OK) ||
 	    (until && (rc = parse_when(c, "--until", until, now, &q.until)) != EXIT_OK))
 		goto out;
@@ -273,15 +259,8 @@ static int history_exec(int argc, char **argv)
 		rc = cmd_usage_error(c, "--until '%s' is not after --since '%s'", until, since);
 		goto out;
 	}
-	if (!b->ops->history) {
-		err_set(&e, GQ_EUNAVAIL, "this backend (%s) keeps no job history", b->ops->name);
-		rc = cmd_fail(&e);
+	if ((rc = cmd_fetch_history(b, &q, &jobs, &n)) != EXIT_OK)
 		goto out;
-	}
-	if (b->ops->history(b, &q, &jobs, &n, &e) < 0) {
-		rc = cmd_fail(&e);
-		goto out;
-	}
 	rows = xcalloc(n ? n : 1, sizeof(*rows));
 	for (size_t i = 0; i < n; i++)
 		make_row(&rows[i], &jobs[i], &s.policy);

@@ -438,26 +438,14 @@ static int ls_exec(int argc, char **argv)
 		case 'a':
 			f.all = true;
 			break;
-		case 's': {
-			char tmp[256];
-			if (!STR_COPY(tmp, optarg))
-				return cmd_usage_error(c, "--state: list too long");
-			for (char *save = NULL, *t = strtok_r(tmp, ",", &save); t;
-			     t = strtok_r(NULL, ",", &save)) {
-				enum job_state st;
-				if (job_state_parse(t, &st) < 0)
-					return cmd_usage_error(
-					    c,
-					    "--state: unknown state '%s'; use pending, starting, "
-					    "running, stopping, completed, failed, cancelled or "
-					    "timeout",
-					    t);
-				f.states |= 1u << st;
-			}
-			if (!f.states)
-				return cmd_usage_error(c, "--state: no state given");
+		case 's':
+			if ((rc = cmd_parse_states(
+				 c, optarg, ~0u,
+				 "pending, starting, running, stopping, completed, "
+				 "failed, cancelled or timeout",
+				 &f.states)) != EXIT_OK)
+				return rc;
 			break;
-		}
 		case 'u':
 			if (!name_valid(optarg))
 				return cmd_usage_error(c, "--user: bad user name '%s'", optarg);

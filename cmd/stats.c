@@ -64,20 +64,12 @@ static int usage_by(bool dept, bool json)
 	struct backend *b = cmd_snapshot(&s, &rc);
 	if (!b)
 		return rc;
-	struct gq_err e = GQ_ERR_INIT;
 	struct history_query q = {0};
 	struct job *jobs = NULL;
 	size_t n = 0, nrows = 0, cap = 0;
 	struct usage_row *rows = NULL;
-	if (!b->ops->history) {
-		err_set(&e, GQ_EUNAVAIL, "this backend (%s) keeps no job history", b->ops->name);
-		rc = cmd_fail(&e);
+	if ((rc = cmd_fetch_history(b, &q, &jobs, &n)) != EXIT_OK)
 		goto out;
-	}
-	if (b->ops->history(b, &q, &jobs, &n, &e) < 0) {
-		rc = cmd_fail(&e);
-		goto out;
-	}
 	for (size_t i = 0; i < n; i++) {
 		const struct job *j = &jobs[i];
 		const char *key = dept ? j->dept : j->user;

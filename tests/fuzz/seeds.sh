@@ -22,7 +22,7 @@ cleanup() {
 trap cleanup EXIT
 export HOME=$d XDG_CONFIG_HOME=$d/config XDG_STATE_HOME=$d/state XDG_RUNTIME_DIR=$d/run TZ=UTC LC_ALL=C
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-for t in api submit snapshot jobtext events stats policy directives units config; do
+for t in api submit snapshot jobtext events stats policy directives units config trace; do
 	rm -rf "${c:?}/$t"
 	mkdir -p "$c/$t"
 done
@@ -149,4 +149,16 @@ seed config tcp <<'C'
 	server = http://gpu01:7070
 	tier = p0
 C
+# trace: the first byte picks the reader (even: CSV, odd: SWF).
+traces=$src/../../../shared/traces
+[ -d "$traces" ] || traces=/work/shared/traces
+{ printf 0; head -20 "$traces/kth_sp2.csv"; } | seed trace kth-head
+{ printf 0; head -5 "$traces/hpc2n_2002.csv"; } | seed trace hpc2n-head
+seed trace swf <<'S'
+1; Version: 2.2
+;  MaxNodes: 50
+; MaxProcs: 100
+1 0 20 100 8 -1 -1 8 3600 -1 1 3 2 5 1 -1 -1 -1
+  2 30 -1 -1 -1 12.5 -1 4 -1 -1 0 4 2 -1 -1 -1 -1 -1
+S
 echo "seeds: $(find "$c" -type f | wc -l) files in $c"

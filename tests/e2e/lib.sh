@@ -99,6 +99,19 @@ check_golden() { # desc, file, golden name (GOLDEN_UPDATE=1 rewrites it)
 	fi
 }
 
+# free_ports N: N distinct TCP ports of 127.0.0.1 that no socket uses at
+# the moment, chosen by the kernel (bind to port 0), one a line.
+# A port derived from $$ may be one another script's client is using.
+free_ports() {
+	python3 -c '
+import socket, sys
+ss = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in ss:
+    s.bind(("127.0.0.1", 0))
+print("\n".join(str(s.getsockname()[1]) for s in ss))
+' "$1"
+}
+
 # server_start [flags...]: a gq serve on a socket in the scratch dir, with a
 # manual clock, 8 GPU slots by default. Waits until it answers.
 server_start() {

@@ -60,7 +60,7 @@ check_eq "root (admin) cancels anyone's job" "$(api POST /v1/jobs/3/cancel | jq 
 check_eq "and the event names the admin" "$(api GET '/v1/events?after=0' | jq -r '.events[] | select(.job == 3 and .to == "cancelled") | .actor')" "admin:root"
 
 # TCP with bearer tokens.
-port=$((20000 + $$ % 20000))
+port=$(free_ports 1)
 printf '# test tokens\n%s %s user\n%s boss admin %s\n' \
 	"$(printf %s alice-secret | sha256sum | cut -d' ' -f1)" "$U1" \
 	"$(printf %s boss-secret | sha256sum | cut -d' ' -f1)" "$uid2" >"$T_DIR/tokens"

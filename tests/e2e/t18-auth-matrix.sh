@@ -74,7 +74,7 @@ while read -r m p; do
 done <<<"$routes"
 check_eq "the table has a row for every route of server/api.c ($(echo "$routes" | wc -l) routes)" "${missing# }" ""
 
-port=$((20000 + ($$ + 7) % 20000))
+port=$(free_ports 1)
 tokf="$T_DIR/tokens"
 rnd() { head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 hash() { printf %s "$1" | sha256sum | cut -d' ' -f1; }

@@ -10,7 +10,7 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
 LIMIT=64 # HTTP_MAX_PER_CLIENT in server/http.h
 ATTACK_PIDS=""
-port=$((20000 + ($$ + 11) % 20000))
+port=$(free_ports 1)
 
 # The attacker: N connections to a unix PATH or a TCP HOST:PORT (from source
 # address SRC), each idle or sending one byte a second of a request that

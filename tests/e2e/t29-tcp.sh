@@ -3,7 +3,7 @@
 # from the file GQ_TOKEN_FILE (or gq.tokenFile) names — never from a flag —
 # refuses a token file others can read, and a wrong token is "not allowed".
 . "$(dirname "$0")/lib.sh"
-port=$((20000 + $$ % 20000))
+port=$(free_ports 1)
 tok="$T_DIR/tokens"
 alice=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 bob=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')

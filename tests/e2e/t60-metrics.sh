@@ -14,8 +14,7 @@ export LOCPATH="$loc" LC_ALL=de_DE.UTF-8
 export LSAN_OPTIONS="suppressions=$T_SRC/glibc-locale.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 check_eq "the locale is in force: printf(1) writes 1,5" "$(env printf '%.1f' 1.5)" "1,5"
 
-port=$((20000 + $$ % 20000))
-mport=$((port + 1))
+{ read -r port; read -r mport; } < <(free_ports 2)
 tok="$T_DIR/tokens"
 alice=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 printf '%s alice user 4242\n' "$(printf %s "$alice" | sha256sum | cut -d' ' -f1)" >"$tok"

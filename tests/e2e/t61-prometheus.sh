@@ -11,9 +11,7 @@ if [ -z "$PROM" ]; then
 	t_report 0 "# skip: prometheus is not installed (make deps installs it: apt-get install prometheus)"
 	finish
 fi
-port=$((20000 + $$ % 20000))
-mport=$((port + 1))
-pport=$((port + 2))
+{ read -r port; read -r mport; read -r pport; } < <(free_ports 3)
 tok="$T_DIR/tokens"
 secret=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 printf '%s prometheus user 4242\n' "$(printf %s "$secret" | sha256sum | cut -d' ' -f1)" >"$tok"

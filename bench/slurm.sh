@@ -28,7 +28,7 @@ fi
 . "$ENV"
 JWT=$SLURM_JWT
 . "$KIT/common.sh" # unsets SLURM_JWT: the Slurm tools use munge
-work=$(mktemp -d /tmp/gq-bslurm.XXXXXX)
+work=$(mktemp -d) # alice's scratch directory: her cwd, HOME and cache
 chmod 1777 "$work"
 cleanup() {
 	scancel -u alice >/dev/null 2>&1

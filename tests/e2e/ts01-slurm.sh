@@ -43,7 +43,7 @@ if ! curl -sf -o /dev/null -H "X-SLURM-USER-NAME: $SLURM_USER" -H "X-SLURM-USER-
 	echo "ok 1 - ts01 # SKIP slurmrestd does not answer at $SLURM_URL"
 	exit 0
 fi
-work=$(mktemp -d /tmp/gq-ts01.XXXXXX)
+work=$(mktemp -d)
 chmod 1777 "$work"
 mkdir -p "$work/out" && chmod 1777 "$work/out"
 cleanup() {

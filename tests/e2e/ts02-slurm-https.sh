@@ -24,7 +24,7 @@ fi
 . "$ENV"
 ALICE_JWT=$SLURM_JWT
 unset SLURM_JWT
-work=$(mktemp -d /tmp/gq-ts02.XXXXXX)
+work=$(mktemp -d)
 chmod 755 "$work"
 port=${GQ_TS02_PORT:-6829}
 cleanup() {

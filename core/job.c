@@ -200,6 +200,9 @@ int snapshot_check_finite(const struct snapshot *s, struct gq_err *e)
 			return not_finite(e, "the GPU-hours of department", p->depts[d].name,
 					  s->dstate[d].gpu_hours_month);
 	}
+	if (!isfinite(s->calib.lo) || !isfinite(s->calib.hi))
+		return not_finite(e, "the range calibration", NULL,
+				  isfinite(s->calib.lo) ? s->calib.hi : s->calib.lo);
 	for (size_t i = 0; i < s->njobs; i++)
 		if (!isfinite(s->jobs[i].hist_ratio)) {
 			char id[32];

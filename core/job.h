@@ -130,6 +130,27 @@ struct job {
 	int64_t ext_prio;    /* its priority; higher goes first */
 	char ext_array[32];  /* a pending array's task range "0-3%2", "" none */
 	char ext_qos[32];    /* its QOS ("p1"), which tier says in gq's words */
+
+	/* Where hist_runtime comes from (runtime.h), for the reader: a
+	 * HIST_* source, the runs in its group, and that group's latest two
+	 * runtimes (hist_last the latest, hist_prev the one before; 0 where
+	 * there is none). */
+	int hist_src;
+	int hist_n;
+	int64_t hist_last, hist_prev;
+	/* The start gq serve predicted for the job when it first planned
+	 * with it pending, at its submit: 0 not yet, -1 none (never placed,
+	 * or first seen long after its submit). The ranges' calibration
+	 * (predict_fill_calib) compares it with the start the job got. */
+	int64_t pred_start0;
+};
+
+enum hist_src {
+	HIST_NONE,
+	HIST_NAME_LAST2, /* the mean of the last two runs of this user and name */
+	HIST_NAME_P50,	 /* the median run of this user and name */
+	HIST_USER_LAST2, /* the mean of the user's last two runs of any name */
+	HIST_SRC_COUNT
 };
 
 /* The tier the scheduler uses: the override's when one is set. */
@@ -178,6 +199,15 @@ struct dept_state {
  * prediction). */
 enum order_source { ORDER_GQ, ORDER_BACKEND };
 
+/* How far starts have come from the predictions made at submit, over the
+ * latest jobs that started (predict_fill_calib): the lo-th and hi-th
+ * quantiles of actual wait / predicted wait, from n jobs. n == 0: none
+ * (too few to say), and ranges are the simulation's alone. */
+struct predict_calib {
+	double lo, hi;
+	int n;
+};
+
 struct snapshot {
 	int64_t now;
 	enum order_source order;
@@ -189,6 +219,7 @@ struct snapshot {
 	size_t nnodes, nodes_cap;
 	struct queue_state qstate[GQ_MAX_QUEUES];
 	struct dept_state dstate[GQ_MAX_DEPTS];
+	struct predict_calib calib;
 };
 
 /* Empty snapshot with the default policy; allocates nothing. */

@@ -28,6 +28,7 @@ void plan_init(struct plan *p)
 void plan_release(struct plan *p)
 {
 	free(p->actions);
+	free(p->preds);
 	plan_init(p);
 }
 

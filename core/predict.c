@@ -31,6 +31,8 @@
  */
 #include "predict.h"
 
+#include "calib.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +129,8 @@ static void run(const struct snapshot *s, int64_t until, struct prediction_set *
 	for (size_t p = 0; p < S.np; p++) {
 		struct pj *x = &S.pj[p];
 		struct prediction *o = &S.out[p];
+		if (o->placed)
+			calib_widen(&s->calib, S.now, o->start, &o->low, &o->high);
 		if (x->status == ST_STARTED || x->status == ST_NEVER || !finished)
 			continue;
 		o->never = x->status == ST_GATED && x->deps_left ? NEVER_DEP_NEVER : NEVER_CAPACITY;

@@ -3,6 +3,7 @@
  */
 #include "runtime.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -289,12 +290,19 @@ void rt_hist_fill(const struct rt_hist *h, struct job *j)
 	 * of the mean of the last two runs of this name (Tsafrir, Etsion and
 	 * Feitelson 2007) and their P50, else the user's last two runs of any
 	 * name. */
+	const struct rt_hist_group *src = g ? g : u;
 	if (g) {
 		int64_t two = last_two(g), p50 = g->rt[(g->n + 1) / 2 - 1];
 		j->hist_runtime = p50 < two ? p50 : two;
+		j->hist_src = p50 < two ? HIST_NAME_P50 : HIST_NAME_LAST2;
 	} else {
 		j->hist_runtime = last_two(u);
+		j->hist_src = u && u->nlast ? HIST_USER_LAST2 : HIST_NONE;
 	}
+	/* The user group counts its runs in nlast only (n counts ratios). */
+	j->hist_n = !src ? 0 : src == g ? (int)(g->n > INT_MAX ? INT_MAX : g->n) : u->nlast;
+	j->hist_last = src && src->nlast > 0 ? src->last[0] : 0;
+	j->hist_prev = src && src->nlast > 1 ? src->last[1] : 0;
 	g = u;
 	if (g && g->n) {
 		double r = g->rat[(g->n + 1) / 2 - 1];

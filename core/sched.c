@@ -14,17 +14,57 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calib.h"
 #include "downgrade.h"
 #include "order.h"
 #include "place.h"
 #include "predict.h"
 #include "preempt.h"
+#include "util.h"
+
+/* A pending job whose prediction at submit is still to be recorded (calib.h). */
+static bool unrecorded(const struct job *j)
+{
+	return j->state == JOB_PENDING && j->pred_start0 == 0;
+}
+
+static bool just_submitted(const struct snapshot *s, const struct job *j)
+{
+	return j->submit_time > 0 && s->now - j->submit_time <= CALIB_MIN_WAIT;
+}
+
+/* The predictions at submit the plan hands to the server (plan.h). */
+static void record_preds(const struct snapshot *s, const struct prediction_set *ps,
+			 struct plan *out)
+{
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (!unrecorded(j))
+			continue;
+		const struct prediction *pr = prediction_find(ps, s, j->id);
+		GROW(out->preds, out->predcap, out->npred + 1);
+		out->preds[out->npred++] = (struct plan_pred){
+		    j->id, pr && pr->placed && just_submitted(s, j) ? pr->start : -1};
+	}
+}
 
 void sched_plan(const struct snapshot *s, struct plan *out)
 {
 	struct prediction_set ps;
 	prediction_set_init(&ps);
-	predict_until(s, s->now, &ps);
+	/* The whole prediction only when a job just submitted needs its start
+	 * recorded; its first step at now is predict_until(now)'s. */
+	bool whole = false, any = false;
+	for (size_t i = 0; i < s->njobs && !whole; i++) {
+		any |= unrecorded(&s->jobs[i]);
+		whole = unrecorded(&s->jobs[i]) && just_submitted(s, &s->jobs[i]);
+	}
+	if (whole)
+		predict_all(s, &ps);
+	else
+		predict_until(s, s->now, &ps);
+	if (any)
+		record_preds(s, &ps, out);
 	out->now = s->now;
 	out->wake = ps.wake;
 	for (size_t i = 0; i < ps.n; i++) {
@@ -63,4 +103,5 @@ void sched_plan(const struct snapshot *s, struct plan *out)
 void sched_prepare(struct snapshot *s)
 {
 	predict_fill_history(s);
+	predict_fill_calib(s);
 }

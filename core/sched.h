@@ -30,14 +30,18 @@
  * then the actions of preemption, permits, reminders and downgrades, and
  * sets out->now and out->wake. s must be sorted (snapshot_sort). Never
  * fails; a snapshot with nothing to do gives an empty plan. Costs one
- * simulation step (predict_until(s, s->now)): see bench/predict.c.
+ * simulation step (predict_until(s, s->now)): see bench/predict.c; the
+ * whole prediction (predict_all) when a job submitted within
+ * CALIB_MIN_WAIT has its start at submit to be recorded (out->preds,
+ * calib.h), which is also when out->preds is filled.
  */
 void sched_plan(const struct snapshot *s, struct plan *out);
 
 /*
  * What the plan and every prediction of s are made from beyond the
  * recorded jobs: the runtime history of its finished jobs
- * (predict_fill_history()). gq serve calls it on the copy it plans on and
+ * (predict_fill_history()) and the calibration of its ranges
+ * (predict_fill_calib()). gq serve calls it on the copy it plans on and
  * on every snapshot it serves, so that a client predicting on the
  * snapshot it was sent (predict_all()) puts at now exactly the jobs
  * sched_plan() starts. Keeps the order of s's jobs; O(n log n).

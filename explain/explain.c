@@ -252,8 +252,9 @@ static void waits_text(const struct why *w, struct buf *out)
 }
 
 /* Where the expected runtime comes from when it is the history (the
- * estimate and the limit the user gave, and knows): " Expected to run 42m,
- * from alice's recent runs." (runtime.h: those of this name first). */
+ * estimate and the limit the user gave, and knows), with the runs it was
+ * taken from (runtime.h): " Expected to run 42m, the mean of alice's last 2
+ * runs of 'train' (38m and 45m)." */
 static void history_text(const struct explain_set *x, const struct explain *ex, struct buf *out)
 {
 	const struct job *j = ex->job;
@@ -263,10 +264,41 @@ static void history_text(const struct explain_set *x, const struct explain *ex, 
 	int64_t rt = predict_runtime(pol, j);
 	if (rt != j->hist_runtime)
 		return; /* cut at its limit: the limit says it */
-	char d[32];
-	buf_printf(out, " Expected to run %s, from %s's recent runs%s%s%s.",
-		   dur_format(rt, d, sizeof(d)), j->user, j->name[0] ? " (of '" : "", j->name,
-		   j->name[0] ? "' first)" : "");
+	char d[32], a[32], b[32];
+	buf_printf(out, " Expected to run %s", dur_format(rt, d, sizeof(d)));
+	bool two = j->hist_prev > 0;
+	dur_format(j->hist_last, a, sizeof(a));
+	dur_format(j->hist_prev, b, sizeof(b));
+	switch (j->hist_src) {
+	case HIST_NAME_LAST2:
+		if (two)
+			buf_printf(out, ", the mean of %s's last 2 runs of '%s' (%s and %s).",
+				   j->user, j->name, b, a);
+		else
+			buf_printf(out, ", as long as %s's last run of '%s'.", j->user, j->name);
+		return;
+	case HIST_NAME_P50:
+		if (j->hist_n == 2 && two) {
+			buf_printf(out, ", the shorter of %s's 2 runs of '%s' (%s and %s).",
+				   j->user, j->name, b, a);
+			return;
+		}
+		buf_printf(out, ", the median of %s's %d runs of '%s'", j->user, j->hist_n,
+			   j->name);
+		if (two)
+			buf_printf(out, " (the last 2 took %s and %s)", b, a);
+		buf_addstr(out, ".");
+		return;
+	case HIST_USER_LAST2:
+		if (two)
+			buf_printf(out, ", the mean of %s's last 2 runs of any name (%s and %s).",
+				   j->user, b, a);
+		else
+			buf_printf(out, ", as long as %s's last run of any name.", j->user);
+		return;
+	default:
+		buf_printf(out, ", from %s's recent runs.", j->user);
+	}
 }
 
 /* The first job waited for that runs past the end first expected of it:

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/calib.h"
 #include "core/plan.h"
 #include "core/predict.h"
 #include "core/sched.h"
@@ -84,10 +85,11 @@ struct rstate {
 	struct replay_result *r;
 	struct snapshot s;
 	struct rt_hist hist;
-	int64_t *rem;	   /* work left, seconds */
-	int64_t *run_end;  /* end of the current run while it holds GPUs */
-	int64_t *run_from; /* start of the current run */
-	int64_t *pre_t;	   /* preemption times (for preempts_hour) */
+	struct calib_window *calib; /* the ranges' calibration, as gq serve's */
+	int64_t *rem;		    /* work left, seconds */
+	int64_t *run_end;	    /* end of the current run while it holds GPUs */
+	int64_t *run_from;	    /* start of the current run */
+	int64_t *pre_t;		    /* preemption times (for preempts_hour) */
 	int *pre_q;
 	size_t npre, precap_t, precap_q;
 	int machine;
@@ -159,21 +161,28 @@ static void add_job(struct rstate *st, size_t i, int64_t now)
 	}
 	st->rem[i] = rt;
 	rt_hist_fill(&st->hist, j);
+	/* Without the accuracy measurement nothing shows a range: no
+	 * prediction at submit to record (sched_plan would make one). */
+	if (!st->o->accuracy)
+		j->pred_start0 = -1;
 }
 
 /* What gq would have shown at submit for the jobs with index >= first. */
 static void predict_new(struct rstate *st, size_t first, struct prediction_set *ps)
 {
 	struct snapshot *s = &st->s;
+	calib_get(st->calib, &s->calib);
 	predict_all(s, ps);
 	for (size_t k = 0; k < s->njobs; k++) {
-		const struct job *j = &s->jobs[k];
+		struct job *j = &s->jobs[k];
 		size_t i = (size_t)(j->id - 1);
 		if (i < first)
 			continue;
 		const struct prediction *pr = prediction_find(ps, s, j->id);
 		struct replay_job *rj = &st->r->jobs[i];
 		rj->predicted = pr && pr->placed;
+		/* What gq serve records at submit (sched_plan's preds). */
+		j->pred_start0 = rj->predicted ? pr->start : -1;
 		if (!rj->predicted)
 			continue;
 		rj->pred[PRED_HISTORY] = pr->start - T0;
@@ -297,6 +306,7 @@ static void apply_plan(struct rstate *st, const struct plan *pl, int64_t now)
 			st->run_end[i] = now + (st->rem[i] > 0 ? st->rem[i] : 0);
 			if (rj->start < 0)
 				rj->start = now - T0;
+			calib_add_job(st->calib, j);
 			break;
 		case PLAN_PREEMPT:
 			if (act->observe || !job_state_holds_gpus(j->state) ||
@@ -566,6 +576,8 @@ int replay_run(const struct trace *t, const struct replay_opts *o, struct replay
 		nd->up = true;
 	}
 	rt_hist_init(&st.hist);
+	st.calib = xmalloc(sizeof(*st.calib));
+	calib_init(st.calib);
 	struct prediction_set ps;
 	prediction_set_init(&ps);
 	struct plan pl;
@@ -612,6 +624,7 @@ int replay_run(const struct trace *t, const struct replay_opts *o, struct replay
 	plan_release(&pl);
 	prediction_set_release(&ps);
 	rt_hist_release(&st.hist);
+	free(st.calib);
 	snapshot_release(&st.s);
 	free(st.rem);
 	free(st.run_end);

@@ -298,6 +298,15 @@ static int start_planned(struct server *s, struct pass *p, const struct plan *pl
 			goto out;
 		starting[(*nstart)++] = j->id;
 	}
+	/* The starts predicted at submit, kept for the ranges' calibration. */
+	for (size_t i = 0; i < plan->npred; i++) {
+		struct job *j = snapshot_find(&s->st.snap, plan->preds[i].job);
+		if (!j || j->pred_start0 != 0)
+			continue;
+		j->pred_start0 = plan->preds[i].start;
+		if (state_persist(&s->st, j, e) < 0)
+			goto out;
+	}
 	rc = 0;
 out:
 	free(used);

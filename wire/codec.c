@@ -61,6 +61,11 @@ static const struct field job_fields[] = {
     FLD(job, held_at, F_TIME),
     FLD(job, reminded_at, F_TIME),
     FLD(job, confirmed_at, F_TIME),
+    FLD(job, hist_src, F_INT),
+    FLD(job, hist_n, F_INT),
+    FLD(job, hist_last, F_I64),
+    FLD(job, hist_prev, F_I64),
+    FLD(job, pred_start0, F_I64),
 };
 
 /* What a submission may set; everything else of a job is the server's. */
@@ -284,9 +289,34 @@ json_t *codec_snapshot_encode(const struct snapshot *s)
 		json_object_set_new(d, "name", json_string(s->policy.depts[i].name));
 		json_array_append_new(depts, d);
 	}
-	return json_pack("{s:I,s:i,s:o,s:o,s:o,s:o,s:o}", "now", (json_int_t)s->now, "tz_offset",
-			 (int)s->tz_offset, "policy", codec_policy_encode(&s->policy), "jobs", jobs,
-			 "nodes", nodes, "queues", queues, "depts", depts);
+	json_t *v =
+	    json_pack("{s:I,s:i,s:o,s:o,s:o,s:o,s:o}", "now", (json_int_t)s->now, "tz_offset",
+		      (int)s->tz_offset, "policy", codec_policy_encode(&s->policy), "jobs", jobs,
+		      "nodes", nodes, "queues", queues, "depts", depts);
+	if (s->calib.n > 0)
+		json_object_set_new(v, "calib",
+				    json_pack("{s:f,s:f,s:i}", "lo", s->calib.lo, "hi", s->calib.hi,
+					      "n", s->calib.n));
+	return v;
+}
+
+/* "calib": {"lo": L, "hi": H, "n": N}, 0 <= L <= H, N >= 1 (calib.h). */
+static int decode_calib(const json_t *v, struct predict_calib *out, struct gq_err *e)
+{
+	json_t *lo = json_object_get(v, "lo"), *hi = json_object_get(v, "hi"),
+	       *n = json_object_get(v, "n");
+	if (!json_is_object(v) || json_object_size(v) != 3 || !json_is_number(lo) ||
+	    !json_is_number(hi) || !json_is_integer(n))
+		return err_set(e, GQ_EINVAL,
+			       "snapshot.calib: expected {\"lo\": number, \"hi\": number, "
+			       "\"n\": integer}");
+	double l = json_number_value(lo), h = json_number_value(hi);
+	json_int_t k = json_integer_value(n);
+	if (!(l >= 0) || !(h >= l) || !(h <= 1e4) || k < 1 || k > 1000000)
+		return err_set(e, GQ_EINVAL,
+			       "snapshot.calib: expected 0 <= lo <= hi <= 10000 and n >= 1");
+	*out = (struct predict_calib){l, h, (int)k};
+	return 0;
 }
 
 static json_t *strv_encode(char *const *v)
@@ -977,6 +1007,9 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 				goto fail;
 		} else if (!strcmp(key, "depts")) {
 			if (decode_states(val, "snapshot.depts", out, false, e) < 0)
+				goto fail;
+		} else if (!strcmp(key, "calib")) {
+			if (decode_calib(val, &out->calib, e) < 0)
 				goto fail;
 		} else {
 			err_set(e, GQ_EINVAL, "snapshot: unknown field '%s'", key);

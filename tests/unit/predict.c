@@ -654,14 +654,26 @@ static void test_fill_history_from_finished_jobs(void)
 	const struct job *j = snapshot_find(&s, 10);
 	CHECK_INT(j->hist_runtime, 1200);
 	CHECK_DBL(j->hist_ratio, 1.0 / 3, 1e-12);
+	/* Its source for gq why: the median of 3 runs, below the mean of the
+	 * last two (1800 and 1200 s: all start together, so the longest
+	 * ends last). */
+	CHECK_INT(j->hist_src, HIST_NAME_P50);
+	CHECK_INT(j->hist_n, 3);
+	CHECK_INT(j->hist_last, 1800);
+	CHECK_INT(j->hist_prev, 1200);
 	/* No run of this name: the user's last two runs of any name (1800 and
 	 * 1200 s), ahead of the ratio (6 h x 1/3). */
 	j = snapshot_find(&s, 11);
 	CHECK_INT(j->hist_runtime, 1500);
 	CHECK_DBL(j->hist_ratio, 1.0 / 3, 1e-12);
 	CHECK_INT(predict_runtime(&s.policy, j), 1500);
+	CHECK_INT(j->hist_src, HIST_USER_LAST2);
+	CHECK_INT(j->hist_n, 2);
+	CHECK_INT(j->hist_last + j->hist_prev, 3000);
 	j = snapshot_find(&s, 12);
 	CHECK_INT(j->hist_runtime, 0);
+	CHECK_INT(j->hist_src, HIST_NONE);
+	CHECK_INT(j->hist_n, 0);
 	CHECK_DBL(j->hist_ratio, 0, 0);
 	CHECK_INT(snapshot_find(&s, 1)->hist_runtime, 0); /* finished jobs untouched */
 	snapshot_release(&s);
@@ -703,6 +715,10 @@ static void test_why_says_the_runtime_comes_from_history(void)
 	STR_COPY(j->user, "alice");
 	STR_COPY(j->name, "train");
 	j->hist_runtime = 42 * 60;
+	j->hist_src = HIST_NAME_LAST2;
+	j->hist_n = 5;
+	j->hist_last = 45 * 60;
+	j->hist_prev = 39 * 60;
 	snapshot_sort(&s);
 	struct zone utc;
 	zone_fixed(&utc, 0, "UTC");
@@ -713,10 +729,43 @@ static void test_why_says_the_runtime_comes_from_history(void)
 	buf_init(&b, 0);
 	if (ex)
 		explain_text(&x, ex, &b);
-	CHECK(b.data && strstr(b.data, " Expected to run 42m, from alice's recent runs (of 'train' "
-				       "first).") != NULL);
+	CHECK(b.data && strstr(b.data, " Expected to run 42m, the mean of alice's last 2 runs of "
+				       "'train' (39m and 45m).") != NULL);
 	buf_release(&b);
 	explain_release(&x);
+	/* Each source in its words: the median, the shorter of two, any name,
+	 * a single run. */
+	static const struct {
+		int src, n;
+		int64_t prev;
+		const char *text;
+	} said[] = {
+	    {HIST_NAME_P50, 7, 39 * 60,
+	     " Expected to run 42m, the median of alice's 7 runs of 'train' (the last 2 took 39m "
+	     "and 45m)."},
+	    {HIST_NAME_P50, 2, 39 * 60,
+	     " Expected to run 42m, the shorter of alice's 2 runs of 'train' (39m and 45m)."},
+	    {HIST_USER_LAST2, 2, 39 * 60,
+	     " Expected to run 42m, the mean of alice's last 2 runs of any name (39m and 45m)."},
+	    {HIST_NAME_LAST2, 1, 0,
+	     " Expected to run 42m, as long as alice's last run of 'train'."},
+	    {HIST_USER_LAST2, 1, 0,
+	     " Expected to run 42m, as long as alice's last run of any name."},
+	};
+	for (size_t k = 0; k < sizeof(said) / sizeof(said[0]); k++) {
+		struct job *p = snapshot_find(&s, 2);
+		p->hist_src = said[k].src;
+		p->hist_n = said[k].n;
+		p->hist_prev = said[k].prev;
+		explain_compute(&s, &utc, &x);
+		ex = explain_find(&x, 2);
+		buf_init(&b, 0);
+		if (ex)
+			explain_text(&x, ex, &b);
+		CHECK(b.data && strstr(b.data, said[k].text) != NULL);
+		buf_release(&b);
+		explain_release(&x);
+	}
 	/* With an estimate, the user knows: nothing said. */
 	snapshot_find(&s, 2)->estimate = 3600;
 	explain_compute(&s, &utc, &x);

@@ -64,10 +64,10 @@ struct plan {
 	int64_t wake;
 	size_t n, cap;
 	struct plan_action *actions;
-	/* The start predicted for each pending job whose pred_start0 is 0
-	 * (job.h): the start, or -1 when it has none or was submitted more
-	 * than CALIB_MIN_WAIT ago (not a prediction at its submit). The
-	 * server records them; nothing else changes with them. */
+	/* The start predicted for pending jobs whose pred_start0 is 0
+	 * (job.h; when, sched.h): the start, or -1 when it has none or was
+	 * submitted more than CALIB_MIN_WAIT ago (not a prediction at its
+	 * submit). The server records them; nothing else changes with them. */
 	size_t npred, predcap;
 	struct plan_pred {
 		int64_t job, start;

@@ -22,10 +22,11 @@
 #include "preempt.h"
 #include "util.h"
 
-/* A pending job whose prediction at submit is still to be recorded (calib.h). */
+/* A pending job whose prediction at submit is still to be recorded
+ * (calib.h); a held one waits for its release, and then has none. */
 static bool unrecorded(const struct job *j)
 {
-	return j->state == JOB_PENDING && j->pred_start0 == 0;
+	return j->state == JOB_PENDING && !j->held && j->pred_start0 == 0;
 }
 
 static bool just_submitted(const struct snapshot *s, const struct job *j)
@@ -52,21 +53,36 @@ void sched_plan(const struct snapshot *s, struct plan *out)
 {
 	struct prediction_set ps;
 	prediction_set_init(&ps);
-	/* The whole prediction only when a job just submitted needs its start
-	 * recorded; its first step at now is predict_until(now)'s. */
-	bool whole = false, any = false;
-	for (size_t i = 0; i < s->njobs && !whole; i++) {
-		any |= unrecorded(&s->jobs[i]);
-		whole = unrecorded(&s->jobs[i]) && just_submitted(s, &s->jobs[i]);
+	/* The whole prediction, to record the starts of jobs just submitted:
+	 * once SCHED_RECORD_BATCH of them wait for it, or the oldest has
+	 * waited SCHED_RECORD_DELAY (so that a stream of submits costs a
+	 * prediction a second, not one each); its first step at now is
+	 * predict_until(now)'s. */
+	size_t fresh = 0;
+	int64_t oldest = 0;
+	bool any = false;
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (!unrecorded(j))
+			continue;
+		any = true;
+		if (!just_submitted(s, j))
+			continue;
+		fresh++;
+		if (!oldest || j->submit_time < oldest)
+			oldest = j->submit_time;
 	}
+	bool whole = fresh >= SCHED_RECORD_BATCH || (fresh && oldest <= s->now - SCHED_RECORD_DELAY);
 	if (whole)
 		predict_all(s, &ps);
 	else
 		predict_until(s, s->now, &ps);
-	if (any)
-		record_preds(s, &ps, out);
 	out->now = s->now;
 	out->wake = ps.wake;
+	if (fresh && !whole && (!out->wake || oldest + SCHED_RECORD_DELAY < out->wake))
+		out->wake = oldest + SCHED_RECORD_DELAY;
+	if (whole || (any && !fresh))
+		record_preds(s, &ps, out);
 	for (size_t i = 0; i < ps.n; i++) {
 		const struct prediction *pr = &ps.items[i];
 		/* Permit starts are preempt_add_to_plan()'s: it finds the same

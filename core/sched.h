@@ -30,11 +30,15 @@
  * then the actions of preemption, permits, reminders and downgrades, and
  * sets out->now and out->wake. s must be sorted (snapshot_sort). Never
  * fails; a snapshot with nothing to do gives an empty plan. Costs one
- * simulation step (predict_until(s, s->now)): see bench/predict.c; the
- * whole prediction (predict_all) when a job submitted within
- * CALIB_MIN_WAIT has its start at submit to be recorded (out->preds,
- * calib.h), which is also when out->preds is filled.
+ * simulation step (predict_until(s, s->now)): see bench/predict.c. Jobs
+ * submitted within CALIB_MIN_WAIT get their predicted start recorded
+ * (out->preds, calib.h) by the whole prediction (predict_all), made once
+ * SCHED_RECORD_BATCH of them wait for it or the oldest was submitted
+ * SCHED_RECORD_DELAY ago (out->wake is then at the latest); a job first
+ * seen later, or with nothing to predict, is recorded as -1.
  */
+#define SCHED_RECORD_BATCH 64
+#define SCHED_RECORD_DELAY 1
 void sched_plan(const struct snapshot *s, struct plan *out);
 
 /*

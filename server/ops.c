@@ -486,8 +486,13 @@ void server_snapshot(struct server *s, struct snapshot *out, int64_t *last_seq)
 	copy_locked(s, out, state_now(&s->st));
 	*last_seq = s->st.last_seq;
 	pthread_mutex_unlock(&s->mu);
-	/* The history the plan uses (plan_unlocked()) travels with it. */
+	/* The history the plan uses (plan_unlocked()) travels with it, and
+	 * the ranges' calibration, but not the starts predicted at submit it
+	 * comes from: the server's own record (gq show has it), which would
+	 * only weigh on every snapshot. */
 	sched_prepare(out);
+	for (size_t i = 0; i < out->njobs; i++)
+		out->jobs[i].pred_start0 = 0;
 }
 
 void server_jobs(struct server *s, const struct job_filter *f, struct job **out, size_t *n)

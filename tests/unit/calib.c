@@ -220,8 +220,9 @@ static void test_predictions_take_it(void)
 }
 
 /* The plan hands the server each new job's predicted start once: a start
- * for a job just submitted, -1 for one first seen long after its submit,
- * nothing for one already recorded. */
+ * for a job just submitted (a second later, or at once for a batch), -1
+ * for one first seen long after its submit, nothing for one already
+ * recorded or held. */
 static void test_plan_records_the_start_at_submit(void)
 {
 	struct snapshot s;
@@ -230,6 +231,7 @@ static void test_plan_records_the_start_at_submit(void)
 	fx_pending(&s, 2, TIER_P1, 8, MIN(0))->estimate = 1800;
 	fx_pending(&s, 3, TIER_P1, 8, MIN(-30))->estimate = 1800;
 	fx_pending(&s, 4, TIER_P1, 8, MIN(0))->pred_start0 = MIN(80);
+	fx_pending(&s, 5, TIER_P1, 8, MIN(0))->held = true;
 	snapshot_sort(&s);
 	struct prediction_set ps;
 	prediction_set_init(&ps);
@@ -238,7 +240,14 @@ static void test_plan_records_the_start_at_submit(void)
 	int64_t want = p2 && p2->placed ? p2->start : 0;
 	CHECK(want >= MIN(50));
 	prediction_set_release(&ps);
+	/* At its submit: nothing yet, and a pass a second later. */
 	struct plan pl;
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK_INT(pl.npred, 0);
+	CHECK_INT(pl.wake, s.now + SCHED_RECORD_DELAY);
+	plan_release(&pl);
+	s.now += SCHED_RECORD_DELAY;
 	plan_init(&pl);
 	sched_plan(&s, &pl);
 	CHECK_INT(pl.npred, 2);
@@ -255,6 +264,19 @@ static void test_plan_records_the_start_at_submit(void)
 	plan_init(&pl);
 	sched_plan(&s, &pl);
 	CHECK_INT(pl.npred, 0);
+	plan_release(&pl);
+	/* A batch is recorded at once. */
+	s.now = MIN(0);
+	for (int64_t id = 10; id < 10 + SCHED_RECORD_BATCH; id++)
+		fx_pending(&s, id, TIER_P1, 1, MIN(0));
+	snapshot_sort(&s);
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK_INT(pl.npred, SCHED_RECORD_BATCH);
+	size_t placed = 0;
+	for (size_t i = 0; i < pl.npred; i++)
+		placed += pl.preds[i].start > 0;
+	CHECK_INT(placed, SCHED_RECORD_BATCH);
 	plan_release(&pl);
 	snapshot_release(&s);
 }

@@ -129,7 +129,9 @@ static void test_plan_wakes_at_cooldown_end(void)
 {
 	struct snapshot s;
 	fx_init(&s, 1, 8);
-	fx_pending(&s, 1, TIER_P1, 1, MIN(0))->not_before = MIN(7);
+	struct job *j = fx_pending(&s, 1, TIER_P1, 1, MIN(0));
+	j->not_before = MIN(7);
+	j->pred_start0 = -1; /* recorded: no pass a second later for that */
 	snapshot_sort(&s);
 	struct plan p;
 	plan_init(&p);

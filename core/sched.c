@@ -72,7 +72,8 @@ void sched_plan(const struct snapshot *s, struct plan *out)
 		if (!oldest || j->submit_time < oldest)
 			oldest = j->submit_time;
 	}
-	bool whole = fresh >= SCHED_RECORD_BATCH || (fresh && oldest <= s->now - SCHED_RECORD_DELAY);
+	bool whole =
+	    fresh >= SCHED_RECORD_BATCH || (fresh && oldest <= s->now - SCHED_RECORD_DELAY);
 	if (whole)
 		predict_all(s, &ps);
 	else

@@ -689,6 +689,7 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 	q.cwd = sb.chdir[0] ? sb.chdir : r->cwd;
 	q.env = r->env;
 	q.hold = j->held || sb.hold;
+	q.array = r->array;
 	q.after = j->deps;
 	q.nafter = j->ndeps;
 	q.stdout_path = sb.output[0] ? sb.output : NULL;

@@ -16,6 +16,7 @@
 
 #include "backend/backend.h"
 #include "backend/config.h"
+#include "core/array.h"
 #include "wire/cli.h"
 #include "submit.h"
 
@@ -39,6 +40,7 @@ enum {
 	O_AFTER,
 	O_HOLD,
 	O_JSON,
+	O_ARRAY,
 };
 
 static const struct option longopts[] = {
@@ -57,6 +59,7 @@ static const struct option longopts[] = {
     {"after", required_argument, NULL, O_AFTER},
     {"hold", no_argument, NULL, O_HOLD},
     {"json", no_argument, NULL, O_JSON},
+    {"array", required_argument, NULL, O_ARRAY},
     {0, 0, 0, 0},
 };
 
@@ -64,6 +67,8 @@ struct opts {
 	struct job job;
 	bool json;
 	bool name_set;
+	char array[128]; /* --array's spec, "" none */
+	int ntasks;
 };
 
 /* Applies one option; where names the source for messages ("" for the
@@ -172,6 +177,17 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 	case O_JSON:
 		o->json = true;
 		break;
+	case O_ARRAY: {
+		struct array_spec *as = xmalloc(sizeof(*as));
+		int bad = array_parse(arg, as, &e);
+		o->ntasks = as->ntasks;
+		free(as);
+		if (bad < 0)
+			return cmd_usage_error(c, "%s--array: %s", where, e.msg);
+		if (!STR_COPY(o->array, arg))
+			return cmd_usage_error(c, "%s--array: '%s' is too long", where, arg);
+		break;
+	}
 	default:
 		BUG("submit option %d", opt);
 	}
@@ -390,6 +406,7 @@ static int submit_exec(int argc, char **argv)
 	    .cwd = cwd,
 	    .env = NULL,
 	    .script = script,
+	    .array = o.array[0] ? o.array : NULL,
 	};
 	char *nul_argv[] = {NULL};
 	if (!dashdash)
@@ -414,6 +431,9 @@ static int submit_exec(int argc, char **argv)
 		rc = cmd_fail(&e);
 	} else if (o.json) {
 		jout_id(id);
+	} else if (o.array[0]) {
+		printf("submitted array job %lld (%d task%s)\n", (long long)id, o.ntasks,
+		       o.ntasks == 1 ? "" : "s");
 	} else {
 		printf("submitted job %lld\n", (long long)id);
 	}

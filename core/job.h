@@ -130,6 +130,13 @@ struct job {
 	int64_t ext_prio;    /* its priority; higher goes first */
 	char ext_array[32];  /* a pending array's task range "0-3%2", "" none */
 	char ext_qos[32];    /* its QOS ("p1"), which tier says in gq's words */
+
+	/* A task of a job array (array.h): the array's id (0: not a task),
+	 * its index, and the array's throttle (at most so many at once; 0
+	 * none). */
+	int64_t array_id;
+	int array_task;
+	int array_max;
 };
 
 /* The tier the scheduler uses: the override's when one is set. */

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/place.h"
 #include "core/predict.h"
 #include "core/sched.h"
@@ -52,6 +53,7 @@ struct pending_submit {
 	struct gq_err err;
 	struct job result;
 	struct pending_submit *next;
+	const struct array_spec *arr; /* an array's tasks (core/array.h), or NULL */
 };
 
 /* gq serve: its journalled state (state.h) and what runs it. Everything

@@ -44,6 +44,8 @@ static int spawn(struct server *s, struct job *j, struct gq_err *e)
 	    .gpus = gpus,
 	    .restarts = j->restarts,
 	    .grace = s->st.snap.policy.grace,
+	    .array_id = j->array_id,
+	    .array_task = j->array_task,
 	};
 	rc = runner_start(s->st.runner, &spec, e);
 	submission_release(&sub);

@@ -230,7 +230,9 @@ int runner_start(struct runner *r, const struct run_spec *s, struct gq_err *e)
 	}
 	static const char *const ours[] = {
 	    "CUDA_VISIBLE_DEVICES=", "GQ_GPUS=",	   "GQ_JOB_ID=",
-	    "GQ_RESTART_COUNT=",     "GQ_CHECKPOINT_DIR=", "GQ_GRACE_SECONDS="};
+	    "GQ_RESTART_COUNT=",     "GQ_CHECKPOINT_DIR=", "GQ_GRACE_SECONDS=",
+	    "GQ_ARRAY_JOB_ID=",	     "GQ_ARRAY_TASK_ID=",  "SLURM_ARRAY_JOB_ID=",
+	    "SLURM_ARRAY_TASK_ID="};
 	for (size_t i = 0; s->env && s->env[i]; i++) {
 		bool skip = false;
 		for (size_t k = 0; k < sizeof(ours) / sizeof(ours[0]); k++)
@@ -257,6 +259,16 @@ int runner_start(struct runner *r, const struct run_spec *s, struct gq_err *e)
 	v = xasprintf("GQ_GRACE_SECONDS=%lld", (long long)s->grace);
 	spec_add(&spec, "env", v);
 	free(v);
+	if (s->array_id) {
+		static const char *const names[] = {"GQ_ARRAY_JOB_ID", "SLURM_ARRAY_JOB_ID",
+						    "GQ_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_ID"};
+		for (int k = 0; k < 4; k++) {
+			v = xasprintf("%s=%lld", names[k],
+				      k < 2 ? (long long)s->array_id : (long long)s->array_task);
+			spec_add(&spec, "env", v);
+			free(v);
+		}
+	}
 	spec_add(&spec, "cwd", s->cwd);
 	if (s->switch_user) {
 		snprintf(num, sizeof(num), "%u", s->uid);

@@ -61,6 +61,9 @@ static const struct field job_fields[] = {
     FLD(job, held_at, F_TIME),
     FLD(job, reminded_at, F_TIME),
     FLD(job, confirmed_at, F_TIME),
+    FLD(job, array_id, F_I64),
+    FLD(job, array_task, F_INT),
+    FLD(job, array_max, F_INT),
 };
 
 /* What a submission may set; everything else of a job is the server's. */
@@ -321,6 +324,8 @@ json_t *codec_submit_encode(const struct submit_req *r)
 	if (r->cwd)
 		json_object_set_new(o, "cwd", json_string(r->cwd));
 	json_object_set_new(o, "env", strv_encode(r->env));
+	if (r->array)
+		json_object_set_new(o, "array", json_string(r->array));
 	return o;
 }
 
@@ -1167,8 +1172,9 @@ void submission_release(struct submission *s)
 	strv_free(s->env);
 	free(s->cwd);
 	free(s->script);
+	free(s->array);
 	s->argv = s->env = NULL;
-	s->cwd = s->script = NULL;
+	s->cwd = s->script = s->array = NULL;
 }
 
 #define MAX_STRV 4096
@@ -1242,6 +1248,8 @@ int codec_submit_decode(const json_t *v, struct submission *out, struct gq_err *
 			rc = str_decode(val, path, &s.cwd, e);
 		else if (!strcmp(key, "script"))
 			rc = str_decode(val, path, &s.script, e);
+		else if (!strcmp(key, "array"))
+			rc = str_decode(val, path, &s.array, e);
 		else
 			rc = err_set(e, GQ_EINVAL, "submission: unknown field '%s'", key);
 		if (rc < 0)

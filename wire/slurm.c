@@ -1018,6 +1018,8 @@ char *slurm_submit_encode(const struct slurm_submit *r, int minor)
 		json_object_set_new(job, "time_limit", jnum((r->time_limit + 59) / 60, minor));
 	if (r->hold)
 		json_object_set_new(job, "hold", json_true());
+	if (r->array && *r->array)
+		set_str(job, "array", r->array);
 	if (r->begin && *r->begin) /* a string in v0.0.38: an integer is refused */
 		set_str(job, "begin_time", r->begin);
 	if (r->dependency && *r->dependency && !r->nafter)

@@ -159,6 +159,7 @@ struct slurm_submit {
 	bool hold;
 	const int64_t *after; /* afterany dependencies */
 	int nafter;
+	const char *array; /* sbatch's --array ("0-99%8"), NULL: not an array */
 };
 /* The JSON body of POST job/submit for openapi/v0.0.<minor>; caller frees. */
 char *slurm_submit_encode(const struct slurm_submit *r, int minor);

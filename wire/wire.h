@@ -128,6 +128,7 @@ struct submission {
 	char **env;	/* NULL-terminated, never NULL after a successful decode */
 	char *cwd;	/* NULL when not given */
 	char *script;	/* NULL when not given */
+	char *array;	/* the array's spec (array.h), NULL when not given */
 };
 void submission_release(struct submission *s);
 char *wire_submit_text(const struct submit_req *r);

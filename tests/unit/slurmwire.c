@@ -424,6 +424,12 @@ static void submit_bodies(void)
 	r.gpus = 16;
 	b = slurm_submit_encode(&r, 38);
 	CHECK(strstr(b, "\"gpus\":\"a100:16\"") != NULL);
+	CHECK(strstr(b, "\"array\"") == NULL);
+	free(b);
+	/* sbatch's --array goes as Slurm's own string, throttle and all. */
+	r.array = "0-99%8";
+	b = slurm_submit_encode(&r, 38);
+	CHECK(strstr(b, "\"array\":\"0-99%8\"") != NULL);
 	free(b);
 }
 

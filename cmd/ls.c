@@ -209,7 +209,9 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 	char d[32];
 	switch (f) {
 	case F_ID:
-		if (j->array_id)
+		if (j->ext_array[0]) /* Slurm's pending record of an array's tasks */
+			buf_printf(out, "%lld_[%s]", (long long)j->id, j->ext_array);
+		else if (j->array_id)
 			buf_printf(out, "%lld_%d", (long long)j->array_id, j->array_task);
 		else
 			buf_addint(out, j->id);

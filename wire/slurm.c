@@ -654,7 +654,7 @@ const char *slurm_reason_class(const char *r, int restarts)
 	    {"AssocMaxJobsLimit", "quota"},
 	    {"QOSMaxJobsPerUserLimit", "quota"},
 	    {"MaxGRESPerAccount", "quota"},
-	    {"JobArrayTaskLimit", "quota"},
+	    {"JobArrayTaskLimit", "throttle"},
 	    {"AssocGrpGRESMinutes", "quota"},
 	    {"AssocGrpBillingMinutes", "quota"},
 	    {"PartitionTimeLimit", "unsatisfiable"},
@@ -865,6 +865,12 @@ static void job_decode(const json_t *x, struct snapshot *s, const struct slurm_m
 	const char *tasks = str(x, "array_task_string");
 	if (num0(x, "array_job_id") && !has_task && *tasks)
 		cpy(j->ext_array, sizeof(j->ext_array), tasks);
+	/* A task split off to run (or the last one) is one task, A_T as
+	 * squeue names it; Slurm keeps its throttle itself. */
+	if (num0(x, "array_job_id") && has_task && task >= 0 && task < INT32_MAX) {
+		j->array_id = num0(x, "array_job_id");
+		j->array_task = (int)task;
+	}
 
 	/* The allocation: one gres_detail entry per node of the hostlist. */
 	if (job_state_holds_gpus(j->state)) {

@@ -17,6 +17,7 @@
 #include "backend/backend.h"
 #include "backend/config.h"
 #include "core/array.h"
+#include "core/outpat.h"
 #include "wire/cli.h"
 #include "submit.h"
 
@@ -60,6 +61,8 @@ static const struct option longopts[] = {
     {"hold", no_argument, NULL, O_HOLD},
     {"json", no_argument, NULL, O_JSON},
     {"array", required_argument, NULL, O_ARRAY},
+    {"output", required_argument, NULL, 'o'},
+    {"error", required_argument, NULL, 'e'},
     {0, 0, 0, 0},
 };
 
@@ -69,6 +72,7 @@ struct opts {
 	bool name_set;
 	char array[128]; /* --array's spec, "" none */
 	int ntasks;
+	char output[OUTPAT_MAX], error[OUTPAT_MAX]; /* -o / -e patterns, "" none */
 };
 
 /* Applies one option; where names the source for messages ("" for the
@@ -177,6 +181,13 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 	case O_JSON:
 		o->json = true;
 		break;
+	case 'o':
+	case 'e':
+		if (outpat_check(arg, &e) < 0)
+			return cmd_usage_error(c, "%s--%s: %s", where,
+					       opt == 'o' ? "output" : "error", e.msg);
+		snprintf(opt == 'o' ? o->output : o->error, OUTPAT_MAX, "%s", arg);
+		break;
 	case O_ARRAY: {
 		struct array_spec *as = xmalloc(sizeof(*as));
 		int bad = array_parse(arg, as, &e);
@@ -227,7 +238,7 @@ static int apply_script(struct opts *o, const char *path, const char *text)
 		words[n + 1] = NULL;
 		optind = 0;
 		int opt;
-		while ((opt = cmd_getopt(c, n + 1, words, "+", longopts)) != -1) {
+		while ((opt = cmd_getopt(c, n + 1, words, "+o:e:", longopts)) != -1) {
 			if (opt == CMD_OPT_HELP || opt == CMD_OPT_ERROR) {
 				rc = EXIT_USAGE;
 				if (opt == CMD_OPT_ERROR)
@@ -344,7 +355,7 @@ static int submit_exec(int argc, char **argv)
 	} given[128];
 	int ngiven = 0, opt;
 	bool dashdash = false;
-	while ((opt = cmd_getopt(c, argc, argv, "+", longopts)) != -1) {
+	while ((opt = cmd_getopt(c, argc, argv, "+o:e:", longopts)) != -1) {
 		if (opt == CMD_OPT_HELP || opt == CMD_OPT_ERROR)
 			return cmd_opt_exit(opt);
 		if (ngiven >= (int)(sizeof(given) / sizeof(given[0])))
@@ -407,6 +418,8 @@ static int submit_exec(int argc, char **argv)
 	    .env = NULL,
 	    .script = script,
 	    .array = o.array[0] ? o.array : NULL,
+	    .output = o.output[0] ? o.output : NULL,
+	    .error = o.error[0] ? o.error : NULL,
 	};
 	char *nul_argv[] = {NULL};
 	if (!dashdash)

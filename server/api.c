@@ -268,7 +268,8 @@ static void h_job_logs(struct ctx *c)
 		reply_err(c, &e);
 		return;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NOFOLLOW: a job's own -o file is in a directory its user controls. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	free(path);
 	struct stat st;
 	int64_t size = 0;

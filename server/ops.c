@@ -193,6 +193,13 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 	if (sub->cwd && sub->cwd[0] != '/')
 		return err_set(e, GQ_EINVAL, "working directory '%s' is not an absolute path",
 			       sub->cwd);
+	struct gq_err pe = GQ_ERR_INIT;
+	if ((sub->output && outpat_check(sub->output, &pe) < 0) ||
+	    (sub->error && outpat_check(sub->error, &pe) < 0))
+		return err_set(e, GQ_EINVAL, "submission.%s: %s",
+			       sub->output && outpat_check(sub->output, NULL) < 0 ? "output"
+										  : "error",
+			       pe.msg);
 	j.state = JOB_PENDING;
 	j.exit_status = -1;
 	j.submit_time = j.queued_time = now;
@@ -214,7 +221,8 @@ int server_submit(struct server *s, const struct identity *who, struct submissio
 	struct pending_submit p;
 	memset(&p, 0, sizeof(p));
 	p.idem = idem;
-	p.command = codec_command_text(sub->argv, sub->script, sub->cwd, sub->env);
+	p.command = codec_command_text_files(sub->argv, sub->script, sub->cwd, sub->env,
+					     sub->output, sub->error);
 	struct array_spec *arr = NULL;
 	if (sub->array) {
 		arr = xmalloc(sizeof(*arr));
@@ -552,6 +560,40 @@ int server_command(struct server *s, const struct identity *who, int64_t id, cha
 	return rc;
 }
 
+char *ops_job_file(const char *pattern, const struct job *j, const char *cwd)
+{
+	char name[OUTPAT_MAX];
+	if (!pattern || outpat_expand(pattern, j, name, sizeof(name), NULL) < 0)
+		return NULL;
+	if (name[0] == '/' || !cwd)
+		return xstrdup(name);
+	return xasprintf("%s/%s", cwd, name);
+}
+
+/* The job's own file of stream when it was submitted with -o / -e (stderr
+ * goes with -o when there is no -e), else NULL. Lock held. */
+static char *own_log(struct server *s, const struct job *j, const char *stream)
+{
+	char *cmd = NULL;
+	struct submission sub;
+	struct gq_err e = GQ_ERR_INIT;
+	if (db_job_command(s->st.db, j->id, &cmd, &e) < 0)
+		return NULL;
+	int rc = codec_command_from_text(cmd, &sub, &e);
+	free(cmd);
+	if (rc < 0)
+		return NULL;
+	const char *pat = !strcmp(stream, "stderr") && sub.error ? sub.error : sub.output;
+	if (!strcmp(stream, "stdout"))
+		pat = sub.output;
+	char home[PATH_MAX] = "";
+	if (!sub.cwd)
+		auth_home(j->uid, home, sizeof(home));
+	char *f = ops_job_file(pat, j, sub.cwd ? sub.cwd : home);
+	submission_release(&sub);
+	return f;
+}
+
 int server_log_path(struct server *s, const struct identity *who, int64_t id, const char *stream,
 		    char **path, struct gq_err *e)
 {
@@ -563,7 +605,7 @@ int server_log_path(struct server *s, const struct identity *who, int64_t id, co
 	int rc = find_job(s, id, &j, e);
 	if (rc == 0)
 		rc = check_owner(who, j, e);
-	if (rc == 0)
+	if (rc == 0 && !(*path = own_log(s, j, stream)))
 		*path = runner_log_path(s->st.runner, id, stream);
 	pthread_mutex_unlock(&s->mu);
 	return rc;

@@ -283,6 +283,10 @@ int runner_start(struct runner *r, const struct run_spec *s, struct gq_err *e)
 	char *out = runner_log_path(r, s->id, "stdout"), *err = runner_log_path(r, s->id, "stderr");
 	spec_add(&spec, "stdout", out);
 	spec_add(&spec, "stderr", err);
+	if (s->out_file)
+		spec_add(&spec, "ustdout", s->out_file);
+	if (s->err_file)
+		spec_add(&spec, "ustderr", s->err_file);
 	free(out);
 	free(err);
 	if (write_atomic(specp, spec.data, spec.len, 0600) < 0) {
@@ -465,6 +469,7 @@ struct sv_spec {
 	char **argv, **env;
 	size_t nargv, nenv;
 	const char *cwd, *out, *err;
+	const char *uout, *uerr; /* the job's own -o / -e files, opened as the job's user */
 	bool switch_user;
 	uid_t uid;
 	gid_t gid;
@@ -498,6 +503,10 @@ static int sv_parse(char *data, size_t len, struct sv_spec *s)
 			s->out = v;
 		else if (!strcmp(p, "stderr"))
 			s->err = v;
+		else if (!strcmp(p, "ustdout"))
+			s->uout = v;
+		else if (!strcmp(p, "ustderr"))
+			s->uerr = v;
 		else if (!strcmp(p, "uid")) {
 			s->switch_user = true;
 			s->uid = (uid_t)strtoul(v, NULL, 10);
@@ -592,6 +601,23 @@ int runner_supervise(const char *rundir)
 			dprintf(2, "gq: cannot become uid %u: %s\n", (unsigned)s.uid,
 				strerror(errno));
 			_exit(126);
+		}
+		/* -o / -e: opened as the job's user, in its directory, so that
+		 * the user's rights, not the server's, decide. An error goes to
+		 * gq's own log of the job. */
+		for (int k = 0; k < 2; k++) {
+			const char *f = k ? s.uerr : s.uout;
+			if (!f)
+				continue;
+			int fd = open(f, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+			if (fd < 0) {
+				dprintf(2, "gq: cannot open '%s': %s\n", f, strerror(errno));
+				_exit(126);
+			}
+			dup2(fd, k ? 2 : 1);
+			if (!k && !s.uerr) /* -o alone takes stderr too, as sbatch's */
+				dup2(fd, 2);
+			close(fd);
 		}
 		extern char **environ;
 		environ = s.env;

@@ -46,6 +46,9 @@ struct run_spec {
 	 * Slurm's SLURM_ARRAY_JOB_ID / SLURM_ARRAY_TASK_ID; 0: not a task. */
 	int64_t array_id;
 	int array_task;
+	/* The job's own output and error files (absolute; gq submit -o/-e),
+	 * NULL: gq's log of the job only. */
+	const char *out_file, *err_file;
 };
 
 /* Creates S/run and S/jobs and the inotify watch; exe is the gq binary

@@ -154,6 +154,7 @@ struct slurm_submit {
 	char **env; /* "K=V", NULL-terminated */
 	const char *script;
 	const char *stdout_path; /* NULL: Slurm's default */
+	const char *stderr_path; /* NULL: with stdout */
 	const char *begin;	 /* Slurm's form ("now+2hours"), NULL: none */
 	const char *dependency;	 /* Slurm's form ("afterok:4"), NULL: after only */
 	bool hold;

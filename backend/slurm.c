@@ -689,9 +689,11 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 	q.cwd = sb.chdir[0] ? sb.chdir : r->cwd;
 	q.env = r->env;
 	q.hold = j->held || sb.hold;
+	q.array = r->array;
 	q.after = j->deps;
 	q.nafter = j->ndeps;
-	q.stdout_path = sb.output[0] ? sb.output : NULL;
+	q.stdout_path = r->output ? r->output : sb.output[0] ? sb.output : NULL;
+	q.stderr_path = r->error; /* Slurm's patterns are sbatch's: passed as they are */
 	q.begin = sb.begin[0] ? sb.begin : NULL;
 	q.dependency = sb.dependency[0] ? sb.dependency : NULL;
 	if (r->script) {

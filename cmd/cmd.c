@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "core/array.h"
 #include "manpages.h"
 #include "wire/cli.h"
 
@@ -196,11 +197,48 @@ int cmd_one_job(const struct cmd_entry *c, int argc, char **argv, int64_t *id)
 	return cmd_job_arg(c, argv[optind], id);
 }
 
+/* The job id of task t of array a ("42_7"), from a snapshot. */
+static int array_task_id(const char *s, int64_t a, int64_t t, int64_t *id)
+{
+	struct snapshot snap;
+	int rc = EXIT_OK;
+	struct backend *b = cmd_snapshot(&snap, &rc);
+	if (!b)
+		return rc;
+	rc = EXIT_NOJOB;
+	for (size_t i = 0; i < snap.njobs; i++)
+		if (snap.jobs[i].array_id == a && snap.jobs[i].array_task == t) {
+			*id = snap.jobs[i].id;
+			rc = EXIT_OK;
+			break;
+		}
+	if (rc != EXIT_OK)
+		fprintf(stderr, "gq: no array task '%s'; see 'gq ls --all'\n", s);
+	snapshot_release(&snap);
+	backend_close(b);
+	return rc;
+}
+
 int cmd_job_arg(const struct cmd_entry *c, const char *s, int64_t *id)
 {
 	const char *p = s[0] == '#' ? s + 1 : s;
 	struct gq_err e = GQ_ERR_INIT;
-	int64_t v;
+	int64_t v, t;
+	const char *us = strchr(p, '_');
+	if (us) { /* an array's task, as Slurm names it: 42_7 */
+		char a[24];
+		if ((size_t)(us - p) >= sizeof(a) || !isdigit((unsigned char)p[0]) ||
+		    !isdigit((unsigned char)us[1]))
+			return cmd_usage_error(
+			    c, "'%s' is not a job id (like 42, or 42_7 for a task)", s);
+		memcpy(a, p, (size_t)(us - p));
+		a[us - p] = '\0';
+		if (parse_int64(a, 1, INT64_MAX / 2, &v, &e) < 0 ||
+		    parse_int64(us + 1, 0, GQ_ARRAY_MAX_SIZE - 1, &t, &e) < 0)
+			return cmd_usage_error(
+			    c, "'%s' is not a job id (like 42, or 42_7 for a task)", s);
+		return array_task_id(s, v, t, id);
+	}
 	if (!isdigit((unsigned char)p[0]) || parse_int64(p, 1, INT64_MAX / 2, &v, &e) < 0)
 		return cmd_usage_error(c, "'%s' is not a job id (a positive number like 42)", s);
 	*id = v;

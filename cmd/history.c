@@ -94,8 +94,11 @@ static void field_text(const struct history_row *r, int f, int64_t now, char *ou
 	const struct job *j = r->job;
 	char d[32];
 	switch (f) {
-	case 0:
-		snprintf(out, size, "%lld", (long long)j->id);
+	case 0: /* an array's task as sacct names it: 42_7 */
+		if (j->array_id)
+			snprintf(out, size, "%lld_%d", (long long)j->array_id, j->array_task);
+		else
+			snprintf(out, size, "%lld", (long long)j->id);
 		break;
 	case 1:
 		snprintf(out, size, "%s", j->name);

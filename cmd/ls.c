@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "core/array.h"
 #include "explain/explain.h"
 #include "wire/cli.h"
 
@@ -74,8 +75,78 @@ static int cmp_backend(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+struct task_row {
+	int64_t array_id;
+	size_t row;
+};
+
+static int cmp_task_row(const void *a, const void *b)
+{
+	const struct task_row *x = a, *y = b;
+	if (x->array_id != y->array_id)
+		return x->array_id < y->array_id ? -1 : 1;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+/*
+ * Folds the pending tasks of each array into the row of its first, as
+ * squeue shows a pending array: ids[row] becomes "42_[3-99%8]" (the
+ * caller frees each), the other tasks' rows are dropped. Rows [0, n);
+ * the pending ones start at pend and end at fin; returns the new n.
+ */
+static size_t fold_arrays(const struct job **rows, size_t pend, size_t fin, size_t n, char **ids)
+{
+	struct task_row *t = xmalloc((fin - pend + 1) * sizeof(*t));
+	size_t nt = 0;
+	for (size_t i = pend; i < fin; i++)
+		if (rows[i]->array_id)
+			t[nt++] = (struct task_row){rows[i]->array_id, i};
+	if (!nt) {
+		free(t);
+		return n;
+	}
+	qsort(t, nt, sizeof(*t), cmp_task_row);
+	int *tasks = xmalloc(nt * sizeof(*tasks));
+	for (size_t g = 0; g < nt;) {
+		size_t e = g;
+		while (e < nt && t[e].array_id == t[g].array_id)
+			e++;
+		if (e - g > 1) {
+			int k = 0;
+			for (size_t i = g; i < e; i++)
+				tasks[k++] = rows[t[i].row]->array_task;
+			/* Rows are in scheduling order; the range is in index order. */
+			for (int a = 1; a < k; a++)
+				for (int b = a; b > 0 && tasks[b - 1] > tasks[b]; b--) {
+					int tmp = tasks[b];
+					tasks[b] = tasks[b - 1];
+					tasks[b - 1] = tmp;
+				}
+			char range[256];
+			array_format(tasks, k, rows[t[g].row]->array_max, range, sizeof(range));
+			ids[t[g].row] = xasprintf("%lld_[%s]", (long long)t[g].array_id, range);
+			for (size_t i = g + 1; i < e; i++)
+				rows[t[i].row] = NULL;
+		}
+		g = e;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!rows[i])
+			continue;
+		ids[k] = ids[i];
+		rows[k++] = rows[i];
+	}
+	for (size_t i = k; i < n; i++)
+		ids[i] = NULL;
+	free(tasks);
+	free(t);
+	return k;
+}
+
 /* The rows in display order; caller frees the array. */
-static const struct job **rows_of(const struct explain_set *x, const struct filter *f, size_t *n)
+static const struct job **rows_of(const struct explain_set *x, const struct filter *f, size_t *n,
+				  char **ids)
 {
 	const struct snapshot *s = x->s;
 	const struct job **rows = xcalloc(s->njobs ? s->njobs : 1, sizeof(*rows));
@@ -94,7 +165,7 @@ static const struct job **rows_of(const struct explain_set *x, const struct filt
 		if (!job_state_active(s->jobs[i].state) && keep(f, &s->jobs[i]))
 			rows[k++] = &s->jobs[i];
 	qsort(rows + fin, k - fin, sizeof(*rows), cmp_end);
-	*n = k;
+	*n = ids ? fold_arrays(rows, pend, fin, k, ids) : k;
 	return rows;
 }
 
@@ -138,7 +209,12 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 	char d[32];
 	switch (f) {
 	case F_ID:
-		buf_addint(out, j->id);
+		if (j->ext_array[0]) /* Slurm's pending record of an array's tasks */
+			buf_printf(out, "%lld_[%s]", (long long)j->id, j->ext_array);
+		else if (j->array_id)
+			buf_printf(out, "%lld_%d", (long long)j->array_id, j->array_task);
+		else
+			buf_addint(out, j->id);
 		break;
 	case F_NAME:
 		buf_addstr(out, j->name);
@@ -385,7 +461,8 @@ static const char *field_text(const struct explain_set *x, const struct job *j,
 	}
 }
 
-static void table(const struct explain_set *x, const struct job **rows, size_t n, struct buf *out)
+static void table(const struct explain_set *x, const struct job **rows, char *const *ids, size_t n,
+		  struct buf *out)
 {
 	/* About 100 bytes a row: sized once rather than doubled ten times. */
 	GROW(out->data, out->cap, out->len + n * 128 + 256);
@@ -408,7 +485,9 @@ static void table(const struct explain_set *x, const struct job **rows, size_t n
 			bool paint = c->f == F_STATE;
 			if (paint)
 				buf_addstr(out, cmd_sgr(color, state_color(j->state)));
-			cell(out, field_text(x, j, ex, c->f, &f), c->width, c->max, c->right);
+			const char *text =
+			    c->f == F_ID && ids[i] ? ids[i] : field_text(x, j, ex, c->f, &f);
+			cell(out, text, c->width, c->max, c->right);
 			if (paint)
 				buf_addstr(out, cmd_sgr(color, SGR_RESET));
 		}
@@ -489,7 +568,9 @@ static int ls_exec(int argc, char **argv)
 	struct explain_set x;
 	explain_compute(&s, cmd_zone(s.now), &x);
 	size_t n;
-	const struct job **rows = rows_of(&x, &f, &n);
+	/* The table folds pending arrays; --json and --format list each task. */
+	char **ids = json || fmt ? NULL : xcalloc(s.njobs + 1, sizeof(*ids));
+	const struct job **rows = rows_of(&x, &f, &n, ids);
 	if (json) {
 		jout_ls(&x, rows, n);
 	} else {
@@ -499,10 +580,13 @@ static int ls_exec(int argc, char **argv)
 			for (size_t i = 0; i < n; i++)
 				format_row(&x, rows[i], &tpl, &out);
 		else
-			table(&x, rows, n, &out);
+			table(&x, rows, ids, n, &out);
 		fwrite(out.data ? out.data : "", 1, out.len, stdout);
 		buf_release(&out);
 	}
+	for (size_t i = 0; ids && i < n; i++)
+		free(ids[i]);
+	free(ids);
 	free(rows);
 	format_release(&tpl);
 	explain_release(&x);

@@ -158,6 +158,11 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 		row("priority", "%lld (Slurm's; it orders the queue)", (long long)j->ext_prio);
 	if (j->ext_array[0])
 		row("array", "tasks %s", j->ext_array);
+	if (j->array_id && j->array_max) /* gq serve's arrays: one job per task */
+		row("array", "task %lld_%d, at most %d at once", (long long)j->array_id,
+		    j->array_task, j->array_max);
+	else if (j->array_id)
+		row("array", "task %lld_%d", (long long)j->array_id, j->array_task);
 	if (j->ext_reason[0])
 		row("slurm reason", "%s%s%s%s", j->ext_reason, j->ext_class[0] ? " (gq: " : "",
 		    j->ext_class, j->ext_class[0] ? ")" : "");

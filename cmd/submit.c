@@ -16,6 +16,8 @@
 
 #include "backend/backend.h"
 #include "backend/config.h"
+#include "core/array.h"
+#include "core/outpat.h"
 #include "wire/cli.h"
 #include "submit.h"
 
@@ -39,6 +41,7 @@ enum {
 	O_AFTER,
 	O_HOLD,
 	O_JSON,
+	O_ARRAY,
 };
 
 static const struct option longopts[] = {
@@ -57,6 +60,9 @@ static const struct option longopts[] = {
     {"after", required_argument, NULL, O_AFTER},
     {"hold", no_argument, NULL, O_HOLD},
     {"json", no_argument, NULL, O_JSON},
+    {"array", required_argument, NULL, O_ARRAY},
+    {"output", required_argument, NULL, 'o'},
+    {"error", required_argument, NULL, 'e'},
     {0, 0, 0, 0},
 };
 
@@ -64,6 +70,9 @@ struct opts {
 	struct job job;
 	bool json;
 	bool name_set;
+	char array[128]; /* --array's spec, "" none */
+	int ntasks;
+	char output[OUTPAT_MAX], error[OUTPAT_MAX]; /* -o / -e patterns, "" none */
 };
 
 /* Applies one option; where names the source for messages ("" for the
@@ -172,6 +181,24 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 	case O_JSON:
 		o->json = true;
 		break;
+	case 'o':
+	case 'e':
+		if (outpat_check(arg, &e) < 0)
+			return cmd_usage_error(c, "%s--%s: %s", where,
+					       opt == 'o' ? "output" : "error", e.msg);
+		snprintf(opt == 'o' ? o->output : o->error, OUTPAT_MAX, "%s", arg);
+		break;
+	case O_ARRAY: {
+		struct array_spec *as = xmalloc(sizeof(*as));
+		int bad = array_parse(arg, as, &e);
+		o->ntasks = as->ntasks;
+		free(as);
+		if (bad < 0)
+			return cmd_usage_error(c, "%s--array: %s", where, e.msg);
+		if (!STR_COPY(o->array, arg))
+			return cmd_usage_error(c, "%s--array: '%s' is too long", where, arg);
+		break;
+	}
 	default:
 		BUG("submit option %d", opt);
 	}
@@ -211,7 +238,7 @@ static int apply_script(struct opts *o, const char *path, const char *text)
 		words[n + 1] = NULL;
 		optind = 0;
 		int opt;
-		while ((opt = cmd_getopt(c, n + 1, words, "+", longopts)) != -1) {
+		while ((opt = cmd_getopt(c, n + 1, words, "+o:e:", longopts)) != -1) {
 			if (opt == CMD_OPT_HELP || opt == CMD_OPT_ERROR) {
 				rc = EXIT_USAGE;
 				if (opt == CMD_OPT_ERROR)
@@ -328,7 +355,7 @@ static int submit_exec(int argc, char **argv)
 	} given[128];
 	int ngiven = 0, opt;
 	bool dashdash = false;
-	while ((opt = cmd_getopt(c, argc, argv, "+", longopts)) != -1) {
+	while ((opt = cmd_getopt(c, argc, argv, "+o:e:", longopts)) != -1) {
 		if (opt == CMD_OPT_HELP || opt == CMD_OPT_ERROR)
 			return cmd_opt_exit(opt);
 		if (ngiven >= (int)(sizeof(given) / sizeof(given[0])))
@@ -390,6 +417,9 @@ static int submit_exec(int argc, char **argv)
 	    .cwd = cwd,
 	    .env = NULL,
 	    .script = script,
+	    .array = o.array[0] ? o.array : NULL,
+	    .output = o.output[0] ? o.output : NULL,
+	    .error = o.error[0] ? o.error : NULL,
 	};
 	char *nul_argv[] = {NULL};
 	if (!dashdash)
@@ -414,6 +444,9 @@ static int submit_exec(int argc, char **argv)
 		rc = cmd_fail(&e);
 	} else if (o.json) {
 		jout_id(id);
+	} else if (o.array[0]) {
+		printf("submitted array job %lld (%d task%s)\n", (long long)id, o.ntasks,
+		       o.ntasks == 1 ? "" : "s");
 	} else {
 		printf("submitted job %lld\n", (long long)id);
 	}

@@ -143,6 +143,12 @@ struct job {
 	 * or first seen long after its submit). The ranges' calibration
 	 * (predict_fill_calib) compares it with the start the job got. */
 	int64_t pred_start0;
+	/* A task of a job array (array.h): the array's id (0: not a task),
+	 * its index, and the array's throttle (at most so many at once; 0
+	 * none). */
+	int64_t array_id;
+	int array_task;
+	int array_max;
 };
 
 enum hist_src {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "order.h"
 #include "place.h"
 
@@ -427,6 +428,15 @@ static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
 		it->used = r.dept_used;
 		it->limit = r.dept_limit;
 		it->never = true;
+	}
+	if (j->array_max > 0) {
+		int running = array_running(s, j);
+		if (running >= j->array_max) {
+			struct reason_item *it = add_item(k, REASON_THROTTLE);
+			it->job = j->array_id;
+			it->used = running;
+			it->limit = j->array_max;
+		}
 	}
 	if (r.blocks & PLACE_BIT(PLACE_UNSATISFIABLE)) {
 		struct reason_item *it = add_item(k, REASON_UNSATISFIABLE);

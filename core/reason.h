@@ -46,6 +46,8 @@
  *   quota          detail "queue": need, used = GPUs the queue holds,
  *                  limit = quota + borrowing limit, quota = nominal quota;
  *                  detail "dept": used / limit = GPU-hours this month
+ *   throttle       job = the array's id; used = its tasks holding GPUs,
+ *                  limit = its throttle ("%N" of --array)
  *   unsatisfiable  detail = place_unsat_name(); need, have = the most that
  *                  limit allows
  *   mismatch       need, have = free GPUs of the right type and memory
@@ -62,6 +64,7 @@
 	X(WINDOW, "window", "its queue is paused in this time window")                             \
 	X(COOLDOWN, "cooldown", "recently preempted, may start again later")                       \
 	X(QUOTA, "quota", "its queue or department is at its limit")                               \
+	X(THROTTLE, "throttle", "its array runs as many tasks at once as its throttle allows")     \
 	X(UNSATISFIABLE, "unsatisfiable", "no set of nodes could ever fit the request")            \
 	X(MISMATCH, "mismatch", "enough GPUs are free, but none that match")                       \
 	X(HEADROOM, "headroom", "GPUs are free but held back for P0")                              \

@@ -211,6 +211,8 @@ void sim_start_job(struct sim *S, uint32_t p, int64_t t, const struct place_resu
 		if (dj && dj->state != JOB_COMPLETED)
 			add_wait(&w, dj->id);
 	}
+	if (x->has_deps && S->thr_dep && S->thr_dep[x->jidx])
+		add_wait(&w, S->thr_dep[x->jidx]);
 	if (x->gate == GATE_QUOTA && x->gate_job)
 		add_wait(&w, x->gate_job);
 	set_waits(o, &w);

@@ -110,6 +110,9 @@ struct sim {
 	/* dependents: CSR over snapshot jobs */
 	size_t *dep_off;
 	uint32_t *dep_list;
+	/* per snapshot job: the sibling a throttled array task waits for
+	 * (array_throttle_deps), 0 none; NULL when no array is throttled */
+	int64_t *thr_dep;
 	struct theap ends, events;
 	size_t nrelease;      /* EV_RELEASE events in events */
 	int64_t busy_t;	      /* the last time a job started, ended, aged or was released */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "permit.h"
 
 /* The policy indices of the last few queue or department names looked up:
@@ -80,6 +81,11 @@ static void stage_pending(struct sim *S, const struct job *j, size_t i, struct n
 		x->deps_left++;
 		x->has_deps = true;
 	}
+	const struct job *tj = S->thr_dep && S->thr_dep[i] ? snapshot_find(s, S->thr_dep[i]) : NULL;
+	if (x->never == NEVER_NO && tj && job_state_active(tj->state)) {
+		x->deps_left++;
+		x->has_deps = true;
+	}
 	if (x->never != NEVER_NO) {
 		x->status = ST_NEVER;
 		x->deps_left = 0;
@@ -110,8 +116,15 @@ static void init_state(struct sim *S, const struct snapshot *s, struct predictio
 	if (S->steps > MAX_BUCKETS - 1)
 		S->steps = MAX_BUCKETS - 1;
 
-	for (size_t i = 0; i < nj; i++)
+	bool throttled = false;
+	for (size_t i = 0; i < nj; i++) {
 		S->np += s->jobs[i].state == JOB_PENDING;
+		throttled |= s->jobs[i].array_max > 0;
+	}
+	if (throttled) {
+		S->thr_dep = xmalloc(nj1 * sizeof(*S->thr_dep));
+		array_throttle_deps(s, S->thr_dep);
+	}
 	size_t np = S->np, np1 = np ? np : 1;
 	out->now = s->now;
 	out->n = np;
@@ -305,6 +318,16 @@ static void init_dependents(struct sim *S, const struct staging *st)
 				else
 					S->dep_list[S->dep_off[di + 1]++] = (uint32_t)p;
 			}
+			const struct job *tj = S->thr_dep && S->thr_dep[x->jidx]
+						   ? snapshot_find(s, S->thr_dep[x->jidx])
+						   : NULL;
+			if (tj && job_state_active(tj->state)) {
+				size_t di = (size_t)(tj - s->jobs);
+				if (pass == 0)
+					S->dep_off[di + 2]++;
+				else
+					S->dep_list[S->dep_off[di + 1]++] = (uint32_t)p;
+			}
 		}
 		if (pass == 0)
 			for (size_t i = 2; i < nj + 2; i++)
@@ -411,6 +434,7 @@ void sim_release(struct sim *S)
 	free(S->rel_t);
 	free(S->dep_off);
 	free(S->dep_list);
+	free(S->thr_dep);
 	free(S->ends.v);
 	free(S->events.v);
 	for (int i = 0; i < TIER_COUNT * (S->steps + 1); i++) {

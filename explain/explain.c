@@ -142,6 +142,10 @@ void explain_short(const struct explain *ex, struct buf *out)
 		if (it && it->detail[0])
 			buf_printf(out, " (%s)", it->detail);
 		break;
+	case REASON_THROTTLE:
+		if (it)
+			buf_printf(out, " (%.0f/%.0f)", it->used, it->limit);
+		break;
 	default:
 		break;
 	}
@@ -215,6 +219,12 @@ static void reason_detail(const struct explain_set *x, const struct explain *ex,
 		else
 			buf_printf(out, " Queue %s holds %.0f GPUs of its limit %.0f.", j->queue,
 				   it->used, it->limit);
+		break;
+	case REASON_THROTTLE:
+		buf_printf(out,
+			   " Array #%lld runs %.0f tasks at once, as many as its throttle (%%%.0f) "
+			   "allows; the next starts when one ends.",
+			   (long long)it->job, it->used, it->limit);
 		break;
 	case REASON_UNSATISFIABLE:
 		buf_printf(out, " It asks for %d GPUs; at most %d could ever be given (%s).",

@@ -225,7 +225,8 @@ static void h_submit(struct ctx *c)
 	}
 	struct buf b;
 	buf_init(&b, 0);
-	buf_printf(&b, "{\"id\":%" PRId64 ",\"job\":", j.id);
+	/* An array's answer is the array's id and its first task. */
+	buf_printf(&b, "{\"id\":%" PRId64 ",\"job\":", j.array_id ? j.array_id : j.id);
 	codec_job_write(&b, &j);
 	buf_addstr(&b, "}");
 	c->resp->status = replay ? 200 : 201;
@@ -267,7 +268,8 @@ static void h_job_logs(struct ctx *c)
 		reply_err(c, &e);
 		return;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NOFOLLOW: a job's own -o file is in a directory its user controls. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	free(path);
 	struct stat st;
 	int64_t size = 0;

@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/array.h"
+#include "core/outpat.h"
 #include "core/place.h"
 #include "core/predict.h"
 #include "core/sched.h"
@@ -52,6 +54,7 @@ struct pending_submit {
 	struct gq_err err;
 	struct job result;
 	struct pending_submit *next;
+	const struct array_spec *arr; /* an array's tasks (core/array.h), or NULL */
 };
 
 /* gq serve: its journalled state (state.h) and what runs it. Everything
@@ -76,6 +79,10 @@ void copy_locked(struct server *s, struct snapshot *out, int64_t now);
 void *scheduler_main(void *arg);
 
 /* ops.c */
+/* The file of a -o / -e pattern for j: absolute, relative ones under cwd;
+ * NULL when pattern is NULL or does not expand (checked at submit).
+ * Caller frees. */
+char *ops_job_file(const char *pattern, const struct job *j, const char *cwd);
 void *committer_main(void *arg);
 /* Every event with seq <= upto, oldest first, read in pages under the lock
  * a page at a time; *out is the caller's. */

@@ -44,8 +44,16 @@ static int spawn(struct server *s, struct job *j, struct gq_err *e)
 	    .gpus = gpus,
 	    .restarts = j->restarts,
 	    .grace = s->st.snap.policy.grace,
+	    .array_id = j->array_id,
+	    .array_task = j->array_task,
 	};
+	char *of = ops_job_file(sub.output, j, spec.cwd),
+	     *ef = ops_job_file(sub.error, j, spec.cwd);
+	spec.out_file = of;
+	spec.err_file = ef;
 	rc = runner_start(s->st.runner, &spec, e);
+	free(of);
+	free(ef);
 	submission_release(&sub);
 	return rc;
 }

@@ -35,13 +35,28 @@ static void commit_batch(struct server *s, struct pending_submit *list)
 				continue;
 			}
 		}
-		p->job.id = s->st.next_id++;
-		char *t = codec_job_text(&p->job);
-		rc = db_job_insert(s->st.db, p->job.id, p->job.uid, p->idem, t, p->command, &e);
-		free(t);
-		if (rc == 0)
-			rc = state_emit(&s->st, p->job.id, "submit", JOB_PENDING, JOB_PENDING,
-					p->job.held ? "held" : "submitted", p->job.user, &e);
+		/* An array takes an id of its own, then one per task: the
+		 * tasks are in one transaction with the rest of the batch. */
+		if (p->arr)
+			p->job.array_id = s->st.next_id++;
+		int ntasks = p->arr ? p->arr->ntasks : 1;
+		for (int t = 0; rc == 0 && t < ntasks; t++) {
+			struct job tj = p->job;
+			tj.id = s->st.next_id++;
+			if (p->arr) {
+				tj.array_task = p->arr->tasks[t];
+				tj.array_max = p->arr->throttle;
+			}
+			char *txt = codec_job_text(&tj);
+			rc = db_job_insert(s->st.db, tj.id, tj.uid, t ? NULL : p->idem, txt,
+					   p->command, &e);
+			free(txt);
+			if (rc == 0)
+				rc = state_emit(&s->st, tj.id, "submit", JOB_PENDING, JOB_PENDING,
+						tj.held ? "held" : "submitted", tj.user, &e);
+			if (t == 0)
+				p->job.id = tj.id;
+		}
 	}
 	if (rc == 0)
 		rc = state_commit(&s->st, &e);
@@ -68,6 +83,17 @@ static void commit_batch(struct server *s, struct pending_submit *list)
 			struct job *j = snapshot_find(&s->st.snap, p->result.id);
 			if (j)
 				p->result = *j;
+		} else if (p->arr) {
+			for (int t = 0; t < p->arr->ntasks; t++) {
+				struct job *tj = snapshot_add_job(&s->st.snap);
+				*tj = p->job;
+				tj->id = p->job.id + t;
+				tj->array_task = p->arr->tasks[t];
+				tj->array_max = p->arr->throttle;
+			}
+			p->result = p->job;
+			p->result.array_task = p->arr->tasks[0];
+			p->result.array_max = p->arr->throttle;
 		} else {
 			*snapshot_add_job(&s->st.snap) = p->job;
 			p->result = p->job;
@@ -167,6 +193,13 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 	if (sub->cwd && sub->cwd[0] != '/')
 		return err_set(e, GQ_EINVAL, "working directory '%s' is not an absolute path",
 			       sub->cwd);
+	struct gq_err pe = GQ_ERR_INIT;
+	if ((sub->output && outpat_check(sub->output, &pe) < 0) ||
+	    (sub->error && outpat_check(sub->error, &pe) < 0))
+		return err_set(e, GQ_EINVAL, "submission.%s: %s",
+			       sub->output && outpat_check(sub->output, NULL) < 0 ? "output"
+										  : "error",
+			       pe.msg);
 	j.state = JOB_PENDING;
 	j.exit_status = -1;
 	j.submit_time = j.queued_time = now;
@@ -188,7 +221,21 @@ int server_submit(struct server *s, const struct identity *who, struct submissio
 	struct pending_submit p;
 	memset(&p, 0, sizeof(p));
 	p.idem = idem;
-	p.command = codec_command_text(sub->argv, sub->script, sub->cwd, sub->env);
+	p.command = codec_command_text_files(sub->argv, sub->script, sub->cwd, sub->env,
+					     sub->output, sub->error);
+	struct array_spec *arr = NULL;
+	if (sub->array) {
+		arr = xmalloc(sizeof(*arr));
+		struct gq_err ae = GQ_ERR_INIT;
+		if (array_parse(sub->array, arr, &ae) < 0) {
+			err_set(e, GQ_EINVAL, "submission.array: %s", ae.msg);
+			free(arr);
+			free(p.command);
+			submission_release(sub);
+			return -1;
+		}
+		p.arr = arr;
+	}
 	pthread_mutex_lock(&s->mu);
 	int rc = -1;
 	if (s->stopping) {
@@ -219,6 +266,7 @@ int server_submit(struct server *s, const struct identity *who, struct submissio
 out:
 	pthread_mutex_unlock(&s->mu);
 	free(p.command);
+	free(arr);
 	submission_release(sub);
 	return rc;
 }
@@ -380,8 +428,66 @@ static int act_on(struct server *s, const struct identity *who, struct job *c, e
 	BUG("action %d", (int)a);
 }
 
+static int act_one(struct server *s, const struct identity *who, int64_t id, enum job_action a,
+		   const struct act_args *args, struct job *out, struct gq_err *e);
+
+/* The ids of the tasks of array id (none when id is no array's), in id
+ * order; the caller frees *out. Lock held. */
+static size_t array_tasks(struct server *s, int64_t id, int64_t **out)
+{
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	for (size_t i = 0; i < s->st.snap.njobs; i++) {
+		if (s->st.snap.jobs[i].array_id != id)
+			continue;
+		GROW(*out, cap, n + 1);
+		(*out)[n++] = s->st.snap.jobs[i].id;
+	}
+	return n;
+}
+
+/* An action on an array's id is the action on each of its tasks, as
+ * scancel 42 is on Slurm: those it does not apply to (a task that already
+ * ended) are left alone; an error only when it applied to none. */
 int server_act(struct server *s, const struct identity *who, int64_t id, enum job_action a,
 	       const struct act_args *args, struct job *out, struct gq_err *e)
+{
+	pthread_mutex_lock(&s->mu);
+	int64_t *tasks = NULL;
+	size_t n = snapshot_find(&s->st.snap, id) ? 0 : array_tasks(s, id, &tasks);
+	pthread_mutex_unlock(&s->mu);
+	if (!n) {
+		free(tasks);
+		return act_one(s, who, id, a, args, out, e);
+	}
+	int done = 0;
+	struct gq_err last = GQ_ERR_INIT;
+	for (size_t i = 0; i < n; i++) {
+		struct gq_err te = GQ_ERR_INIT;
+		struct job j;
+		if (act_one(s, who, tasks[i], a, args, &j, &te) == 0) {
+			if (!done++)
+				*out = j;
+		} else if (te.code != GQ_ECONFLICT || last.code != GQ_ECONFLICT) {
+			if (last.code == GQ_OK || last.code == GQ_ECONFLICT)
+				last = te;
+		}
+		if (te.code != GQ_OK && te.code != GQ_ECONFLICT)
+			break; /* not allowed, or the journal refuses: stop there */
+	}
+	free(tasks);
+	if (done)
+		return 0;
+	if (last.code == GQ_ECONFLICT)
+		return err_set(e, GQ_ECONFLICT,
+			       "array '%" PRId64 "' has no task this applies to (%s)", id,
+			       last.msg);
+	*e = last;
+	return -1;
+}
+
+static int act_one(struct server *s, const struct identity *who, int64_t id, enum job_action a,
+		   const struct act_args *args, struct job *out, struct gq_err *e)
 {
 	pthread_mutex_lock(&s->mu);
 	struct job *j = NULL;
@@ -454,6 +560,40 @@ int server_command(struct server *s, const struct identity *who, int64_t id, cha
 	return rc;
 }
 
+char *ops_job_file(const char *pattern, const struct job *j, const char *cwd)
+{
+	char name[OUTPAT_MAX];
+	if (!pattern || outpat_expand(pattern, j, name, sizeof(name), NULL) < 0)
+		return NULL;
+	if (name[0] == '/' || !cwd)
+		return xstrdup(name);
+	return xasprintf("%s/%s", cwd, name);
+}
+
+/* The job's own file of stream when it was submitted with -o / -e (stderr
+ * goes with -o when there is no -e), else NULL. Lock held. */
+static char *own_log(struct server *s, const struct job *j, const char *stream)
+{
+	char *cmd = NULL;
+	struct submission sub;
+	struct gq_err e = GQ_ERR_INIT;
+	if (db_job_command(s->st.db, j->id, &cmd, &e) < 0)
+		return NULL;
+	int rc = codec_command_from_text(cmd, &sub, &e);
+	free(cmd);
+	if (rc < 0)
+		return NULL;
+	const char *pat = !strcmp(stream, "stderr") && sub.error ? sub.error : sub.output;
+	if (!strcmp(stream, "stdout"))
+		pat = sub.output;
+	char home[PATH_MAX] = "";
+	if (!sub.cwd)
+		auth_home(j->uid, home, sizeof(home));
+	char *f = ops_job_file(pat, j, sub.cwd ? sub.cwd : home);
+	submission_release(&sub);
+	return f;
+}
+
 int server_log_path(struct server *s, const struct identity *who, int64_t id, const char *stream,
 		    char **path, struct gq_err *e)
 {
@@ -465,7 +605,7 @@ int server_log_path(struct server *s, const struct identity *who, int64_t id, co
 	int rc = find_job(s, id, &j, e);
 	if (rc == 0)
 		rc = check_owner(who, j, e);
-	if (rc == 0)
+	if (rc == 0 && !(*path = own_log(s, j, stream)))
 		*path = runner_log_path(s->st.runner, id, stream);
 	pthread_mutex_unlock(&s->mu);
 	return rc;

@@ -230,7 +230,9 @@ int runner_start(struct runner *r, const struct run_spec *s, struct gq_err *e)
 	}
 	static const char *const ours[] = {
 	    "CUDA_VISIBLE_DEVICES=", "GQ_GPUS=",	   "GQ_JOB_ID=",
-	    "GQ_RESTART_COUNT=",     "GQ_CHECKPOINT_DIR=", "GQ_GRACE_SECONDS="};
+	    "GQ_RESTART_COUNT=",     "GQ_CHECKPOINT_DIR=", "GQ_GRACE_SECONDS=",
+	    "GQ_ARRAY_JOB_ID=",	     "GQ_ARRAY_TASK_ID=",  "SLURM_ARRAY_JOB_ID=",
+	    "SLURM_ARRAY_TASK_ID="};
 	for (size_t i = 0; s->env && s->env[i]; i++) {
 		bool skip = false;
 		for (size_t k = 0; k < sizeof(ours) / sizeof(ours[0]); k++)
@@ -257,6 +259,16 @@ int runner_start(struct runner *r, const struct run_spec *s, struct gq_err *e)
 	v = xasprintf("GQ_GRACE_SECONDS=%lld", (long long)s->grace);
 	spec_add(&spec, "env", v);
 	free(v);
+	if (s->array_id) {
+		static const char *const names[] = {"GQ_ARRAY_JOB_ID", "SLURM_ARRAY_JOB_ID",
+						    "GQ_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_ID"};
+		for (int k = 0; k < 4; k++) {
+			v = xasprintf("%s=%lld", names[k],
+				      k < 2 ? (long long)s->array_id : (long long)s->array_task);
+			spec_add(&spec, "env", v);
+			free(v);
+		}
+	}
 	spec_add(&spec, "cwd", s->cwd);
 	if (s->switch_user) {
 		snprintf(num, sizeof(num), "%u", s->uid);
@@ -271,6 +283,10 @@ int runner_start(struct runner *r, const struct run_spec *s, struct gq_err *e)
 	char *out = runner_log_path(r, s->id, "stdout"), *err = runner_log_path(r, s->id, "stderr");
 	spec_add(&spec, "stdout", out);
 	spec_add(&spec, "stderr", err);
+	if (s->out_file)
+		spec_add(&spec, "ustdout", s->out_file);
+	if (s->err_file)
+		spec_add(&spec, "ustderr", s->err_file);
 	free(out);
 	free(err);
 	if (write_atomic(specp, spec.data, spec.len, 0600) < 0) {
@@ -453,6 +469,7 @@ struct sv_spec {
 	char **argv, **env;
 	size_t nargv, nenv;
 	const char *cwd, *out, *err;
+	const char *uout, *uerr; /* the job's own -o / -e files, opened as the job's user */
 	bool switch_user;
 	uid_t uid;
 	gid_t gid;
@@ -486,6 +503,10 @@ static int sv_parse(char *data, size_t len, struct sv_spec *s)
 			s->out = v;
 		else if (!strcmp(p, "stderr"))
 			s->err = v;
+		else if (!strcmp(p, "ustdout"))
+			s->uout = v;
+		else if (!strcmp(p, "ustderr"))
+			s->uerr = v;
 		else if (!strcmp(p, "uid")) {
 			s->switch_user = true;
 			s->uid = (uid_t)strtoul(v, NULL, 10);
@@ -580,6 +601,23 @@ int runner_supervise(const char *rundir)
 			dprintf(2, "gq: cannot become uid %u: %s\n", (unsigned)s.uid,
 				strerror(errno));
 			_exit(126);
+		}
+		/* -o / -e: opened as the job's user, in its directory, so that
+		 * the user's rights, not the server's, decide. An error goes to
+		 * gq's own log of the job. */
+		for (int k = 0; k < 2; k++) {
+			const char *f = k ? s.uerr : s.uout;
+			if (!f)
+				continue;
+			int fd = open(f, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+			if (fd < 0) {
+				dprintf(2, "gq: cannot open '%s': %s\n", f, strerror(errno));
+				_exit(126);
+			}
+			dup2(fd, k ? 2 : 1);
+			if (!k && !s.uerr) /* -o alone takes stderr too, as sbatch's */
+				dup2(fd, 2);
+			close(fd);
 		}
 		extern char **environ;
 		environ = s.env;

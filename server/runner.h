@@ -42,6 +42,13 @@ struct run_spec {
 	const char *gpus; /* "0,1,3" */
 	int restarts;
 	int64_t grace; /* GQ_GRACE_SECONDS */
+	/* A task of an array: GQ_ARRAY_JOB_ID / GQ_ARRAY_TASK_ID and
+	 * Slurm's SLURM_ARRAY_JOB_ID / SLURM_ARRAY_TASK_ID; 0: not a task. */
+	int64_t array_id;
+	int array_task;
+	/* The job's own output and error files (absolute; gq submit -o/-e),
+	 * NULL: gq's log of the job only. */
+	const char *out_file, *err_file;
 };
 
 /* Creates S/run and S/jobs and the inotify watch; exe is the gq binary

@@ -169,6 +169,10 @@ static json_t *ls_row(const struct explain_set *x, const struct job *j)
 	const struct policy *pol = &x->s->policy;
 	json_t *o = json_object();
 	json_object_set_new(o, "id", json_integer(j->id));
+	if (j->array_id) { /* a task of an array; other rows keep their fields */
+		json_object_set_new(o, "array_id", json_integer(j->array_id));
+		json_object_set_new(o, "array_task", json_integer(j->array_task));
+	}
 	json_object_set_new(o, "name", json_string(j->name));
 	json_object_set_new(o, "user", json_string(j->user));
 	json_object_set_new(o, "queue", json_string(j->queue));

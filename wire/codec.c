@@ -66,6 +66,9 @@ static const struct field job_fields[] = {
     FLD(job, hist_last, F_I64),
     FLD(job, hist_prev, F_I64),
     FLD(job, pred_start0, F_I64),
+    FLD(job, array_id, F_I64),
+    FLD(job, array_task, F_INT),
+    FLD(job, array_max, F_INT),
 };
 
 /* What a submission may set; everything else of a job is the server's. */
@@ -351,6 +354,12 @@ json_t *codec_submit_encode(const struct submit_req *r)
 	if (r->cwd)
 		json_object_set_new(o, "cwd", json_string(r->cwd));
 	json_object_set_new(o, "env", strv_encode(r->env));
+	if (r->array)
+		json_object_set_new(o, "array", json_string(r->array));
+	if (r->output)
+		json_object_set_new(o, "output", json_string(r->output));
+	if (r->error)
+		json_object_set_new(o, "error", json_string(r->error));
 	return o;
 }
 
@@ -1200,8 +1209,11 @@ void submission_release(struct submission *s)
 	strv_free(s->env);
 	free(s->cwd);
 	free(s->script);
+	free(s->array);
+	free(s->output);
+	free(s->error);
 	s->argv = s->env = NULL;
-	s->cwd = s->script = NULL;
+	s->cwd = s->script = s->array = s->output = s->error = NULL;
 }
 
 #define MAX_STRV 4096
@@ -1275,6 +1287,12 @@ int codec_submit_decode(const json_t *v, struct submission *out, struct gq_err *
 			rc = str_decode(val, path, &s.cwd, e);
 		else if (!strcmp(key, "script"))
 			rc = str_decode(val, path, &s.script, e);
+		else if (!strcmp(key, "array"))
+			rc = str_decode(val, path, &s.array, e);
+		else if (!strcmp(key, "output"))
+			rc = str_decode(val, path, &s.output, e);
+		else if (!strcmp(key, "error"))
+			rc = str_decode(val, path, &s.error, e);
 		else
 			rc = err_set(e, GQ_EINVAL, "submission: unknown field '%s'", key);
 		if (rc < 0)
@@ -1332,7 +1350,17 @@ int codec_job_from_text(const char *text, struct job *out, struct gq_err *e)
 
 char *codec_command_text(char *const *argv, const char *script, const char *cwd, char *const *env)
 {
+	return codec_command_text_files(argv, script, cwd, env, NULL, NULL);
+}
+
+char *codec_command_text_files(char *const *argv, const char *script, const char *cwd,
+			       char *const *env, const char *output, const char *error)
+{
 	json_t *o = json_object();
+	if (output)
+		json_object_set_new(o, "output", json_string(output));
+	if (error)
+		json_object_set_new(o, "error", json_string(error));
 	if (script)
 		json_object_set_new(o, "script", json_string(script));
 	else

@@ -28,6 +28,8 @@ struct submit_req {
 	char **env;		     /* NULL-terminated "K=V"; borrowed */
 	const char *script;	     /* a batch script's text instead of argv, or NULL */
 	const char *idempotency_key; /* or NULL */
+	const char *array;	     /* --array's spec ("0-99%8", array.h), or NULL */
+	const char *output, *error;  /* -o / -e file name patterns (outpat.h), or NULL */
 };
 
 struct event_list {

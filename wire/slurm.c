@@ -654,7 +654,7 @@ const char *slurm_reason_class(const char *r, int restarts)
 	    {"AssocMaxJobsLimit", "quota"},
 	    {"QOSMaxJobsPerUserLimit", "quota"},
 	    {"MaxGRESPerAccount", "quota"},
-	    {"JobArrayTaskLimit", "quota"},
+	    {"JobArrayTaskLimit", "throttle"},
 	    {"AssocGrpGRESMinutes", "quota"},
 	    {"AssocGrpBillingMinutes", "quota"},
 	    {"PartitionTimeLimit", "unsatisfiable"},
@@ -865,6 +865,12 @@ static void job_decode(const json_t *x, struct snapshot *s, const struct slurm_m
 	const char *tasks = str(x, "array_task_string");
 	if (num0(x, "array_job_id") && !has_task && *tasks)
 		cpy(j->ext_array, sizeof(j->ext_array), tasks);
+	/* A task split off to run (or the last one) is one task, A_T as
+	 * squeue names it; Slurm keeps its throttle itself. */
+	if (num0(x, "array_job_id") && has_task && task >= 0 && task < INT32_MAX) {
+		j->array_id = num0(x, "array_job_id");
+		j->array_task = (int)task;
+	}
 
 	/* The allocation: one gres_detail entry per node of the hostlist. */
 	if (job_state_holds_gpus(j->state)) {
@@ -986,6 +992,7 @@ char *slurm_submit_encode(const struct slurm_submit *r, int minor)
 	set_str(job, "account", r->account);
 	set_str(job, "current_working_directory", r->cwd);
 	set_str(job, "standard_output", r->stdout_path);
+	set_str(job, "standard_error", r->stderr_path);
 	if (r->gpus > 0) {
 		char g[96];
 		const char *t = r->gpu_type && *r->gpu_type ? r->gpu_type : NULL;
@@ -1018,6 +1025,8 @@ char *slurm_submit_encode(const struct slurm_submit *r, int minor)
 		json_object_set_new(job, "time_limit", jnum((r->time_limit + 59) / 60, minor));
 	if (r->hold)
 		json_object_set_new(job, "hold", json_true());
+	if (r->array && *r->array)
+		set_str(job, "array", r->array);
 	if (r->begin && *r->begin) /* a string in v0.0.38: an integer is refused */
 		set_str(job, "begin_time", r->begin);
 	if (r->dependency && *r->dependency && !r->nafter)

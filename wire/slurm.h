@@ -154,11 +154,13 @@ struct slurm_submit {
 	char **env; /* "K=V", NULL-terminated */
 	const char *script;
 	const char *stdout_path; /* NULL: Slurm's default */
+	const char *stderr_path; /* NULL: with stdout */
 	const char *begin;	 /* Slurm's form ("now+2hours"), NULL: none */
 	const char *dependency;	 /* Slurm's form ("afterok:4"), NULL: after only */
 	bool hold;
 	const int64_t *after; /* afterany dependencies */
 	int nafter;
+	const char *array; /* sbatch's --array ("0-99%8"), NULL: not an array */
 };
 /* The JSON body of POST job/submit for openapi/v0.0.<minor>; caller frees. */
 char *slurm_submit_encode(const struct slurm_submit *r, int minor);

@@ -128,6 +128,9 @@ struct submission {
 	char **env;	/* NULL-terminated, never NULL after a successful decode */
 	char *cwd;	/* NULL when not given */
 	char *script;	/* NULL when not given */
+	char *array;	/* the array's spec (array.h), NULL when not given */
+	char *output;	/* -o's file name pattern (core/outpat.h), NULL: gq's log */
+	char *error;	/* -e's; NULL: with the output (-o) or gq's log */
 };
 void submission_release(struct submission *s);
 char *wire_submit_text(const struct submit_req *r);
@@ -142,6 +145,9 @@ int wire_submitted_parse(const char *text, size_t len, int64_t *id, struct gq_er
  * (whose job part is then job_init()).
  */
 char *codec_command_text(char *const *argv, const char *script, const char *cwd, char *const *env);
+/* The same with the output and error file patterns, each NULL when not given. */
+char *codec_command_text_files(char *const *argv, const char *script, const char *cwd,
+			       char *const *env, const char *output, const char *error);
 int codec_command_from_text(const char *text, struct submission *out, struct gq_err *e);
 
 /* Events: {"events": [EVENT...], "next": SEQ}, an event being seq, time,

@@ -241,6 +241,31 @@ static void every_v38(void)
 	snapshot_release(&s);
 }
 
+/* An array with two tasks split off to run and two pending behind its
+ * throttle (written from MAPPING.md's array row): the running ones are
+ * tasks A_T, the pending record stands for the rest with Slurm's reason
+ * as gq's throttle. */
+static void array_split(void)
+{
+	struct snapshot s;
+	snapshot_init(&s);
+	CHECK(load(&s, "v0.0.38/nodes.json", "written/v0.0.38_job_array_split.json", NULL, NULL) ==
+	      0);
+	const struct job *j;
+	if (CHECK((j = snapshot_find(&s, 15)) != NULL)) {
+		CHECK_STR(j->ext_array, "2-3%2");
+		CHECK_STR(j->ext_class, "throttle");
+		CHECK_INT(j->array_id, 0);
+	}
+	if (CHECK((j = snapshot_find(&s, 17)) != NULL)) {
+		CHECK_INT(j->state, JOB_RUNNING);
+		CHECK_INT(j->array_id, 15);
+		CHECK_INT(j->array_task, 1);
+		CHECK_STR(j->ext_array, "");
+	}
+	snapshot_release(&s);
+}
+
 static void partitions(void)
 {
 	size_t len;
@@ -424,6 +449,12 @@ static void submit_bodies(void)
 	r.gpus = 16;
 	b = slurm_submit_encode(&r, 38);
 	CHECK(strstr(b, "\"gpus\":\"a100:16\"") != NULL);
+	CHECK(strstr(b, "\"array\"") == NULL);
+	free(b);
+	/* sbatch's --array goes as Slurm's own string, throttle and all. */
+	r.array = "0-99%8";
+	b = slurm_submit_encode(&r, 38);
+	CHECK(strstr(b, "\"array\":\"0-99%8\"") != NULL);
 	free(b);
 }
 
@@ -463,6 +494,7 @@ void suite_slurmwire(void)
 	RUN(final_v38);
 	RUN(final_written);
 	RUN(every_v38);
+	RUN(array_split);
 	RUN(history_v38);
 	RUN(partitions);
 	RUN(ping_meta);

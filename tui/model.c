@@ -215,6 +215,6 @@ char *model_why(const struct model *m, int64_t id)
 	buf_init(&b, 0);
 	explain_text(&m->x, ex, &b);
 	buf_addstr(&b, "\n");
-	explain_sooner(&m->x, ex, &b);
+	explain_sooner(&m->x, ex, NULL, &b);
 	return buf_detach(&b);
 }

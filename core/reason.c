@@ -307,7 +307,8 @@ static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
 		it->used = r.queue_used;
 		it->limit = r.queue_limit;
 		it->quota = r.queue_quota;
-	} else if (r.quota_dept) {
+	}
+	if (r.quota_dept) {
 		struct reason_item *it = add_item(k, REASON_QUOTA);
 		STR_COPY(it->detail, "dept");
 		it->need = r.need;

@@ -262,31 +262,39 @@ static void item_detail(const struct explain_set *x, const struct explain *ex,
 static void reasons_text(const struct explain_set *x, const struct explain *ex, struct buf *out)
 {
 	const struct why *w = ex->why;
+	/* Each reason once: a queue and a department quota are both quota. */
+	enum reason r[REASON_COUNT];
+	int n = 0;
+	for (int i = 0; i < w->nitems; i++)
+		if (!n || r[n - 1] != w->items[i].reason)
+			r[n++] = w->items[i].reason;
 	buf_printf(out, "Pending: %s", reason_name(w->primary));
-	for (int i = 1; i < w->nitems; i++)
+	for (int i = 1; i < n; i++)
 		buf_printf(out, "%s%s",
-			   i == 1		? "; also "
-			   : i == w->nitems - 1 ? " and "
-						: ", ",
-			   reason_name(w->items[i].reason));
+			   i == 1	? "; also "
+			   : i == n - 1 ? " and "
+					: ", ",
+			   reason_name(r[i]));
 	buf_addstr(out, ".");
 	for (int i = 0; i < w->nitems; i++)
 		item_detail(x, ex, &w->items[i], out);
 }
 
-void explain_downgrade(const struct explain_set *x, const struct job *j, struct buf *out)
+void explain_downgrade(const struct snapshot *s, const struct zone *reader, const struct job *j,
+		       struct buf *out)
 {
 	char t[32], u[32], d[32];
 	int64_t a, b;
-	if (downgrade_reminded(x->s, j, &a, &b))
+	if (downgrade_reminded(s, j, &a, &b))
 		buf_printf(out,
 			   " P0 reminder sent at %s: unless confirmed by %s (gq confirm %lld), it "
 			   "is downgraded to P1.",
-			   tm(x, a, t, sizeof(t)), tm(x, b, u, sizeof(u)), (long long)j->id);
-	else if (downgrade_happened(x->s, j, &a))
+			   zone_time(reader, a, s->now, t, sizeof(t)),
+			   zone_time(reader, b, s->now, u, sizeof(u)), (long long)j->id);
+	else if (downgrade_happened(s, j, &a))
 		buf_printf(out, " Downgraded from P0 at %s: not confirmed within %s.",
-			   tm(x, a, t, sizeof(t)),
-			   dur_format(x->s->policy.confirm_within, d, sizeof(d)));
+			   zone_time(reader, a, s->now, t, sizeof(t)),
+			   dur_format(s->policy.confirm_within, d, sizeof(d)));
 }
 
 static void waits_text(const struct why *w, struct buf *out)
@@ -425,7 +433,7 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 		buf_printf(out, "; %d free.", x->nfree);
 	else
 		buf_addstr(out, ".");
-	explain_downgrade(x, j, out);
+	explain_downgrade(x->s, x->reader, j, out);
 	start_text(x, ex, out);
 	if (w->reeval != REEVAL_NOW && w->reeval != REEVAL_NONE) {
 		buf_addstr(out, " Looked at again ");

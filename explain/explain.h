@@ -77,9 +77,10 @@ void explain_sooner(const struct explain_set *x, const struct explain *ex,
 		    const struct hint_set *hs, struct buf *out);
 /* Appends the P0 reminder and its deadline, or the downgrade that
  * happened, as one sentence with a leading space ("Downgraded from P0 at
- * 14:30: not confirmed within 30m."); nothing when neither. For any job
- * (gq show). */
-void explain_downgrade(const struct explain_set *x, const struct job *j, struct buf *out);
+ * 14:30: not confirmed within 30m."), its times in the reader's zone
+ * (NULL: UTC); nothing when neither. For any job of s (gq show too). */
+void explain_downgrade(const struct snapshot *s, const struct zone *reader, const struct job *j,
+		       struct buf *out);
 /* Appends when it will be looked at again: "when #88 ends (14:35)". */
 void explain_reeval(const struct explain_set *x, const struct explain *ex, struct buf *out);
 /*

@@ -214,7 +214,9 @@ static void reeval(const struct ctx *c, const struct place_result *r, struct wor
 		w->reeval_at = it->until;
 		return;
 	case REASON_QUOTA:
-		if (!strcmp(it->detail, "dept") || r->queue < 0 || !c->qend[r->queue]) {
+		/* Its department out of GPU-hours: no job's end changes that,
+		 * whether or not its queue is at its limit too. */
+		if (r->quota_dept || r->queue < 0 || !c->qend[r->queue]) {
 			w->reeval = REEVAL_POLICY;
 			return;
 		}

@@ -285,7 +285,9 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 	json_t *items = json_array(), *blocks = json_array();
 	for (int i = 0; i < w->nitems; i++) {
 		const struct reason_item *it = &w->items[i];
-		json_array_append_new(blocks, json_string(reason_name(it->reason)));
+		if (i == 0 ||
+		    w->items[i - 1].reason != it->reason) /* a queue's and a dept's quota */
+			json_array_append_new(blocks, json_string(reason_name(it->reason)));
 		json_array_append_new(
 		    items,
 		    json_pack("{s:s,s:s,s:o,s:i,s:i,s:i,s:f,s:f,s:i,s:o,s:b}", "reason",

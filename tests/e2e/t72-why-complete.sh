@@ -40,6 +40,7 @@ check_match "queue and department quota: one reason, said once" "$why" "^Pending
 check_match "the queue's numbers" "$why" "Queue lab holds 1 GPU of its limit 1; it needs 1 more\."
 check_match "the department's, used rounded up" "$why" "Department lab used 2\.4 of its 2 GPU-hours this month\."
 check_match "looked at again when the policy changes, not at a job's end" "$why" "Looked at again when the policy or the nodes change\."
+check_eq "blocks names quota once" "$("$GQ" why --json "$q" | jq -c .explanation.blocks)" '["quota","priority"]'
 check_eq "the JSON has both items" "$("$GQ" why --json "$q" | jq -c '[.explanation.items[] | select(.reason == "quota") | .detail]')" '["queue","dept"]'
 
 # p was reminded when the clock passed 2 h; downgraded 30 min after that.

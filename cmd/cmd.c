@@ -6,9 +6,12 @@
 #include "cmd.h"
 
 #include <ctype.h>
+#include <langinfo.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -382,6 +385,25 @@ static int32_t local_offset(int64_t t, char *name, size_t size)
  * down to its second: a year either way holds every time gq shows but
  * the oldest finished jobs, which keep the offset of the table's ends. */
 #define ZONE_REACH (370 * INT64_C(86400))
+
+bool cmd_utf8(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+	return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
+}
+
+const char *cmd_user(void)
+{
+	static char name[64];
+	static bool done;
+	if (!done) {
+		struct passwd *pw = getpwuid(getuid());
+		if (pw && pw->pw_name)
+			snprintf(name, sizeof(name), "%s", pw->pw_name);
+		done = true;
+	}
+	return name;
+}
 
 const struct zone *cmd_zone(int64_t now)
 {

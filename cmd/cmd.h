@@ -161,6 +161,11 @@ const char *cmd_sgr(bool on, const char *seq);
  * abbreviation. Every time gq shows is written in it (explain/zone.h).
  * Borrowed until the next call with a now far from this one's. */
 const struct zone *cmd_zone(int64_t now);
+/* Can the locale's charset print "×" and "…" (nl_langinfo(CODESET) is
+ * UTF-8)? Explanations take it as a flag (explain.h). */
+bool cmd_utf8(void);
+/* The login name of the caller (getpwuid), "" when unknown; static. */
+const char *cmd_user(void);
 /* The reader's wall-clock time of t: "14:35" when on the same day as now,
  * else "Nov 30 14:35"; "-" for 0 (zone_time in cmd_zone()). Writes at
  * most size bytes; returns out. */

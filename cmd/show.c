@@ -5,6 +5,8 @@
  */
 #include "cmd.h"
 
+#include "explain/explain.h"
+
 #include <string.h>
 
 #include "backend/backend.h"
@@ -98,6 +100,11 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 		    tier_name(j->ovr.tier), j->ovr.actor, j->ovr.reason);
 	else
 		row("tier", "%s", tier_name(j->tier));
+	/* The P0 cycle (DESIGN §3), said here as in gq why. */
+	explain_downgrade(s, cmd_zone(now), j, &b);
+	if (b.len)
+		row("", "%s", b.data + 1);
+	buf_reset(&b);
 	req_text(&j->req, &b);
 	row("request", "%s", b.data);
 	if (j->nalloc && job_state_holds_gpus(j->state)) {

@@ -88,6 +88,8 @@ static int why_exec(int argc, char **argv)
 	}
 	struct explain_set x;
 	explain_compute(&s, cmd_zone(s.now), &x);
+	x.utf8 = cmd_utf8();
+	x.reader_user = cmd_user();
 	const struct explain *ex = explain_find(&x, id);
 	struct preempt_plan pp = {0};
 	if (ex)
@@ -106,7 +108,7 @@ static int why_exec(int argc, char **argv)
 		if (out.len > at)
 			buf_addstr(&out, "\n");
 		size_t before = out.len;
-		explain_sooner(&x, ex, &out);
+		explain_sooner(&x, ex, NULL, &out);
 		if (out.len > before) {
 			/* Indent the suggestions under a heading. */
 			struct buf sug;

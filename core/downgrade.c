@@ -34,6 +34,25 @@ int64_t downgrade_next(const struct snapshot *s, const struct job *j)
 	return base + s->policy.remind_after;
 }
 
+bool downgrade_reminded(const struct snapshot *s, const struct job *j, int64_t *reminded,
+			int64_t *deadline)
+{
+	if (!concerned(j) || j->reminded_at <= cycle_base(j))
+		return false;
+	*reminded = j->reminded_at;
+	*deadline = j->reminded_at + s->policy.confirm_within;
+	return true;
+}
+
+bool downgrade_happened(const struct snapshot *s, const struct job *j, int64_t *at)
+{
+	if (j->tier != TIER_P1 || j->ovr.set || j->reminded_at <= 0 ||
+	    j->confirmed_at >= j->reminded_at)
+		return false;
+	*at = j->reminded_at + s->policy.confirm_within;
+	return true;
+}
+
 bool downgrade_check(const struct snapshot *s, const struct job *j, struct downgrade_action *out)
 {
 	int64_t due = downgrade_next(s, j);

@@ -55,6 +55,17 @@ bool downgrade_check(const struct snapshot *s, const struct job *j, struct downg
  * conditions ("reminder at 14:30"). */
 int64_t downgrade_next(const struct snapshot *s, const struct job *j);
 
+/* A pending P0 job reminded in its current cycle: true, with when the
+ * reminder was sent and when it is downgraded unless confirmed first. */
+bool downgrade_reminded(const struct snapshot *s, const struct job *j, int64_t *reminded,
+			int64_t *deadline);
+
+/* A job that was downgraded from P0: true, with when the downgrade fell
+ * due (its reminder + confirm_within; the server acts at its next plan).
+ * Told by the record: tier P1, not overridden, a reminder (sent to P0 jobs
+ * only) with no confirmation after it. */
+bool downgrade_happened(const struct snapshot *s, const struct job *j, int64_t *at);
+
 /* Every action due in s, in job id order. *out is allocated (free() it;
  * NULL when none); returns the count. */
 size_t downgrade_plan(const struct snapshot *s, struct downgrade_action **out);

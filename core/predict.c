@@ -80,7 +80,9 @@ static int64_t first_wake(const struct sim *S)
 
 #define QUIET ((int64_t)8 * 86400) /* a week, and a day to spare */
 
-static void run(const struct snapshot *s, int64_t until, struct prediction_set *out)
+/* watch: a snapshot index whose placement ends the run early, or -1. */
+static void run(const struct snapshot *s, int64_t until, ptrdiff_t watch,
+		struct prediction_set *out)
 {
 	prediction_set_release(out);
 	struct sim S;
@@ -113,6 +115,8 @@ static void run(const struct snapshot *s, int64_t until, struct prediction_set *
 		}
 		if (t >= until)
 			break;
+		if (watch >= 0 && S.of_job[watch] >= 0 && S.out[S.of_job[watch]].placed)
+			break;
 		/* With nothing holding GPUs and no release to come, only the
 		 * queues' windows still open and close, every day alike: a
 		 * week and a day with no start and no aging step means that
@@ -125,7 +129,9 @@ static void run(const struct snapshot *s, int64_t until, struct prediction_set *
 		if (t == INT64_MAX)
 			break;
 	}
-	bool finished = t < until || t == INT64_MAX;
+	/* A run cut short once the watched job is placed says nothing of the
+	 * jobs it did not reach. */
+	bool finished = (t < until || t == INT64_MAX) && watch < 0;
 	for (size_t p = 0; p < S.np; p++) {
 		struct pj *x = &S.pj[p];
 		struct prediction *o = &S.out[p];
@@ -140,12 +146,17 @@ static void run(const struct snapshot *s, int64_t until, struct prediction_set *
 
 void predict_all(const struct snapshot *s, struct prediction_set *out)
 {
-	run(s, INT64_MAX, out);
+	run(s, INT64_MAX, -1, out);
 }
 
 void predict_until(const struct snapshot *s, int64_t until, struct prediction_set *out)
 {
-	run(s, until, out);
+	run(s, until, -1, out);
+}
+
+void predict_job(const struct snapshot *s, size_t idx, int64_t until, struct prediction_set *out)
+{
+	run(s, until, idx < s->njobs ? (ptrdiff_t)idx : -1, out);
 }
 
 void prediction_set_init(struct prediction_set *ps)

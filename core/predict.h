@@ -212,4 +212,13 @@ void predict_all(const struct snapshot *s, struct prediction_set *out);
  */
 void predict_until(const struct snapshot *s, int64_t until, struct prediction_set *out);
 
+/*
+ * The same simulation for one question, "when does snapshot job idx
+ * start?": it stops once that job is placed, or after time `until`, as
+ * predict_until. The prediction of job idx is predict_until's; the other
+ * jobs' are cut short (not placed, never only for causes known at now).
+ * What a counterfactual (hint.h) runs.
+ */
+void predict_job(const struct snapshot *s, size_t idx, int64_t until, struct prediction_set *out);
+
 #endif

@@ -29,12 +29,6 @@ static const char *const reason_texts[REASON_COUNT] = {
 #undef X
 };
 
-static const char *const hint_tokens[HINT_COUNT] = {
-#define X(e, tok) [HINT_##e] = tok,
-    HINT_LIST(X)
-#undef X
-};
-
 static const char *const reeval_tokens[REEVAL_COUNT] = {
 #define X(e, tok) [REEVAL_##e] = tok,
     REEVAL_LIST(X)
@@ -62,11 +56,6 @@ int reason_parse(const char *token, enum reason *out)
 	return -1;
 }
 
-const char *hint_name(enum hint h)
-{
-	return (unsigned)h < HINT_COUNT ? hint_tokens[h] : "?";
-}
-
 const char *reeval_name(enum reeval r)
 {
 	return (unsigned)r < REEVAL_COUNT ? reeval_tokens[r] : "?";
@@ -83,7 +72,6 @@ void why_set_release(struct why_set *ws)
 	free(ws->of_job);
 	free(ws->item_pool);
 	free(ws->wait_pool);
-	free(ws->hint_pool);
 	why_set_init(ws);
 }
 
@@ -104,7 +92,6 @@ struct work {
 	struct why *w;
 	struct reason_item *items; /* room for REASON_COUNT */
 	struct why_wait *waits;	   /* room for PREDICT_MAX_WAITS */
-	struct reason_hint *hints; /* room for REASON_MAX_HINTS */
 };
 
 static struct reason_item *add_item(struct work *k, enum reason r)
@@ -113,18 +100,6 @@ static struct reason_item *add_item(struct work *k, enum reason r)
 	memset(it, 0, sizeof(*it));
 	it->reason = r;
 	return it;
-}
-
-static void add_hint(struct work *k, enum hint h, int64_t value, const char *arg)
-{
-	if (k->w->nhints >= REASON_MAX_HINTS)
-		return;
-	struct reason_hint *x = &k->hints[k->w->nhints++];
-	memset(x, 0, sizeof(*x));
-	x->hint = h;
-	x->value = value;
-	if (arg)
-		STR_COPY(x->arg, arg);
 }
 
 /* Shared facts for every job of one call. */
@@ -212,94 +187,6 @@ static void dependency(const struct ctx *c, const struct job *j, struct work *k)
 	STR_COPY(it->detail, rank == 2 ? "never" : job_state_name(pick->state));
 }
 
-/* Would j fit now with a changed request? */
-static bool fits_with(const struct ctx *c, const struct job *j, const struct job_res *req, int qi,
-		      int di)
-{
-	struct place_result r;
-	return place_check_req(&c->m, c->s, req, job_tier(j), qi, di, c->s->now, &r);
-}
-
-static void hints(const struct ctx *c, const struct job *j, const struct place_result *r,
-		  const struct prediction *pr, struct work *k)
-{
-	const struct why *w = k->w;
-	const struct policy *p = &c->s->policy;
-	for (int i = 0; i < w->nitems; i++) {
-		const struct reason_item *it = &k->items[i];
-		switch (it->reason) {
-		case REASON_HELD:
-			add_hint(k, HINT_RELEASE, 0, NULL);
-			break;
-		case REASON_DEPENDENCY:
-			if (it->never)
-				add_hint(k, HINT_CANCEL, 0, NULL);
-			break;
-		case REASON_UNSATISFIABLE:
-			if (it->have > 0)
-				add_hint(k, HINT_FEWER_GPUS, it->have, NULL);
-			else if (j->req.gpu_type[0] || j->req.gpu_mem_mb > 0)
-				add_hint(k, HINT_ANY_GPU_TYPE, 0, NULL);
-			break;
-		case REASON_QUOTA:
-			if (strcmp(it->detail, "queue"))
-				break;
-			if (it->limit - it->used > 0)
-				add_hint(k, HINT_FEWER_GPUS, (int64_t)(it->limit - it->used), NULL);
-			for (int q = 0; q < p->nqueues; q++) {
-				const struct queue_policy *qp = &p->queues[q];
-				int lim =
-				    qp->quota < 0 || qp->borrow < 0 ? -1 : qp->quota + qp->borrow;
-				if (q == r->queue || place_window_paused(c->s, q, c->s->now) ||
-				    (lim >= 0 && c->m.queue_used[q] + r->need > lim))
-					continue;
-				add_hint(k, HINT_QUEUE, 0, qp->name);
-				break;
-			}
-			break;
-		case REASON_MISMATCH: {
-			struct job_res req = j->req;
-			if (req.gpu_type[0] || req.gpu_mem_mb > 0) {
-				req.gpu_type[0] = 0;
-				req.gpu_mem_mb = 0;
-				if (fits_with(c, j, &req, r->queue, r->dept))
-					add_hint(k, HINT_ANY_GPU_TYPE, 0, NULL);
-			}
-			req = j->req;
-			if (req.same_node) {
-				req.same_node = false;
-				if (fits_with(c, j, &req, r->queue, r->dept))
-					add_hint(k, HINT_SPREAD, 0, NULL);
-			}
-			if (it->have > 0 && it->have < it->need)
-				add_hint(k, HINT_FEWER_GPUS, it->have, NULL);
-			break;
-		}
-		case REASON_HEADROOM:
-			if (it->free - (int)it->limit > 0)
-				add_hint(k, HINT_FEWER_GPUS, it->free - (int)it->limit, NULL);
-			add_hint(k, HINT_PROMOTE, TIER_P0, NULL);
-			break;
-		case REASON_PRIORITY:
-			if (!r->blocks && c->ps->backfill_until > c->s->now && !predict_bounded(j))
-				add_hint(k, HINT_BOUND, c->ps->backfill_until - c->s->now, NULL);
-			else if (!r->blocks && c->ps->backfill_until > c->s->now &&
-				 pr->runtime > c->ps->backfill_until - c->s->now)
-				add_hint(k, HINT_SHORTER_ESTIMATE,
-					 c->ps->backfill_until - c->s->now, NULL);
-			if (w->tier > TIER_P0)
-				add_hint(k, HINT_PROMOTE, w->tier - 1, NULL);
-			break;
-		case REASON_RESOURCES:
-			if (it->free > 0 && it->free < it->need)
-				add_hint(k, HINT_FEWER_GPUS, it->free, NULL);
-			break;
-		default:
-			break;
-		}
-	}
-}
-
 static void reeval(const struct ctx *c, const struct place_result *r, struct work *k)
 {
 	struct why *w = k->w;
@@ -328,7 +215,9 @@ static void reeval(const struct ctx *c, const struct place_result *r, struct wor
 		w->reeval_at = it->until;
 		return;
 	case REASON_QUOTA:
-		if (!strcmp(it->detail, "dept") || r->queue < 0 || !c->qend[r->queue]) {
+		/* Its department out of GPU-hours: no job's end changes that,
+		 * whether or not its queue is at its limit too. */
+		if (r->quota_dept || r->queue < 0 || !c->qend[r->queue]) {
 			w->reeval = REEVAL_POLICY;
 			return;
 		}
@@ -421,7 +310,8 @@ static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
 		it->used = r.queue_used;
 		it->limit = r.queue_limit;
 		it->quota = r.queue_quota;
-	} else if (r.quota_dept) {
+	}
+	if (r.quota_dept) {
 		struct reason_item *it = add_item(k, REASON_QUOTA);
 		STR_COPY(it->detail, "dept");
 		it->need = r.need;
@@ -478,15 +368,14 @@ static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
 	for (int i = 0; i < w->nitems; i++)
 		w->never |= k->items[i].never;
 	w->never |= pr->never != NEVER_NO;
-	hints(c, j, &r, pr, k);
 	reeval(c, &r, k);
 }
 
 /* The set's pools, growing while jobs are explained; the pointers of the
  * items are set once at the end, when the pools no longer move. */
 struct pools {
-	size_t nitems, citems, nwaits, cwaits, nhints, chints;
-	size_t *off; /* per why: its first item, wait and hint */
+	size_t nitems, citems, nwaits, cwaits;
+	size_t *off; /* per why: its first item and wait */
 };
 
 /* Room at the ends of the pools for one more job's lists, which k then
@@ -495,22 +384,18 @@ static void make_room(struct why_set *ws, struct pools *pl, struct work *k)
 {
 	GROW(ws->item_pool, pl->citems, pl->nitems + REASON_COUNT + 1);
 	GROW(ws->wait_pool, pl->cwaits, pl->nwaits + PREDICT_MAX_WAITS + 1);
-	GROW(ws->hint_pool, pl->chints, pl->nhints + REASON_MAX_HINTS + 1);
 	k->items = &ws->item_pool[pl->nitems];
 	k->waits = &ws->wait_pool[pl->nwaits];
-	k->hints = &ws->hint_pool[pl->nhints];
 }
 
 /* Keeps the lists k built for why i (after make_room). */
 static void keep(struct pools *pl, size_t i, const struct work *k)
 {
 	const struct why *w = k->w;
-	pl->off[3 * i] = pl->nitems;
-	pl->off[3 * i + 1] = pl->nwaits;
-	pl->off[3 * i + 2] = pl->nhints;
+	pl->off[2 * i] = pl->nitems;
+	pl->off[2 * i + 1] = pl->nwaits;
 	pl->nitems += (size_t)w->nitems;
 	pl->nwaits += (size_t)w->nwaits;
-	pl->nhints += (size_t)w->nhints;
 }
 
 static void fill_weight(const struct snapshot *s, const struct job *j, struct why *w)
@@ -551,13 +436,12 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 		out->of_job[i] = -1;
 	struct pools pl;
 	memset(&pl, 0, sizeof(pl));
-	pl.off = xmalloc((out->n ? out->n : 1) * 3 * sizeof(*pl.off));
-	/* Sized for the usual two items, one wait and one hint per job: the
+	pl.off = xmalloc((out->n ? out->n : 1) * 2 * sizeof(*pl.off));
+	/* Sized for the usual two items and one wait per job: the
 	 * pages a job does not use are never touched, and growing by copies
 	 * is what costs. */
 	GROW(out->item_pool, pl.citems, 2 * out->n + REASON_COUNT + 1);
 	GROW(out->wait_pool, pl.cwaits, out->n + PREDICT_MAX_WAITS + 1);
-	GROW(out->hint_pool, pl.chints, out->n + REASON_MAX_HINTS + 1);
 
 	struct ctx c;
 	memset(&c, 0, sizeof(c));
@@ -651,9 +535,8 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 	}
 	for (size_t i = 0; i < out->n; i++) {
 		struct why *w = &out->items[i];
-		w->items = &out->item_pool[pl.off[3 * i]];
-		w->waits = &out->wait_pool[pl.off[3 * i + 1]];
-		w->hints = &out->hint_pool[pl.off[3 * i + 2]];
+		w->items = &out->item_pool[pl.off[2 * i]];
+		w->waits = &out->wait_pool[pl.off[2 * i + 1]];
 		w->ahead_first = out->ahead_first;
 	}
 	free(pl.off);

@@ -4,9 +4,10 @@
  * For each pending job: its primary reason (the first blocking constraint
  * in the fixed order below), every blocking constraint with its numbers,
  * its place in the queue, the jobs ahead of it, the jobs whose ends its
- * start waits for, what would make it start sooner, and the condition under
- * which it will be looked at again. Everything is a stable token or a
- * number; turning it into sentences is the CLI's job, not core's.
+ * start waits for, and the condition under which it will be looked at
+ * again. What would make it start sooner is hint.h's: a counterfactual
+ * prediction per change, too costly for every job of a large queue. Everything is a stable token or
+ * a number; turning it into sentences is the CLI's job, not core's.
  *
  * The fixed order, and why it is this one: first a person's decision (a
  * hold), then gates that open by themselves at a known event or time (a
@@ -102,50 +103,6 @@ struct reason_item {
 };
 
 /*
- * What would make a job start sooner, as data: X(ENUM, token).
- *   release           a hold is lifted (gq release)
- *   cancel            it can never run (a dependency failed): cancel it
- *   fewer_gpus        value = a GPU count that would fit now (or ever, for
- *                     an unsatisfiable request)
- *   any_gpu_type      dropping the GPU type or memory asked for would fit now
- *   spread            dropping same-node would fit now
- *   shorter_estimate  value = seconds: an estimate this short would let it
- *                     start now in a gap ahead of a waiting job
- *   queue             arg = another queue with room now
- *   promote           value = the tier (P0 = 0) that would put it ahead
- *   bound             value = seconds: it has neither an estimate nor a time
- *                     limit, so it is not backfilled (predict.h); a time
- *                     limit or estimate this short would let it start now in
- *                     a gap ahead of a waiting job
- */
-#define HINT_LIST(X)                                                                               \
-	X(RELEASE, "release")                                                                      \
-	X(CANCEL, "cancel")                                                                        \
-	X(FEWER_GPUS, "fewer_gpus")                                                                \
-	X(ANY_GPU_TYPE, "any_gpu_type")                                                            \
-	X(SPREAD, "spread")                                                                        \
-	X(SHORTER_ESTIMATE, "shorter_estimate")                                                    \
-	X(QUEUE, "queue")                                                                          \
-	X(PROMOTE, "promote")                                                                      \
-	X(BOUND, "bound")
-
-/* clang-format off */
-enum hint {
-#define X(e, tok) HINT_##e,
-	HINT_LIST(X)
-#undef X
-	HINT_COUNT
-};
-/* clang-format on */
-const char *hint_name(enum hint h);
-
-struct reason_hint {
-	enum hint hint;
-	int64_t value;
-	char arg[GQ_NAME_MAX];
-};
-
-/*
  * When the job will be looked at again, without anyone acting on it:
  *   release     when it is released (held)
  *   job_end     when job `job` ends, expected at `at`
@@ -172,7 +129,6 @@ enum reeval {
 const char *reeval_name(enum reeval r);
 
 #define REASON_MAX_AHEAD 5
-#define REASON_MAX_HINTS 6
 
 struct why_ahead {
 	int64_t job;
@@ -187,7 +143,7 @@ struct why_wait {
 };
 
 /*
- * One job's explanation. Its lists (items, ahead_first, waits, hints) point
+ * One job's explanation. Its lists (items, ahead_first, waits) point
  * into arrays owned by the why_set and live as long as it.
  */
 struct why {
@@ -219,9 +175,6 @@ struct why {
 	int nwaits;
 	const struct why_wait *waits;
 
-	int nhints; /* at most REASON_MAX_HINTS */
-	const struct reason_hint *hints;
-
 	enum reeval reeval;
 	int64_t reeval_job;
 	int64_t reeval_at;
@@ -248,7 +201,6 @@ struct why_set {
 	struct why_ahead ahead_first[REASON_MAX_AHEAD];
 	struct reason_item *item_pool;
 	struct why_wait *wait_pool;
-	struct reason_hint *hint_pool;
 };
 
 void why_set_init(struct why_set *ws);

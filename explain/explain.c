@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/downgrade.h"
 #include "core/policy.h"
 
 void explain_compute(const struct snapshot *s, const struct zone *reader, struct explain_set *out)
@@ -173,16 +174,25 @@ static void need_text(const struct job_res *r, struct buf *out)
 		buf_printf(out, " and %s of memory", size_format(r->mem_mb, t, sizeof(t)));
 }
 
-/* The primary reason's numbers, as a sentence after "Pending: REASON." */
-static void reason_detail(const struct explain_set *x, const struct explain *ex, struct buf *out)
+/* A number of a quota, rounded so that a limit never looks unmet nor a
+ * usage under it: usage rounded up, a limit down, to a tenth unless whole. */
+static void quota_num(double v, bool up, struct buf *out)
+{
+	double r = v * 10;
+	double t = up ? (double)(int64_t)(r + 0.999999) : (double)(int64_t)r;
+	if ((int64_t)t % 10 == 0)
+		buf_printf(out, "%lld", (long long)(t / 10));
+	else
+		buf_printf(out, "%.1f", t / 10);
+}
+
+/* One blocking reason's numbers, as a sentence with a leading space. */
+static void item_detail(const struct explain_set *x, const struct explain *ex,
+			const struct reason_item *it, struct buf *out)
 {
 	const struct job *j = ex->job;
-	const struct why *w = ex->why;
-	const struct reason_item *it = w->nitems ? &w->items[0] : NULL;
 	char t[32];
-	if (!it)
-		return;
-	switch (w->primary) {
+	switch (it->reason) {
 	case REASON_HELD:
 		buf_printf(out, " Held by %s at %s.", j->held_by[0] ? j->held_by : "?",
 			   tm(x, j->held_at, t, sizeof(t)));
@@ -212,13 +222,18 @@ static void reason_detail(const struct explain_set *x, const struct explain *ex,
 			   tm(x, it->until, t, sizeof(t)));
 		break;
 	case REASON_QUOTA:
-		if (!strcmp(it->detail, "dept"))
+		if (!strcmp(it->detail, "dept")) {
+			buf_printf(out, " Department %s used ", j->dept);
+			quota_num(it->used, true, out);
+			buf_addstr(out, " of its ");
+			quota_num(it->limit, false, out);
+			buf_addstr(out, " GPU-hours this month.");
+		} else {
+			int used = (int)it->used;
 			buf_printf(out,
-				   " Department %s used %.0f of its %.0f GPU-hours this month.",
-				   j->dept, it->used, it->limit);
-		else
-			buf_printf(out, " Queue %s holds %.0f GPUs of its limit %.0f.", j->queue,
-				   it->used, it->limit);
+				   " Queue %s holds %d GPU%s of its limit %d; it needs %d more.",
+				   j->queue, used, used == 1 ? "" : "s", (int)it->limit, it->need);
+		}
 		break;
 	case REASON_THROTTLE:
 		buf_printf(out,
@@ -227,11 +242,12 @@ static void reason_detail(const struct explain_set *x, const struct explain *ex,
 			   (long long)it->job, it->used, it->limit);
 		break;
 	case REASON_UNSATISFIABLE:
-		buf_printf(out, " It asks for %d GPUs; at most %d could ever be given (%s).",
-			   it->need, it->have, it->detail);
+		buf_printf(out, " It asks for %d GPU%s; at most %d could ever be given (%s).",
+			   it->need, it->need == 1 ? "" : "s", it->have, it->detail);
 		break;
 	case REASON_MISMATCH:
-		buf_printf(out, " %d GPUs are free but only %d match.", it->free, it->have);
+		buf_printf(out, " %d GPU%s free but only %d match%s.", it->free,
+			   it->free == 1 ? " is" : "s are", it->have, it->have == 1 ? "es" : "");
 		break;
 	case REASON_RESOURCES:
 		if (it->detail[0])
@@ -240,13 +256,55 @@ static void reason_detail(const struct explain_set *x, const struct explain *ex,
 				   : !strcmp(it->detail, "mem") ? "memory"
 								: "CPUs and memory");
 		break;
-	case REASON_HEADROOM:
-		buf_printf(out, " %d GPUs are free but %.0f are held back for P0.", it->free,
-			   it->limit);
+	case REASON_HEADROOM: {
+		int held = (int)it->limit;
+		buf_printf(out, " %d GPU%s free but %d %s held back for P0.", it->free,
+			   it->free == 1 ? " is" : "s are", held, held == 1 ? "is" : "are");
 		break;
+	}
 	default:
 		break;
 	}
+}
+
+/* "Pending: held; also dependency and priority." then every reason's
+ * numbers, in the fixed order (DESIGN §4). */
+static void reasons_text(const struct explain_set *x, const struct explain *ex, struct buf *out)
+{
+	const struct why *w = ex->why;
+	/* Each reason once: a queue and a department quota are both quota. */
+	enum reason r[REASON_COUNT];
+	int n = 0;
+	for (int i = 0; i < w->nitems; i++)
+		if (!n || r[n - 1] != w->items[i].reason)
+			r[n++] = w->items[i].reason;
+	buf_printf(out, "Pending: %s", reason_name(w->primary));
+	for (int i = 1; i < n; i++)
+		buf_printf(out, "%s%s",
+			   i == 1	? "; also "
+			   : i == n - 1 ? " and "
+					: ", ",
+			   reason_name(r[i]));
+	buf_addstr(out, ".");
+	for (int i = 0; i < w->nitems; i++)
+		item_detail(x, ex, &w->items[i], out);
+}
+
+void explain_downgrade(const struct snapshot *s, const struct zone *reader, const struct job *j,
+		       struct buf *out)
+{
+	char t[32], u[32], d[32];
+	int64_t a, b;
+	if (downgrade_reminded(s, j, &a, &b))
+		buf_printf(out,
+			   " P0 reminder sent at %s: unless confirmed by %s (gq confirm %lld), it "
+			   "is downgraded to P1.",
+			   zone_time(reader, a, s->now, t, sizeof(t)),
+			   zone_time(reader, b, s->now, u, sizeof(u)), (long long)j->id);
+	else if (downgrade_happened(s, j, &a))
+		buf_printf(out, " Downgraded from P0 at %s: not confirmed within %s.",
+			   zone_time(reader, a, s->now, t, sizeof(t)),
+			   dur_format(s->policy.confirm_within, d, sizeof(d)));
 }
 
 static void waits_text(const struct why *w, struct buf *out)
@@ -328,41 +386,11 @@ static void overdue_text(const struct explain_set *x, const struct why *w, struc
 	}
 }
 
-void explain_text(const struct explain_set *x, const struct explain *ex, struct buf *out)
+/* The likely start and what sets it, as a sentence with a leading space. */
+static void start_text(const struct explain_set *x, const struct explain *ex, struct buf *out)
 {
-	const struct job *j = ex->job;
 	const struct why *w = ex->why;
 	const struct prediction *p = ex->pred;
-	char t[32];
-	if (w->primary == REASON_STARTING && !p) {
-		buf_addstr(out, "Starting: its GPUs are being assigned.");
-		return;
-	}
-	buf_printf(out, "Pending: %s.", reason_name(w->primary));
-	reason_detail(x, ex, out);
-	if (w->ahead) {
-		buf_printf(out, " %d job%s ahead (", w->ahead, w->ahead == 1 ? "" : "s");
-		int shown = w->nahead < 3 ? w->nahead : 3;
-		for (int i = 0; i < shown; i++)
-			buf_printf(out, "%s%s #%lld weight %.1f", i ? ", " : "",
-				   tier_name(w->ahead_first[i].tier),
-				   (long long)w->ahead_first[i].job, w->ahead_first[i].weight);
-		if (w->ahead > shown)
-			buf_addstr(out, ", …");
-		buf_addstr(out, ");");
-	} else {
-		buf_addstr(out, " None ahead;");
-	}
-	buf_printf(out, " your weight %.1f = %.0f × (1 + %.1f)", w->weight, w->base, w->c);
-	if (w->rises)
-		buf_printf(out, ", rises to %.1f at %s", w->rise_weight,
-			   tm(x, w->rise_at, t, sizeof(t)));
-	buf_addstr(out, ". Needs ");
-	need_text(&j->req, out);
-	if (j->req.gpus)
-		buf_printf(out, "; %d free.", x->nfree);
-	else
-		buf_addstr(out, ".");
 	if (!p || p->never != NEVER_NO) {
 		buf_addstr(out, " Start: ");
 		never_text(ex, out);
@@ -411,66 +439,132 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 	history_text(x, ex, out);
 }
 
-void explain_sooner(const struct explain_set *x, const struct explain *ex, struct buf *out)
+void explain_text(const struct explain_set *x, const struct explain *ex, struct buf *out)
+{
+	const struct job *j = ex->job;
+	const struct why *w = ex->why;
+	const struct prediction *p = ex->pred;
+	char t[32];
+	if (w->primary == REASON_STARTING && !p) {
+		buf_addstr(out, "Starting: its GPUs are being assigned.");
+		return;
+	}
+	reasons_text(x, ex, out);
+	if (w->ahead) {
+		buf_printf(out, " %d job%s ahead (", w->ahead, w->ahead == 1 ? "" : "s");
+		int shown = w->nahead < 3 ? w->nahead : 3;
+		for (int i = 0; i < shown; i++)
+			buf_printf(out, "%s%s #%lld weight %.1f", i ? ", " : "",
+				   tier_name(w->ahead_first[i].tier),
+				   (long long)w->ahead_first[i].job, w->ahead_first[i].weight);
+		if (w->ahead > shown)
+			buf_addstr(out, x->utf8 ? ", …" : ", ...");
+		buf_addstr(out, ");");
+	} else {
+		buf_addstr(out, " None ahead;");
+	}
+	bool own = x->reader_user && !strcmp(x->reader_user, j->user);
+	buf_printf(out, " %s weight %.1f = %.0f %s (1 + %.1f)", own ? "your" : "its", w->weight,
+		   w->base, x->utf8 ? "×" : "x", w->c);
+	if (w->rises)
+		buf_printf(out, ", rises to %.1f at %s", w->rise_weight,
+			   tm(x, w->rise_at, t, sizeof(t)));
+	buf_addstr(out, ". Needs ");
+	need_text(&j->req, out);
+	if (j->req.gpus)
+		buf_printf(out, "; %d free.", x->nfree);
+	else
+		buf_addstr(out, ".");
+	explain_downgrade(x->s, x->reader, j, out);
+	start_text(x, ex, out);
+	if (w->reeval != REEVAL_NOW && w->reeval != REEVAL_NONE) {
+		buf_addstr(out, " Looked at again ");
+		explain_reeval(x, ex, out);
+		buf_addstr(out, ".");
+	}
+}
+
+/* "starts about 2h10m sooner, at 14:35": the gain rounded down and the
+ * start up, to the minute, so that neither says more than the prediction. */
+static void gain_text(const struct explain_set *x, const struct hint_item *h, struct buf *out)
+{
+	char d[32], t[32];
+	int64_t at = (h->start + 59) / 60 * 60;
+	if (h->gain)
+		buf_printf(out, ": starts about %s sooner, at %s\n",
+			   dur_format(h->gain / 60 * 60, d, sizeof(d)), tm(x, at, t, sizeof(t)));
+	else
+		buf_printf(out, ": could start at %s\n", tm(x, at, t, sizeof(t)));
+}
+
+void explain_hints(const struct explain_set *x, const struct explain *ex, struct hint_set *out)
+{
+	hint_job(x->s, &x->ps, ex->why, out);
+}
+
+void explain_sooner(const struct explain_set *x, const struct explain *ex,
+		    const struct hint_set *hs, struct buf *out)
 {
 	const struct job *j = ex->job;
 	const struct why *w = ex->why;
 	char d[32];
-	(void)x;
-	for (int i = 0; i < w->nhints; i++) {
-		const struct reason_hint *h = &w->hints[i];
-		bool seen = false;
-		for (int k = 0; k < i; k++)
-			if (w->hints[k].hint == h->hint && w->hints[k].value == h->value &&
-			    !strcmp(w->hints[k].arg, h->arg))
-				seen = true;
-		if (seen)
-			continue;
-		switch (h->hint) {
-		case HINT_RELEASE:
-			buf_printf(out, "Release it: gq release %lld\n", (long long)j->id);
-			break;
-		case HINT_CANCEL:
+	struct hint_set own;
+	for (int i = 0; i < w->nitems; i++) {
+		if (w->items[i].reason == REASON_DEPENDENCY && w->items[i].never) {
 			buf_printf(out,
 				   "It can never run: cancel it (gq cancel %lld) and resubmit\n",
 				   (long long)j->id);
+			return;
+		}
+	}
+	if (!hs) {
+		explain_hints(x, ex, &own);
+		hs = &own;
+	}
+	for (int i = 0; i < hs->n; i++) {
+		const struct hint_item *h = &hs->items[i];
+		switch (h->hint) {
+		case HINT_RELEASE:
+			buf_printf(out, "Release it (gq release %lld)", (long long)j->id);
 			break;
 		case HINT_FEWER_GPUS:
-			buf_printf(out, "Ask for %lld GPU%s or fewer: that would fit\n",
-				   (long long)h->value, h->value == 1 ? "" : "s");
+			buf_printf(out, "--gpus %lld", (long long)h->value);
 			break;
 		case HINT_ANY_GPU_TYPE:
-			buf_printf(
-			    out,
-			    "Drop --gpu-type / --gpu-mem: GPUs of another kind are free now\n");
+			buf_addstr(out, "Without --gpu-type and --gpu-mem");
 			break;
 		case HINT_SPREAD:
-			buf_printf(out, "Drop --same-node: enough GPUs are free across nodes\n");
+			buf_addstr(out, "Without --same-node");
 			break;
 		case HINT_SHORTER_ESTIMATE:
-			buf_printf(out,
-				   "An --estimate of %s or less would let it start now, in a gap\n",
-				   dur_format(h->value, d, sizeof(d)));
+			buf_printf(out, "--estimate %s", dur_format(h->value, d, sizeof(d)));
 			break;
 		case HINT_BOUND:
 			buf_printf(out,
-				   "It has no --estimate and no --time-limit, so it does not start "
-				   "ahead of a waiting job it could delay; either, of %s or less, "
-				   "would let it start now, in a gap\n",
+				   "--estimate %s (with neither an estimate nor a time limit it is "
+				   "not started ahead of a job it could delay)",
 				   dur_format(h->value, d, sizeof(d)));
 			break;
+		case HINT_NO_DEPENDENCY:
+			buf_addstr(out, "Without its dependency (--after");
+			for (int k = 0; k < j->ndeps && k < GQ_MAX_DEPS; k++)
+				buf_printf(out, "%s%lld", k ? "," : " ", (long long)j->deps[k]);
+			buf_addstr(out, ")");
+			break;
 		case HINT_QUEUE:
-			buf_printf(out, "Queue %s has room now (--queue %s)\n", h->arg, h->arg);
+			buf_printf(out, "--queue %s", h->arg);
 			break;
 		case HINT_PROMOTE:
-			buf_printf(out,
-				   "Tier P%lld would put it ahead, if the work qualifies (admin: "
-				   "gq prio --reason TEXT %lld P%lld)\n",
-				   (long long)h->value, (long long)j->id, (long long)h->value);
+			buf_printf(
+			    out,
+			    "Tier P%lld, if the work qualifies (admin: gq prio --reason TEXT "
+			    "%lld P%lld)",
+			    (long long)h->value, (long long)j->id, (long long)h->value);
 			break;
 		case HINT_COUNT:
 			break;
 		}
+		gain_text(x, h, out);
 	}
 }
 

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/hint.h"
 #include "core/job.h"
 #include "core/predict.h"
 #include "core/preempt.h"
@@ -41,6 +42,12 @@ struct explain_set {
 	int nfree; /* free GPUs on nodes that are up, now */
 	size_t n;
 	struct explain *items; /* pending jobs in scheduling order, then starting ones */
+	/* Set by the caller after explain_compute (both default to off):
+	 * utf8: the reader's charset can print "×" and "…" (else "x" and
+	 * "..."; the CLI asks nl_langinfo(CODESET)); reader_user: who reads,
+	 * so that their own jobs say "your weight" (NULL: "its weight"). */
+	bool utf8;
+	const char *reader_user;
 };
 
 /*
@@ -53,13 +60,27 @@ void explain_release(struct explain_set *x);
 /* The explanation of job id, NULL when it is neither pending nor starting. */
 const struct explain *explain_find(const struct explain_set *x, int64_t id);
 
-/* Appends the paragraph of `gq why` (DESIGN §4): reason and its numbers,
- * who is ahead, weight and its next rise, needs vs free, likely start with
- * its range and the jobs it waits for. One line, no newline. */
+/* Appends the paragraph of `gq why` (DESIGN §4): every blocking reason,
+ * the primary first, with its numbers, who is ahead, weight and its next
+ * rise, needs vs free, a P0 reminder or a downgrade, likely start with its
+ * range and the jobs it waits for, and when it is looked at again. One
+ * line, no newline. */
 void explain_text(const struct explain_set *x, const struct explain *ex, struct buf *out);
-/* Appends what would make it start sooner (core's hints), one sentence a
- * line, each ending with a newline; nothing when nothing would. */
-void explain_sooner(const struct explain_set *x, const struct explain *ex, struct buf *out);
+/* What would make it start sooner: core's counterfactual hints (hint.h),
+ * a handful of predictions; for one job at a time. */
+void explain_hints(const struct explain_set *x, const struct explain *ex, struct hint_set *out);
+/* Appends those hints, one sentence a line, each ending with a newline
+ * ("--gpus 4: starts about 2h10m sooner, at 14:35"), and that a job whose
+ * dependency can never end should be cancelled; nothing when nothing
+ * would help. hs: explain_hints()'s, or NULL to compute them here. */
+void explain_sooner(const struct explain_set *x, const struct explain *ex,
+		    const struct hint_set *hs, struct buf *out);
+/* Appends the P0 reminder and its deadline, or the downgrade that
+ * happened, as one sentence with a leading space ("Downgraded from P0 at
+ * 14:30: not confirmed within 30m."), its times in the reader's zone
+ * (NULL: UTC); nothing when neither. For any job of s (gq show too). */
+void explain_downgrade(const struct snapshot *s, const struct zone *reader, const struct job *j,
+		       struct buf *out);
 /* Appends when it will be looked at again: "when #88 ends (14:35)". */
 void explain_reeval(const struct explain_set *x, const struct explain *ex, struct buf *out);
 /*

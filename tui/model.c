@@ -7,9 +7,12 @@
  */
 #include "model.h"
 
+#include <langinfo.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze.h"
 #include "explain/gpus.h"
@@ -147,6 +150,16 @@ void model_build(struct model *m, struct snapshot *snap, const struct zone *zone
 	else
 		zone_fixed(&m->zone, 0, NULL);
 	explain_compute(s, &m->zone, &m->x);
+	/* As gq why words it: "your weight" for the reader's own jobs, x and
+	 * ... unless the charset is UTF-8. */
+	static char me[64];
+	if (!me[0]) {
+		const struct passwd *pw = getpwuid(getuid());
+		snprintf(me, sizeof(me), "%s", pw && pw->pw_name ? pw->pw_name : "");
+	}
+	const char *cs = nl_langinfo(CODESET);
+	m->x.utf8 = cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8"));
+	m->x.reader_user = me;
 
 	m->running = xcalloc(s->njobs + 1, sizeof(size_t));
 	m->finished = xcalloc(s->njobs + 1, sizeof(size_t));
@@ -215,6 +228,6 @@ char *model_why(const struct model *m, int64_t id)
 	buf_init(&b, 0);
 	explain_text(&m->x, ex, &b);
 	buf_addstr(&b, "\n");
-	explain_sooner(&m->x, ex, &b);
+	explain_sooner(&m->x, ex, NULL, &b);
 	return buf_detach(&b);
 }

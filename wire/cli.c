@@ -289,7 +289,9 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 	json_t *items = json_array(), *blocks = json_array();
 	for (int i = 0; i < w->nitems; i++) {
 		const struct reason_item *it = &w->items[i];
-		json_array_append_new(blocks, json_string(reason_name(it->reason)));
+		if (i == 0 ||
+		    w->items[i - 1].reason != it->reason) /* a queue's and a dept's quota */
+			json_array_append_new(blocks, json_string(reason_name(it->reason)));
 		json_array_append_new(
 		    items,
 		    json_pack("{s:s,s:s,s:o,s:i,s:i,s:i,s:f,s:f,s:i,s:o,s:b}", "reason",
@@ -337,22 +339,6 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 						      : json_null());
 	json_object_set_new(o, "backfilled", json_boolean(p && p->backfilled));
 	json_object_set_new(o, "permit_start", json_boolean(p && p->permit));
-	json_t *hints = json_array();
-	for (int i = 0; i < w->nhints; i++) {
-		json_t *arg = w->hints[i].arg[0] ? json_string(w->hints[i].arg) : json_null();
-		json_array_append_new(hints, json_pack("{s:s,s:I,s:o}", "hint",
-						       hint_name(w->hints[i].hint), "value",
-						       (json_int_t)w->hints[i].value, "arg",
-						       arg ? arg : json_null()));
-	}
-	json_object_set_new(o, "hints", hints);
-	buf_reset(&b);
-	explain_sooner(x, ex, &b);
-	json_t *sooner = json_array();
-	for (char *save = NULL, *line = strtok_r(b.data ? b.data : (char[]){0}, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		json_array_append_new(sooner, json_string(line));
-	json_object_set_new(o, "sooner", sooner);
 	buf_reset(&b);
 	explain_reeval(x, ex, &b);
 	json_object_set_new(o, "reeval",
@@ -401,10 +387,40 @@ static json_t *preemption(const struct explain_set *x, const struct explain *ex,
 	return o;
 }
 
+/* The counterfactual hints (hint.h): each as the change and the start it
+ * predicts, and the same in words. For gq why only: each costs a few
+ * predictions. */
+static void hints(const struct explain_set *x, const struct explain *ex, json_t *o)
+{
+	struct hint_set hs;
+	explain_hints(x, ex, &hs);
+	json_t *v = json_array();
+	for (int i = 0; i < hs.n; i++) {
+		const struct hint_item *h = &hs.items[i];
+		json_t *arg = h->arg[0] ? json_string(h->arg) : NULL;
+		json_array_append_new(
+		    v, json_pack("{s:s,s:I,s:o,s:I,s:o}", "hint", hint_name(h->hint), "value",
+				 (json_int_t)h->value, "arg", arg ? arg : json_null(), "start",
+				 (json_int_t)h->start, "sooner", int_or_null(h->gain)));
+	}
+	json_object_set_new(o, "hints", v);
+	struct buf b;
+	buf_init(&b, 0);
+	explain_sooner(x, ex, &hs, &b);
+	json_t *sooner = json_array();
+	for (char *save = NULL, *line = strtok_r(b.data ? b.data : (char[]){0}, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		json_array_append_new(sooner, json_string(line));
+	json_object_set_new(o, "sooner", sooner);
+	buf_release(&b);
+}
+
 void jout_why(const struct explain_set *x, const struct job *j, const struct preempt_plan *pp)
 {
 	json_t *o = why_object(x, j);
 	const struct explain *ex = explain_find(x, j->id);
+	if (ex)
+		hints(x, ex, json_object_get(o, "explanation"));
 	if (ex && pp)
 		json_object_set_new(json_object_get(o, "explanation"), "preemption",
 				    preemption(x, ex, pp));

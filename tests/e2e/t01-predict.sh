@@ -33,7 +33,7 @@ eta=$("$GQ" eta --json 4)
 check_eq "the 8-GPU P1 starts in 125 minutes" "$(echo "$eta" | jq ".[0].predicted_start - $t0")" 7500
 check_eq "it waits for the last P0, gated by ends" \
 	"$(echo "$eta" | jq -c '.[0].explanation | [.reason, .ahead, .waits_for, .gate]')" '["priority",2,[3],"ends"]'
-check_match "gq why words it" "$("$GQ" why 4)" '^Pending: priority\. 2 jobs ahead \(P0 #2 weight 100\.0, P0 #3 weight 100\.0\);'
+check_match "gq why words it" "$("$GQ" why 4)" '^Pending: priority; also resources\. 2 jobs ahead \(P0 #2 weight 100\.0, P0 #3 weight 100\.0\);'
 check_eq "the P0 jobs ahead start at 40 and 65 minutes" \
 	"$("$GQ" eta --json 2 3 | jq -c "[.[].predicted_start - $t0]")" '[2400,3900]'
 

@@ -23,7 +23,7 @@ check_eq "the P2 job of unknown length is not backfilled" "$(state 3)" pending
 check_eq "nor predicted to be: it waits for the P0" "$("$GQ" eta --json 3 | jq -c '.[0].explanation | [.reason, .waits_for]')" \
 	'["priority",[2]]'
 check_match "gq why says why, and what would let it start" "$("$GQ" why 3)" \
-	'^  - It has no --estimate and no --time-limit, so it does not start ahead of a waiting job it could delay; either, of 2h00m or less, would let it start now, in a gap$'
+	'^  - --estimate 2h00m \(with neither an estimate nor a time limit it is not started ahead of a job it could delay\): starts about 3h00m sooner, at [0-9:]+$'
 check_eq "gq why --json: the hint" "$("$GQ" why --json 3 | jq -c '[.explanation.hints[] | select(.hint == "bound") | .value]')" '[7200]'
 
 # queue.default.defaultTime = 1h: a job submitted without a limit gets it.

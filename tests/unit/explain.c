@@ -135,6 +135,47 @@ static void note(size_t job, uint64_t mask, void *arg)
 	}
 }
 
+/* Issue #16's wording: "your weight" only for the reader's own job, "x" and
+ * "..." unless the charset is UTF-8, "1 GPU is free". */
+static void test_words_follow_reader_and_charset(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(policy_set(&s.policy, "headroom.share", "0.125", &e), 0);
+	fx_running(&s, 1, TIER_P1, 0, 7, MIN(-10), 3600);
+	for (int64_t id = 10; id < 15; id++)
+		fx_pending(&s, id, TIER_P0, 8, MIN(-5));
+	fx_pending(&s, 20, TIER_P2, 1, MIN(-1));
+	snapshot_sort(&s);
+	struct explain_set x;
+	explain_compute(&s, NULL, &x);
+	const struct explain *ex = explain_find(&x, 20);
+	CHECK(ex != NULL);
+	struct buf b;
+	buf_init(&b, 0);
+	if (ex) {
+		explain_text(&x, ex, &b);
+		CHECK(strstr(b.data, " its weight 5.0 = 5 x (1 + 0.0)") != NULL);
+		CHECK(strstr(b.data, "P0 #12 weight 100.0, ...);") != NULL);
+		CHECK(strstr(b.data, "1 GPU is free but 1 is held back for P0.") != NULL);
+		CHECK(!strstr(b.data, "×") && !strstr(b.data, "…"));
+		x.utf8 = true;
+		x.reader_user = "bob";
+		buf_reset(&b);
+		explain_text(&x, ex, &b);
+		CHECK(strstr(b.data, " its weight 5.0 = 5 × (1 + 0.0)") != NULL);
+		CHECK(strstr(b.data, "P0 #12 weight 100.0, …);") != NULL);
+		x.reader_user = "alice";
+		buf_reset(&b);
+		explain_text(&x, ex, &b);
+		CHECK(strstr(b.data, " your weight 5.0 = 5 × (1 + 0.0)") != NULL);
+	}
+	buf_release(&b);
+	explain_release(&x);
+	snapshot_release(&s);
+}
+
 static void test_gpus_busy_of_a_node(void)
 {
 	struct snapshot s;
@@ -167,6 +208,7 @@ static void test_waiting_since(void)
 
 void suite_explain(void)
 {
+	RUN(test_words_follow_reader_and_charset);
 	RUN(test_zone_local_is_civil_time);
 	RUN(test_zone_matches_gmtime);
 	RUN(test_zone_time_same_day_or_date);

@@ -1,0 +1,241 @@
+/*
+ * hint.c - counterfactual hints (see hint.h): candidates from the job's
+ * reasons, each applied to a private copy of the snapshot's jobs and
+ * predicted again. The candidates are only guesses of what might help;
+ * the prediction decides which are kept, so a guess that is wrong costs
+ * time, never a false sentence.
+ */
+#include "hint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "place.h"
+#include "policy.h"
+
+static const char *const hint_tokens[HINT_COUNT] = {
+#define X(e, tok) [HINT_##e] = tok,
+    HINT_LIST(X)
+#undef X
+};
+
+const char *hint_name(enum hint h)
+{
+	return (unsigned)h < HINT_COUNT ? hint_tokens[h] : "?";
+}
+
+void hint_apply(const struct policy *p, const struct hint_item *h, struct job *j)
+{
+	switch (h->hint) {
+	case HINT_RELEASE:
+		j->held = false;
+		j->held_by[0] = '\0';
+		j->held_at = 0;
+		break;
+	case HINT_FEWER_GPUS:
+		j->req.gpus = (int)h->value;
+		break;
+	case HINT_ANY_GPU_TYPE:
+		j->req.gpu_type[0] = '\0';
+		j->req.gpu_mem_mb = 0;
+		break;
+	case HINT_SPREAD:
+		j->req.same_node = false;
+		break;
+	case HINT_SHORTER_ESTIMATE:
+	case HINT_BOUND:
+		j->estimate = h->value;
+		break;
+	case HINT_NO_DEPENDENCY:
+		j->ndeps = 0;
+		break;
+	case HINT_QUEUE: {
+		/* As a submit to that queue would be: charged to its
+		 * department, given its default time limit. */
+		const struct queue_policy *q = policy_queue(p, h->arg);
+		STR_COPY(j->queue, h->arg);
+		if (q) {
+			STR_COPY(j->dept, q->dept);
+			if (!j->time_limit && q->default_time > 0)
+				j->time_limit = q->default_time;
+		}
+		break;
+	}
+	case HINT_PROMOTE:
+		j->ovr.set = true;
+		j->ovr.tier = (enum tier)h->value;
+		break;
+	case HINT_COUNT:
+		break;
+	}
+}
+
+struct cands {
+	int n;
+	struct hint_item v[HINT_MAX_EVAL];
+};
+
+static void cand(struct cands *c, enum hint h, int64_t value, const char *arg)
+{
+	if (c->n >= HINT_MAX_EVAL)
+		return;
+	struct hint_item *x = &c->v[c->n++];
+	memset(x, 0, sizeof(*x));
+	x->hint = h;
+	x->value = value;
+	if (arg)
+		STR_COPY(x->arg, arg);
+}
+
+/* Up to two GPU counts below the request, the largest first: the counts
+ * the reasons say would fit now (what matches, what the headroom leaves,
+ * what is free, what the quota leaves, what could ever be given), and
+ * half the request. */
+static void fewer_gpus(const struct why *w, const struct job *j, struct cands *c)
+{
+	int need = j->req.gpus, v[REASON_COUNT + 1], n = 0;
+	for (int i = 0; i < w->nitems; i++) {
+		const struct reason_item *it = &w->items[i];
+		switch (it->reason) {
+		case REASON_MISMATCH:
+		case REASON_UNSATISFIABLE:
+			v[n++] = it->have;
+			break;
+		case REASON_HEADROOM:
+			v[n++] = it->free - (int)it->limit;
+			break;
+		case REASON_RESOURCES:
+			v[n++] = it->free;
+			break;
+		case REASON_QUOTA:
+			if (!strcmp(it->detail, "queue"))
+				v[n++] = (int)(it->limit - it->used);
+			break;
+		default:
+			break;
+		}
+	}
+	v[n++] = need / 2;
+	int last = need;
+	for (int k = 0; k < 2; k++) {
+		int best = 0;
+		for (int i = 0; i < n; i++)
+			if (v[i] > best && v[i] < last)
+				best = v[i];
+		if (best < 1)
+			return;
+		cand(c, HINT_FEWER_GPUS, best, NULL);
+		last = best;
+	}
+}
+
+/* Up to two other queues that are not paused now and have room under
+ * their quota and borrowing limit for the request. */
+static void queues(const struct snapshot *s, const struct job *j, struct cands *c)
+{
+	const struct policy *p = &s->policy;
+	int used[GQ_MAX_QUEUES] = {0};
+	for (size_t i = 0; i < s->njobs; i++) {
+		int qi = policy_queue_index(p, s->jobs[i].queue);
+		if (qi >= 0)
+			used[qi] += job_gpus_held(&s->jobs[i]);
+	}
+	int added = 0;
+	for (int q = 0; q < p->nqueues && added < 2; q++) {
+		const struct queue_policy *qp = &p->queues[q];
+		int lim = qp->quota < 0 || qp->borrow < 0 ? -1 : qp->quota + qp->borrow;
+		if (!strcmp(qp->name, j->queue) || place_window_paused(s, q, s->now) ||
+		    (lim >= 0 && used[q] + j->req.gpus > lim))
+			continue;
+		cand(c, HINT_QUEUE, 0, qp->name);
+		added++;
+	}
+}
+
+static void candidates(const struct snapshot *s, const struct prediction_set *ps,
+		       const struct why *w, const struct job *j, struct cands *c)
+{
+	const struct prediction *pr = w->pred;
+	for (int i = 0; i < w->nitems; i++)
+		if (w->items[i].reason == REASON_DEPENDENCY && w->items[i].never)
+			return; /* it can never run: nothing to weigh (cancel it) */
+	if (j->held) {
+		/* Nothing else moves a job that never starts while held. */
+		cand(c, HINT_RELEASE, 0, NULL);
+		return;
+	}
+	if (j->ndeps > 0)
+		for (int i = 0; i < w->nitems; i++)
+			if (w->items[i].reason == REASON_DEPENDENCY)
+				cand(c, HINT_NO_DEPENDENCY, 0, NULL);
+	fewer_gpus(w, j, c);
+	if (j->req.gpu_type[0] || j->req.gpu_mem_mb > 0)
+		cand(c, HINT_ANY_GPU_TYPE, 0, NULL);
+	if (j->req.same_node)
+		cand(c, HINT_SPREAD, 0, NULL);
+	int64_t gap = ps->backfill_until > s->now ? ps->backfill_until - s->now : 0;
+	if (gap >= HINT_MIN_GAIN) {
+		if (!predict_bounded(j))
+			cand(c, HINT_BOUND, gap, NULL);
+		else if (pr->runtime > gap)
+			cand(c, HINT_SHORTER_ESTIMATE, gap, NULL);
+	}
+	queues(s, j, c);
+	/* Tiers above its own that its owner may use, the nearest first; on
+	 * a snapshot the backend orders, a tier moves nothing. */
+	if (s->order == ORDER_GQ)
+		for (int t = (int)job_tier(j) - 1; t >= 0; t--)
+			if (policy_tier_allows(&s->policy, (enum tier)t, j->user, ""))
+				cand(c, HINT_PROMOTE, t, NULL);
+}
+
+void hint_job(const struct snapshot *s, const struct prediction_set *ps, const struct why *w,
+	      struct hint_set *out)
+{
+	memset(out, 0, sizeof(*out));
+	const struct prediction *pr = w->pred;
+	if (!pr || w->primary == REASON_STARTING || w->idx >= s->njobs)
+		return;
+	bool base_placed = pr->placed && pr->never == NEVER_NO;
+	if (base_placed && pr->start <= s->now + HINT_MIN_GAIN)
+		return; /* it starts now, or so soon nothing could gain enough */
+	const struct job *j = &s->jobs[w->idx];
+	struct cands c;
+	c.n = 0;
+	candidates(s, ps, w, j, &c);
+	if (!c.n)
+		return;
+
+	/* One copy of the jobs for every candidate: the changed job is put
+	 * back before the next change. */
+	struct snapshot cs = *s;
+	cs.jobs = xmalloc(s->njobs * sizeof(*cs.jobs));
+	memcpy(cs.jobs, s->jobs, s->njobs * sizeof(*cs.jobs));
+	cs.jobs_cap = s->njobs;
+	struct job *cj = &cs.jobs[w->idx];
+	int64_t until = base_placed ? pr->start - HINT_MIN_GAIN : INT64_MAX;
+	struct prediction_set cps;
+	prediction_set_init(&cps);
+	for (int i = 0; i < c.n && out->n < HINT_MAX; i++) {
+		*cj = *j;
+		hint_apply(&s->policy, &c.v[i], cj);
+		predict_job(&cs, w->idx, until, &cps);
+		out->evaluated++;
+		int32_t k = w->idx < cps.njobs ? cps.of_job[w->idx] : -1;
+		const struct prediction *q = k >= 0 ? &cps.items[k] : NULL;
+		if (!q || !q->placed || q->never != NEVER_NO || q->start > until)
+			continue;
+		/* Fewer GPUs than a count already kept, for no earlier start,
+		 * would only cost GPUs. */
+		if (c.v[i].hint == HINT_FEWER_GPUS && out->n &&
+		    out->items[out->n - 1].hint == HINT_FEWER_GPUS &&
+		    out->items[out->n - 1].start <= q->start)
+			continue;
+		struct hint_item *h = &out->items[out->n++];
+		*h = c.v[i];
+		h->start = q->start;
+		h->gain = base_placed ? pr->start - q->start : 0;
+	}
+	prediction_set_release(&cps);
+	free(cs.jobs);
+}

@@ -693,6 +693,15 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 	q.nafter = j->ndeps;
 	q.stdout_path = sb.output[0] ? sb.output : NULL;
 	q.begin = sb.begin[0] ? sb.begin : NULL;
+	/* gq's --begin, an absolute time, as Slurm's relative form: the
+	 * v0.0.38 field is a string ("now+N", seconds), and slurmctld's clock
+	 * is the one that counts there. */
+	char begin[48];
+	if (j->begin_time > 0) {
+		int64_t d = j->begin_time - (int64_t)time(NULL);
+		snprintf(begin, sizeof(begin), "now+%" PRId64, d > 0 ? d : 0);
+		q.begin = begin;
+	}
 	q.dependency = sb.dependency[0] ? sb.dependency : NULL;
 	if (r->script) {
 		q.script = r->script;

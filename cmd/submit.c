@@ -16,6 +16,7 @@
 
 #include "backend/backend.h"
 #include "backend/config.h"
+#include "begin.h"
 #include "wire/cli.h"
 #include "submit.h"
 
@@ -39,6 +40,7 @@ enum {
 	O_AFTER,
 	O_HOLD,
 	O_JSON,
+	O_BEGIN,
 };
 
 static const struct option longopts[] = {
@@ -57,6 +59,7 @@ static const struct option longopts[] = {
     {"after", required_argument, NULL, O_AFTER},
     {"hold", no_argument, NULL, O_HOLD},
     {"json", no_argument, NULL, O_JSON},
+    {"begin", required_argument, NULL, O_BEGIN},
     {0, 0, 0, 0},
 };
 
@@ -64,6 +67,7 @@ struct opts {
 	struct job job;
 	bool json;
 	bool name_set;
+	char begin[64]; /* --begin as given, read on the server's clock; "" none */
 };
 
 /* Applies one option; where names the source for messages ("" for the
@@ -171,6 +175,12 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 		break;
 	case O_JSON:
 		o->json = true;
+		break;
+	case O_BEGIN:
+		if (cmd_begin_syntax(c, where, arg) != EXIT_OK)
+			return EXIT_USAGE;
+		if (!STR_COPY(o->begin, arg))
+			return cmd_usage_error(c, "%s--begin: '%s' is too long", where, arg);
 		break;
 	default:
 		BUG("submit option %d", opt);
@@ -409,6 +419,10 @@ static int submit_exec(int argc, char **argv)
 	struct backend *b = cmd_backend(true, &rc);
 	if (!b)
 		goto out;
+	if (o.begin[0] && (rc = cmd_begin_resolve(c, b, o.begin, &r.job.begin_time)) != EXIT_OK) {
+		backend_close(b);
+		goto out;
+	}
 	int64_t id;
 	if (b->ops->submit(b, &r, &id, &e) < 0) {
 		rc = cmd_fail(&e);

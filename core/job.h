@@ -130,6 +130,10 @@ struct job {
 	int64_t ext_prio;    /* its priority; higher goes first */
 	char ext_array[32];  /* a pending array's task range "0-3%2", "" none */
 	char ext_qos[32];    /* its QOS ("p1"), which tier says in gq's words */
+
+	/* The user's deferred start (--begin, begin.h): may not start earlier;
+	 * 0 none. Unlike not_before it is the user's choice, not a cooldown. */
+	int64_t begin_time;
 };
 
 /* The tier the scheduler uses: the override's when one is set. */

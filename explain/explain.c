@@ -207,6 +207,10 @@ static void reason_detail(const struct explain_set *x, const struct explain *ex,
 		buf_printf(out, " Preempted recently; may start again at %s.",
 			   tm(x, it->until, t, sizeof(t)));
 		break;
+	case REASON_BEGIN:
+		buf_printf(out, " Deferred by its owner; may not start before %s (--begin).",
+			   tm(x, it->until, t, sizeof(t)));
+		break;
 	case REASON_QUOTA:
 		if (!strcmp(it->detail, "dept"))
 			buf_printf(out,
@@ -346,6 +350,9 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 		break;
 	case GATE_COOLDOWN:
 		buf_addstr(out, " when its cooldown ends");
+		break;
+	case GATE_BEGIN:
+		buf_addstr(out, " at its begin time");
 		break;
 	case GATE_WINDOW:
 		buf_addstr(out, " when its queue's window opens");

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "server/internal.h"
 
+#include "core/begin.h"
+
 #include "os/mono.h"
 
 /* ---- group commit of submissions ---- */
@@ -155,7 +157,7 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 			    "with another tier",
 			    tier_name(j.tier), who->user, tier_name(j.tier), p->tier[j.tier].allow);
 	}
-	if (job_req_check(&j, e) < 0)
+	if (job_req_check(&j, e) < 0 || begin_check(j.begin_time, now, e) < 0)
 		return -1;
 	if (j.req.gpu_type[0] && !name_valid(j.req.gpu_type))
 		return err_set(e, GQ_EINVAL, "GPU type '%s' is not a valid name", j.req.gpu_type);

@@ -61,11 +61,12 @@ static const struct field job_fields[] = {
     FLD(job, held_at, F_TIME),
     FLD(job, reminded_at, F_TIME),
     FLD(job, confirmed_at, F_TIME),
+    FLD(job, begin_time, F_TIME),
 };
 
 /* What a submission may set; everything else of a job is the server's. */
 static const char *const submit_job_fields[] = {
-    "name", "queue", "tier", "estimate", "time_limit", "checkpointable", "held",
+    "name", "queue", "tier", "estimate", "time_limit", "checkpointable", "held", "begin_time",
 };
 
 static const struct field node_fields[] = {

@@ -154,8 +154,11 @@ static void check_final(const char *nodes, const char *jobs)
 		CHECK_STR(j->ext_class, "dependency");
 		CHECK_INT(j->ext_start, 0);
 	}
-	if (CHECK((j = snapshot_find(&s, 14)) != NULL))
+	if (CHECK((j = snapshot_find(&s, 14)) != NULL)) {
 		CHECK_STR(j->ext_class, "begin"); /* the user's --begin, not a cooldown */
+		CHECK_INT(j->begin_time, 1795954830);
+		CHECK_INT(j->not_before, 0);
+	}
 	if (CHECK((j = snapshot_find(&s, 15)) != NULL))
 		CHECK_STR(j->ext_array, "0-3%2");
 	if (CHECK((j = snapshot_find(&s, 12)) != NULL))
@@ -414,6 +417,12 @@ static void submit_bodies(void)
 	CHECK(strstr(b, "\"time_limit\":60") != NULL);
 	CHECK(strstr(b, "\"environment\":{\"PATH\":\"/bin\",\"LANG\":\"C\"}") != NULL);
 	CHECK(strstr(b, "\"qos\":\"p2\"") != NULL);
+	CHECK(strstr(b, "begin_time") == NULL);
+	free(b);
+	r.begin = "now+7200";
+	b = slurm_submit_encode(&r, 38);
+	CHECK(strstr(b, "\"begin_time\":\"now+7200\"") != NULL);
+	r.begin = NULL;
 	free(b);
 	b = slurm_submit_encode(&r, 42);
 	CHECK(strstr(b, "\"tres_per_node\":\"gres/gpu:a100:2\"") != NULL);

@@ -67,7 +67,8 @@ struct opts {
 	struct job job;
 	bool json;
 	bool name_set;
-	char begin[64]; /* --begin as given, read on the server's clock; "" none */
+	char begin[64];		     /* --begin as given, read on the server's clock; "" none */
+	const struct cmd_entry *cmd; /* whose messages: NULL for gq submit */
 };
 
 /* Applies one option; where names the source for messages ("" for the
@@ -82,7 +83,7 @@ static int size_bound(const char *arg, int64_t mb, struct gq_err *e)
 
 static int apply(struct opts *o, int opt, const char *arg, const char *where)
 {
-	const struct cmd_entry *c = &cmd_submit;
+	const struct cmd_entry *c = o->cmd ? o->cmd : &cmd_submit;
 	struct gq_err e = GQ_ERR_INIT;
 	int64_t v;
 	struct job *j = &o->job;
@@ -435,6 +436,27 @@ static int submit_exec(int argc, char **argv)
 out:
 	free(env);
 	free(script);
+	return rc;
+}
+
+int submit_job_option(const struct cmd_entry *c, const char *flag, const char *arg, struct job *job,
+		      char *begin, size_t begin_size)
+{
+	const struct option *lo = longopts;
+	while (lo->name && strcmp(lo->name, flag))
+		lo++;
+	if (!lo->name)
+		BUG("no submit option '%s'", flag);
+	struct opts o;
+	memset(&o, 0, sizeof(o));
+	o.job = *job;
+	o.cmd = c;
+	int rc = apply(&o, lo->val, arg, "");
+	if (rc == EXIT_OK) {
+		*job = o.job;
+		if (o.begin[0])
+			snprintf(begin, begin_size, "%s", o.begin);
+	}
 	return rc;
 }
 

@@ -4,6 +4,7 @@
  * (num, str, state_word); the decoders below only name fields.
  */
 #include "slurm.h"
+#include "wire/wire.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -1116,4 +1117,29 @@ int64_t slurm_diag_job_queries(const char *text, size_t len)
 	}
 	json_decref(v);
 	return n;
+}
+
+char *slurm_update_fields(const struct job *j, unsigned set, const char *qos, const char *begin,
+			  int minor)
+{
+	json_t *o = json_object();
+	if (set & UPD_NAME)
+		set_str(o, "name", j->name);
+	if (set & UPD_QUEUE)
+		set_str(o, "partition", j->queue);
+	if (set & UPD_TIER)
+		set_str(o, "qos", qos);
+	if (set & UPD_TIME_LIMIT)
+		json_object_set_new(o, "time_limit", jnum((j->time_limit + 59) / 60, minor));
+	if (set & UPD_BEGIN)
+		set_str(o, "begin_time", begin);
+	if (set & UPD_DEPS) {
+		char dep[512] = "";
+		size_t k = 0;
+		for (int i = 0; i < j->ndeps && k < sizeof(dep) - 24; i++)
+			k += (size_t)snprintf(dep + k, sizeof(dep) - k, "%s%" PRId64,
+					      i ? ":" : "afterany:", j->deps[i]);
+		json_object_set_new(o, "dependency", json_string(dep));
+	}
+	return dump(o);
 }

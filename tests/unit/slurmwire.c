@@ -12,6 +12,7 @@
 #include "core/order.h"
 #include "harness.h"
 #include "wire/slurm.h"
+#include "wire/wire.h"
 
 static char *slurp(const char *name, size_t *len)
 {
@@ -436,6 +437,29 @@ static void submit_bodies(void)
 	free(b);
 }
 
+/* gq update's body for POST job/ID: only the fields given, in Slurm's
+ * names and units. */
+static void update_bodies(void)
+{
+	struct job j;
+	job_init(&j);
+	STR_COPY(j.name, "n2");
+	STR_COPY(j.queue, "debug");
+	j.time_limit = 3601;
+	j.ndeps = 2;
+	j.deps[0] = 4;
+	j.deps[1] = 5;
+	char *b = slurm_update_fields(
+	    &j, UPD_NAME | UPD_QUEUE | UPD_TIME_LIMIT | UPD_DEPS | UPD_TIER, "p2", NULL, 38);
+	CHECK_STR(b, "{\"name\":\"n2\",\"partition\":\"debug\",\"qos\":\"p2\",\"time_limit\":61,"
+		     "\"dependency\":\"afterany:4:5\"}");
+	free(b);
+	b = slurm_update_fields(&j, UPD_BEGIN | UPD_TIME_LIMIT, "p2", "now+60", 42);
+	CHECK_STR(b, "{\"time_limit\":{\"set\":true,\"infinite\":false,\"number\":61},"
+		     "\"begin_time\":\"now+60\"}");
+	free(b);
+}
+
 /* On a Slurm snapshot the order is Slurm's priority, across tiers. */
 static void order_backend(void)
 {
@@ -479,4 +503,5 @@ void suite_slurmwire(void)
 	RUN(errors);
 	RUN(pieces);
 	RUN(submit_bodies);
+	RUN(update_bodies);
 }

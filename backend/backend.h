@@ -43,6 +43,7 @@ struct job_info {
 void job_info_release(struct job_info *ji);
 
 struct backend;
+struct job_update;
 
 /* What gq history asks for (backend_ops.history). */
 struct history_query {
@@ -114,6 +115,11 @@ struct backend_ops {
 	 * Borrowed, valid until close. */
 	const char *(*describe)(struct backend *b);
 	void (*close)(struct backend *b);
+	/* Changes the fields of pending job id that u->set says (wire.h's
+	 * struct job_update; deps replace the list). GQ_ECONFLICT when it is
+	 * no longer pending; GQ_EUNAVAIL for a field the scheduler cannot
+	 * change. */
+	int (*update)(struct backend *b, int64_t id, const struct job_update *u, struct gq_err *e);
 };
 
 struct backend {

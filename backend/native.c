@@ -171,6 +171,14 @@ static int job_action(struct backend *b, int64_t id, const char *action, const c
 	return rc;
 }
 
+static int n_update(struct backend *b, int64_t id, const struct job_update *u, struct gq_err *e)
+{
+	char *body = wire_update_text(u);
+	int rc = job_action(b, id, "update", body, e);
+	free(body);
+	return rc;
+}
+
 static int n_ping(struct backend *b, struct gq_err *e)
 {
 	struct buf out;
@@ -507,6 +515,7 @@ static const struct backend_ops native_ops = {
     .policy_apply = n_policy_apply,
     .describe = n_describe,
     .close = n_close,
+    .update = n_update,
 };
 
 static struct backend *native_open(const struct backend_target *t, struct gq_err *e)

@@ -29,6 +29,7 @@
 #include "config.h"
 #include "http.h"
 #include "wire/slurm.h"
+#include "wire/wire.h"
 
 #define MAX_ANSWER ((size_t)1 << 30) /* 10,000 jobs are ~32 MB in v0.0.38 */
 
@@ -695,6 +696,15 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 	q.stdout_path = r->output ? r->output : sb.output[0] ? sb.output : NULL;
 	q.stderr_path = r->error; /* Slurm's patterns are sbatch's: passed as they are */
 	q.begin = sb.begin[0] ? sb.begin : NULL;
+	/* gq's --begin, an absolute time, as Slurm's relative form: the
+	 * v0.0.38 field is a string ("now+N", seconds), and slurmctld's clock
+	 * is the one that counts there. */
+	char begin[48];
+	if (j->begin_time > 0) {
+		int64_t d = j->begin_time - (int64_t)time(NULL);
+		snprintf(begin, sizeof(begin), "now+%" PRId64, d > 0 ? d : 0);
+		q.begin = begin;
+	}
 	q.dependency = sb.dependency[0] ? sb.dependency : NULL;
 	if (r->script) {
 		q.script = r->script;
@@ -736,6 +746,30 @@ static int update(struct backend *b, int64_t id, char *body, struct gq_err *e)
 	free(body);
 	buf_release(&out);
 	return rc == 0 ? 0 : -1;
+}
+
+/* gq update through POST job/ID. Slurm has no estimate; GPUs and their
+ * type are a GRES change slurmctld refuses to users on pending jobs in
+ * 22.05 *(unverified)*: both are said not available, before anything is
+ * sent. */
+static int sl_update(struct backend *b, int64_t id, const struct job_update *u, struct gq_err *e)
+{
+	struct slurm *sl = S(b);
+	if (u->set & (UPD_ESTIMATE | UPD_GPUS | UPD_GPU_TYPE))
+		return err_set(e, GQ_EUNAVAIL,
+			       "gq update %s is not available on Slurm; change the "
+			       "%s there with 'scontrol update' or cancel and resubmit",
+			       u->set & UPD_ESTIMATE ? "--estimate" : "--gpus/--gpu-type",
+			       u->set & UPD_ESTIMATE ? "time limit" : "GRES");
+	char begin[48];
+	if (u->set & UPD_BEGIN) {
+		int64_t d = u->job.begin_time ? u->job.begin_time - (int64_t)time(NULL) : 0;
+		snprintf(begin, sizeof(begin), "now+%" PRId64, d > 0 ? d : 0);
+	}
+	return update(b, id,
+		      slurm_update_fields(&u->job, u->set, slurm_map_qos(&sl->map, u->job.tier),
+					  begin, sl->minor),
+		      e);
 }
 
 static int sl_cancel(struct backend *b, int64_t id, struct gq_err *e)
@@ -921,6 +955,7 @@ static const struct backend_ops slurm_ops = {
     .policy_apply = sl_policy_apply,
     .describe = sl_describe,
     .close = sl_close,
+    .update = sl_update,
 };
 
 static struct backend *slurm_open(const struct backend_target *t, struct gq_err *e)

@@ -136,6 +136,8 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 	}
 	if (j->not_before > now)
 		row("cooldown", "until %s", cmd_time(j->not_before, now, t1, sizeof(t1)));
+	if (j->begin_time > now && j->state == JOB_PENDING)
+		row("begin", "not before %s", cmd_time(j->begin_time, now, t1, sizeof(t1)));
 	if (j->ndeps) {
 		buf_reset(&b);
 		for (int i = 0; i < j->ndeps; i++)

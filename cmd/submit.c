@@ -18,6 +18,7 @@
 #include "backend/config.h"
 #include "core/array.h"
 #include "core/outpat.h"
+#include "begin.h"
 #include "wire/cli.h"
 #include "submit.h"
 
@@ -42,6 +43,7 @@ enum {
 	O_HOLD,
 	O_JSON,
 	O_ARRAY,
+	O_BEGIN,
 };
 
 static const struct option longopts[] = {
@@ -63,6 +65,7 @@ static const struct option longopts[] = {
     {"array", required_argument, NULL, O_ARRAY},
     {"output", required_argument, NULL, 'o'},
     {"error", required_argument, NULL, 'e'},
+    {"begin", required_argument, NULL, O_BEGIN},
     {0, 0, 0, 0},
 };
 
@@ -73,6 +76,8 @@ struct opts {
 	char array[128]; /* --array's spec, "" none */
 	int ntasks;
 	char output[OUTPAT_MAX], error[OUTPAT_MAX]; /* -o / -e patterns, "" none */
+	char begin[64];		     /* --begin as given, read on the server's clock; "" none */
+	const struct cmd_entry *cmd; /* whose messages: NULL for gq submit */
 };
 
 /* Applies one option; where names the source for messages ("" for the
@@ -87,7 +92,7 @@ static int size_bound(const char *arg, int64_t mb, struct gq_err *e)
 
 static int apply(struct opts *o, int opt, const char *arg, const char *where)
 {
-	const struct cmd_entry *c = &cmd_submit;
+	const struct cmd_entry *c = o->cmd ? o->cmd : &cmd_submit;
 	struct gq_err e = GQ_ERR_INIT;
 	int64_t v;
 	struct job *j = &o->job;
@@ -199,6 +204,12 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 			return cmd_usage_error(c, "%s--array: '%s' is too long", where, arg);
 		break;
 	}
+	case O_BEGIN:
+		if (cmd_begin_syntax(c, where, arg) != EXIT_OK)
+			return EXIT_USAGE;
+		if (!STR_COPY(o->begin, arg))
+			return cmd_usage_error(c, "%s--begin: '%s' is too long", where, arg);
+		break;
 	default:
 		BUG("submit option %d", opt);
 	}
@@ -439,6 +450,10 @@ static int submit_exec(int argc, char **argv)
 	struct backend *b = cmd_backend(true, &rc);
 	if (!b)
 		goto out;
+	if (o.begin[0] && (rc = cmd_begin_resolve(c, b, o.begin, &r.job.begin_time)) != EXIT_OK) {
+		backend_close(b);
+		goto out;
+	}
 	int64_t id;
 	if (b->ops->submit(b, &r, &id, &e) < 0) {
 		rc = cmd_fail(&e);
@@ -454,6 +469,27 @@ static int submit_exec(int argc, char **argv)
 out:
 	free(env);
 	free(script);
+	return rc;
+}
+
+int submit_job_option(const struct cmd_entry *c, const char *flag, const char *arg, struct job *job,
+		      char *begin, size_t begin_size)
+{
+	const struct option *lo = longopts;
+	while (lo->name && strcmp(lo->name, flag))
+		lo++;
+	if (!lo->name)
+		BUG("no submit option '%s'", flag);
+	struct opts o;
+	memset(&o, 0, sizeof(o));
+	o.job = *job;
+	o.cmd = c;
+	int rc = apply(&o, lo->val, arg, "");
+	if (rc == EXIT_OK) {
+		*job = o.job;
+		if (o.begin[0])
+			snprintf(begin, begin_size, "%s", o.begin);
+	}
 	return rc;
 }
 

@@ -15,4 +15,16 @@
  */
 int submit_directives(const char *path, const char *text, struct job *job);
 
+/*
+ * Applies one of gq submit's job options by its long name ("gpus",
+ * "gpu-type", "estimate", "time-limit", "tier", "queue", "name", "after",
+ * "begin", ...) to *job, checked as gq submit checks it, with c's name in
+ * messages: the one parser of these flags for submit, update and run.
+ * --begin's text goes to begin (begin_size bytes), to be read on the
+ * server's clock (begin.h). Returns EXIT_OK, or EXIT_USAGE after the line.
+ */
+struct cmd_entry;
+int submit_job_option(const struct cmd_entry *c, const char *flag, const char *arg, struct job *job,
+		      char *begin, size_t begin_size);
+
 #endif

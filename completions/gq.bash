@@ -17,7 +17,7 @@ _gq()
 	--state) COMPREPLY=($(compgen -W "$("$gq" __complete states 2>/dev/null)" -- "$cur")); return ;;
 	--after | --job) COMPREPLY=($(compgen -W "$("$gq" __complete jobs 2>/dev/null)" -- "$cur")); return ;;
 	--trace | --policy | --against | --output | --error) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--gpus | --gpu-type | --gpu-mem | --cpus | --mem | --name | --time-limit | --estimate | --array | \
+	--gpus | --gpu-type | --gpu-mem | --cpus | --mem | --name | --time-limit | --estimate | --array | --begin | \
 		--reason | --format | --user | --set | --repo | -m | --message | --expected | --observe | \
 		--rollback-if | --window | --since | --until | -n | --nodes | --gpus-per-node) return ;;
 	--by) COMPREPLY=($(compgen -W "user dept" -- "$cur")); return ;;

@@ -149,6 +149,9 @@ struct job {
 	int64_t array_id;
 	int array_task;
 	int array_max;
+	/* The user's deferred start (--begin, begin.h): may not start earlier;
+	 * 0 none. Unlike not_before it is the user's choice, not a cooldown. */
+	int64_t begin_time;
 };
 
 enum hist_src {

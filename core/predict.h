@@ -123,9 +123,11 @@ enum predict_gate {
 	GATE_WINDOW,	 /* its queue's window ends */
 	GATE_QUOTA,	 /* a job of its queue ends, making room under the quota */
 	GATE_PERMIT,	 /* it earns its starvation permit, on GPUs free by then */
+	GATE_BEGIN,	 /* begin_time, the start the user deferred it to (--begin) */
 	GATE_COUNT
 };
-/* "now", "ends", "dependency", "cooldown", "window", "quota", "permit". */
+/* "now", "ends", "dependency", "cooldown", "window", "quota", "permit",
+ * "begin". */
 const char *predict_gate_name(enum predict_gate g);
 
 struct prediction {

@@ -375,7 +375,7 @@ bool preempt_choose(const struct snapshot *s, const struct job *t, struct preemp
 
 bool preempt_startable(const struct snapshot *s, const struct job *j)
 {
-	if (j->state != JOB_PENDING || j->held || j->not_before > s->now)
+	if (j->state != JOB_PENDING || j->held || j->not_before > s->now || j->begin_time > s->now)
 		return false;
 	for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++) {
 		const struct job *dep = snapshot_find(s, j->deps[d]);

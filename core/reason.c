@@ -211,6 +211,7 @@ static void reeval(const struct ctx *c, const struct place_result *r, struct wor
 		return;
 	case REASON_WINDOW:
 	case REASON_COOLDOWN:
+	case REASON_BEGIN:
 		w->reeval = REEVAL_TIME;
 		w->reeval_at = it->until;
 		return;
@@ -302,6 +303,10 @@ static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
 	if (j->not_before > now) {
 		struct reason_item *it = add_item(k, REASON_COOLDOWN);
 		it->until = j->not_before;
+	}
+	if (j->begin_time > now) {
+		struct reason_item *it = add_item(k, REASON_BEGIN);
+		it->until = j->begin_time;
 	}
 	if (r.quota_queue) {
 		struct reason_item *it = add_item(k, REASON_QUOTA);

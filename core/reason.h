@@ -11,7 +11,8 @@
  *
  * The fixed order, and why it is this one: first a person's decision (a
  * hold), then gates that open by themselves at a known event or time (a
- * dependency, a paused window, a post-preemption cooldown), then limits set
+ * dependency, a paused window, a post-preemption cooldown, the start its
+ * owner deferred it to), then limits set
  * by policy (the queue's or department's quota, and requests no node set
  * could ever hold), then the shape of free capacity (free but of the wrong
  * kind, free but reserved for P0), then contention (jobs ahead go first;
@@ -44,6 +45,7 @@
  *                  itself never starts (detail "never")
  *   window         until = when the queue's pause ends
  *   cooldown       until = not_before
+ *   begin          until = begin_time (the user's --begin)
  *   quota          detail "queue": need, used = GPUs the queue holds,
  *                  limit = quota + borrowing limit, quota = nominal quota;
  *                  detail "dept": used / limit = GPU-hours this month
@@ -64,6 +66,7 @@
 	X(DEPENDENCY, "dependency", "waits for another job to finish")                             \
 	X(WINDOW, "window", "its queue is paused in this time window")                             \
 	X(COOLDOWN, "cooldown", "recently preempted, may start again later")                       \
+	X(BEGIN, "begin", "deferred by its owner, may not start before its begin time")            \
 	X(QUOTA, "quota", "its queue or department is at its limit")                               \
 	X(THROTTLE, "throttle", "its array runs as many tasks at once as its throttle allows")     \
 	X(UNSATISFIABLE, "unsatisfiable", "no set of nodes could ever fit the request")            \

@@ -47,7 +47,8 @@ struct pj { /* a pending job in the simulation; index = position - 1 */
 	int otier;
 	int64_t q; /* aging reference: queued_time, INT64_MAX/4 when unset */
 	int64_t rt_low, rt_high;
-	int64_t release_at; /* earliest start allowed by cooldown */
+	int64_t release_at;		/* earliest start allowed by cooldown or --begin */
+	enum predict_gate release_gate; /* GATE_COOLDOWN or GATE_BEGIN: which set release_at */
 	int64_t gate_t, gate_low, gate_high;
 	enum predict_gate gate;
 	int64_t gate_job; /* the job whose end released it (dependency, quota), 0 none */

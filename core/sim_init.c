@@ -57,6 +57,11 @@ static void stage_pending(struct sim *S, const struct job *j, size_t i, struct n
 	x->rt_low = predict_runtime_low(S->p, j);
 	x->rt_high = predict_runtime_high(S->p, j);
 	x->release_at = j->not_before > S->now ? j->not_before : S->now;
+	x->release_gate = GATE_COOLDOWN;
+	if (j->begin_time > x->release_at) {
+		x->release_at = j->begin_time;
+		x->release_gate = GATE_BEGIN;
+	}
 	if (x->release_at > S->now + PREDICT_MAX_RUNTIME)
 		x->release_at = S->now + PREDICT_MAX_RUNTIME;
 	x->gate_t = x->gate_low = x->gate_high = S->now;
@@ -401,7 +406,7 @@ static void init_gates(struct sim *S)
 		if (x->status != ST_GATED || x->deps_left)
 			continue;
 		if (x->release_at > S->now) {
-			gate_raise(x, x->release_at, x->release_at, x->release_at, GATE_COOLDOWN,
+			gate_raise(x, x->release_at, x->release_at, x->release_at, x->release_gate,
 				   0);
 			theap_push(&S->events, x->release_at, EV_RELEASE, (uint32_t)p);
 			S->nrelease++;

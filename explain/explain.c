@@ -221,6 +221,10 @@ static void item_detail(const struct explain_set *x, const struct explain *ex,
 		buf_printf(out, " Preempted recently; may start again at %s.",
 			   tm(x, it->until, t, sizeof(t)));
 		break;
+	case REASON_BEGIN:
+		buf_printf(out, " Deferred by its owner; may not start before %s (--begin).",
+			   tm(x, it->until, t, sizeof(t)));
+		break;
 	case REASON_QUOTA:
 		if (!strcmp(it->detail, "dept")) {
 			buf_printf(out, " Department %s used ", j->dept);
@@ -416,6 +420,9 @@ static void start_text(const struct explain_set *x, const struct explain *ex, st
 		break;
 	case GATE_COOLDOWN:
 		buf_addstr(out, " when its cooldown ends");
+		break;
+	case GATE_BEGIN:
+		buf_addstr(out, " at its begin time");
 		break;
 	case GATE_WINDOW:
 		buf_addstr(out, " when its queue's window opens");

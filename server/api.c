@@ -296,6 +296,19 @@ static void h_job_logs(struct ctx *c)
 	http_resp_header(c->resp, "Gq-Log-Size", "%" PRId64, size);
 }
 
+static void h_job_update(struct ctx *c)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	struct job_update u;
+	struct job j;
+	if (wire_update_parse(c->req->body, c->req->body_len, &u, &e) < 0 ||
+	    server_update(c->s, &c->who, c->id, &u, &j, &e) < 0) {
+		reply_err(c, &e);
+		return;
+	}
+	reply_job(c, 200, &j);
+}
+
 static void h_job_action(struct ctx *c)
 {
 	static const struct {
@@ -462,6 +475,7 @@ static const struct route routes[] = {
     {"GET", "jobs/#", h_job_get},
     {"GET", "jobs/#/command", h_job_command},
     {"GET", "jobs/#/logs", h_job_logs},
+    {"POST", "jobs/#/update", h_job_update},
     {"POST", "jobs/#/*", h_job_action},
     {"GET", "events", h_events},
     {"GET", "stats", h_stats},

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "server/internal.h"
 
+#include "core/begin.h"
+
 #include "os/mono.h"
 
 /* ---- group commit of submissions ---- */
@@ -128,26 +130,17 @@ void *committer_main(void *arg)
 	return NULL;
 }
 
-/* Checks a submission against the policy and the machine and fills in what
- * the server owns. Lock held. */
-static int prepare(struct server *s, const struct identity *who, struct submission *sub,
-		   struct job *out, struct gq_err *e)
+/* The checks a submission and an update share: the name, the queue (which
+ * sets the department and may give a default time limit), the tier open to
+ * the user, the bounds, the begin time (when check_begin), the GPU type,
+ * the dependencies and a node set that could ever hold it. Fills in what
+ * follows from the queue. Lock held. */
+static int check_request(struct server *s, const struct identity *who, struct job *jp,
+			 bool check_begin, struct gq_err *e)
 {
-	struct job j = sub->job;
+	struct job j = *jp;
 	const struct policy *p = &s->st.snap.policy;
 	int64_t now = state_now(&s->st);
-	STR_COPY(j.user, who->user);
-	j.uid = who->uid;
-	j.gid = who->gid;
-	if (!j.name[0]) {
-		const char *base = "script";
-		if (sub->argv) {
-			base = strrchr(sub->argv[0], '/') ? strrchr(sub->argv[0], '/') + 1
-							  : sub->argv[0];
-		}
-		if (!str_copy(j.name, sizeof(j.name), base) || !label_valid(j.name))
-			STR_COPY(j.name, "job");
-	}
 	if (!label_valid(j.name))
 		return err_set(e, GQ_EINVAL,
 			       "job name '%s' is not valid; use 1-63 printable characters without "
@@ -181,7 +174,7 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 			    "with another tier",
 			    tier_name(j.tier), who->user, tier_name(j.tier), p->tier[j.tier].allow);
 	}
-	if (job_req_check(&j, e) < 0)
+	if (job_req_check(&j, e) < 0 || (check_begin && begin_check(j.begin_time, now, e) < 0))
 		return -1;
 	if (j.req.gpu_type[0] && !name_valid(j.req.gpu_type))
 		return err_set(e, GQ_EINVAL, "GPU type '%s' is not a valid name", j.req.gpu_type);
@@ -190,6 +183,36 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 			return err_set(e, GQ_EINVAL,
 				       "dependency '%" PRId64 "' does not exist; see 'gq ls --all'",
 				       j.deps[i]);
+		else if (j.deps[i] == j.id && j.id)
+			return err_set(e, GQ_EINVAL, "job '%" PRId64 "' cannot wait for itself",
+				       j.id);
+	if (place_satisfiable(&s->st.snap, &j, e) < 0)
+		return -1;
+	*jp = j;
+	return 0;
+}
+
+/* Checks a submission against the policy and the machine and fills in what
+ * the server owns. Lock held. */
+static int prepare(struct server *s, const struct identity *who, struct submission *sub,
+		   struct job *out, struct gq_err *e)
+{
+	struct job j = sub->job;
+	int64_t now = state_now(&s->st);
+	STR_COPY(j.user, who->user);
+	j.uid = who->uid;
+	j.gid = who->gid;
+	if (!j.name[0]) {
+		const char *base = "script";
+		if (sub->argv) {
+			base = strrchr(sub->argv[0], '/') ? strrchr(sub->argv[0], '/') + 1
+							  : sub->argv[0];
+		}
+		if (!str_copy(j.name, sizeof(j.name), base) || !label_valid(j.name))
+			STR_COPY(j.name, "job");
+	}
+	if (check_request(s, who, &j, true, e) < 0)
+		return -1;
 	if (sub->cwd && sub->cwd[0] != '/')
 		return err_set(e, GQ_EINVAL, "working directory '%s' is not an absolute path",
 			       sub->cwd);
@@ -209,8 +232,6 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 		STR_COPY(j.held_by, who->user);
 		j.held_at = now;
 	}
-	if (place_satisfiable(&s->st.snap, &j, e) < 0)
-		return -1;
 	*out = j;
 	return 0;
 }
@@ -541,6 +562,106 @@ failed:
 	rc = -1;
 	state_failed(&s->st, e);
 	state_full_refusal(&s->st, "changes", e);
+out:
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+/* "gpus 1->4, tier P1->P0": what an update changes, for its event. */
+static void update_reason(const struct job *a, const struct job *b, char *out, size_t size)
+{
+	struct buf r;
+	buf_init(&r, 0);
+	char x[32], y[32];
+	if (a->req.gpus != b->req.gpus)
+		buf_printf(&r, ", gpus %d->%d", a->req.gpus, b->req.gpus);
+	if (strcmp(a->req.gpu_type, b->req.gpu_type))
+		buf_printf(&r, ", gpu_type '%s'->'%s'", a->req.gpu_type, b->req.gpu_type);
+	if (a->estimate != b->estimate)
+		buf_printf(&r, ", estimate %s->%s", dur_format(a->estimate, x, sizeof(x)),
+			   dur_format(b->estimate, y, sizeof(y)));
+	if (a->time_limit != b->time_limit)
+		buf_printf(&r, ", time_limit %s->%s", dur_format(a->time_limit, x, sizeof(x)),
+			   dur_format(b->time_limit, y, sizeof(y)));
+	if (a->tier != b->tier)
+		buf_printf(&r, ", tier %s->%s", tier_name(a->tier), tier_name(b->tier));
+	if (strcmp(a->queue, b->queue))
+		buf_printf(&r, ", queue %s->%s", a->queue, b->queue);
+	if (strcmp(a->name, b->name))
+		buf_printf(&r, ", name %s->%s", a->name, b->name);
+	if (a->ndeps != b->ndeps || memcmp(a->deps, b->deps, sizeof(a->deps[0]) * (size_t)a->ndeps))
+		buf_printf(&r, ", deps %d->%d jobs", a->ndeps, b->ndeps);
+	if (a->begin_time != b->begin_time)
+		buf_printf(&r, ", begin_time %" PRId64 "->%" PRId64, a->begin_time, b->begin_time);
+	snprintf(out, size, "%s", r.len ? r.data + 2 : "unchanged");
+	buf_release(&r);
+}
+
+int server_update(struct server *s, const struct identity *who, int64_t id,
+		  const struct job_update *u, struct job *out, struct gq_err *e)
+{
+	pthread_mutex_lock(&s->mu);
+	struct job *j = NULL;
+	int rc = -1;
+	if (find_job(s, id, &j, e) < 0 || check_owner(who, j, e) < 0)
+		goto out;
+	if (j->state != JOB_PENDING) {
+		err_set(e, GQ_ECONFLICT,
+			"job '%" PRId64 "' is %s; only a pending job can be changed (cancel and "
+			"resubmit it)",
+			j->id, job_state_name(j->state));
+		goto out;
+	}
+	struct job c = *j;
+	const struct job *n = &u->job;
+	if (u->set & UPD_NAME)
+		STR_COPY(c.name, n->name);
+	if (u->set & UPD_QUEUE)
+		STR_COPY(c.queue, n->queue);
+	if (u->set & UPD_TIER)
+		c.tier = n->tier;
+	if (u->set & UPD_ESTIMATE)
+		c.estimate = n->estimate;
+	if (u->set & UPD_TIME_LIMIT)
+		c.time_limit = n->time_limit;
+	if (u->set & UPD_BEGIN)
+		c.begin_time = n->begin_time;
+	if (u->set & UPD_GPUS)
+		c.req.gpus = n->req.gpus;
+	if (u->set & UPD_GPU_TYPE)
+		STR_COPY(c.req.gpu_type, n->req.gpu_type);
+	if (u->set & UPD_DEPS) {
+		c.ndeps = n->ndeps;
+		memcpy(c.deps, n->deps, sizeof(c.deps));
+	}
+	/* Exactly a submission's checks; a begin time is checked only when
+	 * it changes (one that has passed is simply over). */
+	if (check_request(s, who, &c, (u->set & UPD_BEGIN) != 0, e) < 0)
+		goto out;
+	/* The start predicted at its submit was for the job as it was: not
+	 * one the ranges' calibration may compare (calib.h). */
+	c.pred_start0 = -1;
+	char actor[32], reason[160];
+	actor_of(who, j, actor, sizeof(actor));
+	update_reason(j, &c, reason, sizeof(reason));
+	if (s->st.full) {
+		state_full_refusal(&s->st, "changes", e);
+		goto out;
+	}
+	if (db_begin(s->st.db, e) < 0)
+		goto out;
+	if (state_persist(&s->st, &c, e) < 0 ||
+	    state_emit(&s->st, c.id, "update", j->state, c.state, reason, actor, e) < 0 ||
+	    state_commit(&s->st, e) < 0) {
+		state_failed(&s->st, e);
+		state_full_refusal(&s->st, "changes", e);
+		goto out;
+	}
+	*j = c;
+	*out = c;
+	rc = 0;
+	pthread_cond_broadcast(&s->ev_cv);
+	state_wake(&s->st);
 out:
 	pthread_mutex_unlock(&s->mu);
 	return rc;

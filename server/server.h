@@ -115,6 +115,12 @@ struct act_args {
 int server_act(struct server *s, const struct identity *who, int64_t id, enum job_action a,
 	       const struct act_args *args, struct job *out, struct gq_err *e);
 
+/* Changes the fields of pending job id that u says (wire.h), checked as a
+ * submission is; audited as an "update" event and journalled. GQ_ECONFLICT
+ * when the job is no longer pending. */
+int server_update(struct server *s, const struct identity *who, int64_t id,
+		  const struct job_update *u, struct job *out, struct gq_err *e);
+
 /* The job's command JSON (caller frees); owner or admin. */
 int server_command(struct server *s, const struct identity *who, int64_t id, char **json,
 		   struct gq_err *e);

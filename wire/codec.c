@@ -69,11 +69,12 @@ static const struct field job_fields[] = {
     FLD(job, array_id, F_I64),
     FLD(job, array_task, F_INT),
     FLD(job, array_max, F_INT),
+    FLD(job, begin_time, F_TIME),
 };
 
 /* What a submission may set; everything else of a job is the server's. */
 static const char *const submit_job_fields[] = {
-    "name", "queue", "tier", "estimate", "time_limit", "checkpointable", "held",
+    "name", "queue", "tier", "estimate", "time_limit", "checkpointable", "held", "begin_time",
 };
 
 static const struct field node_fields[] = {
@@ -1878,4 +1879,104 @@ char *codec_snapshot_text(const struct snapshot *s, enum codec_form form, size_t
 	free(text);
 	*len = b.len;
 	return buf_detach(&b);
+}
+
+/* ---- a pending job's update (POST /v1/jobs/ID/update) ---- */
+
+/* The fields an update may change, in its bit order (wire.h's UPD_). */
+static const char *const update_fields[] = {
+    "name", "queue", "tier", "estimate", "time_limit", "begin_time",
+};
+
+char *wire_update_text(const struct job_update *u)
+{
+	json_t *o = json_object();
+	for (size_t k = 0; k < NF(update_fields); k++)
+		if (u->set & (1u << k))
+			encode_field(o, find_field(job_fields, NF(job_fields), update_fields[k]),
+				     &u->job);
+	if (u->set & (UPD_GPUS | UPD_GPU_TYPE)) {
+		json_t *req = json_object();
+		if (u->set & UPD_GPUS)
+			json_object_set_new(req, "gpus", json_integer(u->job.req.gpus));
+		if (u->set & UPD_GPU_TYPE)
+			json_object_set_new(req, "gpu_type", json_string(u->job.req.gpu_type));
+		json_object_set_new(o, "req", req);
+	}
+	if (u->set & UPD_DEPS) {
+		json_t *deps = json_array();
+		for (int i = 0; i < u->job.ndeps && i < GQ_MAX_DEPS; i++)
+			json_array_append_new(deps, json_integer(u->job.deps[i]));
+		json_object_set_new(o, "deps", deps);
+	}
+	char *t = codec_dump(o);
+	json_decref(o);
+	return t;
+}
+
+int wire_update_parse(const char *text, size_t len, struct job_update *out, struct gq_err *e)
+{
+	json_t *v;
+	if (codec_parse(text, len, &v, e) < 0)
+		return -1;
+	struct job_update u;
+	memset(&u, 0, sizeof(u));
+	job_init(&u.job);
+	int rc = 0;
+	if (!json_is_object(v))
+		rc = wire_type_error(e, "update", "an object", v);
+	const char *key;
+	json_t *val;
+	json_object_foreach(v, key, val)
+	{
+		if (rc < 0)
+			break;
+		char path[64];
+		snprintf(path, sizeof(path), "update.%s", key);
+		size_t k = 0;
+		while (k < NF(update_fields) && strcmp(key, update_fields[k]))
+			k++;
+		if (k < NF(update_fields)) {
+			rc = wire_decode_field(val, find_field(job_fields, NF(job_fields), key),
+					       &u.job, path, e);
+			u.set |= 1u << k;
+		} else if (!strcmp(key, "deps")) {
+			rc = decode_deps(val, &u.job, "update", e);
+			u.set |= UPD_DEPS;
+		} else if (!strcmp(key, "req") && json_is_object(val)) {
+			const char *rk;
+			json_t *rv;
+			json_object_foreach(val, rk, rv)
+			{
+				snprintf(path, sizeof(path), "update.req.%s", rk);
+				if (strcmp(rk, "gpus") && strcmp(rk, "gpu_type")) {
+					rc = err_set(e, GQ_EINVAL,
+						     "%s: cannot be changed; only req.gpus and "
+						     "req.gpu_type can",
+						     path);
+					break;
+				}
+				rc = wire_decode_field(rv,
+						       find_field(res_fields, NF(res_fields), rk),
+						       &u.job.req, path, e);
+				if (rc < 0)
+					break;
+				u.set |= !strcmp(rk, "gpus") ? UPD_GPUS : UPD_GPU_TYPE;
+			}
+		} else if (!strcmp(key, "req")) {
+			rc = wire_type_error(e, "update.req", "an object", val);
+		} else {
+			rc = err_set(e, GQ_EINVAL,
+				     "update: field '%s' cannot be changed; name, queue, tier, "
+				     "estimate, time_limit, begin_time, req.gpus, req.gpu_type and "
+				     "deps can",
+				     key);
+		}
+	}
+	if (rc == 0 && !u.set)
+		rc = err_set(e, GQ_EINVAL, "update: nothing to change; give at least one field");
+	json_decref(v);
+	if (rc == 0)
+		*out = u;
+	return rc;
 }

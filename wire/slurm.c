@@ -4,6 +4,7 @@
  * (num, str, state_word); the decoders below only name fields.
  */
 #include "slurm.h"
+#include "wire/wire.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -844,8 +845,10 @@ static void job_decode(const json_t *x, struct snapshot *s, const struct slurm_m
 		cpy(j->ext_reason, sizeof(j->ext_reason), reason);
 		cpy(j->ext_class, sizeof(j->ext_class), slurm_reason_class(reason, j->restarts));
 		int64_t elig = num0(x, "eligible_time");
+		/* BeginTime is a cooldown after a requeue, else the user's
+		 * --begin (slurm_reason_class's rule). */
 		if (!strcmp(reason, "BeginTime") && elig > s->now)
-			j->not_before = elig;
+			*(j->restarts > 0 ? &j->not_before : &j->begin_time) = elig;
 		if (!strcmp(reason, "JobHeldUser") || !strcmp(reason, "JobHeldAdmin") ||
 		    !strcmp(reason, "JobHoldMaxRequeue") ||
 		    json_is_true(json_object_get(x, "hold"))) {
@@ -1123,4 +1126,29 @@ int64_t slurm_diag_job_queries(const char *text, size_t len)
 	}
 	json_decref(v);
 	return n;
+}
+
+char *slurm_update_fields(const struct job *j, unsigned set, const char *qos, const char *begin,
+			  int minor)
+{
+	json_t *o = json_object();
+	if (set & UPD_NAME)
+		set_str(o, "name", j->name);
+	if (set & UPD_QUEUE)
+		set_str(o, "partition", j->queue);
+	if (set & UPD_TIER)
+		set_str(o, "qos", qos);
+	if (set & UPD_TIME_LIMIT)
+		json_object_set_new(o, "time_limit", jnum((j->time_limit + 59) / 60, minor));
+	if (set & UPD_BEGIN)
+		set_str(o, "begin_time", begin);
+	if (set & UPD_DEPS) {
+		char dep[512] = "";
+		size_t k = 0;
+		for (int i = 0; i < j->ndeps && k < sizeof(dep) - 24; i++)
+			k += (size_t)snprintf(dep + k, sizeof(dep) - k, "%s%" PRId64,
+					      i ? ":" : "afterany:", j->deps[i]);
+		json_object_set_new(o, "dependency", json_string(dep));
+	}
+	return dump(o);
 }

@@ -173,6 +173,12 @@ int slurm_submit_decode(const char *text, size_t len, int64_t *id, struct gq_err
 char *slurm_update_hold(bool hold, int minor);
 char *slurm_update_qos(const char *qos, int minor);
 char *slurm_update_priority(int64_t prio, int minor);
+/* The body of POST job/ID for gq update's fields Slurm has: name,
+ * partition (queue), qos (the tier's, given), time_limit (minutes),
+ * begin_time (begin, Slurm's form "now+N"; NULL none) and dependency
+ * (afterany:...). Caller frees. */
+char *slurm_update_fields(const struct job *j, unsigned set, const char *qos, const char *begin,
+			  int minor);
 
 /* GET /diag: the count of job queries (REQUEST_JOB_INFO) slurmctld served,
  * for gq top's load check; -1 when absent. */

@@ -220,6 +220,30 @@ int wire_now_parse(const char *text, size_t len, int64_t *now, struct gq_err *e)
  * The *_text forms make those bodies; -1 with GQ_EINVAL when a string is
  * not UTF-8.
  */
+/*
+ * A pending job's update, POST /v1/jobs/ID/update: {"name", "queue",
+ * "tier", "estimate", "time_limit", "begin_time", "req": {"gpus",
+ * "gpu_type"}, "deps"}, any of them, at least one. set says which fields
+ * of job were given (the others are job_init's); deps replace the list.
+ */
+enum {
+	UPD_NAME = 1u << 0,
+	UPD_QUEUE = 1u << 1,
+	UPD_TIER = 1u << 2,
+	UPD_ESTIMATE = 1u << 3,
+	UPD_TIME_LIMIT = 1u << 4,
+	UPD_BEGIN = 1u << 5,
+	UPD_GPUS = 1u << 6,
+	UPD_GPU_TYPE = 1u << 7,
+	UPD_DEPS = 1u << 8,
+};
+struct job_update {
+	unsigned set;
+	struct job job;
+};
+char *wire_update_text(const struct job_update *u);
+int wire_update_parse(const char *text, size_t len, struct job_update *out, struct gq_err *e);
+
 int wire_empty_parse(const char *text, size_t len, const char *what, struct gq_err *e);
 int wire_override_parse(const char *text, size_t len, enum tier *tier, bool *clear, char **reason,
 			struct gq_err *e);

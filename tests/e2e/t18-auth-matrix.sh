@@ -47,6 +47,7 @@ requeue       POST   /v1/jobs/{J}/requeue        -                            ca
 override      POST   /v1/jobs/{J}/override       {"tier":"P2","reason":"t18"} held      403 403 200 403 403 403 200 401 401 401 # prio
 confirm       POST   /v1/jobs/{J}/confirm        -                            p0held    200 403 200 403 200 403 200 401 401 401 # confirm
 checkpoint    POST   /v1/jobs/{J}/checkpoint     -                            running   200 403 200 403 200 403 200 401 401 401 # checkpoint
+update        POST   /v1/jobs/{J}/update         {"name":"t18u"}              pending   200 403 200 403 200 403 200 401 401 401 # update
 events        GET    /v1/events?after=0          -                            -         200 200 200 200 200 200 200 401 401 401 # events
 stats         GET    /v1/stats                   -                            -         200 200 200 200 200 200 200 401 401 401 # stats
 preemptions   GET    /v1/preemptions             -                            -         200 200 200 200 200 200 200 401 401 401 # preemptions

@@ -149,6 +149,8 @@ static void random_snapshot(struct snapshot *s, uint64_t seed)
 				j->held = true;
 			if (pick(&x, 6) == 0)
 				j->not_before = s->now + u * pick(&x, 120);
+			if (pick(&x, 8) == 0)
+				j->begin_time = s->now + u * pick(&x, 240);
 			if (pick(&x, 6) == 0)
 				STR_COPY(j->req.gpu_type, "h100");
 			if (pick(&x, 8) == 0)

@@ -64,10 +64,11 @@ static void done(struct snapshot *s, struct prediction_set *ps, struct why_set *
 
 static void test_tokens_in_fixed_order(void)
 {
-	static const char *const want[] = {"held",     "dependency", "window",	      "cooldown",
-					   "quota",    "throttle",   "unsatisfiable", "mismatch",
-					   "headroom", "priority",   "resources",     "starting"};
-	CHECK_INT(REASON_COUNT, 12);
+	static const char *const want[] = {"held",     "dependency", "window",	 "cooldown",
+					   "begin",    "quota",	     "throttle", "unsatisfiable",
+					   "mismatch", "headroom",   "priority", "resources",
+					   "starting"};
+	CHECK_INT(REASON_COUNT, 13);
 	for (int i = 0; i < REASON_COUNT; i++) {
 		CHECK_STR(reason_name((enum reason)i), want[i]);
 		enum reason r;
@@ -166,6 +167,36 @@ static void test_cooldown(void)
 	CHECK_INT(w->items[0].until, MIN(12));
 	CHECK_INT(w->reeval, REEVAL_TIME);
 	CHECK_INT(w->reeval_at, MIN(12));
+	done(&s, &ps, &ws);
+}
+
+/* --begin is its own reason, not a cooldown, and the later of the two
+ * gates the start; the prediction says which. */
+static void test_begin_not_cooldown(void)
+{
+	struct snapshot s;
+	struct prediction_set ps;
+	struct why_set ws;
+	fx_init(&s, 1, 8);
+	fx_pending(&s, 1, TIER_P1, 1, MIN(0))->begin_time = MIN(30);
+	struct job *j = fx_pending(&s, 2, TIER_P1, 1, MIN(0));
+	j->begin_time = MIN(5);
+	j->not_before = MIN(12);
+	run(&s, &ps, &ws);
+	const struct why *w = get(&ws, &s, 1);
+	CHECK_INT(w->primary, REASON_BEGIN);
+	CHECK_INT(w->nitems, 1);
+	CHECK_INT(w->items[0].until, MIN(30));
+	CHECK_INT(w->reeval, REEVAL_TIME);
+	CHECK_INT(w->reeval_at, MIN(30));
+	CHECK_INT(w->pred->start, MIN(30));
+	CHECK_INT(w->pred->gate, GATE_BEGIN);
+	w = get(&ws, &s, 2);
+	CHECK_INT(w->primary, REASON_COOLDOWN);
+	CHECK(w->nitems >= 2);
+	CHECK_INT(w->items[1].reason, REASON_BEGIN);
+	CHECK_INT(w->pred->start, MIN(12));
+	CHECK_INT(w->pred->gate, GATE_COOLDOWN);
 	done(&s, &ps, &ws);
 }
 
@@ -405,6 +436,7 @@ void suite_reason(void)
 	RUN(test_dependency_waiting_and_failed);
 	RUN(test_window);
 	RUN(test_cooldown);
+	RUN(test_begin_not_cooldown);
 	RUN(test_quota_queue_and_dept);
 	RUN(test_unsatisfiable);
 	RUN(test_mismatch);

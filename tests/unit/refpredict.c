@@ -27,6 +27,7 @@ struct rp { /* a pending job */
 	bool windowed, unconstrained, has_deps;
 	uint32_t rank;
 	int64_t q, rt, rt_low, rt_high, release_at, earn;
+	enum predict_gate release_gate;
 	bool release_pending; /* a release event at release_at */
 	int64_t gate_t, gate_low, gate_high, gate_job;
 	enum predict_gate gate;
@@ -288,7 +289,7 @@ static void on_end(struct ref *R, size_t i, int64_t t)
 				continue;
 			if (x->release_at > t) {
 				gate_raise(x, x->release_at, x->release_at, x->release_at,
-					   GATE_COOLDOWN, 0);
+					   x->release_gate, 0);
 				x->release_pending = true;
 			} else {
 				make_ready(R, x, t);
@@ -505,6 +506,11 @@ static void stage(struct ref *R, size_t i, struct rp *x, struct prediction *o)
 	x->rt_low = predict_runtime_low(R->p, j);
 	x->rt_high = predict_runtime_high(R->p, j);
 	x->release_at = j->not_before > R->now ? j->not_before : R->now;
+	x->release_gate = GATE_COOLDOWN;
+	if (j->begin_time > x->release_at) {
+		x->release_at = j->begin_time;
+		x->release_gate = GATE_BEGIN;
+	}
 	if (x->release_at > R->now + PREDICT_MAX_RUNTIME)
 		x->release_at = R->now + PREDICT_MAX_RUNTIME;
 	x->gate_t = x->gate_low = x->gate_high = R->now;
@@ -607,7 +613,7 @@ void ref_predict_until(const struct snapshot *s, int64_t until, struct predictio
 		if (x->status != R_GATED || x->deps_left)
 			continue;
 		if (x->release_at > R->now) {
-			gate_raise(x, x->release_at, x->release_at, x->release_at, GATE_COOLDOWN,
+			gate_raise(x, x->release_at, x->release_at, x->release_at, x->release_gate,
 				   0);
 			x->release_pending = true;
 		} else {

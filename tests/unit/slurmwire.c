@@ -12,6 +12,7 @@
 #include "core/order.h"
 #include "harness.h"
 #include "wire/slurm.h"
+#include "wire/wire.h"
 
 static char *slurp(const char *name, size_t *len)
 {
@@ -154,8 +155,11 @@ static void check_final(const char *nodes, const char *jobs)
 		CHECK_STR(j->ext_class, "dependency");
 		CHECK_INT(j->ext_start, 0);
 	}
-	if (CHECK((j = snapshot_find(&s, 14)) != NULL))
+	if (CHECK((j = snapshot_find(&s, 14)) != NULL)) {
 		CHECK_STR(j->ext_class, "begin"); /* the user's --begin, not a cooldown */
+		CHECK_INT(j->begin_time, 1795954830);
+		CHECK_INT(j->not_before, 0);
+	}
 	if (CHECK((j = snapshot_find(&s, 15)) != NULL))
 		CHECK_STR(j->ext_array, "0-3%2");
 	if (CHECK((j = snapshot_find(&s, 12)) != NULL))
@@ -439,6 +443,12 @@ static void submit_bodies(void)
 	CHECK(strstr(b, "\"time_limit\":60") != NULL);
 	CHECK(strstr(b, "\"environment\":{\"PATH\":\"/bin\",\"LANG\":\"C\"}") != NULL);
 	CHECK(strstr(b, "\"qos\":\"p2\"") != NULL);
+	CHECK(strstr(b, "begin_time") == NULL);
+	free(b);
+	r.begin = "now+7200";
+	b = slurm_submit_encode(&r, 38);
+	CHECK(strstr(b, "\"begin_time\":\"now+7200\"") != NULL);
+	r.begin = NULL;
 	free(b);
 	b = slurm_submit_encode(&r, 42);
 	CHECK(strstr(b, "\"tres_per_node\":\"gres/gpu:a100:2\"") != NULL);
@@ -455,6 +465,29 @@ static void submit_bodies(void)
 	r.array = "0-99%8";
 	b = slurm_submit_encode(&r, 38);
 	CHECK(strstr(b, "\"array\":\"0-99%8\"") != NULL);
+	free(b);
+}
+
+/* gq update's body for POST job/ID: only the fields given, in Slurm's
+ * names and units. */
+static void update_bodies(void)
+{
+	struct job j;
+	job_init(&j);
+	STR_COPY(j.name, "n2");
+	STR_COPY(j.queue, "debug");
+	j.time_limit = 3601;
+	j.ndeps = 2;
+	j.deps[0] = 4;
+	j.deps[1] = 5;
+	char *b = slurm_update_fields(
+	    &j, UPD_NAME | UPD_QUEUE | UPD_TIME_LIMIT | UPD_DEPS | UPD_TIER, "p2", NULL, 38);
+	CHECK_STR(b, "{\"name\":\"n2\",\"partition\":\"debug\",\"qos\":\"p2\",\"time_limit\":61,"
+		     "\"dependency\":\"afterany:4:5\"}");
+	free(b);
+	b = slurm_update_fields(&j, UPD_BEGIN | UPD_TIME_LIMIT, "p2", "now+60", 42);
+	CHECK_STR(b, "{\"time_limit\":{\"set\":true,\"infinite\":false,\"number\":61},"
+		     "\"begin_time\":\"now+60\"}");
 	free(b);
 }
 
@@ -502,4 +535,5 @@ void suite_slurmwire(void)
 	RUN(errors);
 	RUN(pieces);
 	RUN(submit_bodies);
+	RUN(update_bodies);
 }

@@ -1,6 +1,7 @@
 /* util.c - durations, numbers, sizes, names, buffers. */
 #include "harness.h"
 
+#include "core/begin.h"
 #include "core/job.h"
 #include "core/util.h"
 
@@ -35,6 +36,73 @@ static void test_dur_parse_forms(void)
 	CHECK_INT(v, 5400);
 	CHECK_INT(dur_parse("1:00:05", &v, NULL), 0);
 	CHECK_INT(v, 3605);
+}
+
+/* 2026-12-02 10:30:00 UTC, a Wednesday. */
+#define BEGIN_NOW INT64_C(1796207400)
+
+static void test_begin_parse_slurm_forms(void)
+{
+	int64_t t = -1, day = BEGIN_NOW - 37800; /* 00:00 UTC that day */
+	CHECK_INT(begin_parse("now", BEGIN_NOW, 0, &t, NULL), 0);
+	CHECK_INT(t, BEGIN_NOW);
+	CHECK_INT(begin_parse("now+2h", BEGIN_NOW, 0, &t, NULL), 0);
+	CHECK_INT(t, BEGIN_NOW + 7200);
+	CHECK_INT(begin_parse("now+2hours", BEGIN_NOW, 0, &t, NULL), 0);
+	CHECK_INT(t, BEGIN_NOW + 7200);
+	CHECK_INT(begin_parse("now+90", BEGIN_NOW, 0, &t, NULL), 0);
+	CHECK_INT(t, BEGIN_NOW + 90);
+	CHECK_INT(begin_parse("now+1w", BEGIN_NOW, 0, &t, NULL), 0);
+	CHECK_INT(t, BEGIN_NOW + 604800);
+	CHECK_INT(begin_parse("now+1h30m", BEGIN_NOW, 0, &t, NULL), 0);
+	CHECK_INT(t, BEGIN_NOW + 5400);
+	CHECK_INT(begin_parse("14:00", BEGIN_NOW, 0, &t, NULL), 0);
+	CHECK_INT(t, day + 14 * 3600);
+	/* Passed today: tomorrow, as Slurm does. */
+	CHECK_INT(begin_parse("9:15:30", BEGIN_NOW, 0, &t, NULL), 0);
+	CHECK_INT(t, day + 86400 + 9 * 3600 + 15 * 60 + 30);
+	/* 14:00 in UTC+2 is 12:00 UTC. */
+	CHECK_INT(begin_parse("14:00", BEGIN_NOW, 7200, &t, NULL), 0);
+	CHECK_INT(t, day + 12 * 3600);
+	CHECK_INT(begin_parse("teatime", BEGIN_NOW, 0, &t, NULL), 0);
+	CHECK_INT(t, day + 16 * 3600);
+	CHECK_INT(begin_parse("midnight", BEGIN_NOW, 0, &t, NULL), 0);
+	CHECK_INT(t, day + 86400);
+	CHECK_INT(begin_parse("tomorrow", BEGIN_NOW, 0, &t, NULL), 0);
+	CHECK_INT(t, day + 86400);
+	CHECK_INT(begin_parse("2026-12-24", BEGIN_NOW, 0, &t, NULL), 0);
+	CHECK_INT(t, day + 22 * 86400);
+	CHECK_INT(begin_parse("2028-02-29T08:00", BEGIN_NOW, -3600, &t, NULL), 0);
+	CHECK_INT(t, INT64_C(1835395200) + 9 * 3600);
+	CHECK_INT(begin_parse("@1800000000", BEGIN_NOW, 0, &t, NULL), 0);
+	CHECK_INT(t, 1800000000);
+	/* A past date parses; begin_check refuses it. */
+	CHECK_INT(begin_parse("2020-01-01", BEGIN_NOW, 0, &t, NULL), 0);
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(begin_check(t, BEGIN_NOW, &e), -1);
+	CHECK(strstr(e.msg, "in the past") != NULL);
+	CHECK_INT(begin_check(BEGIN_NOW, BEGIN_NOW, NULL), 0);
+	CHECK_INT(begin_check(0, BEGIN_NOW, NULL), 0);
+}
+
+static void test_begin_parse_rejects(void)
+{
+	static const char *const bad[] = {
+	    "",		  "later",	 "now-1h",
+	    "now+",	  "now+2x",	 "25:00",
+	    "14:60",	  "14",		 "2026-02-30",
+	    "2026-13-01", "2026-12-02T", "2026-12-02 8",
+	    "@",	  "@-5",	 "now+99999999999999",
+	    "@x",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int64_t t = -1;
+		struct gq_err e = GQ_ERR_INIT;
+		if (!CHECK_INT(begin_parse(bad[i], BEGIN_NOW, 0, &t, &e), -1))
+			printf("# accepted '%s'\n", bad[i]);
+		CHECK_INT(t, -1);
+		CHECK(strstr(e.msg, "not a begin time") != NULL);
+	}
 }
 
 static void test_dur_parse_rejects(void)
@@ -162,6 +230,8 @@ void suite_util(void)
 {
 	RUN(test_dur_format_two_units);
 	RUN(test_dur_parse_forms);
+	RUN(test_begin_parse_slurm_forms);
+	RUN(test_begin_parse_rejects);
 	RUN(test_dur_parse_rejects);
 	RUN(test_parse_numbers_and_sizes);
 	RUN(test_names);

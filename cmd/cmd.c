@@ -512,3 +512,24 @@ int cmd_split_words(char *s, char **words, int max, char *why, size_t whylen)
 	}
 	return n;
 }
+
+int cmd_parse_when(const struct cmd_entry *c, const char *flag, const char *s, int64_t now,
+		   int64_t *out)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	if (!strncmp(s, "now", 3) && (!s[3] || s[3] == '-' || s[3] == '+')) {
+		int64_t d = 0;
+		if (s[3] && dur_parse(s + 4, &d, &e) < 0)
+			return cmd_usage_error(c, "%s '%s': %s", flag, s, e.msg);
+		*out = s[3] == '-' ? now - d : now + d;
+		if (*out < 0)
+			*out = 0;
+		return EXIT_OK;
+	}
+	if (cmd_parse_time(s, out) < 0)
+		return cmd_usage_error(c,
+				       "%s '%s': not a date; use YYYY-MM-DD[ HH:MM[:SS]], unix "
+				       "seconds, or now-DURATION (e.g. now-7d)",
+				       flag, s);
+	return EXIT_OK;
+}

@@ -174,5 +174,10 @@ char *cmd_time(int64_t t, int64_t now, char *out, size_t size);
  * "2030-01-01T08:00[:00]" (local time), or unix seconds. 0 with *out, or
  * -1 when s is none of these. */
 int cmd_parse_time(const char *s, int64_t *out);
+/* A --since / --until of gq history and gq stats: "now", "now-7d",
+ * "now+1h" (relative to now, the server's clock; never below 0) or
+ * cmd_parse_time's. EXIT_OK with *out, else a usage error about flag. */
+int cmd_parse_when(const struct cmd_entry *c, const char *flag, const char *s, int64_t now,
+		   int64_t *out);
 
 #endif

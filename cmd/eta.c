@@ -11,25 +11,66 @@
 #include "explain/explain.h"
 #include "wire/cli.h"
 
-static void eta_line(const struct explain_set *x, const struct explain *ex, struct buf *out)
+/* The widths of LIKELY START and WAIT: at least the headings', else the
+ * widest text of the rows (a range across midnight carries a date, a
+ * "never" says why), so that no column runs into the next. */
+struct eta_widths {
+	int start, wait;
+};
+
+static bool eta_has_wait(const struct explain_set *x, const struct explain *ex)
+{
+	const struct prediction *p = ex->pred;
+	return p && p->never == NEVER_NO && p->start > x->s->now;
+}
+
+static void eta_wait(const struct explain_set *x, const struct explain *ex, struct buf *out)
+{
+	char d[32];
+	if (eta_has_wait(x, ex))
+		buf_printf(out, "in %s", dur_format(ex->pred->start - x->s->now, d, sizeof(d)));
+	else
+		buf_addstr(out, "-");
+}
+
+/* The item of reason r among ex's blockers, or NULL. */
+static const struct reason_item *eta_item(const struct explain *ex, enum reason r)
+{
+	for (int i = 0; i < ex->why->nitems; i++)
+		if (ex->why->items[i].reason == r)
+			return &ex->why->items[i];
+	return NULL;
+}
+
+static void eta_line(const struct explain_set *x, const struct explain *ex,
+		     const struct eta_widths *w, struct buf *cell, struct buf *out)
 {
 	const struct prediction *p = ex->pred;
 	char d[32];
 	buf_printf(out, "%6lld  %-4s ", (long long)ex->job->id, tier_name(job_tier(ex->job)));
-	size_t at = out->len;
-	explain_eta(x, ex, out);
-	int w = (int)(out->len - at);
-	buf_printf(out, "%*s", w < 26 ? 26 - w : 1, "");
-	if (p && p->never == NEVER_NO && p->start > x->s->now)
-		buf_printf(out, "in %-8s", dur_format(p->start - x->s->now, d, sizeof(d)));
-	else
-		buf_printf(out, "-");
+	buf_reset(cell);
+	explain_eta(x, ex, cell);
+	buf_printf(out, "%-*s ", w->start, cell->data ? cell->data : "");
+	buf_reset(cell);
+	eta_wait(x, ex, cell);
 	const struct why *wy = ex->why;
 	bool permit = p && p->never == NEVER_NO && p->permit;
-	if ((wy->nwaits || permit) && !(p && p->never == NEVER_NO && p->start > x->s->now))
-		buf_printf(out, "%10s", "");
-	if (wy->nwaits) {
-		buf_addstr(out, " after ");
+	/* A paused queue: its window's end, not the jobs that free GPUs after it. */
+	const struct reason_item *win =
+	    wy->primary == REASON_WINDOW ? eta_item(ex, REASON_WINDOW) : NULL;
+	bool tail = wy->nwaits || permit || win || x->s->order == ORDER_BACKEND;
+	if (tail)
+		buf_printf(out, "%-*s", w->wait, cell->data);
+	else
+		buf_addstr(out, cell->data);
+	const char *sep = " ";
+	if (win && win->until) {
+		buf_printf(out, " when queue %s's window ends (%s)", ex->job->queue,
+			   cmd_time(win->until, x->s->now, d, sizeof(d)));
+		sep = ", then ";
+	}
+	if (wy->nwaits && (!win || (p && p->never == NEVER_NO && p->start > win->until))) {
+		buf_printf(out, "%safter ", sep);
 		for (int i = 0; i < wy->nwaits; i++)
 			buf_printf(out, "%s#%lld", i ? ", " : "", (long long)wy->waits[i].job);
 		if (p && p->nwaits_all > wy->nwaits)
@@ -100,14 +141,28 @@ static int eta_exec(int argc, char **argv)
 	if (json) {
 		jout_eta(&x, rows, n);
 	} else {
-		struct buf out;
+		struct buf out, cell;
 		buf_init(&out, 0);
+		buf_init(&cell, 0);
+		struct eta_widths w = {25, 11};
+		for (size_t i = 0; i < n; i++) {
+			const struct explain *ex = explain_find(&x, rows[i]->id);
+			buf_reset(&cell);
+			explain_eta(&x, ex, &cell);
+			if ((int)cell.len > w.start)
+				w.start = (int)cell.len;
+			buf_reset(&cell);
+			eta_wait(&x, ex, &cell);
+			if ((int)cell.len > w.wait)
+				w.wait = (int)cell.len;
+		}
 		if (n)
-			buf_printf(&out, "%6s  %-4s %-25s %-11s %s\n", "ID", "TIER", "LIKELY START",
-				   "WAIT", "WHEN THESE END");
+			buf_printf(&out, "%6s  %-4s %-*s %-*s %s\n", "ID", "TIER", w.start,
+				   "LIKELY START", w.wait, "WAIT", "WHEN THESE END");
 		for (size_t i = 0; i < n; i++)
-			eta_line(&x, explain_find(&x, rows[i]->id), &out);
+			eta_line(&x, explain_find(&x, rows[i]->id), &w, &cell, &out);
 		fwrite(out.data ? out.data : "", 1, out.len, stdout);
+		buf_release(&cell);
 		buf_release(&out);
 	}
 	free(rows);

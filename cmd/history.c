@@ -17,28 +17,6 @@
 #define FINISHED                                                                                   \
 	((1u << JOB_COMPLETED) | (1u << JOB_FAILED) | (1u << JOB_CANCELLED) | (1u << JOB_TIMEOUT))
 
-/* "now", "now-7d", "now+1h" (the server's clock), or cmd_parse_time's. */
-static int parse_when(const struct cmd_entry *c, const char *flag, const char *s, int64_t now,
-		      int64_t *out)
-{
-	struct gq_err e = GQ_ERR_INIT;
-	if (!strncmp(s, "now", 3) && (!s[3] || s[3] == '-' || s[3] == '+')) {
-		int64_t d = 0;
-		if (s[3] && dur_parse(s + 4, &d, &e) < 0)
-			return cmd_usage_error(c, "%s '%s': %s", flag, s, e.msg);
-		*out = s[3] == '-' ? now - d : now + d;
-		if (*out < 0)
-			*out = 0;
-		return EXIT_OK;
-	}
-	if (cmd_parse_time(s, out) < 0)
-		return cmd_usage_error(c,
-				       "%s '%s': not a date; use YYYY-MM-DD[ HH:MM[:SS]], unix "
-				       "seconds, or now-DURATION (e.g. now-7d)",
-				       flag, s);
-	return EXIT_OK;
-}
-
 static void make_row(struct history_row *r, const struct job *j, const struct policy *p)
 {
 	memset(r, 0, sizeof(*r));
@@ -243,9 +221,9 @@ static int history_exec(int argc, char **argv)
 		return rc;
 	/* Absolute dates are checked before anything is asked of a server. */
 	int64_t t;
-	if (since && strncmp(since, "now", 3) && (rc = parse_when(c, "--since", since, 0, &t)))
+	if (since && strncmp(since, "now", 3) && (rc = cmd_parse_when(c, "--since", since, 0, &t)))
 		return rc;
-	if (until && strncmp(until, "now", 3) && (rc = parse_when(c, "--until", until, 0, &t)))
+	if (until && strncmp(until, "now", 3) && (rc = cmd_parse_when(c, "--until", until, 0, &t)))
 		return rc;
 	struct snapshot s;
 	struct backend *b = cmd_snapshot(&s, &rc);
@@ -255,8 +233,8 @@ static int history_exec(int argc, char **argv)
 	struct job *jobs = NULL;
 	size_t n = 0;
 	struct history_row *rows = NULL;
-	if ((since && (rc = parse_when(c, "--since", since, now, &q.since)) != EXIT_OK) ||
-	    (until && (rc = parse_when(c, "--until", until, now, &q.until)) != EXIT_OK))
+	if ((since && (rc = cmd_parse_when(c, "--since", since, now, &q.since)) != EXIT_OK) ||
+	    (until && (rc = cmd_parse_when(c, "--until", until, now, &q.until)) != EXIT_OK))
 		goto out;
 	if (q.since && q.until && q.until <= q.since) {
 		rc = cmd_usage_error(c, "--until '%s' is not after --since '%s'", until, since);

@@ -259,7 +259,9 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 		else
 			buf_addstr(out, "-");
 		break;
-	case F_WAITED:
+	case F_WAITED: /* the JSON's "waited": the wait, not the run */
+		buf_addstr(out, dur_format(job_waited(j, now), d, sizeof(d)));
+		break;
 	case F_TIME:
 		if (j->state == JOB_PENDING)
 			buf_addstr(out,
@@ -377,7 +379,10 @@ static void format_row(const struct explain_set *x, const struct job *j, const s
 			buf_addstr(out, t->seg[i].text);
 		else
 			field(x, j, ex, t->seg[i].f, out);
-	buf_addstr(out, "\n");
+	/* One job a line, as squeue -o; a template that ends its rows itself
+	 * ("...\n") gets no second newline. */
+	if (!out->len || out->data[out->len - 1] != '\n' || !t->n || t->seg[t->n - 1].f != F_COUNT)
+		buf_addstr(out, "\n");
 }
 
 static const char *state_color(enum job_state s)
@@ -451,6 +456,12 @@ static const char *field_text(const struct explain_set *x, const struct job *j,
 	case F_QUEUE:
 		return j->queue;
 	case F_TIER:
+		if (j->ovr.set) { /* "P0*": overridden, as gq top marks it */
+			buf_reset(scratch);
+			buf_addstr(scratch, tier_name(job_tier(j)));
+			buf_addstr(scratch, "*");
+			return scratch->data;
+		}
 		return tier_name(job_tier(j));
 	case F_STATE:
 		return job_state_name(j->state);

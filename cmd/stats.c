@@ -13,12 +13,28 @@
 #include "wire/cli.h"
 #include "wire/history.h"
 
+/* The window's first line: both ends with their dates when it spans more
+ * than a day ("from Nov 30 19:45 to Dec 01 19:45, 24h"), its length, and
+ * whether it begins at the server's start rather than where it was asked. */
+static void window_render(const struct stats_report *r)
+{
+	const struct stats *st = &r->st;
+	char t1[32], t2[32], len[16];
+	/* to is exclusive: the last second counted is to - 1. */
+	int64_t last = st->to - 1 > st->from ? st->to - 1 : st->from;
+	cmd_time(st->from, r->now, t1, sizeof(t1));
+	/* The end relative to the start: its date whenever the day changed. */
+	cmd_time(last, st->from, t2, sizeof(t2));
+	dur_format(st->to - st->from, len, sizeof(len));
+	printf("from %s%s to %s, %s\n", t1,
+	       r->started && st->from == r->started ? " (the server's start)" : "", t2, len);
+}
+
 static void stats_render(const struct stats_report *r)
 {
 	const struct stats *st = &r->st;
-	char t1[32], t2[32], d1[16], d2[16], d3[16];
-	printf("from %s to %s\n", cmd_time(st->from, r->now, t1, sizeof(t1)),
-	       cmd_time(st->to, r->now, t2, sizeof(t2)));
+	char d1[16], d2[16], d3[16];
+	window_render(r);
 	printf("GPUs: %d, utilisation %.1f%%, %.1f GPU-hours used\n", st->gpus,
 	       st->utilisation * 100, st->gpu_seconds / 3600);
 	printf("jobs:");
@@ -27,19 +43,20 @@ static void stats_render(const struct stats_report *r)
 		       s + 1 < JOB_STATE_COUNT ? "," : "");
 	printf("\n");
 	if (st->ngroups) {
-		printf("\n%-12s %-4s %6s %7s %7s %8s %5s %9s %8s %9s %9s\n", "QUEUE", "TIER",
-		       "STARTS", "P50", "P95", "LONGEST", "OVER", "OVERTAKEN", "PREEMPTS", "LOST",
-		       "CANCELLED");
+		printf("\n%-12s %-4s %6s %7s %7s %8s %5s %9s %8s %5s %12s %9s\n", "QUEUE", "TIER",
+		       "STARTS", "P50", "P95", "LONGEST", "OVER", "OVERTAKEN", "PREEMPTS", "WOULD",
+		       "LOST", "CANCELLED");
 		for (size_t i = 0; i < st->ngroups; i++) {
 			const struct stats_group *g = &st->groups[i];
-			char lost[16];
-			dur_format((int64_t)g->work_lost, lost, sizeof(lost));
-			printf("%-12s %-4s %6d %7s %7s %8s %5d %9d %8d %9s %9d\n", g->queue,
+			char lost[24];
+			/* GPU-hours, as gq preemptions writes them. */
+			snprintf(lost, sizeof(lost), "%.2f GPU-h", g->work_lost / 3600);
+			printf("%-12s %-4s %6d %7s %7s %8s %5d %9d %8d %5d %12s %9d\n", g->queue,
 			       tier_name(g->tier), g->starts,
 			       dur_format(g->p50_wait, d1, sizeof(d1)),
 			       dur_format(g->p95_wait, d2, sizeof(d2)),
 			       dur_format(g->longest_wait, d3, sizeof(d3)), g->over_limit,
-			       g->overtaken, g->preemptions, lost, g->cancelled);
+			       g->overtaken, g->preemptions, g->would_preempt, lost, g->cancelled);
 		}
 	}
 	if (st->ndepts) {
@@ -118,16 +135,22 @@ static int stats_exec(int argc, char **argv)
 	static const struct option lo[] = {
 	    {"json", no_argument, NULL, 'j'},
 	    {"by", required_argument, NULL, 'b'},
+	    {"since", required_argument, NULL, 'S'},
+	    {"until", required_argument, NULL, 'U'},
 	    {0, 0, 0, 0},
 	};
 	bool json = false;
-	const char *by = NULL;
+	const char *by = NULL, *since = NULL, *until = NULL;
 	int o, rc;
 	while ((o = cmd_getopt(c, argc, argv, "", lo)) != -1) {
 		if (o == 'j')
 			json = true;
 		else if (o == 'b')
 			by = optarg;
+		else if (o == 'S')
+			since = optarg;
+		else if (o == 'U')
+			until = optarg;
 		else
 			return cmd_opt_exit(o);
 	}
@@ -135,8 +158,21 @@ static int stats_exec(int argc, char **argv)
 		return cmd_usage_error(c, "unexpected '%s'", argv[optind]);
 	if (by && strcmp(by, "user") && strcmp(by, "dept"))
 		return cmd_usage_error(c, "--by '%s': use user or dept", by);
+	if (by && (since || until))
+		return cmd_usage_error(c, "--by sums every finished job; it takes no --since or "
+					  "--until");
 	if (by)
 		return usage_by(!strcmp(by, "dept"), json);
+	/* Absolute dates are checked before anything is asked of a server. */
+	int64_t from = 0, to = 0;
+	bool relative =
+	    (since && !strncmp(since, "now", 3)) || (until && !strncmp(until, "now", 3));
+	if (since && strncmp(since, "now", 3) &&
+	    (rc = cmd_parse_when(c, "--since", since, 0, &from)) != EXIT_OK)
+		return rc;
+	if (until && strncmp(until, "now", 3) &&
+	    (rc = cmd_parse_when(c, "--until", until, 0, &to)) != EXIT_OK)
+		return rc;
 	struct backend *b = cmd_backend(true, &rc);
 	if (!b)
 		return rc;
@@ -144,8 +180,29 @@ static int stats_exec(int argc, char **argv)
 	struct stats_report r;
 	int fetched = backend_records(b, "stats", &e) < 0 ? -1
 		      : b->ops->stats
-			  ? b->ops->stats(b, 0, 0, &r, &e)
+			  ? 0
 			  : err_set(&e, GQ_EUNAVAIL, "this backend computes no metrics");
+	if (fetched == 0 && relative) {
+		/* now-7d is the server's now, which a first answer gives. */
+		if ((fetched = b->ops->stats(b, 0, 0, &r, &e)) == 0) {
+			int64_t now = r.now;
+			stats_report_release(&r);
+			if ((since && (rc = cmd_parse_when(c, "--since", since, now, &from))) ||
+			    (until && (rc = cmd_parse_when(c, "--until", until, now, &to)))) {
+				backend_close(b);
+				return rc;
+			}
+		}
+	}
+	if (fetched == 0 && since && until && to <= from) {
+		backend_close(b);
+		return cmd_usage_error(c, "--until '%s' is not after --since '%s'", until, since);
+	}
+	/* The API's window: to 0 is now, from 0 a day before to. */
+	if (fetched == 0 && since && !from)
+		from = 1;
+	if (fetched == 0)
+		fetched = b->ops->stats(b, from, to, &r, &e);
 	if (fetched < 0) {
 		rc = cmd_fail(&e);
 	} else {
@@ -162,7 +219,7 @@ static int stats_exec(int argc, char **argv)
 
 const struct cmd_entry cmd_stats = {
     .name = "stats",
-    .usage = "[--by user|dept] [--json]",
+    .usage = "[--since DATE] [--until DATE] [--by user|dept] [--json]",
     .summary = "print queue metrics: jobs by state, GPUs busy, wait percentiles",
     .flags = CMD_NEEDS_BACKEND,
     .exec = stats_exec,

@@ -51,6 +51,16 @@ int64_t job_waiting_since(const struct job *j)
 	return j->queued_time ? j->queued_time : j->submit_time;
 }
 
+int64_t job_waited(const struct job *j, int64_t now)
+{
+	int64_t since = job_waiting_since(j);
+	int64_t until = j->state == JOB_PENDING			  ? now
+			: j->start_time && j->start_time >= since ? j->start_time
+			: j->end_time				  ? j->end_time
+								  : 0;
+	return since && until > since ? until - since : 0;
+}
+
 int job_gpus_held(const struct job *j)
 {
 	if (!job_state_holds_gpus(j->state))

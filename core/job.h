@@ -169,6 +169,10 @@ enum tier job_tier(const struct job *j);
  * last entry into pending (submit, or a requeue after preemption), or
  * submit_time when a backend leaves queued_time unset; 0 when both are. */
 int64_t job_waiting_since(const struct job *j);
+/* How long j waited in its last pending stretch (gq ls' {waited} and the
+ * JSON's "waited"): until now while pending, else until it started from
+ * it, else until it ended (cancelled while pending); 0 when unknown. */
+int64_t job_waited(const struct job *j, int64_t now);
 /* GPUs the job holds right now (0 unless job_state_holds_gpus). */
 int job_gpus_held(const struct job *j);
 /* The GPU indices of j's allocation, "0,1,5" (every node's in turn, as

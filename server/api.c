@@ -379,7 +379,7 @@ static void h_stats(struct ctx *c)
 	}
 	struct stats_report r;
 	memset(&r, 0, sizeof(r));
-	if (server_stats(c->s, from, to, &r.st, r.counts, &r.now, &e) < 0) {
+	if (server_stats(c->s, from, to, &r.st, r.counts, &r.now, &r.started, &e) < 0) {
 		reply_err(c, &e);
 		return;
 	}

@@ -839,7 +839,7 @@ int ops_all_events(struct server *s, int64_t upto, struct event **out, size_t *n
 }
 
 int server_stats(struct server *s, int64_t from, int64_t to, struct stats *out, int *counts,
-		 int64_t *nowp, struct gq_err *e)
+		 int64_t *nowp, int64_t *startedp, struct gq_err *e)
 {
 	struct snapshot snap;
 	snapshot_init(&snap);
@@ -850,6 +850,7 @@ int server_stats(struct server *s, int64_t from, int64_t to, struct stats *out, 
 		to = now + 1;
 	if (from <= 0)
 		from = to - RECENT_WINDOW;
+	int64_t started = s->st.created; /* written once, by server_open */
 	for (int i = 0; i < JOB_STATE_COUNT; i++)
 		counts[i] = 0;
 	for (size_t i = 0; i < snap.njobs; i++)
@@ -857,11 +858,18 @@ int server_stats(struct server *s, int64_t from, int64_t to, struct stats *out, 
 	struct event *all = NULL;
 	size_t nall = 0;
 	int rc = ops_all_events(s, seq, &all, &nall, e);
-	if (rc == 0)
+	if (rc == 0) {
+		/* A manual clock set back, or a journal older than meta "created". */
+		if (nall && all[0].time < started)
+			started = all[0].time;
+		if (from < started && started < to)
+			from = started;
 		rc = stats_compute(&snap, all, nall, from, to, out, e);
+	}
 	free(all);
 	snapshot_release(&snap);
 	*nowp = now;
+	*startedp = started;
 	return rc;
 }
 

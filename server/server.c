@@ -230,6 +230,16 @@ static struct server *server_open(const struct server_config *cfg, struct gq_err
 		if (db_meta_set(s->st.db, "clock", clk, e) < 0)
 			goto fail;
 	}
+	/* The server's start: metrics do not count the time before it. */
+	char born[32] = "";
+	if (db_meta_get(s->st.db, "created", born, sizeof(born), e) < 0)
+		goto fail;
+	s->st.created = born[0] ? strtoll(born, NULL, 10) : state_now(&s->st);
+	if (!born[0]) {
+		snprintf(born, sizeof(born), "%" PRId64, s->st.created);
+		if (db_meta_set(s->st.db, "created", born, e) < 0)
+			goto fail;
+	}
 	if (load_policy(s) < 0 || state_load(&s->st, e) < 0)
 		goto fail;
 	if (runner_open(cfg->state_dir, cfg->exe, &s->st.runner, e) < 0)

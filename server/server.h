@@ -133,9 +133,12 @@ int server_log_path(struct server *s, const struct identity *who, int64_t id, co
 int server_events(struct server *s, int64_t after, int wait_ms, int max, struct event **out,
 		  size_t *n, int64_t *next, struct gq_err *e);
 
-/* Metrics of [from, to) (to 0 = now; from 0 = to - 24h). */
+/* Metrics of [from, to) (to 0 = now; from 0 = to - 24h), from never before
+ * the server's start (*started: its journal's creation, or its first event
+ * when that is earlier), so that utilisation does not count hours when no
+ * server existed. */
 int server_stats(struct server *s, int64_t from, int64_t to, struct stats *out, int *counts,
-		 int64_t *now, struct gq_err *e);
+		 int64_t *now, int64_t *started, struct gq_err *e);
 
 /* Preemption records (enforce.h), oldest first: every one, or those where
  * job is victim or trigger (job != 0), the last `limit` (0 = all). *out is

@@ -54,6 +54,7 @@ struct state {
 	struct enforce *enf;
 	int64_t next_id, last_seq;
 	int64_t manual_now; /* the clock, when cfg->manual_clock */
+	int64_t created;    /* when this journal was first opened (meta "created") */
 	int64_t share_prev; /* usage is accounted up to here */
 	struct stop_rec *stops;
 	size_t nstops, stops_cap;

@@ -215,7 +215,10 @@ int wire_events_parse(const char *text, size_t len, struct event_list *out, stru
 
 char *wire_stats_text(const struct stats_report *r)
 {
-	return dump(codec_stats_encode(&r->st, r->counts, r->now));
+	json_t *o = codec_stats_encode(&r->st, r->counts, r->now);
+	if (r->started)
+		json_object_set_new(o, "server_start", json_integer(r->started));
+	return dump(o);
 }
 
 int wire_stats_parse(const char *text, size_t len, struct stats_report *out, struct gq_err *e)

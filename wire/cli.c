@@ -185,10 +185,7 @@ static json_t *ls_row(const struct explain_set *x, const struct job *j)
 	json_object_set_new(o, "start_time", int_or_null(j->start_time));
 	json_object_set_new(o, "end_time",
 			    int_or_null(job_state_active(j->state) ? 0 : j->end_time));
-	int64_t waited = j->state == JOB_PENDING && j->queued_time ? now - j->queued_time
-			 : j->start_time && j->queued_time	   ? j->start_time - j->queued_time
-								   : 0;
-	json_object_set_new(o, "waited", json_integer(waited > 0 ? waited : 0));
+	json_object_set_new(o, "waited", json_integer(job_waited(j, now)));
 	bool pending = ex && j->state == JOB_PENDING;
 	json_object_set_new(o, "position", pending ? json_integer(ex->why->position) : json_null());
 	const struct prediction *p = pending ? ex->pred : NULL;

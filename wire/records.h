@@ -41,6 +41,7 @@ void event_list_release(struct event_list *l);
 /* Metrics of a window (core/stats.h) with the jobs per state now. */
 struct stats_report {
 	int64_t now;
+	int64_t started; /* the server's start ("server_start"; 0: not said) */
 	int counts[JOB_STATE_COUNT];
 	struct stats st;
 };

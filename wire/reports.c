@@ -77,7 +77,7 @@ static int decode_counts(const json_t *v, int *counts, struct gq_err *e)
 
 int codec_stats_decode(const json_t *v, struct stats_report *out, struct gq_err *e)
 {
-	static const char *const extra[] = {"now", "jobs", "groups", "depts", NULL};
+	static const char *const extra[] = {"now", "jobs", "groups", "depts", "server_start", NULL};
 	struct stats_report r;
 	memset(&r, 0, sizeof(r));
 	void *groups = NULL, *depts = NULL;
@@ -102,6 +102,9 @@ int codec_stats_decode(const json_t *v, struct stats_report *out, struct gq_err 
 	r.st.groups = groups;
 	r.st.depts = depts;
 	r.now = json_integer_value(jn);
+	const json_t *js = json_object_get(v, "server_start");
+	if (json_is_integer(js))
+		r.started = json_integer_value(js);
 	*out = r;
 	return 0;
 }

@@ -206,6 +206,29 @@ static void test_waiting_since(void)
 	CHECK_INT(job_waiting_since(&j), 250);
 }
 
+/* gq ls' {waited} and the JSON's "waited": the last pending stretch only. */
+static void test_waited_is_the_wait_not_the_run(void)
+{
+	struct job j;
+	job_init(&j);
+	j.submit_time = 100;
+	j.state = JOB_PENDING;
+	CHECK_INT(job_waited(&j, 160), 60);
+	j.state = JOB_RUNNING;
+	j.start_time = 130;
+	CHECK_INT(job_waited(&j, 1000), 30); /* not 870, the run */
+	j.state = JOB_CANCELLED;
+	j.start_time = 0;
+	j.end_time = 150;
+	CHECK_INT(job_waited(&j, 1000), 50); /* cancelled while pending */
+	j.state = JOB_RUNNING;		     /* requeued at 250, started again at 400 */
+	j.queued_time = 250;
+	j.start_time = 400;
+	CHECK_INT(job_waited(&j, 1000), 150);
+	j.submit_time = j.queued_time = 0;
+	CHECK_INT(job_waited(&j, 1000), 0);
+}
+
 void suite_explain(void)
 {
 	RUN(test_words_follow_reader_and_charset);
@@ -217,4 +240,5 @@ void suite_explain(void)
 	RUN(test_window_names_the_server_zone);
 	RUN(test_gpus_busy_of_a_node);
 	RUN(test_waiting_since);
+	RUN(test_waited_is_the_wait_not_the_run);
 }

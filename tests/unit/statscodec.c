@@ -68,6 +68,29 @@ static void test_stats_round_trip(void)
 	free(text);
 }
 
+/* The server's start goes through the text and back; without it, 0. */
+static void test_stats_server_start_round_trip(void)
+{
+	struct stats_report r = {.now = 250, .started = 120};
+	r.st.from = 120;
+	r.st.to = 251;
+	char *text = wire_stats_text(&r);
+	struct stats_report back;
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(wire_stats_parse(text, strlen(text), &back, &e), 0);
+	CHECK_INT(back.started, 120);
+	CHECK_INT(back.st.from, 120);
+	stats_report_release(&back);
+	free(text);
+	r.started = 0;
+	text = wire_stats_text(&r);
+	CHECK(strstr(text, "server_start") == NULL);
+	CHECK_INT(wire_stats_parse(text, strlen(text), &back, &e), 0);
+	CHECK_INT(back.started, 0);
+	stats_report_release(&back);
+	free(text);
+}
+
 static void test_stats_parse_names_bad_field(void)
 {
 	const char *text = "{\"now\": 1, \"from\": 0, \"to\": 1, \"gpus\": 8, \"gpu_seconds\": 0,"
@@ -83,5 +106,6 @@ static void test_stats_parse_names_bad_field(void)
 void suite_statscodec(void)
 {
 	RUN(test_stats_round_trip);
+	RUN(test_stats_server_start_round_trip);
 	RUN(test_stats_parse_names_bad_field);
 }

@@ -112,6 +112,19 @@ print("\n".join(str(s.getsockname()[1]) for s in ss))
 ' "$1"
 }
 
+# policy_no_headroom: a policy repository at $T_DIR/repo (GQ_POLICY_REPO,
+# R) whose headroom.share is 0: on one small machine, 15 % held back for P0
+# would keep P1 jobs from GPUs the tests give them.
+policy_no_headroom() {
+	R="$T_DIR/repo"
+	export GQ_POLICY_REPO="$R"
+	printf '[user]\n\tname = Admin\n\temail = admin@example.org\n' >"$HOME/.gitconfig"
+	"$GQ" policy init >/dev/null
+	printf '#!/bin/sh\nsed -i -e "s/^\\tshare = 0.15$/\\tshare = 0/" "$1"\n' >"$T_DIR/ed.sh"
+	chmod +x "$T_DIR/ed.sh"
+	EDITOR="$T_DIR/ed.sh" "$GQ" policy edit -m "No headroom on one machine" >/dev/null 2>&1
+}
+
 # server_start [flags...]: a gq serve on a socket in the scratch dir, with a
 # manual clock, 8 GPU slots by default. Waits until it answers.
 server_start() {

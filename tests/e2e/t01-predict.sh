@@ -7,13 +7,7 @@
 
 # One machine of 8 GPUs: without headroom (15% of 8 would keep a GPU from
 # P1, and an 8-GPU P1 job could never start).
-R="$T_DIR/repo"
-export GQ_POLICY_REPO="$R"
-printf '[user]\n\tname = Admin\n\temail = admin@example.org\n' >"$HOME/.gitconfig"
-"$GQ" policy init >/dev/null
-printf '#!/bin/sh\nsed -i -e "s/^\\tshare = 0.15$/\\tshare = 0/" "$1"\n' >"$T_DIR/ed.sh"
-chmod +x "$T_DIR/ed.sh"
-EDITOR="$T_DIR/ed.sh" "$GQ" policy edit -m "No headroom on one machine" >/dev/null 2>&1
+policy_no_headroom
 check_eq "the policy holds no headroom" \
 	"$("$GQ" policy show --json | jq -r '.keys[] | select(.key == "headroom.share") | .value')" "0"
 server_start --gpus 8 --policy-repo "$R"

@@ -9,13 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # One machine of 8 GPUs without headroom, as in t01.
-R="$T_DIR/repo"
-export GQ_POLICY_REPO="$R"
-printf '[user]\n\tname = Admin\n\temail = admin@example.org\n' >"$HOME/.gitconfig"
-"$GQ" policy init >/dev/null
-printf '#!/bin/sh\nsed -i -e "s/^\\tshare = 0.15$/\\tshare = 0/" "$1"\n' >"$T_DIR/ed.sh"
-chmod +x "$T_DIR/ed.sh"
-EDITOR="$T_DIR/ed.sh" "$GQ" policy edit -m "No headroom on one machine" >/dev/null 2>&1
+policy_no_headroom
 server_start --gpus 8 --policy-repo "$R"
 
 now() { "$GQ" clock --json | jq .now; }

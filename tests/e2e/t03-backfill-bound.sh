@@ -6,13 +6,7 @@
 # submit, which gq serve enforces, and makes it eligible for backfill.
 . "$(dirname "$0")/lib.sh"
 
-R="$T_DIR/repo"
-export GQ_POLICY_REPO="$R"
-printf '[user]\n\tname = Admin\n\temail = admin@example.org\n' >"$HOME/.gitconfig"
-"$GQ" policy init >/dev/null
-printf '#!/bin/sh\nsed -i -e "s/^\\tshare = 0.15$/\\tshare = 0/" "$1"\n' >"$T_DIR/ed.sh"
-chmod +x "$T_DIR/ed.sh"
-EDITOR="$T_DIR/ed.sh" "$GQ" policy edit -m "No headroom on one machine" >/dev/null 2>&1
+policy_no_headroom
 server_start --gpus 8 --policy-repo "$R"
 
 "$GQ" submit --tier P1 --gpus 4 --estimate 2h -- sleep 600 >/dev/null

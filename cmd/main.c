@@ -4,6 +4,7 @@
 #include "cmd.h"
 
 #include <locale.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +38,15 @@ int main(int argc, char **argv)
 	if (!c) {
 		fprintf(stderr, "gq: '%s' is not a gq command; see 'gq --help'\n", argv[1]);
 		return EXIT_USAGE;
+	}
+	if (c->flags & CMD_NEEDS_BACKEND) {
+		/* A client lives for a moment and builds the same large arrays
+		 * again for each prediction (gq why runs several): keep what
+		 * it frees for reuse, in one arena for its threads, rather
+		 * than give it back to the kernel and fault it in again. */
+		mallopt(M_ARENA_MAX, 1);
+		mallopt(M_MMAP_THRESHOLD, 32 << 20);
+		mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	}
 	return cmd_run(c, argc - 1, argv + 1);
 }

@@ -1,7 +1,7 @@
 /*
  * hint.c - counterfactual hints (see hint.h): candidates from the job's
- * reasons, each applied to a private copy of the snapshot's jobs and
- * predicted again. The candidates are only guesses of what might help;
+ * reasons, each applied to a private copy of the job and predicted again
+ * with the copy in the job's place. The candidates are only guesses of what might help;
  * the prediction decides which are kept, so a guess that is wrong costs
  * time, never a false sentence.
  */
@@ -206,20 +206,16 @@ void hint_job(const struct snapshot *s, const struct prediction_set *ps, const s
 	if (!c.n)
 		return;
 
-	/* One copy of the jobs for every candidate: the changed job is put
-	 * back before the next change. */
-	struct snapshot cs = *s;
-	cs.jobs = xmalloc(s->njobs * sizeof(*cs.jobs));
-	memcpy(cs.jobs, s->jobs, s->njobs * sizeof(*cs.jobs));
-	cs.jobs_cap = s->njobs;
-	struct job *cj = &cs.jobs[w->idx];
+	/* The changed job is simulated in place of the job: s is not
+	 * copied. */
+	struct job cj;
 	int64_t until = base_placed ? pr->start - HINT_MIN_GAIN : INT64_MAX;
 	struct prediction_set cps;
 	prediction_set_init(&cps);
 	for (int i = 0; i < c.n && out->n < HINT_MAX; i++) {
-		*cj = *j;
-		hint_apply(&s->policy, &c.v[i], cj);
-		predict_job(&cs, w->idx, until, &cps);
+		cj = *j;
+		hint_apply(&s->policy, &c.v[i], &cj);
+		predict_job(s, w->idx, &cj, until, &cps);
 		out->evaluated++;
 		int32_t k = w->idx < cps.njobs ? cps.of_job[w->idx] : -1;
 		const struct prediction *q = k >= 0 ? &cps.items[k] : NULL;
@@ -237,5 +233,4 @@ void hint_job(const struct snapshot *s, const struct prediction_set *ps, const s
 		h->gain = base_placed ? pr->start - q->start : 0;
 	}
 	prediction_set_release(&cps);
-	free(cs.jobs);
 }

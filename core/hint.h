@@ -5,7 +5,7 @@
  * Each hint is a counterfactual: a change to the job (fewer GPUs, any
  * kind of GPU, no same-node, a shorter estimate, no dependency, another
  * queue, another tier its owner may use, a release) applied to a copy of
- * the snapshot, and the same prediction run again (predict.h: the
+ * the job, and the same prediction run again with it in the job's place (predict.h: the
  * planner's simulation). A hint is kept only when the job's predicted
  * start under the change is at least HINT_MIN_GAIN earlier than without it
  * (or when it never starts without it and does with it). Nothing here
@@ -95,8 +95,8 @@ void hint_apply(const struct policy *p, const struct hint_item *h, struct job *j
 /*
  * The hints of pending job w->job of s, whose predictions ps and reasons
  * w are (predict_all and reason_all on this same snapshot; borrowed for
- * the call). Fills *out; never fails. s is not changed: the changes are
- * made to one private copy of its jobs. A job in state starting, or one
+ * the call). Fills *out; never fails. s is not changed: the changed job
+ * is simulated in place of the job (predict_job's as). A job in state starting, or one
  * whose dependency can never end, gets none.
  */
 void hint_job(const struct snapshot *s, const struct prediction_set *ps, const struct why *w,

@@ -81,12 +81,12 @@ static int64_t first_wake(const struct sim *S)
 #define QUIET ((int64_t)8 * 86400) /* a week, and a day to spare */
 
 /* watch: a snapshot index whose placement ends the run early, or -1. */
-static void run(const struct snapshot *s, int64_t until, ptrdiff_t watch,
+static void run(const struct snapshot *s, const struct job *as, int64_t until, ptrdiff_t watch,
 		struct prediction_set *out)
 {
 	prediction_set_release(out);
 	struct sim S;
-	sim_init(&S, s, out);
+	sim_init(&S, s, as, watch >= 0 ? (size_t)watch : s->njobs, out);
 	int64_t t = S.now;
 	bool first = true;
 	for (;;) {
@@ -146,17 +146,18 @@ static void run(const struct snapshot *s, int64_t until, ptrdiff_t watch,
 
 void predict_all(const struct snapshot *s, struct prediction_set *out)
 {
-	run(s, INT64_MAX, -1, out);
+	run(s, NULL, INT64_MAX, -1, out);
 }
 
 void predict_until(const struct snapshot *s, int64_t until, struct prediction_set *out)
 {
-	run(s, until, -1, out);
+	run(s, NULL, until, -1, out);
 }
 
-void predict_job(const struct snapshot *s, size_t idx, int64_t until, struct prediction_set *out)
+void predict_job(const struct snapshot *s, size_t idx, const struct job *as, int64_t until,
+		 struct prediction_set *out)
 {
-	run(s, until, idx < s->njobs ? (ptrdiff_t)idx : -1, out);
+	run(s, as, until, idx < s->njobs ? (ptrdiff_t)idx : -1, out);
 }
 
 void prediction_set_init(struct prediction_set *ps)

@@ -219,8 +219,10 @@ void predict_until(const struct snapshot *s, int64_t until, struct prediction_se
  * start?": it stops once that job is placed, or after time `until`, as
  * predict_until. The prediction of job idx is predict_until's; the other
  * jobs' are cut short (not placed, never only for causes known at now).
- * What a counterfactual (hint.h) runs.
+ * as: NULL, or the job simulated in place of s->jobs[idx] (borrowed for
+ * the call), with no copy of s: what a counterfactual (hint.h) runs.
  */
-void predict_job(const struct snapshot *s, size_t idx, int64_t until, struct prediction_set *out);
+void predict_job(const struct snapshot *s, size_t idx, const struct job *as, int64_t until,
+		 struct prediction_set *out);
 
 #endif

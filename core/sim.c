@@ -205,7 +205,7 @@ void sim_start_job(struct sim *S, uint32_t p, int64_t t, const struct place_resu
 				last_rel = S->rel_t[gi];
 		}
 	}
-	const struct job *j = &s->jobs[x->jidx];
+	const struct job *j = sim_job(S, x->jidx);
 	for (int d = 0; x->has_deps && d < j->ndeps && d < GQ_MAX_DEPS; d++) {
 		const struct job *dj = snapshot_find(s, j->deps[d]);
 		if (dj && dj->state != JOB_COMPLETED)
@@ -543,7 +543,7 @@ void sim_on_end(struct sim *S, uint32_t jidx, int64_t t)
 			S->rel_t[base + (size_t)g] = t;
 		}
 	}
-	place_give(&S->m, qi, &S->s->jobs[jidx].req, S->ji[jidx].nalloc, S->ji[jidx].alloc);
+	place_give(&S->m, qi, &sim_job(S, jidx)->req, S->ji[jidx].nalloc, S->ji[jidx].alloc);
 	for (uint32_t d = S->ji[jidx].dep_begin; d < S->ji[jidx].dep_end; d++) {
 		uint32_t p = S->dep_list[d];
 		struct pj *x = &S->pj[p];

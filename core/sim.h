@@ -91,6 +91,10 @@ struct pgroup {
 
 struct sim {
 	const struct snapshot *s;
+	/* Simulated in place of s->jobs[as_idx] when not NULL (predict_job's
+	 * counterfactual): read every job through sim_job(). */
+	const struct job *as;
+	size_t as_idx;
 	const struct policy *p;
 	int64_t now;
 	struct place_map m;
@@ -217,9 +221,18 @@ static inline void gate_raise(struct pj *x, int64_t t, int64_t lo, int64_t hi, e
 		x->gate_high = hi;
 }
 
-/* sim_init.c: the state for snapshot s at s->now, its predictions in *out
- * (released first by the caller); sim_release frees it. */
-void sim_init(struct sim *S, const struct snapshot *s, struct prediction_set *out);
+/* Job i of the simulated snapshot. */
+static inline const struct job *sim_job(const struct sim *S, size_t i)
+{
+	return S->as && i == S->as_idx ? S->as : &S->s->jobs[i];
+}
+
+/* sim_init.c: the state for snapshot s at s->now, with *as in place of
+ * s->jobs[as_idx] unless as is NULL (borrowed while S lives), its
+ * predictions in *out (released first by the caller); sim_release frees
+ * it. */
+void sim_init(struct sim *S, const struct snapshot *s, const struct job *as, size_t as_idx,
+	      struct prediction_set *out);
 void sim_release(struct sim *S);
 
 /* sim.c */

@@ -107,10 +107,13 @@ struct staging {
 
 /* The empty state and the prediction set's arrays, sized by the count of
  * pending jobs. */
-static void init_state(struct sim *S, const struct snapshot *s, struct prediction_set *out)
+static void init_state(struct sim *S, const struct snapshot *s, const struct job *as, size_t as_idx,
+		       struct prediction_set *out)
 {
 	memset(S, 0, sizeof(*S));
 	S->s = s;
+	S->as = as_idx < s->njobs ? as : NULL;
+	S->as_idx = as_idx;
 	S->p = &s->policy;
 	S->now = s->now;
 	S->busy_t = s->now;
@@ -123,8 +126,8 @@ static void init_state(struct sim *S, const struct snapshot *s, struct predictio
 
 	bool throttled = false;
 	for (size_t i = 0; i < nj; i++) {
-		S->np += s->jobs[i].state == JOB_PENDING;
-		throttled |= s->jobs[i].array_max > 0;
+		S->np += sim_job(S, i)->state == JOB_PENDING;
+		throttled |= sim_job(S, i)->array_max > 0;
 	}
 	if (throttled) {
 		S->thr_dep = xmalloc(nj1 * sizeof(*S->thr_dep));
@@ -179,7 +182,7 @@ static void init_stage(struct sim *S, struct prediction_set *out, struct staging
 	size_t k = 0;
 	S->min_rt = INT64_MAX;
 	for (size_t i = 0; i < nj; i++) {
-		const struct job *j = &s->jobs[i];
+		const struct job *j = sim_job(S, i);
 		S->of_job[i] = -1;
 		S->ji[i].id = j->id;
 		S->ji[i].qi = name_lookup(&qc, S->p, j->queue, policy_queue_index);
@@ -312,7 +315,7 @@ static void init_dependents(struct sim *S, const struct staging *st)
 			const struct pj *x = &S->pj[p];
 			if (!x->deps_left)
 				continue;
-			const struct job *j = &s->jobs[x->jidx];
+			const struct job *j = sim_job(S, x->jidx);
 			for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++) {
 				const struct job *dj = snapshot_find(s, j->deps[d]);
 				if (!dj || dj->state == JOB_COMPLETED)
@@ -371,7 +374,6 @@ static void init_permits(struct sim *S)
 	/* Permits: the jobs that may start and hold one at now are holders
 	 * already; the others wait in by_earn, sorted when the simulation
 	 * first goes past now (earn_sort). */
-	const struct snapshot *s = S->s;
 	size_t nh = 0;
 	for (size_t p = 0; p < S->np; p++)
 		nh += S->pj[p].status != ST_NEVER;
@@ -387,7 +389,7 @@ static void init_permits(struct sim *S)
 	for (size_t p = 0; p < S->np; p++) {
 		if (S->pj[p].status == ST_NEVER)
 			continue;
-		S->earn[p] = permit_earned_at(S->p, &s->jobs[S->pj[p].jidx]);
+		S->earn[p] = permit_earned_at(S->p, sim_job(S, S->pj[p].jidx));
 		if (S->earn[p] <= S->now) {
 			S->lin[S->nlin++] = (uint32_t)p;
 			S->zero_holder |= S->pj[p].gpus <= 0;
@@ -416,10 +418,11 @@ static void init_gates(struct sim *S)
 	}
 }
 
-void sim_init(struct sim *S, const struct snapshot *s, struct prediction_set *out)
+void sim_init(struct sim *S, const struct snapshot *s, const struct job *as, size_t as_idx,
+	      struct prediction_set *out)
 {
 	struct staging st = {0};
-	init_state(S, s, out);
+	init_state(S, s, as, as_idx, out);
 	init_releases(S);
 	init_stage(S, out, &st);
 	init_positions(S, &st);

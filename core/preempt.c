@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "depend.h"
 #include "place.h"
 #include "runtime.h"
 #include "plan.h"
@@ -378,8 +379,7 @@ bool preempt_startable(const struct snapshot *s, const struct job *j)
 	if (j->state != JOB_PENDING || j->held || j->not_before > s->now || j->begin_time > s->now)
 		return false;
 	for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++) {
-		const struct job *dep = snapshot_find(s, j->deps[d]);
-		if (dep && dep->state != JOB_COMPLETED)
+		if (dep_status(dep_kind_of(j, d), snapshot_find(s, j->deps[d])) != DEP_MET)
 			return false;
 	}
 	return true;

@@ -6,6 +6,8 @@
 #include "server/internal.h"
 
 #include "core/begin.h"
+#include "core/depend.h"
+#include "explain/explain.h"
 
 #include "os/mono.h"
 
@@ -178,14 +180,24 @@ static int check_request(struct server *s, const struct identity *who, struct jo
 		return -1;
 	if (j.req.gpu_type[0] && !name_valid(j.req.gpu_type))
 		return err_set(e, GQ_EINVAL, "GPU type '%s' is not a valid name", j.req.gpu_type);
-	for (int i = 0; i < j.ndeps; i++)
-		if (!snapshot_find(&s->st.snap, j.deps[i]))
+	for (int i = 0; i < j.ndeps; i++) {
+		const struct job *dj = snapshot_find(&s->st.snap, j.deps[i]);
+		if (!dj)
 			return err_set(e, GQ_EINVAL,
 				       "dependency '%" PRId64 "' does not exist; see 'gq ls --all'",
 				       j.deps[i]);
-		else if (j.deps[i] == j.id && j.id)
+		if (j.deps[i] == j.id && j.id)
 			return err_set(e, GQ_EINVAL, "job '%" PRId64 "' cannot wait for itself",
 				       j.id);
+		if (dep_status(dep_kind_of(&j, i), dj) == DEP_NEVER) {
+			/* Accepted, it would only be cancelled at the next pass. */
+			struct dep_never d = {dj->id, dep_kind_of(&j, i), dj->state,
+					      dj->exit_status};
+			char why[GQ_END_REASON_MAX];
+			explain_dep_never(&d, true, why, sizeof(why));
+			return err_set(e, GQ_EINVAL, "%s; see 'gq show %" PRId64 "'", why, dj->id);
+		}
+	}
 	if (place_satisfiable(&s->st.snap, &j, e) < 0)
 		return -1;
 	*jp = j;

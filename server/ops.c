@@ -601,8 +601,13 @@ static void update_reason(const struct job *a, const struct job *b, char *out, s
 		buf_printf(&r, ", queue %s->%s", a->queue, b->queue);
 	if (strcmp(a->name, b->name))
 		buf_printf(&r, ", name %s->%s", a->name, b->name);
-	if (a->ndeps != b->ndeps || memcmp(a->deps, b->deps, sizeof(a->deps[0]) * (size_t)a->ndeps))
-		buf_printf(&r, ", deps %d->%d jobs", a->ndeps, b->ndeps);
+	if (a->ndeps != b->ndeps || memcmp(a->deps, b->deps, sizeof(a->deps[0]) * (size_t)a->ndeps) ||
+	    memcmp(a->dep_kind, b->dep_kind, sizeof(a->dep_kind[0]) * (size_t)a->ndeps)) {
+		char da[160], db[160];
+		dep_format(a, da, sizeof(da));
+		dep_format(b, db, sizeof(db));
+		buf_printf(&r, ", deps '%s'->'%s'", da, db);
+	}
 	if (a->begin_time != b->begin_time)
 		buf_printf(&r, ", begin_time %" PRId64 "->%" PRId64, a->begin_time, b->begin_time);
 	snprintf(out, size, "%s", r.len ? r.data + 2 : "unchanged");
@@ -645,6 +650,7 @@ int server_update(struct server *s, const struct identity *who, int64_t id,
 	if (u->set & UPD_DEPS) {
 		c.ndeps = n->ndeps;
 		memcpy(c.deps, n->deps, sizeof(c.deps));
+		memcpy(c.dep_kind, n->dep_kind, sizeof(c.dep_kind));
 	}
 	/* Exactly a submission's checks; a begin time is checked only when
 	 * it changes (one that has passed is simply over). */

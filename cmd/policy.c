@@ -670,8 +670,7 @@ struct blame_ctx {
 /* The value of key at rev: 0, 1 when the key does not exist there (its
  * queue or department is not defined), -1 when the revision cannot be read
  * (a commit check refuses, which never was the policy). */
-static int value_at(struct policy_repo *r, const char *rev, const char *key, char *out,
-		    size_t size)
+static int value_at(struct policy_repo *r, const char *rev, const char *key, char *out, size_t size)
 {
 	struct policy *p = xmalloc(sizeof(*p));
 	struct gq_err e = GQ_ERR_INIT;
@@ -902,8 +901,8 @@ static int sub_edit(const struct popts *o, int argc, char **argv)
 	if (argc > 1)
 		return cmd_usage_error(&cmd_policy, "edit takes no operand");
 	if (o->discard && (o->message || o->expected || o->observe || o->rollback_if))
-		return cmd_usage_error(&cmd_policy,
-				       "--discard takes no summary or trailers; it commits nothing");
+		return cmd_usage_error(
+		    &cmd_policy, "--discard takes no summary or trailers; it commits nothing");
 	int rc = EXIT_OK;
 	struct policy_repo *r = open_repo(o, &rc);
 	if (!r)

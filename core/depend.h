@@ -75,10 +75,10 @@ void dep_format(const struct job *j, char *out, size_t size);
 
 /* Why a dependency can never be met. */
 struct dep_never {
-	int64_t job;	     /* the dependency */
-	enum dep_kind kind;  /* what j asked of it */
+	int64_t job;	      /* the dependency */
+	enum dep_kind kind;   /* what j asked of it */
 	enum job_state state; /* how it ended */
-	int exit_status;     /* its exit status (-1 unknown) */
+	int exit_status;      /* its exit status (-1 unknown) */
 };
 
 /* For a pending job j of s: true, with the first dependency that can never

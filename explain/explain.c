@@ -128,8 +128,9 @@ void explain_dep_never(const struct dep_never *d, bool quoted, char *out, size_t
 		else
 			snprintf(how, sizeof(how), "failed");
 	}
-	snprintf(out, size, quoted ? "dependency '%lld' %s: %s can never be met"
-				   : "dependency #%lld %s: %s can never be met",
+	snprintf(out, size,
+		 quoted ? "dependency '%lld' %s: %s can never be met"
+			: "dependency #%lld %s: %s can never be met",
 		 (long long)d->job, how, dep_kind_name(d->kind));
 }
 

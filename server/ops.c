@@ -601,7 +601,8 @@ static void update_reason(const struct job *a, const struct job *b, char *out, s
 		buf_printf(&r, ", queue %s->%s", a->queue, b->queue);
 	if (strcmp(a->name, b->name))
 		buf_printf(&r, ", name %s->%s", a->name, b->name);
-	if (a->ndeps != b->ndeps || memcmp(a->deps, b->deps, sizeof(a->deps[0]) * (size_t)a->ndeps) ||
+	if (a->ndeps != b->ndeps ||
+	    memcmp(a->deps, b->deps, sizeof(a->deps[0]) * (size_t)a->ndeps) ||
 	    memcmp(a->dep_kind, b->dep_kind, sizeof(a->dep_kind[0]) * (size_t)a->ndeps)) {
 		char da[160], db[160];
 		dep_format(a, da, sizeof(da));

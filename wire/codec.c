@@ -242,9 +242,9 @@ static json_t *deps_encode(const struct job *j)
 		if (k == DEP_AFTEROK)
 			json_array_append_new(deps, json_integer(j->deps[i]));
 		else
-			json_array_append_new(deps, json_pack("{s:I,s:s}", "id",
-							      (json_int_t)j->deps[i], "kind",
-							      dep_kind_name(k)));
+			json_array_append_new(deps,
+					      json_pack("{s:I,s:s}", "id", (json_int_t)j->deps[i],
+							"kind", dep_kind_name(k)));
 	}
 	return deps;
 }

@@ -95,7 +95,8 @@ static void test_job_rejects_bad_fields(void)
 	    {"{\"state\":\"sleeping\"}", "job.state: unknown job state 'sleeping'"},
 	    {"{\"uid\":-1}", "job.uid: -1 is out of range"},
 	    {"{\"deps\":[{\"id\":1,\"kind\":\"after\"}]}",
-	     "job.deps[0]: expected {\"id\": JOB, \"kind\": \"afterok\", \"afterany\" or \"afternotok\"}"},
+	     "job.deps[0]: expected {\"id\": JOB, \"kind\": \"afterok\", \"afterany\" or "
+	     "\"afternotok\"}"},
 	    {"{\"deps\":[{\"id\":0,\"kind\":\"afterany\"}]}",
 	     "job.deps[0]: expected a job id (a positive integer)"},
 	    {"{\"restarts\":9999999999}", "job.restarts: 9999999999 is out of range"},

@@ -69,7 +69,8 @@ static void test_parse_slurm_form_and_plain_ids(void)
 {
 	check_parse("12", "afterok:12");
 	check_parse("#12,13", "afterok:12:13");
-	check_parse("afterok:12:13,afterany:14,afternotok:15", "afterok:12:13,afterany:14,afternotok:15");
+	check_parse("afterok:12:13,afterany:14,afternotok:15",
+		    "afterok:12:13,afterany:14,afternotok:15");
 	check_parse("afterany:1,2,afterany:3", "afterany:1,afterok:2,afterany:3");
 	check_refused("after:4", "kind 'after' is not one gq knows");
 	check_refused("singleton", "'singleton' is not a job id");

@@ -620,7 +620,7 @@ static void test_plan_window_suspends_its_queue(void)
 	sched_plan(&s, &pl);
 	a = plan_find(&pl, PLAN_PREEMPT, 1);
 	CHECK(a == NULL || a->other != 0); /* not a window victim */
-	J(s, 1)->checkpointable = true; /* one that can is still suspended */
+	J(s, 1)->checkpointable = true;	   /* one that can is still suspended */
 	plan_release(&pl);
 	plan_init(&pl);
 	sched_plan(&s, &pl);

@@ -29,6 +29,7 @@
 #include "config.h"
 #include "http.h"
 #include "wire/slurm.h"
+#include "core/depend.h"
 #include "wire/wire.h"
 
 #define MAX_ANSWER ((size_t)1 << 30) /* 10,000 jobs are ~32 MB in v0.0.38 */
@@ -691,8 +692,9 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 	q.env = r->env;
 	q.hold = j->held || sb.hold;
 	q.array = r->array;
-	q.after = j->deps;
-	q.nafter = j->ndeps;
+	char after[512];
+	dep_format(j, after, sizeof(after));
+	q.after = after;
 	q.stdout_path = r->output ? r->output : sb.output[0] ? sb.output : NULL;
 	q.stderr_path = r->error; /* Slurm's patterns are sbatch's: passed as they are */
 	q.begin = sb.begin[0] ? sb.begin : NULL;

@@ -283,6 +283,8 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 	case F_REASON:
 		if (ex)
 			explain_short(ex, out);
+		else if (j->end_reason[0] && !job_state_active(j->state))
+			buf_addstr(out, j->end_reason); /* why the scheduler ended it */
 		else
 			buf_addstr(out, "-");
 		if (ex && j->ext_reason[0]) /* the backend's own word beside */

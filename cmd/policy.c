@@ -31,6 +31,7 @@ struct popts {
 	bool json;
 	const char *message, *expected, *observe, *rollback_if; /* edit, rollback */
 	bool no_apply;						/* rollback */
+	bool discard;						/* edit */
 	bool roff;						/* keys */
 	int max;						/* log -n */
 	const char *window;					/* review --window */
@@ -131,6 +132,38 @@ static void warn_variables(const struct policy_diff *d)
 			"gq: warning: this change touches %d policy variables; one variable per "
 			"commit keeps review and rollback exact\n",
 			n);
+}
+
+/* Warns on stderr of every key text sets more than once (pfile_duplicates):
+ * it loads with the last value, as git-config reads it, but the other line
+ * is likely a mistake. */
+static void warn_duplicates(const char *text, size_t len, const char *shown)
+{
+	char *w = pfile_duplicates(text, len, shown);
+	for (char *line = w, *nl; line && *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		fprintf(stderr, "gq: warning: %.*s\n", (int)(nl ? nl - line : (long)strlen(line)),
+			line);
+		if (!nl)
+			break;
+	}
+	free(w);
+}
+
+/* The same for a file on disk or a revision's policy.conf; silent when it
+ * cannot be read (the load says why). */
+static void warn_duplicates_of(struct policy_repo *r, const char *file, const char *oid)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	size_t len = 0;
+	char got[POLICY_OID_HEX], shown[64];
+	char *text = file ? pfile_read_file(file, &len, &e) : repo_text(r, oid, &len, got, &e);
+	if (!text)
+		return;
+	if (!file)
+		snprintf(shown, sizeof(shown), "%.7s:%s", got, POLICY_FILE);
+	warn_duplicates(text, len, file ? file : shown);
+	free(text);
 }
 
 /* ---- the server ---- */
@@ -401,6 +434,7 @@ static int sub_check(const struct popts *o, int argc, char **argv)
 	struct jout_policy_report rep = {0};
 	if (argc > 1 && is_file(what)) {
 		STR_COPY(to, what);
+		warn_duplicates_of(NULL, what, NULL);
 		valid = pfile_load_file(what, cand, &e) == 0;
 		/* Compared with HEAD of the repository, when there is one. */
 		char *path = opts_repo_path(o);
@@ -419,6 +453,7 @@ static int sub_check(const struct popts *o, int argc, char **argv)
 			goto out;
 		}
 		STR_COPY(to, pc.oid);
+		warn_duplicates_of(r, NULL, pc.oid);
 		valid = repo_load(r, pc.oid, cand, &e) == 0;
 		if (!valid && e.code != GQ_EINVAL) {
 			repo_commit_release(&pc);
@@ -632,38 +667,42 @@ struct blame_ctx {
 	struct gq_err *e;
 };
 
-/* The value of key at rev; *absent when the key does not exist there (its
- * queue or department is not defined) or the revision cannot be read. */
-static void value_at(struct policy_repo *r, const char *rev, const char *key, char *out,
-		     size_t size, bool *absent)
+/* The value of key at rev: 0, 1 when the key does not exist there (its
+ * queue or department is not defined), -1 when the revision cannot be read
+ * (a commit check refuses, which never was the policy). */
+static int value_at(struct policy_repo *r, const char *rev, const char *key, char *out, size_t size)
 {
 	struct policy *p = xmalloc(sizeof(*p));
 	struct gq_err e = GQ_ERR_INIT;
-	*absent = repo_read(r, rev, p, &e) < 0 || policy_get(p, key, out, size, &e) < 0;
-	if (*absent)
+	int rc = repo_read(r, rev, p, &e) < 0 ? -1 : policy_get(p, key, out, size, &e) < 0;
+	if (rc)
 		out[0] = '\0';
 	free(p);
+	return rc;
 }
 
+/* Newest first: the oldest commit of the latest run of readable commits
+ * with the key's value took the blame; the readable one before that run
+ * says what it was before. Commits that cannot be read are stepped over,
+ * so that a refused commit neither takes the blame nor hides the value
+ * before it. */
 static int blame_one(const struct policy_commit *c, void *arg)
 {
 	struct blame_ctx *bc = arg;
-	char here[300], before[300];
-	bool here_absent, before_absent = true;
-	value_at(bc->r, c->oid, bc->key, here, sizeof(here), &here_absent);
-	if (here_absent || strcmp(here, bc->value))
-		return 1; /* older than the last change: stop */
-	if (c->parent[0])
-		value_at(bc->r, c->parent, bc->key, before, sizeof(before), &before_absent);
-	if (!before_absent && !strcmp(before, here))
-		return 0; /* unchanged by this commit: look further back */
-	if (bc->have_found)
-		repo_commit_release(&bc->found);
-	bc->found = *c;
-	bc->found.message = xstrdup(c->message);
-	bc->have_found = true;
-	STR_COPY(bc->before, before);
-	bc->before_absent = before_absent;
+	char here[300];
+	int st = value_at(bc->r, c->oid, bc->key, here, sizeof(here));
+	if (st < 0)
+		return 0;
+	if (st == 0 && !strcmp(here, bc->value)) {
+		if (bc->have_found)
+			repo_commit_release(&bc->found);
+		bc->found = *c;
+		bc->found.message = xstrdup(c->message);
+		bc->have_found = true;
+		return 0; /* the same value: look further back */
+	}
+	STR_COPY(bc->before, here);
+	bc->before_absent = st != 0;
 	return 1;
 }
 
@@ -677,7 +716,7 @@ static int sub_blame(const struct popts *o, int argc, char **argv)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
 	const char *rev = argc > 2 ? argv[2] : "HEAD";
-	struct blame_ctx bc = {.r = r, .key = argv[1], .e = &e};
+	struct blame_ctx bc = {.r = r, .key = argv[1], .e = &e, .before_absent = true};
 	struct policy *p = xmalloc(sizeof(*p));
 	if (repo_read(r, rev, p, &e) < 0 ||
 	    policy_get(p, argv[1], bc.value, sizeof(bc.value), &e) < 0) {
@@ -834,15 +873,45 @@ static int write_file(const char *path, const char *text, size_t len, struct gq_
 	return 0;
 }
 
+/* gq policy edit --discard: the kept draft (and its base) removed. */
+static int discard_draft(struct policy_repo *r)
+{
+	char *draft = repo_draft_path(r), *base_path = xasprintf("%s.base", draft);
+	int rc = EXIT_OK;
+	if (!is_file(draft)) {
+		struct gq_err e = GQ_ERR_INIT;
+		err_set(&e, GQ_ECONFLICT, "no kept edit to discard (none at '%s')", draft);
+		rc = cmd_fail(&e);
+	} else if (unlink(draft) < 0) {
+		struct gq_err e = GQ_ERR_INIT;
+		err_set(&e, GQ_EIO, "cannot remove '%s': %s", draft, strerror(errno));
+		rc = cmd_fail(&e);
+	} else {
+		unlink(base_path);
+		printf("discarded the kept edit; the next 'gq policy edit' starts from HEAD\n");
+	}
+	free(base_path);
+	free(draft);
+	return rc;
+}
+
 static int sub_edit(const struct popts *o, int argc, char **argv)
 {
 	(void)argv;
 	if (argc > 1)
 		return cmd_usage_error(&cmd_policy, "edit takes no operand");
+	if (o->discard && (o->message || o->expected || o->observe || o->rollback_if))
+		return cmd_usage_error(
+		    &cmd_policy, "--discard takes no summary or trailers; it commits nothing");
 	int rc = EXIT_OK;
 	struct policy_repo *r = open_repo(o, &rc);
 	if (!r)
 		return rc;
+	if (o->discard) {
+		rc = discard_draft(r);
+		repo_free(r);
+		return rc;
+	}
 	struct gq_err e = GQ_ERR_INIT;
 	char *draft = repo_draft_path(r), *base_path = NULL;
 	char *head_text = NULL, *text = NULL, *msg = NULL;
@@ -887,6 +956,7 @@ static int sub_edit(const struct popts *o, int argc, char **argv)
 		goto out;
 	}
 	policy_defaults(cand);
+	warn_duplicates(text, len, POLICY_FILE);
 	if (pfile_parse_text(cand, text, len, POLICY_FILE, &e) < 0 ||
 	    pfile_validate_text(cand, text, POLICY_FILE, &e) < 0) {
 		fprintf(stderr, "gq: %s\n", e.msg);
@@ -898,6 +968,14 @@ static int sub_edit(const struct popts *o, int argc, char **argv)
 		goto out;
 	}
 	semdiff_compute(old, cand, &d);
+	if (d.n == 0) {
+		/* Whitespace, comments, key order, a default spelled out: the
+		 * same policy, so no commit to review, blame or roll back. */
+		printf("no change to the policy; nothing committed\n");
+		unlink(draft);
+		unlink(base_path);
+		goto out;
+	}
 	printf("changes from HEAD (%s):\n", short_oid(head_oid, sh));
 	print_changes(&d);
 	warn_variables(&d);
@@ -1369,7 +1447,8 @@ struct sub {
 static const struct sub subs[] = {
     {"show", "[REV]", sub_show},
     {"check", "[REV|FILE]", sub_check},
-    {"edit", "[-m SUMMARY] [--expected TEXT] [--observe TEXT] [--rollback-if TEXT]", sub_edit},
+    {"edit", "[-m SUMMARY] [--expected TEXT] [--observe TEXT] [--rollback-if TEXT] | --discard",
+     sub_edit},
     {"diff", "[A [B]]", sub_diff},
     {"log", "[-n N] [REV]", sub_log},
     {"blame", "KEY [REV]", sub_blame},
@@ -1400,6 +1479,8 @@ static int policy_exec(int argc, char **argv)
 			o.roff = true;
 		} else if (!strcmp(a, "--no-apply")) {
 			o.no_apply = true;
+		} else if (!strcmp(a, "--discard")) {
+			o.discard = true;
 		} else if (!strcmp(a, "--repo")) {
 			val = &o.repo;
 		} else if (!strcmp(a, "-m") || !strcmp(a, "--message")) {

@@ -119,6 +119,8 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 		row("ended", "%s (ran %s)", cmd_time(j->end_time, now, t1, sizeof(t1)),
 		    dur_format(j->end_time - (j->start_time ? j->start_time : j->end_time), d,
 			       sizeof(d)));
+	if (j->end_reason[0] && !job_state_active(j->state))
+		row("end reason", "%s", j->end_reason);
 	if (j->estimate)
 		row("estimate", "%s", dur_format(j->estimate, d, sizeof(d)));
 	if (j->time_limit)
@@ -141,7 +143,8 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 	if (j->ndeps) {
 		buf_reset(&b);
 		for (int i = 0; i < j->ndeps; i++)
-			buf_printf(&b, "%s#%lld", i ? ", " : "", (long long)j->deps[i]);
+			buf_printf(&b, "%s#%lld (%s)", i ? ", " : "", (long long)j->deps[i],
+				   dep_kind_name(dep_kind_of(j, i)));
 		row("after", "%s", b.data);
 	}
 	if (j->held)

@@ -17,6 +17,7 @@
 #include "backend/backend.h"
 #include "backend/config.h"
 #include "core/array.h"
+#include "core/depend.h"
 #include "core/outpat.h"
 #include "begin.h"
 #include "wire/cli.h"
@@ -60,6 +61,7 @@ static const struct option longopts[] = {
     {"estimate", required_argument, NULL, O_ESTIMATE},
     {"checkpointable", no_argument, NULL, O_CHECKPOINTABLE},
     {"after", required_argument, NULL, O_AFTER},
+    {"dependency", required_argument, NULL, O_AFTER},
     {"hold", no_argument, NULL, O_HOLD},
     {"json", no_argument, NULL, O_JSON},
     {"array", required_argument, NULL, O_ARRAY},
@@ -159,27 +161,13 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 	case O_CHECKPOINTABLE:
 		j->checkpointable = true;
 		break;
-	case O_AFTER: {
-		char tmp[256];
-		if (!STR_COPY(tmp, arg))
-			return cmd_usage_error(c, "%s--after: list too long", where);
-		for (char *save = NULL, *t = strtok_r(tmp, ",", &save); t;
-		     t = strtok_r(NULL, ",", &save)) {
-			const char *p = t[0] == '#' ? t + 1 : t;
-			if (parse_int64(p, 1, INT64_MAX / 2, &v, &e) < 0)
-				return cmd_usage_error(
-				    c,
-				    "%s--after: '%s' is not a job id (a positive number like 42)",
-				    where, t);
-			if (j->ndeps >= GQ_MAX_DEPS)
-				return cmd_usage_error(c, "%s--after: at most %d jobs", where,
-						       GQ_MAX_DEPS);
-			j->deps[j->ndeps++] = v;
-		}
-		if (!j->ndeps)
+	case O_AFTER:
+		/* Slurm's kinds (afterok:12,afterany:13) or plain ids (afterok). */
+		if (!*arg)
 			return cmd_usage_error(c, "%s--after: no job id given", where);
+		if (dep_parse(arg, j, &e) < 0)
+			return cmd_usage_error(c, "%s--after: %s", where, e.msg);
 		break;
-	}
 	case O_HOLD:
 		j->held = true;
 		break;

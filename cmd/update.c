@@ -28,7 +28,7 @@ static const struct {
     {"estimate", UPD_ESTIMATE}, {"time-limit", UPD_TIME_LIMIT},
     {"tier", UPD_TIER},		{"queue", UPD_QUEUE},
     {"name", UPD_NAME},		{"after", UPD_DEPS},
-    {"begin", UPD_BEGIN},
+    {"dependency", UPD_DEPS},	{"begin", UPD_BEGIN},
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 

@@ -33,6 +33,8 @@ static void not_pending(const struct explain_set *x, const struct job *j)
 		printf(" since %s", cmd_time(j->end_time, now, t, sizeof(t)));
 	if (j->exit_status >= 0)
 		printf(" (exit status %d)", j->exit_status);
+	if (j->end_reason[0]) /* the scheduler ended it: say why */
+		printf(", because %s", j->end_reason);
 	printf("; it waits for nothing.\n");
 }
 

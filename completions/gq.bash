@@ -15,7 +15,7 @@ _gq()
 	--tier) COMPREPLY=($(compgen -W "$("$gq" __complete tiers 2>/dev/null)" -- "$cur")); return ;;
 	--queue) COMPREPLY=($(compgen -W "$("$gq" __complete queues 2>/dev/null)" -- "$cur")); return ;;
 	--state) COMPREPLY=($(compgen -W "$("$gq" __complete states 2>/dev/null)" -- "$cur")); return ;;
-	--after | --job) COMPREPLY=($(compgen -W "$("$gq" __complete jobs 2>/dev/null)" -- "$cur")); return ;;
+	--after | --dependency | --job) COMPREPLY=($(compgen -W "$("$gq" __complete jobs 2>/dev/null)" -- "$cur")); return ;;
 	--trace | --policy | --against | --output | --error) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--gpus | --gpu-type | --gpu-mem | --cpus | --mem | --name | --time-limit | --estimate | --array | --begin | \
 		--reason | --format | --user | --set | --repo | -m | --message | --expected | --observe | \

@@ -15,7 +15,7 @@ function __gq_args
 			$gq __complete states 2>/dev/null; return
 		case --by
 			echo user; echo dept; return
-		case --after --job
+		case --after --dependency --job
 			$gq __complete jobs 2>/dev/null; return
 		case --trace --policy --against --output --error
 			__fish_complete_path $cur; return

@@ -20,9 +20,10 @@
 
 #include "policy.h"
 
-#define GQ_MAX_DEPS 8	    /* after-job dependencies per job */
-#define GQ_MAX_ALLOC 16	    /* nodes one job may span */
-#define GQ_MAX_NODE_GPUS 64 /* GPUs per node (a uint64_t mask) */
+#define GQ_MAX_DEPS 8	      /* after-job dependencies per job */
+#define GQ_END_REASON_MAX 128 /* end_reason, with its NUL */
+#define GQ_MAX_ALLOC 16	      /* nodes one job may span */
+#define GQ_MAX_NODE_GPUS 64   /* GPUs per node (a uint64_t mask) */
 /* The most a request may ask for, on every path (the CLI, the API, the
  * decoders): what GQ_MAX_ALLOC nodes can hold, and sizes no machine has. */
 #define GQ_MAX_REQ_GPUS (GQ_MAX_ALLOC * GQ_MAX_NODE_GPUS)
@@ -86,6 +87,9 @@ struct job {
 	struct job_override ovr;
 	enum job_state state;
 	int exit_status; /* for finished jobs: exit code, or 128+signal; -1 unknown */
+	/* Why the scheduler ended it, when it did without a process exiting
+	 * ("dependency #12 failed (exit 1): afterok can never be met"); "" none. */
+	char end_reason[GQ_END_REASON_MAX];
 
 	struct job_res req;
 	int nalloc; /* allocation, while it holds GPUs */
@@ -112,7 +116,8 @@ struct job {
 	int restarts;
 
 	int ndeps;
-	int64_t deps[GQ_MAX_DEPS]; /* waits for these jobs to finish */
+	int64_t deps[GQ_MAX_DEPS];     /* waits for these jobs (depend.h) */
+	uint8_t dep_kind[GQ_MAX_DEPS]; /* each one's enum dep_kind; 0 afterok */
 
 	bool held;
 	char held_by[32];

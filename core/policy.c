@@ -23,6 +23,7 @@ enum kind {
 	K_ROLLOUT, /* enum rollout */
 	K_WINDOW,  /* struct window */
 	K_SIGNAL,  /* int signal number */
+	K_WINACT,  /* enum window_action */
 };
 
 struct keydef {
@@ -318,6 +319,15 @@ static const struct keydef keys[] = {
      {""},
      "daily window HH:MM-HH:MM in which the queue is paused"},
     {"queue",
+     "windowAction",
+     SC_QUEUE,
+     K_WINACT,
+     Q(window_action),
+     0,
+     0,
+     {"requeue"},
+     "requeue (its work lost) or finish a running job that cannot checkpoint at the window"},
+    {"queue",
      "maxPreemptPerHour",
      SC_QUEUE,
      K_LIMIT,
@@ -359,7 +369,6 @@ static const struct keydef keys[] = {
 
 static const char *const tier_names[TIER_COUNT] = {"P0", "P1", "P2"};
 static const char *const rollout_names[] = {"observe", "trial", "enforce"};
-
 static const struct {
 	const char *name;
 	int num;
@@ -597,6 +606,13 @@ static int parse_value(const struct keydef *k, const char *v, char *field, struc
 		return err_set(e, GQ_EINVAL, "unknown mode '%s'; use observe, trial or enforce", v);
 	case K_WINDOW:
 		return window_parse(v, (struct window *)(void *)field, e);
+	case K_WINACT: {
+		enum window_action a = strcasecmp(v, "finish") ? WINDOW_REQUEUE : WINDOW_FINISH;
+		memcpy(field, &a, sizeof(a));
+		return a == WINDOW_FINISH || !strcasecmp(v, "requeue")
+			   ? 0
+			   : err_set(e, GQ_EINVAL, "unknown action '%s'; use requeue or finish", v);
+	}
 	case K_SIGNAL: {
 		const char *name = strncasecmp(v, "SIG", 3) ? v : v + 3;
 		for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
@@ -668,6 +684,9 @@ static void format_value(const struct keydef *k, const char *field, char *out, s
 	}
 	case K_WINDOW:
 		window_format((const struct window *)(const void *)field, out, size);
+		return;
+	case K_WINACT:
+		snprintf(out, size, "%s", window_action_name(*(const enum window_action *)field));
 		return;
 	case K_SIGNAL: {
 		int sig;

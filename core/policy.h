@@ -34,6 +34,17 @@ int tier_parse(const char *s, enum tier *out, struct gq_err *e);
 enum rollout { ROLLOUT_OBSERVE, ROLLOUT_TRIAL, ROLLOUT_ENFORCE };
 const char *rollout_name(enum rollout r);
 
+/* What the start of a queue's window does to a running job of it that did
+ * not declare it can checkpoint (queue.NAME.windowAction): stop and requeue
+ * it, losing its work (the default, as for every job), or let it finish
+ * (nothing new starts in the window either way). Checkpointable jobs are
+ * always checkpoint-preempted and resume after the window. */
+enum window_action { WINDOW_REQUEUE, WINDOW_FINISH };
+static inline const char *window_action_name(enum window_action a)
+{
+	return a == WINDOW_FINISH ? "finish" : "requeue";
+}
+
 #define GQ_MAX_QUEUES 32
 #define GQ_MAX_DEPTS 32
 #define GQ_NAME_MAX 32
@@ -58,6 +69,7 @@ struct queue_policy {
 	int borrow;	      /* GPUs it may borrow beyond quota from idle capacity; -1 unlimited */
 	double share;	      /* fair-share weight */
 	struct window paused; /* paused in this window */
+	enum window_action window_action; /* for running jobs that cannot checkpoint */
 	int max_preempt_hour; /* preemption budget: victims per hour from this queue; -1 = the
 				 default */
 	int64_t default_time; /* time limit of a job submitted without one, 0 none */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "depend.h"
 #include "place.h"
 #include "runtime.h"
 #include "plan.h"
@@ -378,8 +379,7 @@ bool preempt_startable(const struct snapshot *s, const struct job *j)
 	if (j->state != JOB_PENDING || j->held || j->not_before > s->now || j->begin_time > s->now)
 		return false;
 	for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++) {
-		const struct job *dep = snapshot_find(s, j->deps[d]);
-		if (dep && dep->state != JOB_COMPLETED)
+		if (dep_status(dep_kind_of(j, d), snapshot_find(s, j->deps[d])) != DEP_MET)
 			return false;
 	}
 	return true;
@@ -461,7 +461,9 @@ static void trigger(const struct snapshot *s, struct place_map *soon, struct spe
 	preempt_plan_release(&p);
 }
 
-/* Running jobs of queues paused now are suspended for the window. */
+/* Running jobs of queues paused now are suspended for the window; one that
+ * cannot checkpoint is left to finish when its queue's windowAction says
+ * so (it would lose its work, and resume from nothing). */
 static void window_victims(const struct snapshot *s, struct spent *sp, struct plan *out)
 {
 	const struct policy *p = &s->policy;
@@ -469,7 +471,8 @@ static void window_victims(const struct snapshot *s, struct spent *sp, struct pl
 		const struct job *j = &s->jobs[i];
 		int qi;
 		if (j->state != JOB_RUNNING || (qi = policy_queue_index(p, j->queue)) < 0 ||
-		    !place_window_paused(s, qi, s->now))
+		    !place_window_paused(s, qi, s->now) ||
+		    (!j->checkpointable && p->queues[qi].window_action == WINDOW_FINISH))
 			continue;
 		sp->victim[i] = true; /* no trigger takes it as well */
 		struct plan_action *a = plan_add(out, PLAN_PREEMPT, j->id);

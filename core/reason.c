@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "depend.h"
 #include "order.h"
 #include "place.h"
 
@@ -148,11 +149,6 @@ static int64_t end_of(const struct ctx *c, const struct job *j)
 	return 0;
 }
 
-static bool dep_dead(enum job_state st)
-{
-	return st == JOB_FAILED || st == JOB_CANCELLED || st == JOB_TIMEOUT;
-}
-
 /* The dependency item: a dead dependency first, else one that never
  * starts, else the one expected to end last. */
 static void dependency(const struct ctx *c, const struct job *j, struct work *k)
@@ -162,11 +158,12 @@ static void dependency(const struct ctx *c, const struct job *j, struct work *k)
 	int64_t until = 0;
 	for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++) {
 		const struct job *dj = snapshot_find(c->s, j->deps[d]);
-		if (!dj || dj->state == JOB_COMPLETED)
+		enum dep_status ds = dep_status(dep_kind_of(j, d), dj);
+		if (ds == DEP_MET && dj != j)
 			continue;
 		int r;
 		int64_t e = 0;
-		if (dj == j || dep_dead(dj->state)) {
+		if (dj == j || ds == DEP_NEVER) {
 			r = 3;
 		} else {
 			e = end_of(c, dj);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "depend.h"
+
 /* Moves ready jobs to higher aging steps as t passes their boundaries. */
 void sim_migrate(struct sim *S, int64_t t)
 {
@@ -208,7 +210,7 @@ void sim_start_job(struct sim *S, uint32_t p, int64_t t, const struct place_resu
 	const struct job *j = sim_job(S, x->jidx);
 	for (int d = 0; x->has_deps && d < j->ndeps && d < GQ_MAX_DEPS; d++) {
 		const struct job *dj = snapshot_find(s, j->deps[d]);
-		if (dj && dj->state != JOB_COMPLETED)
+		if (dep_status(dep_kind_of(j, d), dj) == DEP_WAIT)
 			add_wait(&w, dj->id);
 	}
 	if (x->has_deps && S->thr_dep && S->thr_dep[x->jidx])

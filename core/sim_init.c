@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "depend.h"
 #include "permit.h"
 
 /* The policy indices of the last few queue or department names looked up:
@@ -77,9 +78,10 @@ static void stage_pending(struct sim *S, const struct job *j, size_t i, struct n
 		x->never = NEVER_DEPT_QUOTA;
 	for (int d = 0; x->never == NEVER_NO && d < j->ndeps && d < GQ_MAX_DEPS; d++) {
 		const struct job *dj = snapshot_find(s, j->deps[d]);
-		if (!dj || dj->state == JOB_COMPLETED)
+		enum dep_status ds = dep_status(dep_kind_of(j, d), dj);
+		if (ds == DEP_MET && dj != j)
 			continue;
-		if (!job_state_active(dj->state) || dj == j) {
+		if (ds == DEP_NEVER || dj == j) {
 			x->never = dj == j ? NEVER_DEP_NEVER : NEVER_DEP_FAILED;
 			break;
 		}
@@ -318,7 +320,7 @@ static void init_dependents(struct sim *S, const struct staging *st)
 			const struct job *j = sim_job(S, x->jidx);
 			for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++) {
 				const struct job *dj = snapshot_find(s, j->deps[d]);
-				if (!dj || dj->state == JOB_COMPLETED)
+				if (dep_status(dep_kind_of(j, d), dj) != DEP_WAIT)
 					continue;
 				size_t di = (size_t)(dj - s->jobs);
 				if (pass == 0)

@@ -5,6 +5,7 @@
  */
 #include "explain.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,7 +66,7 @@ static void never_text(const struct explain *ex, struct buf *out)
 		buf_addstr(out, "never while held");
 		break;
 	case NEVER_DEP_FAILED:
-		buf_addstr(out, "never: a job it waits for did not succeed");
+		buf_addstr(out, "never: a dependency of it can never be met");
 		break;
 	case NEVER_DEP_NEVER:
 		buf_addstr(out, "never: a job it waits for never starts");
@@ -106,6 +107,31 @@ void explain_eta(const struct explain_set *x, const struct explain *ex, struct b
 	if (p->low != p->high)
 		buf_printf(out, " (range %s-%s)", tm(x, p->low, b, sizeof(b)),
 			   tm(x, p->high, c, sizeof(c)));
+}
+
+void explain_dep_never(const struct dep_never *d, bool quoted, char *out, size_t size)
+{
+	char how[48];
+	switch (d->state) {
+	case JOB_COMPLETED:
+		snprintf(how, sizeof(how), "succeeded");
+		break;
+	case JOB_CANCELLED:
+		snprintf(how, sizeof(how), "was cancelled");
+		break;
+	case JOB_TIMEOUT:
+		snprintf(how, sizeof(how), "reached its time limit");
+		break;
+	default:
+		if (d->exit_status >= 0)
+			snprintf(how, sizeof(how), "failed (exit %d)", d->exit_status);
+		else
+			snprintf(how, sizeof(how), "failed");
+	}
+	snprintf(out, size,
+		 quoted ? "dependency '%lld' %s: %s can never be met"
+			: "dependency #%lld %s: %s can never be met",
+		 (long long)d->job, how, dep_kind_name(d->kind));
 }
 
 void explain_short(const struct explain *ex, struct buf *out)
@@ -197,13 +223,23 @@ static void item_detail(const struct explain_set *x, const struct explain *ex,
 		buf_printf(out, " Held by %s at %s.", j->held_by[0] ? j->held_by : "?",
 			   tm(x, j->held_at, t, sizeof(t)));
 		break;
-	case REASON_DEPENDENCY:
-		buf_printf(out, " Waits for #%lld to finish (%s", (long long)it->job,
-			   it->detail[0] ? it->detail : "?");
+	case REASON_DEPENDENCY: {
+		enum dep_kind k = DEP_AFTEROK;
+		for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++)
+			if (j->deps[d] == it->job) {
+				k = dep_kind_of(j, d);
+				break;
+			}
+		buf_printf(out, " Waits for #%lld to %s (%s; it is %s", (long long)it->job,
+			   dep_kind_verb(k), dep_kind_name(k),
+			   !strcmp(it->detail, "never") ? "never started"
+			   : it->detail[0]		? it->detail
+							: "?");
 		if (it->until && !it->never)
 			buf_printf(out, ", expected to end %s", tm(x, it->until, t, sizeof(t)));
 		buf_addstr(out, ").");
 		break;
+	}
 	case REASON_WINDOW: {
 		/* The window is the server's wall clock; the end, the reader's. */
 		const struct queue_policy *q = policy_queue(&x->s->policy, j->queue);

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/depend.h"
 #include "core/hint.h"
 #include "core/job.h"
 #include "core/predict.h"
@@ -101,6 +102,11 @@ void explain_preempt_text(const struct explain_set *x, const struct explain *ex,
 
 /* Appends the short form for `gq ls`: "priority (3 ahead)", "dependency #41". */
 void explain_short(const struct explain *ex, struct buf *out);
+/* Why a dependency can never be met, as gq serve's event and the job's end
+ * reason say it: "dependency #12 failed (exit 1): afterok can never be
+ * met"; quoted, as an error names it: "dependency '12' failed ...". Cut to
+ * fit size. */
+void explain_dep_never(const struct dep_never *d, bool quoted, char *out, size_t size);
 /* Appends "14:35 (range 14:10-16:20)", "now" or "never while held". */
 void explain_eta(const struct explain_set *x, const struct explain *ex, struct buf *out);
 /* The predicted start (unix seconds) or 0 when unknown or never. */

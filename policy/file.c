@@ -19,6 +19,9 @@
 
 #include "git.h"
 
+static git_config *open_text(const char *text, size_t len, const char *shown, char tmp[4096],
+			     struct gq_err *e);
+
 struct apply_ctx {
 	struct policy *p;
 	const char *text;
@@ -51,14 +54,39 @@ int pfile_parse_text(struct policy *p, const char *text, size_t len, const char 
 	if (memchr(text, '\0', len))
 		return err_set(e, GQ_EINVAL, "%s: contains a NUL byte; a policy file is text",
 			       shown);
-	const char *dir = getenv("TMPDIR");
 	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s/gq-policy-XXXXXX", dir && *dir ? dir : "/tmp");
+	git_config *cfg = open_text(text, len, shown, tmp, e);
+	if (!cfg)
+		return -1;
+	struct apply_ctx c = {p, text, shown, e};
+	int rc = -1, frc = git_config_foreach(cfg, apply_entry, &c);
+	if (frc == GIT_EUSER)
+		goto out;
+	if (frc < 0) {
+		gitx_err(e, frc, "%s", shown);
+		goto out;
+	}
+	rc = 0;
+out:
+	git_config_free(cfg);
+	unlink(tmp);
+	return rc;
+}
+
+/* text parsed by libgit2 through a temporary file (it parses files) that
+ * tmp names, for the caller to unlink once it freed the config; NULL with e
+ * filled (and nothing left to unlink). */
+static git_config *open_text(const char *text, size_t len, const char *shown, char tmp[4096],
+			     struct gq_err *e)
+{
+	const char *dir = getenv("TMPDIR");
+	snprintf(tmp, 4096, "%s/gq-policy-XXXXXX", dir && *dir ? dir : "/tmp");
 	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return err_set(e, GQ_EIO, "cannot create a temporary file in '%s': %s; set TMPDIR",
-			       dir && *dir ? dir : "/tmp", strerror(errno));
-	int rc = -1;
+	if (fd < 0) {
+		err_set(e, GQ_EIO, "cannot create a temporary file in '%s': %s; set TMPDIR",
+			dir && *dir ? dir : "/tmp", strerror(errno));
+		return NULL;
+	}
 	git_config *cfg = NULL;
 	size_t off = 0;
 	while (off < len) {
@@ -84,19 +112,11 @@ int pfile_parse_text(struct policy *p, const char *text, size_t len, const char 
 		gitx_parse_err(e, tmp, shown);
 		goto out;
 	}
-	struct apply_ctx c = {p, text, shown, e};
-	int frc = git_config_foreach(cfg, apply_entry, &c);
-	if (frc == GIT_EUSER)
-		goto out;
-	if (frc < 0) {
-		gitx_err(e, frc, "%s", shown);
-		goto out;
-	}
-	rc = 0;
+	return cfg;
 out:
 	git_config_free(cfg);
 	unlink(tmp);
-	return rc;
+	return NULL;
 }
 
 int pfile_validate_text(const struct policy *p, const char *text, const char *shown,
@@ -213,8 +233,10 @@ static const char *parse_header(const char *s, char *sec, size_t secsz, char *su
 	return *s == ']' ? s + 1 : NULL;
 }
 
-int pfile_key_line(const char *text, const char *key)
+/* The first and last lines of text that set key, and how many do. */
+static int key_lines(const char *text, const char *key, int *first, int *last)
 {
+	*first = *last = 0;
 	const char *d1 = strchr(key, '.'), *d2 = strrchr(key, '.');
 	if (!d1 || !d2)
 		return 0;
@@ -235,7 +257,7 @@ int pfile_key_line(const char *text, const char *key)
 
 	char sec[64] = "", sub[128] = "";
 	bool exact = false;
-	int line = 1, found = 0;
+	int line = 1, count = 0;
 	for (const char *s = text; *s; line++) {
 		const char *eol = strchr(s, '\n');
 		const char *end = eol ? eol : s + strlen(s);
@@ -255,14 +277,75 @@ int pfile_key_line(const char *text, const char *key)
 				n++;
 			bool sub_ok = exact ? !strcmp(sub, ksub) : !strcasecmp(sub, ksub);
 			if (n == strlen(kname) && !strncasecmp(c, kname, n) &&
-			    !strcasecmp(sec, ksec) && sub_ok)
-				found = line;
+			    !strcasecmp(sec, ksec) && sub_ok) {
+				if (!count++)
+					*first = line;
+				*last = line;
+			}
 		}
 		if (!eol)
 			break;
 		s = eol + 1;
 	}
-	return found;
+	return count;
+}
+
+int pfile_key_line(const char *text, const char *key)
+{
+	int first, last;
+	key_lines(text, key, &first, &last);
+	return last;
+}
+
+struct dup_ctx {
+	const char *text, *shown;
+	struct buf *out;
+	char **seen;
+	size_t nseen, cap;
+};
+
+static int dup_entry(const git_config_entry *ent, void *arg)
+{
+	struct dup_ctx *c = arg;
+	for (size_t i = 0; i < c->nseen; i++)
+		if (!strcmp(c->seen[i], ent->name))
+			return 0; /* said once, at its first repeat */
+	GROW(c->seen, c->cap, c->nseen + 1);
+	c->seen[c->nseen++] = xstrdup(ent->name);
+	int first, last, n = key_lines(c->text, ent->name, &first, &last);
+	if (n > 1)
+		buf_printf(c->out,
+			   "%s:%d and %d: '%s' is set %s; the last value (line %d) is the one "
+			   "used\n",
+			   c->shown, first, last, ent->name, n == 2 ? "twice" : "more than twice",
+			   last);
+	return 0;
+}
+
+char *pfile_duplicates(const char *text, size_t len, const char *shown)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	char tmp[4096];
+	gitx_init();
+	if (len > POLICY_FILE_MAX || memchr(text, '\0', len))
+		return NULL; /* the parse says why */
+	git_config *cfg = open_text(text, len, shown, tmp, &e);
+	if (!cfg)
+		return NULL;
+	struct buf b;
+	buf_init(&b, 0);
+	struct dup_ctx c = {.text = text, .shown = shown, .out = &b};
+	git_config_foreach(cfg, dup_entry, &c);
+	git_config_free(cfg);
+	unlink(tmp);
+	for (size_t i = 0; i < c.nseen; i++)
+		free(c.seen[i]);
+	free(c.seen);
+	if (!b.len) {
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b);
 }
 
 /* Quotes a value when git-config would otherwise change it. */

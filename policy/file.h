@@ -49,6 +49,13 @@ int pfile_load_file(const char *path, struct policy *out, struct gq_err *e);
  * locating messages: the values themselves always come from libgit2. */
 int pfile_key_line(const char *text, const char *key);
 
+/* One warning line per key that text sets more than once ("shown:3 and 9:
+ * 'aging.cap' is set twice; the last value (line 9) is the one used"), in
+ * file order; the parse still takes the last value, as git-config does.
+ * Caller frees; NULL when there is none, or when the text does not parse
+ * (pfile_parse_text says why). */
+char *pfile_duplicates(const char *text, size_t len, const char *shown);
+
 /*
  * The default policy as a commented policy file: every key of the key table
  * with its doc and default, commented out so that the file sets nothing yet

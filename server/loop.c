@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "server/internal.h"
 
+#include "core/depend.h"
+#include "explain/explain.h"
 #include "os/mono.h"
 
 /* ---- starting jobs ---- */
@@ -185,6 +187,35 @@ static int deadlines(struct server *s, struct pass *p, struct gq_err *e)
 			} else {
 				due(p, end);
 			}
+		}
+	}
+	return 0;
+}
+
+/* Pending jobs whose dependency can never be met (core's dep_never) are
+ * cancelled, as Slurm's kill_invalid_depend does, with an event and an end
+ * reason that say why. Until nothing changes: a job cancelled here may make
+ * its own dependents' afterok unmeetable in the same pass. */
+static int kill_invalid(struct server *s, struct pass *p, struct gq_err *e)
+{
+	struct snapshot *sn = &s->st.snap;
+	for (bool again = true; again;) {
+		again = false;
+		for (size_t i = 0; i < sn->njobs; i++) {
+			struct job *j = &sn->jobs[i];
+			struct dep_never d;
+			if (!j->ndeps || !dep_never(sn, j, &d))
+				continue;
+			explain_dep_never(&d, false, j->end_reason, sizeof(j->end_reason));
+			log_info("job %" PRId64 ": cancelled: %s", j->id, j->end_reason);
+			j->state = JOB_CANCELLED;
+			j->end_time = p->now;
+			if (state_persist(&s->st, j, e) < 0 ||
+			    state_emit(&s->st, j->id, "state", JOB_PENDING, JOB_CANCELLED,
+				       j->end_reason, NULL, e) < 0)
+				return -1;
+			p->changed = true;
+			again = true;
 		}
 	}
 	return 0;
@@ -407,7 +438,7 @@ static int64_t tick(struct server *s)
 	if (reap(s, &p, forget, &nforget, &nexits, &e) < 0)
 		goto fail;
 	p.ec = state_enforce_ctx(&s->st);
-	if (deadlines(s, &p, &e) < 0)
+	if (deadlines(s, &p, &e) < 0 || kill_invalid(s, &p, &e) < 0)
 		goto fail;
 	if ((p.changed && state_save_usage(&s->st, &e) < 0) || state_commit(&s->st, &e) < 0)
 		goto fail;

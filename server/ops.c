@@ -6,6 +6,8 @@
 #include "server/internal.h"
 
 #include "core/begin.h"
+#include "core/depend.h"
+#include "explain/explain.h"
 
 #include "os/mono.h"
 
@@ -178,14 +180,24 @@ static int check_request(struct server *s, const struct identity *who, struct jo
 		return -1;
 	if (j.req.gpu_type[0] && !name_valid(j.req.gpu_type))
 		return err_set(e, GQ_EINVAL, "GPU type '%s' is not a valid name", j.req.gpu_type);
-	for (int i = 0; i < j.ndeps; i++)
-		if (!snapshot_find(&s->st.snap, j.deps[i]))
+	for (int i = 0; i < j.ndeps; i++) {
+		const struct job *dj = snapshot_find(&s->st.snap, j.deps[i]);
+		if (!dj)
 			return err_set(e, GQ_EINVAL,
 				       "dependency '%" PRId64 "' does not exist; see 'gq ls --all'",
 				       j.deps[i]);
-		else if (j.deps[i] == j.id && j.id)
+		if (j.deps[i] == j.id && j.id)
 			return err_set(e, GQ_EINVAL, "job '%" PRId64 "' cannot wait for itself",
 				       j.id);
+		if (dep_status(dep_kind_of(&j, i), dj) == DEP_NEVER) {
+			/* Accepted, it would only be cancelled at the next pass. */
+			struct dep_never d = {dj->id, dep_kind_of(&j, i), dj->state,
+					      dj->exit_status};
+			char why[GQ_END_REASON_MAX];
+			explain_dep_never(&d, true, why, sizeof(why));
+			return err_set(e, GQ_EINVAL, "%s; see 'gq show %" PRId64 "'", why, dj->id);
+		}
+	}
 	if (place_satisfiable(&s->st.snap, &j, e) < 0)
 		return -1;
 	*jp = j;
@@ -589,8 +601,14 @@ static void update_reason(const struct job *a, const struct job *b, char *out, s
 		buf_printf(&r, ", queue %s->%s", a->queue, b->queue);
 	if (strcmp(a->name, b->name))
 		buf_printf(&r, ", name %s->%s", a->name, b->name);
-	if (a->ndeps != b->ndeps || memcmp(a->deps, b->deps, sizeof(a->deps[0]) * (size_t)a->ndeps))
-		buf_printf(&r, ", deps %d->%d jobs", a->ndeps, b->ndeps);
+	if (a->ndeps != b->ndeps ||
+	    memcmp(a->deps, b->deps, sizeof(a->deps[0]) * (size_t)a->ndeps) ||
+	    memcmp(a->dep_kind, b->dep_kind, sizeof(a->dep_kind[0]) * (size_t)a->ndeps)) {
+		char da[160], db[160];
+		dep_format(a, da, sizeof(da));
+		dep_format(b, db, sizeof(db));
+		buf_printf(&r, ", deps '%s'->'%s'", da, db);
+	}
 	if (a->begin_time != b->begin_time)
 		buf_printf(&r, ", begin_time %" PRId64 "->%" PRId64, a->begin_time, b->begin_time);
 	snprintf(out, size, "%s", r.len ? r.data + 2 : "unchanged");
@@ -633,6 +651,7 @@ int server_update(struct server *s, const struct identity *who, int64_t id,
 	if (u->set & UPD_DEPS) {
 		c.ndeps = n->ndeps;
 		memcpy(c.deps, n->deps, sizeof(c.deps));
+		memcpy(c.dep_kind, n->dep_kind, sizeof(c.dep_kind));
 	}
 	/* Exactly a submission's checks; a begin time is checked only when
 	 * it changes (one that has passed is simply over). */

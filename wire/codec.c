@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/depend.h"
 #include "wire/fields.h"
 
 static const struct field res_fields[] = {
@@ -42,6 +43,7 @@ static const struct field job_fields[] = {
     FLD(job, tier, F_TIER),
     FLD(job, state, F_STATE),
     FLD(job, exit_status, F_INT),
+    FLD(job, end_reason, F_STR),
     FLD(job, borrowed, F_BOOL),
     FLD(job, submit_time, F_TIME),
     FLD(job, queued_time, F_TIME),
@@ -229,6 +231,24 @@ json_t *wire_encode_table(const struct field *t, size_t n, const void *base)
 	return o;
 }
 
+/* A job's dependencies: [12, {"id": 14, "kind": "afterany"}]: a plain id is
+ * afterok, what the list meant before it had kinds, so that an old client's
+ * list still decodes; write_deps writes the same text. */
+static json_t *deps_encode(const struct job *j)
+{
+	json_t *deps = json_array();
+	for (int i = 0; i < j->ndeps && i < GQ_MAX_DEPS; i++) {
+		enum dep_kind k = dep_kind_of(j, i);
+		if (k == DEP_AFTEROK)
+			json_array_append_new(deps, json_integer(j->deps[i]));
+		else
+			json_array_append_new(deps,
+					      json_pack("{s:I,s:s}", "id", (json_int_t)j->deps[i],
+							"kind", dep_kind_name(k)));
+	}
+	return deps;
+}
+
 json_t *codec_job_encode(const struct job *j)
 {
 	json_t *o = wire_encode_table(job_fields, NF(job_fields), j);
@@ -246,10 +266,7 @@ json_t *codec_job_encode(const struct job *j)
 		    alloc, json_pack("{s:i,s:o}", "node", j->alloc[i].node, "gpus", gpus));
 	}
 	json_object_set_new(o, "alloc", alloc);
-	json_t *deps = json_array();
-	for (int i = 0; i < j->ndeps && i < GQ_MAX_DEPS; i++)
-		json_array_append_new(deps, json_integer(j->deps[i]));
-	json_object_set_new(o, "deps", deps);
+	json_object_set_new(o, "deps", deps_encode(j));
 	return o;
 }
 
@@ -344,10 +361,7 @@ json_t *codec_submit_encode(const struct submit_req *r)
 			if (!strcmp(job_fields[i].name, submit_job_fields[k]))
 				encode_field(o, &job_fields[i], j);
 	json_object_set_new(o, "req", wire_encode_table(res_fields, NF(res_fields), &j->req));
-	json_t *deps = json_array();
-	for (int i = 0; i < j->ndeps && i < GQ_MAX_DEPS; i++)
-		json_array_append_new(deps, json_integer(j->deps[i]));
-	json_object_set_new(o, "deps", deps);
+	json_object_set_new(o, "deps", deps_encode(j));
 	if (r->script)
 		json_object_set_new(o, "script", json_string(r->script));
 	else
@@ -546,10 +560,23 @@ static int decode_deps(const json_t *v, struct job *j, const char *what, struct 
 	json_t *d;
 	json_array_foreach(v, i, d)
 	{
-		if (!json_is_integer(d) || json_integer_value(d) <= 0)
+		enum dep_kind k = DEP_AFTEROK;
+		const json_t *id = d;
+		if (json_is_object(d)) {
+			const json_t *kv = json_object_get(d, "kind");
+			id = json_object_get(d, "id");
+			if (json_object_size(d) != 2 || !json_is_string(kv) ||
+			    dep_kind_parse(json_string_value(kv), json_string_length(kv), &k) < 0)
+				return err_set(e, GQ_EINVAL,
+					       "%s[%zu]: expected {\"id\": JOB, \"kind\": "
+					       "\"afterok\", \"afterany\" or \"afternotok\"}",
+					       path, i);
+		}
+		if (!json_is_integer(id) || json_integer_value(id) <= 0)
 			return err_set(e, GQ_EINVAL,
 				       "%s[%zu]: expected a job id (a positive integer)", path, i);
-		j->deps[i] = json_integer_value(d);
+		j->deps[i] = json_integer_value(id);
+		j->dep_kind[i] = (uint8_t)k;
 	}
 	j->ndeps = (int)json_array_size(v);
 	return 0;
@@ -1605,13 +1632,18 @@ static void write_alloc(struct buf *b, const struct job *j)
 	put(b, "]", 1);
 }
 
-/* [id,...] */
+/* [id,...], deps_encode's text. */
 static void write_deps(struct buf *b, const struct job *j)
 {
-	char tmp[32];
+	char tmp[64];
 	put(b, "[", 1);
 	for (int i = 0; i < j->ndeps && i < GQ_MAX_DEPS; i++) {
-		snprintf(tmp, sizeof(tmp), "%s%lld", i ? "," : "", (long long)j->deps[i]);
+		enum dep_kind k = dep_kind_of(j, i);
+		if (k == DEP_AFTEROK)
+			snprintf(tmp, sizeof(tmp), "%s%lld", i ? "," : "", (long long)j->deps[i]);
+		else
+			snprintf(tmp, sizeof(tmp), "%s{\"id\":%lld,\"kind\":\"%s\"}", i ? "," : "",
+				 (long long)j->deps[i], dep_kind_name(k));
 		put(b, tmp, strlen(tmp));
 	}
 	put(b, "]", 1);
@@ -1904,10 +1936,7 @@ char *wire_update_text(const struct job_update *u)
 		json_object_set_new(o, "req", req);
 	}
 	if (u->set & UPD_DEPS) {
-		json_t *deps = json_array();
-		for (int i = 0; i < u->job.ndeps && i < GQ_MAX_DEPS; i++)
-			json_array_append_new(deps, json_integer(u->job.deps[i]));
-		json_object_set_new(o, "deps", deps);
+		json_object_set_new(o, "deps", deps_encode(&u->job));
 	}
 	char *t = codec_dump(o);
 	json_decref(o);

@@ -4,6 +4,7 @@
  * (num, str, state_word); the decoders below only name fields.
  */
 #include "slurm.h"
+#include "core/depend.h"
 #include "wire/wire.h"
 
 #include <ctype.h>
@@ -738,7 +739,9 @@ static enum job_state job_state_of(const char *base, bool completing, bool confi
 }
 
 /* "afterok:4(unfulfilled),afterany:5_*(unfulfilled)" or with '?' between:
- * every job id named. */
+ * every job id named, with its kind (depend.h); Slurm's kinds gq has no
+ * word for (after: the start, aftercorr, afterburstbuffer) wait for the
+ * job in some way, and are said as afterany. */
 static void deps_parse(const char *s, struct job *j)
 {
 	const char *p = s;
@@ -746,12 +749,16 @@ static void deps_parse(const char *s, struct job *j)
 		const char *colon = strchr(p, ':');
 		if (!colon)
 			break;
+		enum dep_kind kind = DEP_AFTERANY;
+		dep_kind_parse(p, (size_t)(colon - p), &kind);
 		p = colon + 1;
 		while (isdigit((unsigned char)*p)) {
 			char *end;
 			long long id = strtoll(p, &end, 10);
-			if (id > 0 && j->ndeps < GQ_MAX_DEPS)
+			if (id > 0 && j->ndeps < GQ_MAX_DEPS) {
+				j->dep_kind[j->ndeps] = (uint8_t)kind;
 				j->deps[j->ndeps++] = id;
+			}
 			p = end;
 			while (*p && *p != ':' && *p != ',' && *p != '?')
 				p++;
@@ -1032,15 +1039,10 @@ char *slurm_submit_encode(const struct slurm_submit *r, int minor)
 		set_str(job, "array", r->array);
 	if (r->begin && *r->begin) /* a string in v0.0.38: an integer is refused */
 		set_str(job, "begin_time", r->begin);
-	if (r->dependency && *r->dependency && !r->nafter)
+	if (r->after && *r->after)
+		set_str(job, "dependency", r->after);
+	else if (r->dependency && *r->dependency)
 		set_str(job, "dependency", r->dependency);
-	if (r->nafter > 0) {
-		char dep[512];
-		size_t k = (size_t)snprintf(dep, sizeof(dep), "afterany");
-		for (int i = 0; i < r->nafter && k < sizeof(dep) - 24; i++)
-			k += (size_t)snprintf(dep + k, sizeof(dep) - k, ":%" PRId64, r->after[i]);
-		json_object_set_new(job, "dependency", json_string(dep));
-	}
 	/* environment: an object (v0.0.38, required) or ["K=V"] (v0.0.40+). */
 	json_t *env = minor >= 40 ? json_array() : json_object();
 	for (char **p = r->env; p && *p; p++) {
@@ -1143,11 +1145,8 @@ char *slurm_update_fields(const struct job *j, unsigned set, const char *qos, co
 	if (set & UPD_BEGIN)
 		set_str(o, "begin_time", begin);
 	if (set & UPD_DEPS) {
-		char dep[512] = "";
-		size_t k = 0;
-		for (int i = 0; i < j->ndeps && k < sizeof(dep) - 24; i++)
-			k += (size_t)snprintf(dep + k, sizeof(dep) - k, "%s%" PRId64,
-					      i ? ":" : "afterany:", j->deps[i]);
+		char dep[512];
+		dep_format(j, dep, sizeof(dep));
 		json_object_set_new(o, "dependency", json_string(dep));
 	}
 	return dump(o);

@@ -156,10 +156,11 @@ struct slurm_submit {
 	const char *stdout_path; /* NULL: Slurm's default */
 	const char *stderr_path; /* NULL: with stdout */
 	const char *begin;	 /* Slurm's form ("now+2hours"), NULL: none */
-	const char *dependency;	 /* Slurm's form ("afterok:4"), NULL: after only */
+	const char *dependency;	 /* #SBATCH's, Slurm's form ("afterok:4"), NULL: none */
 	bool hold;
-	const int64_t *after; /* afterany dependencies */
-	int nafter;
+	/* gq's dependencies in Slurm's form (depend.h's dep_format); they
+	 * win over dependency. NULL or "": none. */
+	const char *after;
 	const char *array; /* sbatch's --array ("0-99%8"), NULL: not an array */
 };
 /* The JSON body of POST job/submit for openapi/v0.0.<minor>; caller frees. */
@@ -176,7 +177,7 @@ char *slurm_update_priority(int64_t prio, int minor);
 /* The body of POST job/ID for gq update's fields Slurm has: name,
  * partition (queue), qos (the tier's, given), time_limit (minutes),
  * begin_time (begin, Slurm's form "now+N"; NULL none) and dependency
- * (afterany:...). Caller frees. */
+ * (each with its kind: "afterok:4,afterany:5"). Caller frees. */
 char *slurm_update_fields(const struct job *j, unsigned set, const char *qos, const char *begin,
 			  int minor);
 

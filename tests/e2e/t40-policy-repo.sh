@@ -29,7 +29,7 @@ check_eq "init writes every key with a comment" \
 	"$(grep -c '^	# ' "$R/policy.conf")" "$(grep -c '^	[a-zA-Z]* = ' "$R/policy.conf")"
 out=$("$GQ" policy show)
 check_match "show marks defaults" "$out" '^aging\.cap +0\.5 +\(default\)$'
-check_eq "show lists every concrete key" "$(echo "$out" | grep -vc "^#")" 44
+check_eq "show lists every concrete key" "$(echo "$out" | grep -vc "^#")" 45
 
 # An edit with trailers given as options.
 editor 's/^\tcap = 0.5/\tcap = 0.3/'
@@ -106,16 +106,17 @@ out=$("$GQ" policy blame aging.step)
 check_match "an untouched key is blamed on init" "$out" "Start the policy from gq's defaults"
 check_fail 3 "blame of an unknown key exits 3" "$GQ" policy blame aging.nope
 
-# A commit that only reformats does not take the blame.
+# An edit that only reformats is no change: nothing is committed (t44).
 editor 's/^\tcap = 0.3$/\tCAP   =   0.30/'
-"$GQ" policy edit -m "Reformat" >/dev/null 2>&1
+check_eq "a reformatting edit commits nothing" "$("$GQ" policy edit -m "Reformat" 2>&1)" \
+	"no change to the policy; nothing committed"
 out=$("$GQ" policy blame aging.cap)
-check_match "reformatting does not count" "$out" '^    Age less so P1 passes P2 less$'
+check_match "blame stays where it was" "$out" '^    Age less so P1 passes P2 less$'
 
 # rollback to the first commit, without a server.
 first=$("$GQ" policy log 2>/dev/null | grep '^commit ' | tail -1 | cut -c8-14)
 out=$("$GQ" policy rollback --no-apply "$first" 2>&1)
-check_match "rollback commits" "$out" "^committed [0-9a-f]{7}: roll back to $first \(5 commits reverted\)$"
+check_match "rollback commits" "$out" "^committed [0-9a-f]{7}: roll back to $first \(4 commits reverted\)$"
 check_match "defaults are back" "$("$GQ" policy show)" '^aging\.cap +0\.5 +\(default\)$'
 log=$("$GQ" policy log -n 1 2>/dev/null)
 check_match "rollback names what it reverts" "$log" '^    Reverts: [0-9a-f]{12} Age less so P1 passes P2 less$'

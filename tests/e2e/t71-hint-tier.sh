@@ -22,9 +22,10 @@ clock +1m
 held=$(sub --gpus 4 --tier P1 --estimate 1h --hold -- $LONG)
 dep=$(sub --gpus 4 --tier P1 --estimate 1h --after "$ahead" -- $LONG)
 night=$(sub --gpus 4 --tier P2 --estimate 1h --queue night -- $LONG)
-doomed=$(sub --gpus 8 --tier P1 --estimate 1h -- $LONG)
+# A job behind a held one never starts until it is released (a cancelled
+# dependency would have it cancelled by gq serve: t77).
+doomed=$(sub --gpus 8 --tier P1 --estimate 1h --hold -- $LONG)
 dead=$(sub --gpus 4 --tier P1 --estimate 1h --after "$doomed" -- $LONG)
-"$GQ" cancel "$doomed" >/dev/null
 clock +1m
 no_tier "none for a held job" "$held"
 no_tier "none for a job behind a dependency" "$dep"
@@ -40,7 +41,7 @@ check_match "where it helps: by how much and when" "$("$GQ" why "$behind")" \
 
 # Older P0 jobs weigh more than a fresh P0: promoted, a job behind only
 # them would still start after them, so no tier is offered.
-for j in $behind $ahead $held $dep $night $dead; do "$GQ" cancel "$j" >/dev/null; done
+for j in $behind $ahead $held $dep $night $dead $doomed; do "$GQ" cancel "$j" >/dev/null; done
 p0a=$(sub --gpus 8 --tier P0 --estimate 1h --time-limit 2h -- $LONG)
 p0b=$(sub --gpus 8 --tier P0 --estimate 1h --time-limit 2h -- $LONG)
 clock +40m

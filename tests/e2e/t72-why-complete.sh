@@ -27,7 +27,7 @@ p=$(sub --gpus 4 --tier P0 --estimate 1h -- $LONG)
 clock +1m
 why=$("$GQ" why "$h")
 check_match "held and --after: both reasons, in DESIGN's order" "$why" "^Pending: held; also dependency"
-check_match "and both their numbers" "$why" "Held by [^ ]+ at [0-9:]+\. Waits for #$a to finish \(running, expected to end [0-9:]+\)\."
+check_match "and both their numbers" "$why" "Held by [^ ]+ at [0-9:]+\. Waits for #$a to succeed \(afterok; it is running, expected to end [0-9:]+\)\."
 check_match "re-evaluation in the text" "$why" "Looked at again when it is released\."
 check_match "a P0 job: when it is looked at again" "$("$GQ" why "$p")" "Looked at again when #$a ends \([0-9:]+\)\."
 

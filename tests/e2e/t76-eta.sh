@@ -16,7 +16,8 @@ check "a job fails" wait_state "$f" failed
 r=$(sub --gpus 8 --time 2h30m --estimate 1h -- $LONG)
 check "a job of the default queue runs" wait_state "$r" running
 e=$(sub --gpus 8 --time 2h --queue exp -- $LONG)
-d=$(sub --gpus 1 --after "$f" -- true)
+h=$(sub --gpus 1 --hold -- true)
+d=$(sub --gpus 1 --after "$h" -- true)
 q=$(sub --gpus 8 --time 2h -- $LONG)
 out=$("$GQ" eta)
 echo "$out" | sed 's/^/# /'
@@ -25,8 +26,8 @@ check_eq "every row's WAIT under its heading" \
 	"$(echo "$out" | tail -n +2 | awk -v c="$col" '{w = substr($0, c, 4); if (w != " in " && w != " -  " && w != " -") print "row " $1 ": [" w "]"}')" ""
 check_match "the window job: when its window ends" "$(echo "$out" | grep "^ *$e ")" \
 	"when queue exp's window ends \(Jan 02 08:00\)$"
-check_match "the dependency that failed: never, said whole" "$(echo "$out" | grep "^ *$d ")" \
-	"never: a job it waits for did not succeed +-$"
+check_match "the dependency that never starts: never, said whole" "$(echo "$out" | grep "^ *$d ")" \
+	"never: a job it waits for never starts +-$"
 check_match "the job after the running one" "$(echo "$out" | grep "^ *$q ")" "in [0-9hm]+ +after #$r"
 check_match "its range crosses midnight, whole" "$(echo "$out" | grep "^ *$q ")" \
 	'^ +[0-9]+  P1   [0-9:]{5} \(range [0-9:]{5}-Jan 02 [0-9:]{5}\) +in '

@@ -23,7 +23,7 @@ check_eq "every field changed" \
 	"[4,\"P2\",3600,7200,\"second\",[$c],$((now + 3600)),\"pending\"]"
 check_eq "the event names each change" \
 	"$("$GQ" events --json | jq -r ".[] | select(.job == $b and .kind == \"update\") | [.actor, .reason] | @tsv")" \
-	"root	gpus 2->4, estimate 0s->1h00m, time_limit 0s->2h00m, tier P1->P2, name first->second, deps 0->1 jobs, begin_time 0->$((now + 3600))"
+	"root	gpus 2->4, estimate 0s->1h00m, time_limit 0s->2h00m, tier P1->P2, name first->second, deps ''->'afterok:$c', begin_time 0->$((now + 3600))"
 check_eq "--json: the id" "$("$GQ" update --json "$b" --gpu-type slot)" "{\"id\":$b}"
 check_eq "--begin now removes the deferral" "$("$GQ" update "$b" --begin now >/dev/null; field "$b" .begin_time)" 0
 

@@ -3,6 +3,8 @@
 
 #include "wire/codec.h"
 
+#include "core/depend.h"
+
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
@@ -41,6 +43,8 @@ static void sample_job(struct job *j)
 	j->ndeps = 2;
 	j->deps[0] = 7;
 	j->deps[1] = 9;
+	j->dep_kind[1] = DEP_AFTERNOTOK;
+	STR_COPY(j->end_reason, "dependency #7 failed (exit 1): afterok can never be met");
 }
 
 static json_t *parse(const char *text)
@@ -90,6 +94,11 @@ static void test_job_rejects_bad_fields(void)
 	    {"{\"tier\":\"P7\"}", "job.tier: unknown tier 'P7'; use P0, P1 or P2"},
 	    {"{\"state\":\"sleeping\"}", "job.state: unknown job state 'sleeping'"},
 	    {"{\"uid\":-1}", "job.uid: -1 is out of range"},
+	    {"{\"deps\":[{\"id\":1,\"kind\":\"after\"}]}",
+	     "job.deps[0]: expected {\"id\": JOB, \"kind\": \"afterok\", \"afterany\" or "
+	     "\"afternotok\"}"},
+	    {"{\"deps\":[{\"id\":0,\"kind\":\"afterany\"}]}",
+	     "job.deps[0]: expected a job id (a positive integer)"},
 	    {"{\"restarts\":9999999999}", "job.restarts: 9999999999 is out of range"},
 	    {"{\"user\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}",
 	     "job.user: longer than 31 characters"},
@@ -406,12 +415,13 @@ static void test_lean_job_text(void)
 	    b.data,
 	    "{\"id\":42,\"name\":\"train\",\"user\":\"alice\",\"uid\":1000,\"gid\":100,"
 	    "\"queue\":\"default\",\"dept\":\"default\",\"tier\":\"P2\",\"state\":\"running\","
+	    "\"end_reason\":\"dependency #7 failed (exit 1): afterok can never be met\","
 	    "\"submit_time\":1700000000,\"start_time\":1700000200,\"hist_ratio\":0.25,"
 	    "\"checkpointable\":true,\"restarts\":2,"
 	    "\"req\":{\"gpus\":3,\"gpu_type\":\"a100\",\"gpu_mem_mb\":81920,\"same_node\":true},"
 	    "\"override\":{\"tier\":\"P0\",\"actor\":\"admin:root\",\"reason\":\"incident 7\","
 	    "\"at\":1700000100},\"alloc\":[{\"node\":0,\"gpus\":[0,2]},{\"node\":1,\"gpus\":[63]}],"
-	    "\"deps\":[7,9]}");
+	    "\"deps\":[7,{\"id\":9,\"kind\":\"afternotok\"}]}");
 	buf_reset(&b);
 	job_init(&j);
 	j.id = 51;

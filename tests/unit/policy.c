@@ -79,6 +79,22 @@ static void test_queue_default_time(void)
 	CHECK(strstr(e.msg, "'none'") != NULL);
 }
 
+static void test_queue_window_action(void)
+{
+	struct policy p;
+	struct gq_err e = GQ_ERR_INIT;
+	policy_defaults(&p);
+	char v[64];
+	CHECK_INT(policy_get(&p, "queue.default.windowAction", v, sizeof(v), &e), 0);
+	CHECK_STR(v, "requeue");
+	CHECK_INT(policy_set(&p, "queue.exp.windowAction", "Finish", &e), 0);
+	CHECK_INT(policy_queue(&p, "exp")->window_action, WINDOW_FINISH);
+	CHECK_INT(policy_get(&p, "queue.exp.windowAction", v, sizeof(v), &e), 0);
+	CHECK_STR(v, "finish");
+	CHECK_INT(policy_set(&p, "queue.exp.windowAction", "kill", &e), -1);
+	CHECK(strstr(e.msg, "unknown action 'kill'; use requeue or finish") != NULL);
+}
+
 static void test_bad_value_names_key_and_value(void)
 {
 	struct policy p;
@@ -189,6 +205,7 @@ void suite_policy(void)
 	RUN(test_defaults_are_design_numbers);
 	RUN(test_set_creates_queue_and_parses);
 	RUN(test_queue_default_time);
+	RUN(test_queue_window_action);
 	RUN(test_bad_value_names_key_and_value);
 	RUN(test_validate_cross_keys);
 	RUN(test_rollout_and_tier_allow);

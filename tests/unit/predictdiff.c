@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/depend.h"
 #include "core/predict.h"
 #include "core/util.h"
 #include "fixture.h"
@@ -160,9 +161,11 @@ static void random_snapshot(struct snapshot *s, uint64_t seed)
 			if (pick(&x, 6) == 0)
 				j->req.cpus = 4 + (int)pick(&x, 16);
 			int nd = pick(&x, 5) == 0 ? 1 + (int)pick(&x, 2) : 0;
-			for (int d = 0; d < nd && i > 1; d++)
+			for (int d = 0; d < nd && i > 1; d++) {
+				j->dep_kind[j->ndeps] = (uint8_t)pick(&x, DEP_KIND_COUNT);
 				j->deps[j->ndeps++] =
 				    1 + pick(&x, i + 1); /* itself, later ones too */
+			}
 			if (pick(&x, 6) == 0)
 				j->ovr = (struct job_override){.set = true,
 							       .tier = (enum tier)pick(&x, 3)};

@@ -614,6 +614,21 @@ static void test_plan_window_suspends_its_queue(void)
 	CHECK(a && a->other == 100);
 	CHECK_INT(count_kind(&pl, PLAN_PREEMPT), 2);
 	plan_release(&pl);
+	/* windowAction finish: #1 cannot checkpoint, so it runs on. */
+	policy_set(&s.policy, "queue.exp.windowAction", "finish", &e);
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	a = plan_find(&pl, PLAN_PREEMPT, 1);
+	CHECK(a == NULL || a->other != 0); /* not a window victim */
+	J(s, 1)->checkpointable = true;	   /* one that can is still suspended */
+	plan_release(&pl);
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	a = plan_find(&pl, PLAN_PREEMPT, 1);
+	CHECK(a && !strcmp(a->reason, "window"));
+	plan_release(&pl);
+	J(s, 1)->checkpointable = false;
+	policy_set(&s.policy, "queue.exp.windowAction", "requeue", &e);
 	/* 14:06:40: the window is over; nothing to suspend. */
 	s.now = NOW + 20 * MIN;
 	plan_init(&pl);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/depend.h"
 #include "core/order.h"
 #include "core/permit.h"
 #include "core/place.h"
@@ -223,7 +224,7 @@ static void start(struct ref *R, struct rp *x, int64_t t, const struct place_res
 	}
 	for (int d = 0; x->has_deps && d < j->ndeps && d < GQ_MAX_DEPS; d++) {
 		const struct job *dj = snapshot_find(s, j->deps[d]);
-		if (dj && dj->state != JOB_COMPLETED)
+		if (dep_status(dep_kind_of(j, d), dj) == DEP_WAIT)
 			ids[nid++] = dj->id;
 	}
 	if (x->gate == GATE_QUOTA && x->gate_job)
@@ -526,9 +527,10 @@ static void stage(struct ref *R, size_t i, struct rp *x, struct prediction *o)
 		nv = NEVER_DEPT_QUOTA;
 	for (int d = 0; nv == NEVER_NO && d < j->ndeps && d < GQ_MAX_DEPS; d++) {
 		const struct job *dj = snapshot_find(s, j->deps[d]);
-		if (!dj || dj->state == JOB_COMPLETED)
+		enum dep_status ds = dep_status(dep_kind_of(j, d), dj);
+		if (ds == DEP_MET && dj != j)
 			continue;
-		if (!job_state_active(dj->state) || dj == j) {
+		if (ds == DEP_NEVER || dj == j) {
 			nv = dj == j ? NEVER_DEP_NEVER : NEVER_DEP_FAILED;
 			break;
 		}

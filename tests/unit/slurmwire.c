@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/depend.h"
 #include "core/job.h"
 #include "core/order.h"
 #include "harness.h"
@@ -152,6 +153,7 @@ static void check_final(const char *nodes, const char *jobs)
 	if (CHECK((j = snapshot_find(&s, 13)) != NULL)) {
 		CHECK_INT(j->ndeps, 1);
 		CHECK_INT(j->deps[0], 4);
+		CHECK_INT(j->dep_kind[0], DEP_AFTEROK); /* "afterok:4(unfulfilled)" */
 		CHECK_STR(j->ext_class, "dependency");
 		CHECK_INT(j->ext_start, 0);
 	}
@@ -480,10 +482,11 @@ static void update_bodies(void)
 	j.ndeps = 2;
 	j.deps[0] = 4;
 	j.deps[1] = 5;
+	j.dep_kind[1] = DEP_AFTERANY;
 	char *b = slurm_update_fields(
 	    &j, UPD_NAME | UPD_QUEUE | UPD_TIME_LIMIT | UPD_DEPS | UPD_TIER, "p2", NULL, 38);
 	CHECK_STR(b, "{\"name\":\"n2\",\"partition\":\"debug\",\"qos\":\"p2\",\"time_limit\":61,"
-		     "\"dependency\":\"afterany:4:5\"}");
+		     "\"dependency\":\"afterok:4,afterany:5\"}");
 	free(b);
 	b = slurm_update_fields(&j, UPD_BEGIN | UPD_TIME_LIMIT, "p2", "now+60", 42);
 	CHECK_STR(b, "{\"time_limit\":{\"set\":true,\"infinite\":false,\"number\":61},"

@@ -176,6 +176,10 @@ static int check_request(struct server *s, const struct identity *who, struct jo
 	}
 	if (job_req_check(&j, e) < 0 || (check_begin && begin_check(j.begin_time, now, e) < 0))
 		return -1;
+	if (j.sig && j.time_limit <= 0)
+		return err_set(e, GQ_EINVAL,
+			       "signal: the job has no time limit for the signal to come before; "
+			       "give --time-limit");
 	if (j.req.gpu_type[0] && !name_valid(j.req.gpu_type))
 		return err_set(e, GQ_EINVAL, "GPU type '%s' is not a valid name", j.req.gpu_type);
 	for (int i = 0; i < j.ndeps; i++)
@@ -223,6 +227,11 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 			       sub->output && outpat_check(sub->output, NULL) < 0 ? "output"
 										  : "error",
 			       pe.msg);
+	if (sub->notify_webhook && strncmp(sub->notify_webhook, "http://", 7) &&
+	    strncmp(sub->notify_webhook, "https://", 8))
+		return err_set(e, GQ_EINVAL,
+			       "submission.notify_webhook: '%s' is not an http:// or https:// URL",
+			       sub->notify_webhook);
 	j.state = JOB_PENDING;
 	j.exit_status = -1;
 	j.submit_time = j.queued_time = now;
@@ -242,8 +251,7 @@ int server_submit(struct server *s, const struct identity *who, struct submissio
 	struct pending_submit p;
 	memset(&p, 0, sizeof(p));
 	p.idem = idem;
-	p.command = codec_command_text_files(sub->argv, sub->script, sub->cwd, sub->env,
-					     sub->output, sub->error);
+	p.command = codec_command_text_sub(sub);
 	struct array_spec *arr = NULL;
 	if (sub->array) {
 		arr = xmalloc(sizeof(*arr));
@@ -591,6 +599,8 @@ static void update_reason(const struct job *a, const struct job *b, char *out, s
 		buf_printf(&r, ", name %s->%s", a->name, b->name);
 	if (a->ndeps != b->ndeps || memcmp(a->deps, b->deps, sizeof(a->deps[0]) * (size_t)a->ndeps))
 		buf_printf(&r, ", deps %d->%d jobs", a->ndeps, b->ndeps);
+	if (strcmp(a->notify, b->notify))
+		buf_printf(&r, ", notify '%s'->'%s'", a->notify, b->notify);
 	if (a->begin_time != b->begin_time)
 		buf_printf(&r, ", begin_time %" PRId64 "->%" PRId64, a->begin_time, b->begin_time);
 	snprintf(out, size, "%s", r.len ? r.data + 2 : "unchanged");
@@ -626,6 +636,8 @@ int server_update(struct server *s, const struct identity *who, int64_t id,
 		c.time_limit = n->time_limit;
 	if (u->set & UPD_BEGIN)
 		c.begin_time = n->begin_time;
+	if (u->set & UPD_NOTIFY)
+		STR_COPY(c.notify, n->notify);
 	if (u->set & UPD_GPUS)
 		c.req.gpus = n->req.gpus;
 	if (u->set & UPD_GPU_TYPE)

@@ -447,7 +447,7 @@ static int64_t tick(struct server *s)
 	if (reap(s, &p, forget, &nforget, &nexits, &e) < 0)
 		goto fail;
 	p.ec = state_enforce_ctx(&s->st);
-	if (deadlines(s, &p, &e) < 0)
+	if (deadlines(s, &p, &e) < 0 || notify_reap(&s->st, &e) < 0)
 		goto fail;
 	if ((p.changed && state_save_usage(&s->st, &e) < 0) || state_commit(&s->st, &e) < 0)
 		goto fail;

@@ -66,6 +66,7 @@ static void commit_batch(struct server *s, struct pending_submit *list)
 		/* Only the sequence and ids ran ahead: the jobs join memory
 		 * once committed. */
 		db_rollback(s->st.db);
+		notify_rolled_back(&s->st);
 		s->st.last_seq = seq0;
 		s->st.next_id = id0;
 		state_full_enter(&s->st, &e);
@@ -196,6 +197,20 @@ static int check_request(struct server *s, const struct identity *who, struct jo
 	return 0;
 }
 
+/* --notify needs somewhere to go: the policy's notify.webhook or the
+ * submitter's own (sub). Lock held. */
+static int notify_target_check(struct server *s, const char *notify, const struct submission *sub,
+			       struct gq_err *e)
+{
+	if (!notify[0] || s->st.snap.policy.notify_webhook[0] ||
+	    (sub && (sub->notify_webhook || sub->notify_command)))
+		return 0;
+	return err_set(e, GQ_EINVAL,
+		       "notify: nowhere to send notifications; set notify.webhook or "
+		       "notify.command in your config file (gq-submit(1)), or ask the admins "
+		       "for the policy's notify.webhook");
+}
+
 /* Checks a submission against the policy and the machine and fills in what
  * the server owns. Lock held. */
 static int prepare(struct server *s, const struct identity *who, struct submission *sub,
@@ -232,6 +247,8 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 		return err_set(e, GQ_EINVAL,
 			       "submission.notify_webhook: '%s' is not an http:// or https:// URL",
 			       sub->notify_webhook);
+	if (notify_target_check(s, j.notify, sub, e) < 0)
+		return -1;
 	j.state = JOB_PENDING;
 	j.exit_status = -1;
 	j.submit_time = j.queued_time = now;
@@ -650,6 +667,19 @@ int server_update(struct server *s, const struct identity *who, int64_t id,
 	 * it changes (one that has passed is simply over). */
 	if (check_request(s, who, &c, (u->set & UPD_BEGIN) != 0, e) < 0)
 		goto out;
+	if (u->set & UPD_NOTIFY) {
+		char *cmd = NULL;
+		struct submission sub;
+		memset(&sub, 0, sizeof(sub));
+		if (db_job_command(s->st.db, id, &cmd, e) == 0 &&
+		    codec_command_from_text(cmd, &sub, e) < 0)
+			memset(&sub, 0, sizeof(sub));
+		free(cmd);
+		int bad = notify_target_check(s, c.notify, &sub, e);
+		submission_release(&sub);
+		if (bad < 0)
+			goto out;
+	}
 	/* The start predicted at its submit was for the job as it was: not
 	 * one the ranges' calibration may compare (calib.h). */
 	c.pred_start0 = -1;

@@ -283,4 +283,19 @@ struct webhook_note {
 };
 char *wire_webhook_text(const struct webhook_note *n);
 
+/* What a job's --notify sends, to a webhook and on a command's stdin alike
+ * (gq-api(7), NOTIFICATIONS): {"event", "time", "job", "name", "user",
+ * "state", "exit_code" (null until it ended), "runtime", "queue", "tier",
+ * "text"}. */
+struct notify_note {
+	const char *event; /* "start", "end", "fail", "requeue" */
+	int64_t time;	   /* server clock */
+	int64_t job;
+	const char *name, *user, *state, *queue, *tier;
+	int exit_code; /* -1: none (not ended) */
+	int64_t runtime;
+	const char *text; /* one human sentence */
+};
+char *wire_notify_text(const struct notify_note *n);
+
 #endif

@@ -38,5 +38,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gq: '%s' is not a gq command; see 'gq --help'\n", argv[1]);
 		return EXIT_USAGE;
 	}
-	return cmd_run(c, argc - 1, argv + 1);
+	return cmd_invoke(c, argc - 1, argv + 1);
 }

@@ -365,6 +365,7 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 {
 	struct opts o;
 	memset(&o, 0, sizeof(o));
+	memset(out, 0, sizeof(*out));
 	job_init(&o.job);
 	o.cmd = c;
 	struct gq_config cfg;
@@ -500,7 +501,7 @@ static int submit_exec(int argc, char **argv)
 {
 	struct submitted sb;
 	int rc = submit_queue(&cmd_submit, argc, argv, &sb);
-	if (rc != EXIT_OK)
+	if (rc != EXIT_OK || !sb.b)
 		return rc;
 	if (sb.json)
 		jout_id(sb.id);

@@ -32,8 +32,9 @@ int submit_job_option(const struct cmd_entry *c, const char *flag, const char *a
  * submit's options, then -- COMMAND or a script) with c's name in
  * messages, and queues the job. gq run uses it with its own entry, which
  * refuses --array and --json. On EXIT_OK *out holds the open backend
- * (the caller closes it) and the new job's id; otherwise the reason was
- * printed and the exit code is returned.
+ * (the caller closes it) and the new job's id, or out->b is NULL when
+ * there was nothing to queue (-h printed the usage); otherwise the reason
+ * was printed and the exit code is returned.
  */
 struct backend;
 struct submitted {

@@ -215,6 +215,30 @@ static int config_set(struct gq_config *c, const char *key, const char *v, const
 	return 0;
 }
 
+/* The [notify] section: where gq submit --notify's notifications go. */
+static int notify_set(struct gq_config *c, const char *key, const char *v, const char *origin,
+		      struct gq_err *e)
+{
+	if (!strcmp(key, "webhook")) {
+		if (*v && strncmp(v, "http://", 7) && strncmp(v, "https://", 8))
+			return err_set(e, GQ_EINVAL,
+				       "%s: notify.webhook '%s' is not an http:// or https:// URL",
+				       origin, v);
+		if (!STR_COPY(c->notify_webhook, v))
+			return err_set(e, GQ_EINVAL, "%s: notify.webhook is too long (at most %zu)",
+				       origin, sizeof(c->notify_webhook) - 1);
+	} else if (!strcmp(key, "command")) {
+		if (!STR_COPY(c->notify_command, v))
+			return err_set(e, GQ_EINVAL, "%s: notify.command is too long (at most %zu)",
+				       origin, sizeof(c->notify_command) - 1);
+	} else {
+		return err_set(e, GQ_EINVAL,
+			       "%s: unknown key 'notify.%s'; known keys are webhook and command",
+			       origin, key);
+	}
+	return 0;
+}
+
 static int load_file(struct gq_config *c, const char *path, struct gq_err *e)
 {
 	git_config *cfg = NULL;
@@ -234,11 +258,17 @@ static int load_file(struct gq_config *c, const char *path, struct gq_err *e)
 	}
 	int r;
 	while ((r = git_config_next(&ent, it)) == 0) {
+		char origin[GQ_PATH_MAX + 64];
+		snprintf(origin, sizeof(origin), "config file '%s'", path);
+		if (!strncmp(ent->name, "notify.", 7)) {
+			if (notify_set(c, ent->name + 7, ent->value ? ent->value : "", origin, e) <
+			    0)
+				goto out;
+			continue;
+		}
 		/* Other sections belong to other tools (or later versions). */
 		if (strncmp(ent->name, "gq.", 3) != 0)
 			continue;
-		char origin[GQ_PATH_MAX + 64];
-		snprintf(origin, sizeof(origin), "config file '%s'", path);
 		if (config_set(c, ent->name + 3, ent->value ? ent->value : "", origin, e) < 0)
 			goto out;
 	}

@@ -13,6 +13,9 @@
  *         queue = exp                     # default queue of gq submit
  *         qosMap = p0=P0,p1=P1,p2=P2,*=P1 # backend slurm: QOS → tier
  *         caFile = /etc/ssl/my-ca.pem     # https: CA bundle (default: the system's)
+ *     [notify]
+ *         webhook = https://chat.example/hook  # gq submit --notify: POST the JSON here
+ *         command = notify-send gq "$GQ_JOB_ID"  # and/or run this, the JSON on stdin
  *
  * The environment wins over the file: GQ_SERVER, GQ_BACKEND, GQ_TOKEN_FILE,
  * GQ_TIER, GQ_QUEUE, GQ_SLURM_QOS, GQ_CA_FILE. A token is never taken from the command line, only
@@ -36,6 +39,8 @@ struct gq_config {
 	char qos_map[256];	      /* slurm: "QOS=TIER,..." ("" = p0/p1/p2) */
 	char ca_file[GQ_PATH_MAX];    /* https: CA bundle, "" = the system's */
 	char file[GQ_PATH_MAX];	      /* the config file read, "" when there was none */
+	char notify_webhook[1024];    /* notify.webhook: an http(s) URL, "" none */
+	char notify_command[1024];    /* notify.command: a shell command line, "" none */
 };
 
 /*

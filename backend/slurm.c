@@ -654,6 +654,10 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 {
 	struct slurm *sl = S(b);
 	const struct job *j = &r->job;
+	/* Slurm's mail_type mails an address; a webhook or a command it cannot
+	 * do, so --notify is not passed off as mail. */
+	if (j->notify[0])
+		return backend_records(b, "submit --notify", e);
 	struct sbatch sb;
 	sbatch_parse(r->script ? r->script : "", &sb);
 	struct snapshot s;
@@ -708,6 +712,13 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 		q.begin = begin;
 	}
 	q.dependency = sb.dependency[0] ? sb.dependency : NULL;
+	/* --signal as the job description's "signal" ("(B:|)sig_num(@sig_time|)"),
+	 * the number because Slurm's names and gq's agree on Linux anyway. */
+	char sig[32];
+	if (j->sig) {
+		snprintf(sig, sizeof(sig), "%d@%" PRId64, j->sig, j->sig_before);
+		q.signal = sig;
+	}
 	if (r->script) {
 		q.script = r->script;
 	} else {
@@ -757,6 +768,8 @@ static int update(struct backend *b, int64_t id, char *body, struct gq_err *e)
 static int sl_update(struct backend *b, int64_t id, const struct job_update *u, struct gq_err *e)
 {
 	struct slurm *sl = S(b);
+	if (u->set & UPD_NOTIFY)
+		return backend_records(b, "update --notify", e);
 	if (u->set & (UPD_ESTIMATE | UPD_GPUS | UPD_GPU_TYPE))
 		return err_set(e, GQ_EUNAVAIL,
 			       "gq update %s is not available on Slurm; change the "

@@ -108,7 +108,7 @@ int cmd_print_usage(const struct cmd_entry *c)
 	return EXIT_OK;
 }
 
-int cmd_run(const struct cmd_entry *c, int argc, char **argv)
+int cmd_invoke(const struct cmd_entry *c, int argc, char **argv)
 {
 	optind = 0; /* glibc: full re-initialisation of getopt */
 	return c->exec(argc, argv);

@@ -67,7 +67,7 @@ int cmd_exit_code(enum gq_errcode code);
 
 /* Runs c with argv (argv[0] = its name), resetting option parsing first so
  * that a command can run many times in one process (gq shell). */
-int cmd_run(const struct cmd_entry *c, int argc, char **argv);
+int cmd_invoke(const struct cmd_entry *c, int argc, char **argv);
 
 /*
  * Option parsing: getopt_long with gq's error messages. -h and --help are

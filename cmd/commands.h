@@ -1,5 +1,6 @@
 /* Every command, once, in the order `gq help` lists them. */
 CMD(submit)
+CMD(run)
 CMD(ls)
 CMD(show)
 CMD(why)

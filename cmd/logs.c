@@ -5,19 +5,8 @@
  */
 #include "cmd.h"
 
-#include <errno.h>
-#include <time.h>
-
 #include "backend/backend.h"
-
-/* How often -f asks for more while the job runs. */
-#define FOLLOW_MS 250
-
-static void pause_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
+#include "follow.h"
 
 static int logs_exec(int argc, char **argv)
 {
@@ -46,24 +35,13 @@ static int logs_exec(int argc, char **argv)
 	if (!b)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
-	struct buf out;
-	buf_init(&out, 0);
-	int64_t off = 0, next;
+	struct follow f = {stream, stdout, 0};
 	cmd_interrupted = 0;
 	for (;;) {
-		buf_reset(&out);
-		if (b->ops->logs(b, id, stream, off, &out, &next, &e) < 0) {
+		if (follow_drain(b, id, &f, 1, &e) < 0) {
 			rc = cmd_fail(&e);
 			break;
 		}
-		if (out.len) {
-			fwrite(out.data, 1, out.len, stdout);
-			fflush(stdout);
-		}
-		bool more = next > off;
-		off = next;
-		if (more)
-			continue; /* drain before deciding anything */
 		if (!follow || cmd_interrupted)
 			break;
 		struct job_info ji;
@@ -78,11 +56,10 @@ static int logs_exec(int argc, char **argv)
 			follow = false;
 			continue;
 		}
-		pause_ms(FOLLOW_MS);
+		follow_pause(FOLLOW_MS);
 		if (cmd_interrupted)
 			break;
 	}
-	buf_release(&out);
 	backend_close(b);
 	return rc;
 }

@@ -48,5 +48,5 @@ int main(int argc, char **argv)
 		mallopt(M_MMAP_THRESHOLD, 32 << 20);
 		mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	}
-	return cmd_run(c, argc - 1, argv + 1);
+	return cmd_invoke(c, argc - 1, argv + 1);
 }

@@ -145,7 +145,7 @@ static int run_line(char *line)
 		return EXIT_USAGE;
 	}
 	cmd_interrupted = 0;
-	int rc = cmd_run(c, n, words);
+	int rc = cmd_invoke(c, n, words);
 	fflush(stdout);
 	return rc;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "core/jobsig.h"
 #include "wire/cli.h"
 
 static void row(const char *k, const char *fmt, ...) GQ_PRINTF(2, 3);
@@ -125,6 +126,18 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 		row("estimate", "%s", dur_format(j->estimate, d, sizeof(d)));
 	if (j->time_limit)
 		row("time limit", "%s", dur_format(j->time_limit, d, sizeof(d)));
+	if (j->sig) {
+		const char *n = jobsig_name(j->sig);
+		char sn[16];
+		if (n)
+			snprintf(sn, sizeof(sn), "SIG%s", n);
+		else
+			snprintf(sn, sizeof(sn), "signal %d", j->sig);
+		row("signal", "%s %s before the time limit%s", sn,
+		    dur_format(j->sig_before, d, sizeof(d)), j->sig_sent ? ", sent" : "");
+	}
+	if (j->notify[0])
+		row("notify", "%s", j->notify);
 	if (j->checkpointable || j->last_checkpoint || j->restarts) {
 		buf_reset(&b);
 		buf_addstr(&b, j->checkpointable ? "yes" : "no");

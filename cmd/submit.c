@@ -18,6 +18,8 @@
 #include "backend/config.h"
 #include "core/array.h"
 #include "core/depend.h"
+#include "core/jobsig.h"
+#include "core/notify.h"
 #include "core/outpat.h"
 #include "begin.h"
 #include "wire/cli.h"
@@ -45,6 +47,8 @@ enum {
 	O_JSON,
 	O_ARRAY,
 	O_BEGIN,
+	O_SIGNAL,
+	O_NOTIFY,
 };
 
 static const struct option longopts[] = {
@@ -68,6 +72,8 @@ static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
     {"error", required_argument, NULL, 'e'},
     {"begin", required_argument, NULL, O_BEGIN},
+    {"signal", required_argument, NULL, O_SIGNAL},
+    {"notify", required_argument, NULL, O_NOTIFY},
     {0, 0, 0, 0},
 };
 
@@ -198,6 +204,17 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 		if (!STR_COPY(o->begin, arg))
 			return cmd_usage_error(c, "%s--begin: '%s' is too long", where, arg);
 		break;
+	case O_SIGNAL:
+		if (jobsig_parse(arg, &j->sig, &j->sig_before, &e) < 0)
+			return cmd_usage_error(c, "%s--signal: %s", where, e.msg);
+		break;
+	case O_NOTIFY: {
+		unsigned m;
+		if (notify_parse(arg, &m, &e) < 0)
+			return cmd_usage_error(c, "%s--notify: %s", where, e.msg);
+		notify_format(m, j->notify, sizeof(j->notify));
+		break;
+	}
 	default:
 		BUG("submit option %d", opt);
 	}
@@ -332,12 +349,13 @@ static char **job_env(void)
 	return env;
 }
 
-static int submit_exec(int argc, char **argv)
+int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submitted *out)
 {
-	const struct cmd_entry *c = &cmd_submit;
 	struct opts o;
 	memset(&o, 0, sizeof(o));
+	memset(out, 0, sizeof(*out));
 	job_init(&o.job);
+	o.cmd = c;
 	struct gq_config cfg;
 	struct gq_err e = GQ_ERR_INIT;
 	if (config_load(&cfg, &e) < 0)
@@ -387,6 +405,12 @@ static int submit_exec(int argc, char **argv)
 	for (int i = 0; i < ngiven; i++)
 		if ((rc = apply(&o, given[i].opt, given[i].arg, "")) != EXIT_OK)
 			goto out;
+	if (c != &cmd_submit && (o.array[0] || o.json)) {
+		rc = cmd_usage_error(c,
+				     "--%s is gq submit's; gq %s runs one job and shows its output",
+				     o.array[0] ? "array" : "json", c->name);
+		goto out;
+	}
 	if (!o.name_set)
 		STR_COPY(o.job.name, base_name(args[0]));
 	if (!label_valid(o.job.name))
@@ -419,6 +443,8 @@ static int submit_exec(int argc, char **argv)
 	    .array = o.array[0] ? o.array : NULL,
 	    .output = o.output[0] ? o.output : NULL,
 	    .error = o.error[0] ? o.error : NULL,
+	    .notify_webhook = cfg.notify_webhook[0] ? cfg.notify_webhook : NULL,
+	    .notify_command = cfg.notify_command[0] ? cfg.notify_command : NULL,
 	};
 	char *nul_argv[] = {NULL};
 	if (!dashdash)
@@ -445,19 +471,35 @@ static int submit_exec(int argc, char **argv)
 	int64_t id;
 	if (b->ops->submit(b, &r, &id, &e) < 0) {
 		rc = cmd_fail(&e);
-	} else if (o.json) {
-		jout_id(id);
-	} else if (o.array[0]) {
-		printf("submitted array job %lld (%d task%s)\n", (long long)id, o.ntasks,
-		       o.ntasks == 1 ? "" : "s");
-	} else {
-		printf("submitted job %lld\n", (long long)id);
+		backend_close(b);
+		goto out;
 	}
-	backend_close(b);
+	out->b = b;
+	out->id = id;
+	out->json = o.json;
+	out->ntasks = o.array[0] ? o.ntasks : 0;
+	out->job = r.job;
 out:
 	free(env);
 	free(script);
 	return rc;
+}
+
+static int submit_exec(int argc, char **argv)
+{
+	struct submitted sb;
+	int rc = submit_queue(&cmd_submit, argc, argv, &sb);
+	if (rc != EXIT_OK || !sb.b)
+		return rc;
+	if (sb.json)
+		jout_id(sb.id);
+	else if (sb.ntasks)
+		printf("submitted array job %lld (%d task%s)\n", (long long)sb.id, sb.ntasks,
+		       sb.ntasks == 1 ? "" : "s");
+	else
+		printf("submitted job %lld\n", (long long)sb.id);
+	backend_close(sb.b);
+	return EXIT_OK;
 }
 
 int submit_job_option(const struct cmd_entry *c, const char *flag, const char *arg, struct job *job,

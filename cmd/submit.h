@@ -27,4 +27,23 @@ struct cmd_entry;
 int submit_job_option(const struct cmd_entry *c, const char *flag, const char *arg, struct job *job,
 		      char *begin, size_t begin_size);
 
+/*
+ * What gq submit does before it prints: reads the command line argv (gq
+ * submit's options, then -- COMMAND or a script) with c's name in
+ * messages, and queues the job. gq run uses it with its own entry, which
+ * refuses --array and --json. On EXIT_OK *out holds the open backend
+ * (the caller closes it) and the new job's id, or out->b is NULL when
+ * there was nothing to queue (-h printed the usage); otherwise the reason
+ * was printed and the exit code is returned.
+ */
+struct backend;
+struct submitted {
+	struct backend *b;
+	int64_t id;
+	bool json;
+	int ntasks;	/* an array's tasks; 0: one job */
+	struct job job; /* as submitted */
+};
+int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submitted *out);
+
 #endif

@@ -1,6 +1,6 @@
 /*
  * update.c - `gq update JOB --gpus/--gpu-type/--estimate/--time-limit/
- * --tier/--queue/--name/--after/--begin`: change a pending job.
+ * --tier/--queue/--name/--after/--begin/--notify`: change a pending job.
  *
  * The flags are gq submit's and parsed by its code (submit.h); the server
  * checks the changed job exactly as a submission and records the change as
@@ -29,6 +29,7 @@ static const struct {
     {"tier", UPD_TIER},		{"queue", UPD_QUEUE},
     {"name", UPD_NAME},		{"after", UPD_DEPS},
     {"dependency", UPD_DEPS},	{"begin", UPD_BEGIN},
+    {"notify", UPD_NOTIFY},
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -72,7 +73,8 @@ static int update_exec(int argc, char **argv)
 	if (!u.set)
 		return cmd_usage_error(c,
 				       "nothing to change; give --gpus, --gpu-type, --estimate, "
-				       "--time-limit, --tier, --queue, --name, --after or --begin");
+				       "--time-limit, --tier, --queue, --name, --after, --begin or "
+				       "--notify");
 	struct backend *b = cmd_backend(true, &rc);
 	if (!b)
 		return rc;

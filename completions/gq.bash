@@ -17,10 +17,11 @@ _gq()
 	--state) COMPREPLY=($(compgen -W "$("$gq" __complete states 2>/dev/null)" -- "$cur")); return ;;
 	--after | --dependency | --job) COMPREPLY=($(compgen -W "$("$gq" __complete jobs 2>/dev/null)" -- "$cur")); return ;;
 	--trace | --policy | --against | --output | --error) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--gpus | --gpu-type | --gpu-mem | --cpus | --mem | --name | --time-limit | --estimate | --array | --begin | \
+	--gpus | --gpu-type | --gpu-mem | --cpus | --mem | --name | --time-limit | --estimate | --array | --begin | --signal | \
 		--reason | --format | --user | --set | --repo | -m | --message | --expected | --observe | \
 		--rollback-if | --window | --since | --until | -n | --nodes | --gpus-per-node) return ;;
 	--by) COMPREPLY=($(compgen -W "user dept" -- "$cur")); return ;;
+	--notify) COMPREPLY=($(compgen -W "start end fail requeue start,end,fail all none" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$("$gq" __complete flags "$cmd" 2>/dev/null)" -- "$cur"))
@@ -39,7 +40,7 @@ _gq()
 		fi
 		;;
 	help) COMPREPLY=($(compgen -W "$("$gq" __complete commands 2>/dev/null)" -- "$cur")) ;;
-	submit) COMPREPLY=($(compgen -f -- "$cur")) ;;
+	submit | run) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	ls | stats | history | sim | reclaim | nodes | clock | shell | version | events) ;;
 	prio)
 		if [[ $prev =~ ^#?[0-9]+$ ]]; then

@@ -15,11 +15,13 @@ function __gq_args
 			$gq __complete states 2>/dev/null; return
 		case --by
 			echo user; echo dept; return
+		case --notify
+			printf '%s\n' start end fail requeue start,end,fail all none; return
 		case --after --dependency --job
 			$gq __complete jobs 2>/dev/null; return
 		case --trace --policy --against --output --error
 			__fish_complete_path $cur; return
-		case --gpus --gpu-type --gpu-mem --cpus --mem --name --time-limit --estimate --array --begin --reason --format --user --set --repo -m --message --expected --observe --rollback-if --window --since --until -n --nodes --gpus-per-node
+		case --gpus --gpu-type --gpu-mem --cpus --mem --name --time-limit --estimate --array --begin --signal --reason --format --user --set --repo -m --message --expected --observe --rollback-if --window --since --until -n --nodes --gpus-per-node
 			return
 	end
 	if string match -q -- '-*' $cur
@@ -39,7 +41,7 @@ function __gq_args
 			end
 		case help
 			$gq __complete commands 2>/dev/null
-		case submit
+		case submit run
 			__fish_complete_path $cur
 		case ls stats history sim reclaim nodes clock shell version events
 		case prio

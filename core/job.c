@@ -4,6 +4,9 @@
  */
 #include "job.h"
 
+#include "jobsig.h"
+#include "notify.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,5 +251,10 @@ int job_req_check(const struct job *j, struct gq_err *e)
 	if (j->estimate && j->time_limit && j->estimate > j->time_limit)
 		return err_set(e, GQ_EINVAL,
 			       "estimate is longer than time_limit; the job would be killed first");
+	if (jobsig_check(j->sig, j->sig_before, j->time_limit, e) < 0)
+		return -1;
+	unsigned m;
+	if (j->notify[0] && notify_parse(j->notify, &m, e) < 0)
+		return -1;
 	return 0;
 }

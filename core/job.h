@@ -157,6 +157,14 @@ struct job {
 	/* The user's deferred start (--begin, begin.h): may not start earlier;
 	 * 0 none. Unlike not_before it is the user's choice, not a cooldown. */
 	int64_t begin_time;
+	/* --signal (jobsig.h): signal sig (0: none) sig_before seconds before
+	 * start_time + time_limit, once a run; sig_sent once it went this run. */
+	int sig;
+	int64_t sig_before;
+	bool sig_sent;
+	/* --notify (notify.h): the events notified, canonical ("start,end"),
+	 * "" none. */
+	char notify[40];
 };
 
 enum hist_src {

@@ -164,6 +164,15 @@ static const struct keydef keys[] = {
      {"0.15"},
      "share of capacity held back from P1 and P2 so that P0 lands without preempting; "
      "a request larger than the rest may use it"},
+    {"notify",
+     "webhook",
+     SC_GLOBAL,
+     K_STR,
+     G(notify_webhook),
+     0,
+     0,
+     {""},
+     "URL that jobs' --notify notifications are POSTed to as JSON, besides the submitter's own"},
     {"preempt",
      "protect",
      SC_GLOBAL,
@@ -844,6 +853,10 @@ int policy_validate(const struct policy *p, struct gq_err *e)
 			s += n;
 		}
 	}
+	if (p->notify_webhook[0] && strncmp(p->notify_webhook, "http://", 7) &&
+	    strncmp(p->notify_webhook, "https://", 8))
+		return err_set(e, GQ_EINVAL, "notify.webhook: '%s' is not an http(s) URL",
+			       p->notify_webhook);
 	if (p->downgrade_webhook[0] && strncmp(p->downgrade_webhook, "http://", 7) &&
 	    strncmp(p->downgrade_webhook, "https://", 8))
 		return err_set(e, GQ_EINVAL, "downgrade.webhook: '%s' is not an http(s) URL",

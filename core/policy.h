@@ -92,10 +92,11 @@ struct policy {
 	enum rollout downgrade_mode;
 	char downgrade_trial[256];
 	char downgrade_webhook[256];
-	double headroom;  /* share of capacity held back from P1/P2 for P0 */
-	int64_t protect;  /* jobs that ran this long are not preempted */
-	int64_t grace;	  /* signal → SIGKILL */
-	int64_t cooldown; /* after preemption, before it may start again */
+	char notify_webhook[256]; /* notify.webhook: where --notify POSTs, "" none */
+	double headroom;	  /* share of capacity held back from P1/P2 for P0 */
+	int64_t protect;	  /* jobs that ran this long are not preempted */
+	int64_t grace;		  /* signal → SIGKILL */
+	int64_t cooldown;	  /* after preemption, before it may start again */
 	int preempt_signal;
 	int max_preempt_hour; /* default per-queue preemption budget */
 	enum rollout preempt_mode;

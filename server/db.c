@@ -39,6 +39,9 @@ enum {
 	ST_OBSERVED_DEL,
 	ST_OBSERVED_LOAD,
 	ST_JOB_DELETE,
+	ST_NOTE_PUT,
+	ST_NOTE_DEL,
+	ST_NOTES_LOAD,
 	ST_COUNT
 };
 
@@ -76,6 +79,10 @@ static const char *const sql_text[ST_COUNT] = {
     [ST_OBSERVED_LOAD] = "SELECT victim, start, trigger_job FROM observed"
 			 " ORDER BY victim, start, trigger_job",
     [ST_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?",
+    [ST_NOTE_PUT] = "INSERT OR REPLACE INTO notes(id, job, uid, gid, kind, target, body, env)"
+		    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    [ST_NOTE_DEL] = "DELETE FROM notes WHERE id = ?",
+    [ST_NOTES_LOAD] = "SELECT id, job, uid, gid, kind, target, body, env FROM notes ORDER BY id",
 };
 
 static const char schema[] =
@@ -97,7 +104,10 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS watches(job INTEGER PRIMARY KEY, log_size INTEGER NOT NULL,"
     " progress INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS observed(victim INTEGER NOT NULL, start INTEGER NOT NULL,"
-    " trigger_job INTEGER NOT NULL, PRIMARY KEY(victim, start, trigger_job));";
+    " trigger_job INTEGER NOT NULL, PRIMARY KEY(victim, start, trigger_job));"
+    "CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, job INTEGER NOT NULL,"
+    " uid INTEGER NOT NULL, gid INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT NOT NULL,"
+    " body TEXT NOT NULL, env TEXT NOT NULL);";
 
 struct db {
 	sqlite3 *h;
@@ -509,4 +519,56 @@ int db_observed_load(struct db *db, struct db_observed **out, size_t *n, struct 
 {
 	return load_rows(db, db->st[ST_OBSERVED_LOAD], sizeof(**out), observed_row,
 			 "load observed preemptions", (void **)out, n, e);
+}
+
+int db_note_put(struct db *db, const struct db_note *n, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_NOTE_PUT];
+	sqlite3_bind_int64(st, 1, n->id);
+	sqlite3_bind_int64(st, 2, n->job);
+	sqlite3_bind_int64(st, 3, n->uid);
+	sqlite3_bind_int64(st, 4, n->gid);
+	sqlite3_bind_text(st, 5, n->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, n->target, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, n->body, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 8, n->env, -1, SQLITE_STATIC);
+	return step_done(db, st, "write notification", e);
+}
+
+int db_note_del(struct db *db, int64_t id, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_NOTE_DEL];
+	sqlite3_bind_int64(st, 1, id);
+	return step_done(db, st, "delete notification", e);
+}
+
+static void note_row(sqlite3_stmt *st, void *item)
+{
+	*(struct db_note *)item = (struct db_note){
+	    .id = sqlite3_column_int64(st, 0),
+	    .job = sqlite3_column_int64(st, 1),
+	    .uid = (uint32_t)sqlite3_column_int64(st, 2),
+	    .gid = (uint32_t)sqlite3_column_int64(st, 3),
+	    .kind = xstrdup(col_text(st, 4)),
+	    .target = xstrdup(col_text(st, 5)),
+	    .body = xstrdup(col_text(st, 6)),
+	    .env = xstrdup(col_text(st, 7)),
+	};
+}
+
+int db_notes_load(struct db *db, struct db_note **out, size_t *n, struct gq_err *e)
+{
+	return load_rows(db, db->st[ST_NOTES_LOAD], sizeof(**out), note_row, "load notifications",
+			 (void **)out, n, e);
+}
+
+void db_notes_free(struct db_note *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].kind);
+		free(v[i].target);
+		free(v[i].body);
+		free(v[i].env);
+	}
+	free(v);
 }

@@ -97,4 +97,21 @@ int db_observed_put(struct db *db, const struct db_observed *o, struct gq_err *e
 int db_observed_del(struct db *db, const struct db_observed *o, struct gq_err *e);
 int db_observed_load(struct db *db, struct db_observed **out, size_t *n, struct gq_err *e);
 
+/* A notification not yet delivered (server/notify.c): its id (the
+ * event's seq x 4 + its target's number), the job and its owner, kind
+ * "webhook" (target a URL) or "command" (target a shell command line run
+ * as uid:gid with env, "K=V" lines), and the JSON body. Written in the
+ * transaction of the change it tells of, deleted once delivered or given
+ * up; what is left at a restart is sent again. */
+struct db_note {
+	int64_t id, job;
+	uint32_t uid, gid;
+	char *kind, *target, *body, *env;
+};
+int db_note_put(struct db *db, const struct db_note *n, struct gq_err *e);
+int db_note_del(struct db *db, int64_t id, struct gq_err *e);
+/* Every note in id order into *out; free with db_notes_free. */
+int db_notes_load(struct db *db, struct db_note **out, size_t *n, struct gq_err *e);
+void db_notes_free(struct db_note *v, size_t n);
+
 #endif

@@ -37,6 +37,7 @@
 #include "server/enforce.h"
 #include "server/gpus.h"
 #include "server/http.h"
+#include "server/notify.h"
 #include "server/runner.h"
 #include "server/state.h"
 #include "wire/prom.h"

@@ -7,6 +7,7 @@
 
 #include "core/depend.h"
 #include "explain/explain.h"
+#include "core/jobsig.h"
 #include "os/mono.h"
 
 /* ---- starting jobs ---- */
@@ -155,6 +156,41 @@ static int reap(struct server *s, struct pass *p, int64_t *forget, int *nforget,
 	return 0;
 }
 
+/* --signal: sends j's signal to its process group once, when at (its
+ * time limit less the seconds asked) has come; journalled as sig_sent with
+ * an event, so that a restarted server does not send it again. The signal
+ * goes at once, not after the commit: the job's remaining time is what it
+ * asked for, and the worst a failed commit does is send it twice. */
+static int warn_signal(struct server *s, struct job *j, int64_t at, struct pass *p,
+		       struct gq_err *e)
+{
+	if (at > p->now) {
+		due(p, at);
+		return 0;
+	}
+	struct gq_err se = GQ_ERR_INIT;
+	const char *name = jobsig_name(j->sig);
+	char sig[16], why[96];
+	if (name)
+		snprintf(sig, sizeof(sig), "SIG%s", name);
+	else
+		snprintf(sig, sizeof(sig), "signal %d", j->sig);
+	if (runner_signal(s->st.runner, j->id, j->sig, &se) < 0) {
+		snprintf(why, sizeof(why), "%s not sent: %.60s", sig, se.msg);
+		log_warn("job %" PRId64 ": %s", j->id, why);
+	} else {
+		snprintf(why, sizeof(why), "%s, %" PRId64 " s before its time limit", sig,
+			 j->sig_before);
+		log_info("job %" PRId64 ": %s", j->id, why);
+	}
+	j->sig_sent = true;
+	p->changed = true;
+	if (state_persist(&s->st, j, e) < 0 ||
+	    state_emit(&s->st, j->id, "signal", j->state, j->state, why, "scheduler", e) < 0)
+		return -1;
+	return 0;
+}
+
 /* Deadlines: budgets that come back (enforce_prepare), grace periods over
  * (SIGKILL), time limits reached (a stop, STOP_TIMEOUT). */
 static int deadlines(struct server *s, struct pass *p, struct gq_err *e)
@@ -178,6 +214,9 @@ static int deadlines(struct server *s, struct pass *p, struct gq_err *e)
 			}
 		} else if (j->state == JOB_RUNNING && j->time_limit > 0 && j->start_time > 0) {
 			int64_t end = j->start_time + j->time_limit;
+			if (j->sig && !j->sig_sent && end > p->now &&
+			    warn_signal(s, j, end - j->sig_before, p, e) < 0)
+				return -1;
 			if (end <= p->now) {
 				if (state_stop(&s->st, j, STOP_TIMEOUT, SIGTERM,
 					       s->st.snap.policy.grace, "scheduler",
@@ -331,6 +370,7 @@ static int start_planned(struct server *s, struct pass *p, const struct plan *pl
 		j->borrowed = a->borrowed;
 		j->start_time = p->now;
 		j->exit_status = -1;
+		j->sig_sent = false; /* --signal: once a run */
 		if (state_persist(&s->st, j, e) < 0 ||
 		    state_emit(&s->st, j->id, "state", JOB_PENDING, JOB_STARTING,
 			       a->reason[0] ? a->reason : "start", "scheduler", e) < 0)
@@ -438,7 +478,7 @@ static int64_t tick(struct server *s)
 	if (reap(s, &p, forget, &nforget, &nexits, &e) < 0)
 		goto fail;
 	p.ec = state_enforce_ctx(&s->st);
-	if (deadlines(s, &p, &e) < 0 || kill_invalid(s, &p, &e) < 0)
+	if (deadlines(s, &p, &e) < 0 || kill_invalid(s, &p, &e) < 0 || notify_reap(&s->st, &e) < 0)
 		goto fail;
 	if ((p.changed && state_save_usage(&s->st, &e) < 0) || state_commit(&s->st, &e) < 0)
 		goto fail;

@@ -68,6 +68,7 @@ static void commit_batch(struct server *s, struct pending_submit *list)
 		/* Only the sequence and ids ran ahead: the jobs join memory
 		 * once committed. */
 		db_rollback(s->st.db);
+		notify_rolled_back(&s->st);
 		s->st.last_seq = seq0;
 		s->st.next_id = id0;
 		state_full_enter(&s->st, &e);
@@ -178,6 +179,10 @@ static int check_request(struct server *s, const struct identity *who, struct jo
 	}
 	if (job_req_check(&j, e) < 0 || (check_begin && begin_check(j.begin_time, now, e) < 0))
 		return -1;
+	if (j.sig && j.time_limit <= 0)
+		return err_set(e, GQ_EINVAL,
+			       "signal: the job has no time limit for the signal to come before; "
+			       "give --time-limit");
 	if (j.req.gpu_type[0] && !name_valid(j.req.gpu_type))
 		return err_set(e, GQ_EINVAL, "GPU type '%s' is not a valid name", j.req.gpu_type);
 	for (int i = 0; i < j.ndeps; i++) {
@@ -202,6 +207,20 @@ static int check_request(struct server *s, const struct identity *who, struct jo
 		return -1;
 	*jp = j;
 	return 0;
+}
+
+/* --notify needs somewhere to go: the policy's notify.webhook or the
+ * submitter's own (sub). Lock held. */
+static int notify_target_check(struct server *s, const char *notify, const struct submission *sub,
+			       struct gq_err *e)
+{
+	if (!notify[0] || s->st.snap.policy.notify_webhook[0] ||
+	    (sub && (sub->notify_webhook || sub->notify_command)))
+		return 0;
+	return err_set(e, GQ_EINVAL,
+		       "notify: nowhere to send notifications; set notify.webhook or "
+		       "notify.command in your config file (gq-submit(1)), or ask the admins "
+		       "for the policy's notify.webhook");
 }
 
 /* Checks a submission against the policy and the machine and fills in what
@@ -235,6 +254,13 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 			       sub->output && outpat_check(sub->output, NULL) < 0 ? "output"
 										  : "error",
 			       pe.msg);
+	if (sub->notify_webhook && strncmp(sub->notify_webhook, "http://", 7) &&
+	    strncmp(sub->notify_webhook, "https://", 8))
+		return err_set(e, GQ_EINVAL,
+			       "submission.notify_webhook: '%s' is not an http:// or https:// URL",
+			       sub->notify_webhook);
+	if (notify_target_check(s, j.notify, sub, e) < 0)
+		return -1;
 	j.state = JOB_PENDING;
 	j.exit_status = -1;
 	j.submit_time = j.queued_time = now;
@@ -254,8 +280,7 @@ int server_submit(struct server *s, const struct identity *who, struct submissio
 	struct pending_submit p;
 	memset(&p, 0, sizeof(p));
 	p.idem = idem;
-	p.command = codec_command_text_files(sub->argv, sub->script, sub->cwd, sub->env,
-					     sub->output, sub->error);
+	p.command = codec_command_text_sub(sub);
 	struct array_spec *arr = NULL;
 	if (sub->array) {
 		arr = xmalloc(sizeof(*arr));
@@ -609,6 +634,8 @@ static void update_reason(const struct job *a, const struct job *b, char *out, s
 		dep_format(b, db, sizeof(db));
 		buf_printf(&r, ", deps '%s'->'%s'", da, db);
 	}
+	if (strcmp(a->notify, b->notify))
+		buf_printf(&r, ", notify '%s'->'%s'", a->notify, b->notify);
 	if (a->begin_time != b->begin_time)
 		buf_printf(&r, ", begin_time %" PRId64 "->%" PRId64, a->begin_time, b->begin_time);
 	snprintf(out, size, "%s", r.len ? r.data + 2 : "unchanged");
@@ -644,6 +671,8 @@ int server_update(struct server *s, const struct identity *who, int64_t id,
 		c.time_limit = n->time_limit;
 	if (u->set & UPD_BEGIN)
 		c.begin_time = n->begin_time;
+	if (u->set & UPD_NOTIFY)
+		STR_COPY(c.notify, n->notify);
 	if (u->set & UPD_GPUS)
 		c.req.gpus = n->req.gpus;
 	if (u->set & UPD_GPU_TYPE)
@@ -657,6 +686,19 @@ int server_update(struct server *s, const struct identity *who, int64_t id,
 	 * it changes (one that has passed is simply over). */
 	if (check_request(s, who, &c, (u->set & UPD_BEGIN) != 0, e) < 0)
 		goto out;
+	if (u->set & UPD_NOTIFY) {
+		char *cmd = NULL;
+		struct submission sub;
+		memset(&sub, 0, sizeof(sub));
+		if (db_job_command(s->st.db, id, &cmd, e) == 0 &&
+		    codec_command_from_text(cmd, &sub, e) < 0)
+			memset(&sub, 0, sizeof(sub));
+		free(cmd);
+		int bad = notify_target_check(s, c.notify, &sub, e);
+		submission_release(&sub);
+		if (bad < 0)
+			goto out;
+	}
 	/* The start predicted at its submit was for the job as it was: not
 	 * one the ranges' calibration may compare (calib.h). */
 	c.pred_start0 = -1;

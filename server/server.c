@@ -240,7 +240,8 @@ static struct server *server_open(const struct server_config *cfg, struct gq_err
 		if (db_meta_set(s->st.db, "created", born, e) < 0)
 			goto fail;
 	}
-	if (load_policy(s) < 0 || state_load(&s->st, e) < 0)
+	s->st.ntf = notifier_start(&s->st);
+	if (load_policy(s) < 0 || state_load(&s->st, e) < 0 || notify_resume(&s->st, e) < 0)
 		goto fail;
 	if (runner_open(cfg->state_dir, cfg->exe, &s->st.runner, e) < 0)
 		goto fail;
@@ -260,6 +261,7 @@ fail:
 /* Closes what server_open opened; the threads are stopped already. */
 static void server_free(struct server *s)
 {
+	notifier_stop(s->st.ntf);
 	enforce_free(s->st.enf);
 	runner_close(s->st.runner);
 	db_close(s->st.db);

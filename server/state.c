@@ -18,6 +18,7 @@
 #include "core/share.h"
 #include "server/db.h"
 #include "server/enforce.h"
+#include "server/notify.h"
 #include "server/runner.h"
 #include "server/server.h"
 
@@ -104,7 +105,7 @@ int state_emit(struct state *s, int64_t job, const char *kind, enum job_state fr
 	if (db_event_insert(s->db, &ev, e) < 0)
 		return -1;
 	s->last_seq = ev.seq;
-	return 0;
+	return notify_emit(s, &ev, e);
 }
 
 /* ---- when the journal cannot commit ----
@@ -150,6 +151,7 @@ void state_failed(struct state *s, const struct gq_err *e)
 	struct gq_err le = GQ_ERR_INIT;
 	db_rollback(s->db);
 	s->nsigs = 0;
+	notify_rolled_back(s);
 	if (state_load(s, &le) < 0)
 		state_fatal(&le);
 	state_full_enter(s, e);
@@ -181,6 +183,7 @@ int state_commit(struct state *s, struct gq_err *e)
 			log_warn("job %" PRId64 ": %s", s->sigs[i].id, se.msg);
 	}
 	s->nsigs = 0;
+	notify_committed(s);
 	return 0;
 }
 

@@ -64,7 +64,8 @@ struct state {
 	struct gq_err full_err; /* what failed first */
 	struct pending_sig *sigs;
 	size_t nsigs, sigs_cap;
-	int wake[2]; /* the scheduler's wake-up pipe */
+	int wake[2];	      /* the scheduler's wake-up pipe */
+	struct notifier *ntf; /* --notify's notes (notify.h); NULL: none sent */
 };
 
 /* The server's clock: manual or the real one. */

@@ -455,19 +455,36 @@ int wire_error_parse(const char *text, size_t len, struct gq_err *out)
 	return rc;
 }
 
+/* A POST's body: v compact with sorted keys; consumes v. */
+static char *note_dump(json_t *v, const char *what)
+{
+	if (!v)
+		BUG("%s does not pack", what);
+	char *body = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(v);
+	if (!body)
+		BUG("%s does not dump", what);
+	return body;
+}
+
+char *wire_notify_text(const struct notify_note *n)
+{
+	json_t *v =
+	    json_pack("{s:s,s:I,s:I,s:s,s:s,s:s,s:o,s:I,s:s,s:s,s:s}", "event", n->event, "time",
+		      (json_int_t)n->time, "job", (json_int_t)n->job, "name", n->name, "user",
+		      n->user, "state", n->state, "exit_code",
+		      n->exit_code < 0 ? json_null() : json_integer(n->exit_code), "runtime",
+		      (json_int_t)n->runtime, "queue", n->queue, "tier", n->tier, "text", n->text);
+	return note_dump(v, "notification");
+}
+
 char *wire_webhook_text(const struct webhook_note *n)
 {
 	json_t *v = json_pack("{s:s,s:I,s:I,s:s,s:s,s:s,s:s,s:I,s:s}", "event", n->event, "time",
 			      (json_int_t)n->time, "job", (json_int_t)n->job, "name", n->name,
 			      "user", n->user, "queue", n->queue, "tier", n->tier, "pending",
 			      (json_int_t)n->pending, "text", n->text);
-	if (!v)
-		BUG("webhook note does not pack");
-	if (n->deadline)
+	if (v && n->deadline)
 		json_object_set_new(v, "confirm_before", json_integer((json_int_t)n->deadline));
-	char *body = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(v);
-	if (!body)
-		BUG("webhook note does not dump");
-	return body;
+	return note_dump(v, "webhook note");
 }

@@ -72,11 +72,16 @@ static const struct field job_fields[] = {
     FLD(job, array_task, F_INT),
     FLD(job, array_max, F_INT),
     FLD(job, begin_time, F_TIME),
+    FLD(job, sig, F_INT),
+    FLD(job, sig_before, F_I64),
+    FLD(job, sig_sent, F_BOOL),
+    FLD(job, notify, F_STR),
 };
 
 /* What a submission may set; everything else of a job is the server's. */
 static const char *const submit_job_fields[] = {
-    "name", "queue", "tier", "estimate", "time_limit", "checkpointable", "held", "begin_time",
+    "name", "queue",	  "tier", "estimate",	"time_limit", "checkpointable",
+    "held", "begin_time", "sig",  "sig_before", "notify",
 };
 
 static const struct field node_fields[] = {
@@ -375,6 +380,10 @@ json_t *codec_submit_encode(const struct submit_req *r)
 		json_object_set_new(o, "output", json_string(r->output));
 	if (r->error)
 		json_object_set_new(o, "error", json_string(r->error));
+	if (r->notify_webhook)
+		json_object_set_new(o, "notify_webhook", json_string(r->notify_webhook));
+	if (r->notify_command)
+		json_object_set_new(o, "notify_command", json_string(r->notify_command));
 	return o;
 }
 
@@ -1240,8 +1249,11 @@ void submission_release(struct submission *s)
 	free(s->array);
 	free(s->output);
 	free(s->error);
+	free(s->notify_webhook);
+	free(s->notify_command);
 	s->argv = s->env = NULL;
 	s->cwd = s->script = s->array = s->output = s->error = NULL;
+	s->notify_webhook = s->notify_command = NULL;
 }
 
 #define MAX_STRV 4096
@@ -1321,6 +1333,10 @@ int codec_submit_decode(const json_t *v, struct submission *out, struct gq_err *
 			rc = str_decode(val, path, &s.output, e);
 		else if (!strcmp(key, "error"))
 			rc = str_decode(val, path, &s.error, e);
+		else if (!strcmp(key, "notify_webhook"))
+			rc = str_decode(val, path, &s.notify_webhook, e);
+		else if (!strcmp(key, "notify_command"))
+			rc = str_decode(val, path, &s.notify_command, e);
 		else
 			rc = err_set(e, GQ_EINVAL, "submission: unknown field '%s'", key);
 		if (rc < 0)
@@ -1376,19 +1392,26 @@ int codec_job_from_text(const char *text, struct job *out, struct gq_err *e)
 	return rc;
 }
 
-char *codec_command_text(char *const *argv, const char *script, const char *cwd, char *const *env)
-{
-	return codec_command_text_files(argv, script, cwd, env, NULL, NULL);
-}
-
-char *codec_command_text_files(char *const *argv, const char *script, const char *cwd,
-			       char *const *env, const char *output, const char *error)
+/* The command text of argv or script, cwd and env, with the optional
+ * fields of sub when it is not NULL. */
+static char *command_text(char *const *argv, const char *script, const char *cwd, char *const *env,
+			  const struct submission *sub)
 {
 	json_t *o = json_object();
-	if (output)
-		json_object_set_new(o, "output", json_string(output));
-	if (error)
-		json_object_set_new(o, "error", json_string(error));
+	static const struct {
+		const char *name;
+		size_t off;
+	} opt[] = {
+	    {"output", offsetof(struct submission, output)},
+	    {"error", offsetof(struct submission, error)},
+	    {"notify_webhook", offsetof(struct submission, notify_webhook)},
+	    {"notify_command", offsetof(struct submission, notify_command)},
+	};
+	for (size_t i = 0; sub && i < NF(opt); i++) {
+		const char *v = *(char *const *)((const char *)sub + opt[i].off);
+		if (v)
+			json_object_set_new(o, opt[i].name, json_string(v));
+	}
 	if (script)
 		json_object_set_new(o, "script", json_string(script));
 	else
@@ -1396,9 +1419,19 @@ char *codec_command_text_files(char *const *argv, const char *script, const char
 	if (cwd)
 		json_object_set_new(o, "cwd", json_string(cwd));
 	json_object_set_new(o, "env", strv_encode(env));
-	char *s = codec_dump(o);
+	char *t = codec_dump(o);
 	json_decref(o);
-	return s;
+	return t;
+}
+
+char *codec_command_text(char *const *argv, const char *script, const char *cwd, char *const *env)
+{
+	return command_text(argv, script, cwd, env, NULL);
+}
+
+char *codec_command_text_sub(const struct submission *sub)
+{
+	return command_text(sub->argv, sub->script, sub->cwd, sub->env, sub);
 }
 
 int codec_command_from_text(const char *text, struct submission *out, struct gq_err *e)
@@ -1917,7 +1950,7 @@ char *codec_snapshot_text(const struct snapshot *s, enum codec_form form, size_t
 
 /* The fields an update may change, in its bit order (wire.h's UPD_). */
 static const char *const update_fields[] = {
-    "name", "queue", "tier", "estimate", "time_limit", "begin_time",
+    "name", "queue", "tier", "estimate", "time_limit", "begin_time", "notify",
 };
 
 char *wire_update_text(const struct job_update *u)
@@ -1995,11 +2028,13 @@ int wire_update_parse(const char *text, size_t len, struct job_update *out, stru
 		} else if (!strcmp(key, "req")) {
 			rc = wire_type_error(e, "update.req", "an object", val);
 		} else {
-			rc = err_set(e, GQ_EINVAL,
-				     "update: field '%s' cannot be changed; name, queue, tier, "
-				     "estimate, time_limit, begin_time, req.gpus, req.gpu_type and "
-				     "deps can",
-				     key);
+			rc = err_set(
+			    e, GQ_EINVAL,
+			    "update: field '%s' cannot be changed; name, queue, tier, "
+			    "estimate, time_limit, begin_time, notify, req.gpus, req.gpu_type "
+			    "and "
+			    "deps can",
+			    key);
 		}
 	}
 	if (rc == 0 && !u.set)

@@ -30,6 +30,8 @@ struct submit_req {
 	const char *idempotency_key; /* or NULL */
 	const char *array;	     /* --array's spec ("0-99%8", array.h), or NULL */
 	const char *output, *error;  /* -o / -e file name patterns (outpat.h), or NULL */
+	const char *notify_webhook;  /* the user's notify.webhook (config.h), or NULL */
+	const char *notify_command;  /* the user's notify.command, or NULL */
 };
 
 struct event_list {

@@ -1003,6 +1003,7 @@ char *slurm_submit_encode(const struct slurm_submit *r, int minor)
 	set_str(job, "current_working_directory", r->cwd);
 	set_str(job, "standard_output", r->stdout_path);
 	set_str(job, "standard_error", r->stderr_path);
+	set_str(job, "signal", r->signal);
 	if (r->gpus > 0) {
 		char g[96];
 		const char *t = r->gpu_type && *r->gpu_type ? r->gpu_type : NULL;

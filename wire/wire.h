@@ -131,6 +131,10 @@ struct submission {
 	char *array;	/* the array's spec (array.h), NULL when not given */
 	char *output;	/* -o's file name pattern (core/outpat.h), NULL: gq's log */
 	char *error;	/* -e's; NULL: with the output (-o) or gq's log */
+	/* The user's own notify.webhook / notify.command (gq submit
+	 * --notify), NULL when not given. */
+	char *notify_webhook;
+	char *notify_command;
 };
 void submission_release(struct submission *s);
 char *wire_submit_text(const struct submit_req *r);
@@ -145,9 +149,9 @@ int wire_submitted_parse(const char *text, size_t len, int64_t *id, struct gq_er
  * (whose job part is then job_init()).
  */
 char *codec_command_text(char *const *argv, const char *script, const char *cwd, char *const *env);
-/* The same with the output and error file patterns, each NULL when not given. */
-char *codec_command_text_files(char *const *argv, const char *script, const char *cwd,
-			       char *const *env, const char *output, const char *error);
+/* The same from a whole submission: with its output and error file
+ * patterns and its notification targets, each left out when NULL. */
+char *codec_command_text_sub(const struct submission *sub);
 int codec_command_from_text(const char *text, struct submission *out, struct gq_err *e);
 
 /* Events: {"events": [EVENT...], "next": SEQ}, an event being seq, time,
@@ -233,9 +237,10 @@ enum {
 	UPD_ESTIMATE = 1u << 3,
 	UPD_TIME_LIMIT = 1u << 4,
 	UPD_BEGIN = 1u << 5,
-	UPD_GPUS = 1u << 6,
-	UPD_GPU_TYPE = 1u << 7,
-	UPD_DEPS = 1u << 8,
+	UPD_NOTIFY = 1u << 6,
+	UPD_GPUS = 1u << 7,
+	UPD_GPU_TYPE = 1u << 8,
+	UPD_DEPS = 1u << 9,
 };
 struct job_update {
 	unsigned set;
@@ -277,5 +282,20 @@ struct webhook_note {
 	const char *text; /* one human sentence */
 };
 char *wire_webhook_text(const struct webhook_note *n);
+
+/* What a job's --notify sends, to a webhook and on a command's stdin alike
+ * (gq-api(7), NOTIFICATIONS): {"event", "time", "job", "name", "user",
+ * "state", "exit_code" (null until it ended), "runtime", "queue", "tier",
+ * "text"}. */
+struct notify_note {
+	const char *event; /* "start", "end", "fail", "requeue" */
+	int64_t time;	   /* server clock */
+	int64_t job;
+	const char *name, *user, *state, *queue, *tier;
+	int exit_code; /* -1: none (not ended) */
+	int64_t runtime;
+	const char *text; /* one human sentence */
+};
+char *wire_notify_text(const struct notify_note *n);
 
 #endif

@@ -125,6 +125,7 @@ static int request(struct native *nt, const char *method, const char *path, cons
 			status == 401 || status == 403 ? GQ_EPERM
 			: status == 404		       ? GQ_ENOENT
 			: status == 507		       ? GQ_ENOSPACE
+			: status == 429		       ? GQ_ELIMIT
 						       : GQ_EINTERNAL,
 			"unexpected answer from %s (HTTP %ld)", nt->describe, status);
 	return -1;

@@ -41,6 +41,7 @@ int cmd_exit_code(enum gq_errcode code)
 	case GQ_OK:
 		return EXIT_OK;
 	case GQ_EINVAL:
+	case GQ_ELIMIT: /* as sbatch refuses a job over MaxSubmitJobs: not queued */
 		return EXIT_USAGE;
 	case GQ_ENOENT:
 		return EXIT_NOJOB;

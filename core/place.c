@@ -837,11 +837,12 @@ static int unsatisfiable(const struct snapshot *s, const struct job *j, int qi,
 		bool ql;
 		ulimit_gpus_cap(p, qi, &ql);
 		if (ql)
-			return err_set(e, GQ_EINVAL,
-				       "needs %d GPUs, one user's jobs of queue '%s' may hold at most "
-				       "%d (queue.%s.userMaxGpus): ask for fewer GPUs or use another "
-				       "queue",
-				       need, p->queues[qi].name, have, p->queues[qi].name);
+			return err_set(
+			    e, GQ_EINVAL,
+			    "needs %d GPUs, one user's jobs of queue '%s' may hold at most "
+			    "%d (queue.%s.userMaxGpus): ask for fewer GPUs or use another "
+			    "queue",
+			    need, p->queues[qi].name, have, p->queues[qi].name);
 		return err_set(e, GQ_EINVAL,
 			       "needs %d GPUs, one user's jobs may hold at most %d (user.maxGpus): "
 			       "ask for fewer GPUs",

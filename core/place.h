@@ -181,11 +181,10 @@ void place_give(struct place_map *m, int qi, const struct job_res *req, int nall
 
 /*
  * Could j ever fit: on all of s's nodes (up or not) entirely free, under its
- * queue's quota + borrowing limit and the per-user GPU limits (ulimit.h), and, for P1/P2, outside the headroom
- * reserve? Returns 0 when it could; -1 with GQ_EINVAL and a one-line
- * explanation otherwise, e.g. "needs 16 GPUs on one node, the largest
- * matching node has 8: ask for fewer GPUs or drop same-node". The server
- * rejects such submits with this text.
+ * queue's quota + borrowing limit and the per-user GPU limits (ulimit.h), and, for P1/P2, outside
+ * the headroom reserve? Returns 0 when it could; -1 with GQ_EINVAL and a one-line explanation
+ * otherwise, e.g. "needs 16 GPUs on one node, the largest matching node has 8: ask for fewer GPUs
+ * or drop same-node". The server rejects such submits with this text.
  */
 int place_satisfiable(const struct snapshot *s, const struct job *j, struct gq_err *e);
 

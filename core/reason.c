@@ -418,9 +418,9 @@ static void user_ends(struct ctx *c)
 		if (j->req.gpus <= 0 || !e)
 			continue;
 		if (!c->holds[i]) {
-			const struct prediction *p =
-			    i < c->ps->njobs && c->ps->of_job[i] >= 0 ? &c->ps->items[c->ps->of_job[i]]
-								      : NULL;
+			const struct prediction *p = i < c->ps->njobs && c->ps->of_job[i] >= 0
+							 ? &c->ps->items[c->ps->of_job[i]]
+							 : NULL;
 			if (!p || !p->placed || p->start != s->now || p->never)
 				continue;
 		}

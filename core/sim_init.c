@@ -51,8 +51,8 @@ static void stage_pending(struct sim *S, const struct job *j, size_t i, struct n
 	if (x->qi >= 0 && S->p->queues[x->qi].quota >= 0 && S->p->queues[x->qi].borrow >= 0)
 		x->qlim = S->p->queues[x->qi].quota + S->p->queues[x->qi].borrow;
 	bool ql;
-	x->ui = S->ulimits && x->gpus > 0 && ulimit_gpus_cap(S->p, x->qi, &ql) >= 0 ? S->ji[i].ui
-										  : -1;
+	x->ui =
+	    S->ulimits && x->gpus > 0 && ulimit_gpus_cap(S->p, x->qi, &ql) >= 0 ? S->ji[i].ui : -1;
 	x->special = x->windowed || x->qlim >= 0 || x->ui >= 0;
 	x->q = j->queued_time > 0 ? j->queued_time : INT64_MAX / 4;
 	x->rt = predict_runtime(S->p, j);

@@ -32,6 +32,18 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Counts job j, of policy queue qi, into u. */
+static void count(struct ulimit_user *u, const struct job *j, int qi)
+{
+	if (job_state_active(j->state)) {
+		u->jobs++;
+		if (qi >= 0)
+			u->qjobs[qi]++;
+	}
+	if (job_state_holds_gpus(j->state) && j->req.gpus > 0)
+		ulimit_take(u, qi, j->req.gpus);
+}
+
 static ptrdiff_t find(const struct ulimit_table *t, const char *name)
 {
 	size_t lo = 0, hi = t->n;
@@ -72,14 +84,7 @@ void ulimit_table_init(struct ulimit_table *t, const struct snapshot *s)
 		ptrdiff_t ui = find(t, j->user);
 		struct ulimit_user *u = &t->users[ui];
 		t->of_job[i] = (int32_t)ui;
-		int qi = policy_queue_index(&s->policy, j->queue);
-		if (job_state_active(j->state)) {
-			u->jobs++;
-			if (qi >= 0)
-				u->qjobs[qi]++;
-		}
-		if (job_state_holds_gpus(j->state) && j->req.gpus > 0)
-			ulimit_take(u, qi, j->req.gpus);
+		count(u, j, policy_queue_index(&s->policy, j->queue));
 	}
 }
 
@@ -126,6 +131,25 @@ bool ulimit_jobs_over(const struct policy *p, const struct ulimit_user *u, int q
 	bool inq = qi >= 0 && qi < p->nqueues;
 	return over(inq ? p->queues[qi].user_max_jobs : -1, u && inq ? u->qjobs[qi] : 0,
 		    p->user_max_jobs, u ? u->jobs : 0, more, out);
+}
+
+void ulimit_of(const struct snapshot *s, const char *name, struct ulimit_user *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->name = name;
+	for (size_t i = 0; i < s->njobs; i++)
+		if (!strcmp(s->jobs[i].user, name))
+			count(out, &s->jobs[i], policy_queue_index(&s->policy, s->jobs[i].queue));
+}
+
+bool ulimit_job_over(const struct snapshot *s, const struct job *j, struct ulimit_hit *out)
+{
+	const struct policy *p = &s->policy;
+	if (j->req.gpus <= 0 || !ulimit_gpus_set(p))
+		return false;
+	struct ulimit_user u;
+	ulimit_of(s, j->user, &u);
+	return ulimit_gpus_over(p, &u, policy_queue_index(p, j->queue), j->req.gpus, out);
 }
 
 void ulimit_take(struct ulimit_user *u, int qi, int gpus)

@@ -73,6 +73,15 @@ bool ulimit_gpus_over(const struct policy *p, const struct ulimit_user *u, int q
 bool ulimit_jobs_over(const struct policy *p, const struct ulimit_user *u, int qi, int more,
 		      struct ulimit_hit *out);
 
+/* What user `name`'s jobs of s hold and count now (zero when none): one
+ * pass over s, for callers that ask about one user. */
+void ulimit_of(const struct snapshot *s, const char *name, struct ulimit_user *out);
+
+/* Would pending job j, starting now, take its user past a GPU limit, with
+ * what the user's jobs of s hold now? One pass over s; false at once when
+ * no GPU limit is set. */
+bool ulimit_job_over(const struct snapshot *s, const struct job *j, struct ulimit_hit *out);
+
 /* Adds gpus (negative: gives them back) to what user u holds in queue qi
  * (-1 unknown) and overall: the prediction's starts and ends. */
 void ulimit_take(struct ulimit_user *u, int qi, int gpus);

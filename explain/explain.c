@@ -242,8 +242,8 @@ static void item_detail(const struct explain_set *x, const struct explain *ex,
 		break;
 	case REASON_USER_LIMIT: {
 		int used = (int)it->used;
-		buf_printf(out, " User %s holds %d GPU%s of the %d one user may hold", j->user, used,
-			   used == 1 ? "" : "s", (int)it->limit);
+		buf_printf(out, " User %s holds %d GPU%s of the %d one user may hold", j->user,
+			   used, used == 1 ? "" : "s", (int)it->limit);
 		if (!strcmp(it->detail, "queue"))
 			buf_printf(out, " in queue %s", j->queue);
 		buf_printf(out, "; it needs %d more.", it->need);

@@ -50,6 +50,9 @@ int err_http_status(enum gq_errcode code)
 		return 507; /* Insufficient Storage (RFC 4918) */
 	case GQ_ETOOBIG:
 		return 413;
+	case GQ_ELIMIT:
+		return 429; /* Too Many Requests (RFC 6585): a quota, as for gRPC's
+			       RESOURCE_EXHAUSTED */
 	case GQ_EIO:
 	case GQ_EINTERNAL:
 		return 500;

@@ -6,6 +6,7 @@
 #include "server/internal.h"
 
 #include "core/begin.h"
+#include "core/ulimit.h"
 
 #include "os/mono.h"
 
@@ -236,6 +237,51 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 	return 0;
 }
 
+/* The job limits (user.maxJobs, queue.NAME.userMaxJobs), as Slurm's
+ * MaxSubmitJobsPerUser refuses a job rather than queue it: n more jobs
+ * (an array's tasks each count) of j's user in j's queue, beside those
+ * it has and those of its submissions waiting for the committer. A retry
+ * of a submission already accepted (its idempotency key known) is not
+ * counted again: it gets its job back. Lock held. */
+static int check_user_jobs(struct server *s, const struct job *j, int n, const char *idem,
+			   struct gq_err *e)
+{
+	const struct policy *p = &s->st.snap.policy;
+	if (p->user_max_jobs < 0) {
+		int qi = policy_queue_index(p, j->queue);
+		if (qi < 0 || p->queues[qi].user_max_jobs < 0)
+			return 0;
+	}
+	int64_t id;
+	struct gq_err ie = GQ_ERR_INIT;
+	if (idem && db_job_by_idem(s->st.db, j->uid, idem, &id, &ie) == 1)
+		return 0;
+	struct ulimit_user u;
+	struct ulimit_hit h;
+	ulimit_of(&s->st.snap, j->user, &u);
+	for (const struct pending_submit *q = s->q_head; q; q = q->next) {
+		if (strcmp(q->job.user, j->user))
+			continue;
+		int k = q->arr ? q->arr->ntasks : 1, qi = policy_queue_index(p, q->job.queue);
+		u.jobs += k;
+		if (qi >= 0)
+			u.qjobs[qi] += k;
+	}
+	if (!ulimit_jobs_over(p, &u, policy_queue_index(p, j->queue), n, &h))
+		return 0;
+	char where[GQ_NAME_MAX + 64] = "", key[GQ_NAME_MAX + 32] = "user.maxJobs", adds[48] = "";
+	if (h.queue) {
+		snprintf(where, sizeof(where), " in queue '%s'", j->queue);
+		snprintf(key, sizeof(key), "queue.%s.userMaxJobs", j->queue);
+	}
+	if (n > 1)
+		snprintf(adds, sizeof(adds), "; the array adds %d", n);
+	return err_set(e, GQ_ELIMIT,
+		       "user '%s' has %d job%s pending or running%s, the most %s allows is %d%s: "
+		       "wait for some to end or cancel some",
+		       j->user, h.used, h.used == 1 ? "" : "s", where, key, h.limit, adds);
+}
+
 int server_submit(struct server *s, const struct identity *who, struct submission *sub,
 		  const char *idem, struct job *out, bool *replay, struct gq_err *e)
 {
@@ -263,7 +309,8 @@ int server_submit(struct server *s, const struct identity *who, struct submissio
 		err_set(e, GQ_EUNAVAIL, "gq serve is shutting down; retry in a moment");
 		goto out;
 	}
-	if (prepare(s, who, sub, &p.job, e) < 0)
+	if (prepare(s, who, sub, &p.job, e) < 0 ||
+	    check_user_jobs(s, &p.job, arr ? arr->ntasks : 1, idem, e) < 0)
 		goto out;
 	if (s->st.full) {
 		state_full_refusal(&s->st, "submissions", e);

@@ -283,9 +283,14 @@ static int n_cancel(struct backend *b, int64_t id, struct gq_err *e)
 	return job_action(b, id, "cancel", NULL, e);
 }
 
-static int n_hold(struct backend *b, int64_t id, struct gq_err *e)
+static int n_hold(struct backend *b, int64_t id, const char *reason, struct gq_err *e)
 {
-	return job_action(b, id, "hold", NULL, e);
+	char *body = NULL;
+	if (reason && *reason && wire_hold_text(reason, &body, e) < 0)
+		return -1;
+	int rc = job_action(b, id, "hold", body, e);
+	free(body);
+	return rc;
 }
 
 static int n_release(struct backend *b, int64_t id, struct gq_err *e)

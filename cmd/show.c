@@ -145,8 +145,9 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 		row("after", "%s", b.data);
 	}
 	if (j->held)
-		row("held", "by %s at %s", j->held_by[0] ? j->held_by : "?",
-		    cmd_time(j->held_at, now, t2, sizeof(t2)));
+		row("held", "by %s at %s%s%s", j->held_by[0] ? j->held_by : "?",
+		    cmd_time(j->held_at, now, t2, sizeof(t2)), j->held_reason[0] ? ": " : "",
+		    j->held_reason);
 	if (ji->argv) {
 		buf_reset(&b);
 		for (char **a = ji->argv; *a; a++) {

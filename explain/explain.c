@@ -195,8 +195,11 @@ static void item_detail(const struct explain_set *x, const struct explain *ex,
 	char t[32];
 	switch (it->reason) {
 	case REASON_HELD:
-		buf_printf(out, " Held by %s at %s.", j->held_by[0] ? j->held_by : "?",
+		buf_printf(out, " Held by %s at %s", j->held_by[0] ? j->held_by : "?",
 			   tm(x, j->held_at, t, sizeof(t)));
+		if (j->held_reason[0])
+			buf_printf(out, ": %s", j->held_reason);
+		buf_addstr(out, ".");
 		break;
 	case REASON_DEPENDENCY:
 		buf_printf(out, " Waits for #%lld to finish (%s", (long long)it->job,

@@ -335,6 +335,10 @@ static void h_job_action(struct ctx *c)
 					&reason, &e) < 0)
 			goto fail;
 		args.reason = reason;
+	} else if (a == ACT_HOLD) {
+		if (wire_hold_parse(c->req->body, c->req->body_len, &reason, &e) < 0)
+			goto fail;
+		args.reason = reason;
 	} else if (wire_empty_parse(c->req->body, c->req->body_len, c->verb, &e) < 0) {
 		goto fail;
 	}

@@ -407,9 +407,22 @@ static int act_on(struct server *s, const struct identity *who, struct job *c, e
 		if (c->held)
 			return err_set(e, GQ_ECONFLICT, "job '%" PRId64 "' is already held by '%s'",
 				       c->id, c->held_by);
+		if (args->reason) {
+			for (const char *r = args->reason; *r; r++)
+				if ((unsigned char)*r < ' ')
+					return err_set(e, GQ_EINVAL,
+						       "hold reason has a control character; give "
+						       "one line of text");
+			if (strlen(args->reason) >= sizeof(c->held_reason))
+				return err_set(
+				    e, GQ_EINVAL,
+				    "hold reason is too long (%zu bytes); give at most %zu",
+				    strlen(args->reason), sizeof(c->held_reason) - 1);
+		}
 		c->held = true;
 		STR_COPY(c->held_by, actor);
 		c->held_at = now;
+		STR_COPY(c->held_reason, args->reason ? args->reason : "");
 		strcpy(kind, "hold");
 		strcpy(reason, "held");
 		return 0;
@@ -420,6 +433,7 @@ static int act_on(struct server *s, const struct identity *who, struct job *c, e
 		c->held = false;
 		c->held_by[0] = '\0';
 		c->held_at = 0;
+		c->held_reason[0] = '\0';
 		strcpy(kind, "release");
 		strcpy(reason, "released");
 		return 0;

@@ -534,3 +534,14 @@ int cmd_parse_when(const struct cmd_entry *c, const char *flag, const char *s, i
 				       flag, s);
 	return EXIT_OK;
 }
+
+void cmd_array_line(int64_t id, const struct array_summary *a, const char *range)
+{
+	printf("Array #%lld: tasks %s (%d): %d pending, %d running, %d done, %d failed, %d "
+	       "cancelled",
+	       (long long)id, range, a->ntasks, a->pending, a->running, a->done, a->failed,
+	       a->cancelled);
+	if (a->throttle)
+		printf("; at most %d run at once (throttle %%%d)", a->throttle, a->throttle);
+	printf(".\n");
+}

@@ -198,20 +198,58 @@ void array_throttle_deps(const struct snapshot *s, int64_t *out)
 	free(line);
 }
 
-int array_running(const struct snapshot *s, const struct job *j)
+/* The index of the first job of s after id a: where a's tasks begin. */
+static size_t after_id(const struct snapshot *s, int64_t a)
 {
-	if (!j->array_id)
-		return 0;
 	size_t lo = 0, hi = s->njobs;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->jobs[mid].id <= j->array_id)
+		if (s->jobs[mid].id <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+int array_running(const struct snapshot *s, const struct job *j)
+{
+	if (!j->array_id)
+		return 0;
 	int n = 0;
-	for (size_t i = lo; i < s->njobs && s->jobs[i].array_id == j->array_id; i++)
+	for (size_t i = after_id(s, j->array_id); i < s->njobs && s->jobs[i].array_id == j->array_id;
+	     i++)
 		n += job_state_holds_gpus(s->jobs[i].state);
 	return n;
+}
+
+int array_summary(const struct snapshot *s, int64_t a, struct array_summary *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = after_id(s, a);
+	     a > 0 && i < s->njobs && s->jobs[i].array_id == a && out->ntasks < GQ_ARRAY_MAX_SIZE;
+	     i++) {
+		const struct job *t = &s->jobs[i];
+		out->tasks[out->ntasks++] = t->array_task;
+		out->throttle = t->array_max;
+		switch (t->state) {
+		case JOB_PENDING:
+			out->pending++;
+			break;
+		case JOB_COMPLETED:
+			out->done++;
+			break;
+		case JOB_FAILED:
+		case JOB_TIMEOUT:
+			out->failed++;
+			break;
+		case JOB_CANCELLED:
+			out->cancelled++;
+			break;
+		default:
+			out->running++;
+			break;
+		}
+	}
+	return out->ntasks;
 }

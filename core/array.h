@@ -65,4 +65,20 @@ void array_throttle_deps(const struct snapshot *s, int64_t *out);
  * is not a task. O(tasks) when s is sorted. */
 int array_running(const struct snapshot *s, const struct job *j);
 
+/* An array as a whole, from the tasks s has of it: what `gq why` and
+ * `gq show` say of the array's own id. */
+struct array_summary {
+	int ntasks;
+	int tasks[GQ_ARRAY_MAX_SIZE]; /* their indices, ascending */
+	int throttle;		      /* 0 none */
+	/* By state: pending (held too), running (starting, running,
+	 * stopping), done (completed), failed (failed, timed out),
+	 * cancelled. */
+	int pending, running, done, failed, cancelled;
+};
+
+/* Fills *out with array a's tasks in s (sorted by id); returns their
+ * count, 0 when s has no task of a (out is then all zero). */
+int array_summary(const struct snapshot *s, int64_t a, struct array_summary *out);
+
 #endif

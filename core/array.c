@@ -217,8 +217,8 @@ int array_running(const struct snapshot *s, const struct job *j)
 	if (!j->array_id)
 		return 0;
 	int n = 0;
-	for (size_t i = after_id(s, j->array_id); i < s->njobs && s->jobs[i].array_id == j->array_id;
-	     i++)
+	for (size_t i = after_id(s, j->array_id);
+	     i < s->njobs && s->jobs[i].array_id == j->array_id; i++)
 		n += job_state_holds_gpus(s->jobs[i].state);
 	return n;
 }

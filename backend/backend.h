@@ -72,7 +72,9 @@ struct backend_ops {
 	 * fails with GQ_EINVAL and the reason in e->msg. */
 	int (*submit)(struct backend *b, const struct submit_req *r, int64_t *id, struct gq_err *e);
 	int (*cancel)(struct backend *b, int64_t id, struct gq_err *e);
-	int (*hold)(struct backend *b, int64_t id, struct gq_err *e);
+	/* reason: the text to keep with the hold, NULL or "" none; a backend
+	 * that cannot keep one fails with GQ_EUNAVAIL and does not hold. */
+	int (*hold)(struct backend *b, int64_t id, const char *reason, struct gq_err *e);
 	int (*release)(struct backend *b, int64_t id, struct gq_err *e);
 	int (*requeue)(struct backend *b, int64_t id, struct gq_err *e);
 	/* Admin: treat the job as `tier`; reason is recorded. clear removes it. */

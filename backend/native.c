@@ -125,6 +125,7 @@ static int request(struct native *nt, const char *method, const char *path, cons
 			status == 401 || status == 403 ? GQ_EPERM
 			: status == 404		       ? GQ_ENOENT
 			: status == 507		       ? GQ_ENOSPACE
+			: status == 429		       ? GQ_ELIMIT
 						       : GQ_EINTERNAL,
 			"unexpected answer from %s (HTTP %ld)", nt->describe, status);
 	return -1;
@@ -282,9 +283,14 @@ static int n_cancel(struct backend *b, int64_t id, struct gq_err *e)
 	return job_action(b, id, "cancel", NULL, e);
 }
 
-static int n_hold(struct backend *b, int64_t id, struct gq_err *e)
+static int n_hold(struct backend *b, int64_t id, const char *reason, struct gq_err *e)
 {
-	return job_action(b, id, "hold", NULL, e);
+	char *body = NULL;
+	if (reason && *reason && wire_hold_text(reason, &body, e) < 0)
+		return -1;
+	int rc = job_action(b, id, "hold", body, e);
+	free(body);
+	return rc;
 }
 
 static int n_release(struct backend *b, int64_t id, struct gq_err *e)

@@ -798,8 +798,16 @@ static int sl_cancel(struct backend *b, int64_t id, struct gq_err *e)
 	return rc == 0 ? 0 : -1;
 }
 
-static int sl_hold(struct backend *b, int64_t id, struct gq_err *e)
+static int sl_hold(struct backend *b, int64_t id, const char *reason, struct gq_err *e)
 {
+	/* A hold in Slurm's REST API is {"hold": true}: no text goes with it.
+	 * The job's comment could carry one, but it is the job's own (sbatch
+	 * --comment) and writing it would lose what its owner put there. */
+	if (reason && *reason)
+		return err_set(e, GQ_EUNAVAIL,
+			       "job '%" PRId64 "' not held: Slurm's hold keeps no reason text; "
+			       "hold it without --reason",
+			       id);
 	return update(b, id, slurm_update_hold(true, S(b)->minor), e);
 }
 

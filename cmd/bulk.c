@@ -62,9 +62,9 @@ static bool confirm(const struct cmd_entry *c, const int64_t *ids, size_t n)
 
 int cmd_bulk_action(const struct cmd_entry *c, int argc, char **argv,
 		    int (*act)(struct backend *b, int64_t id, struct gq_err *e), const char *done,
-		    unsigned states, int held)
+		    unsigned states, int held, const char **reason)
 {
-	enum { O_JSON = 0x100, O_YES, O_USER, O_NAME, O_STATE, O_QUEUE };
+	enum { O_JSON = 0x100, O_YES, O_USER, O_NAME, O_STATE, O_QUEUE, O_REASON };
 	static const struct option lo[] = {
 	    {"json", no_argument, NULL, O_JSON},
 	    {"yes", no_argument, NULL, O_YES},
@@ -72,6 +72,7 @@ int cmd_bulk_action(const struct cmd_entry *c, int argc, char **argv,
 	    {"name", required_argument, NULL, O_NAME},
 	    {"state", required_argument, NULL, O_STATE},
 	    {"queue", required_argument, NULL, O_QUEUE},
+	    {"reason", required_argument, NULL, O_REASON},
 	    {0, 0, 0, 0},
 	};
 	bool json = false, yes = false, filtered = false;
@@ -96,6 +97,11 @@ int cmd_bulk_action(const struct cmd_entry *c, int argc, char **argv,
 		case O_QUEUE:
 			queue = optarg;
 			filtered = true;
+			break;
+		case O_REASON: /* only for a command that keeps one (gq hold) */
+			if (!reason)
+				return cmd_usage_error(c, "unknown option '--reason'");
+			*reason = optarg;
 			break;
 		case O_STATE:
 			if ((rc = cmd_parse_states(c, optarg, (1u << JOB_STATE_COUNT) - 1,

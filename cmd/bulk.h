@@ -19,10 +19,12 @@
  * otherwise ("all" for everyone's). Their count and first ids are asked to
  * be confirmed when stdin is a terminal, unless --yes. Exit: the first
  * failure's code; 3 when nothing matches; 1 when not confirmed. held: 1
- * selects only held jobs, 0 only jobs not held, -1 either.
+ * selects only held jobs, 0 only jobs not held, -1 either. With reason
+ * not NULL, --reason TEXT is accepted too and *reason set to TEXT (else
+ * left as it is), before act is called.
  */
 int cmd_bulk_action(const struct cmd_entry *c, int argc, char **argv,
 		    int (*act)(struct backend *b, int64_t id, struct gq_err *e), const char *done,
-		    unsigned states, int held);
+		    unsigned states, int held, const char **reason);
 
 #endif

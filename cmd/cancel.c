@@ -17,7 +17,7 @@ static int cancel_exec(int argc, char **argv)
 	return cmd_bulk_action(&cmd_cancel, argc, argv, act, "cancelled",
 			       (1u << JOB_PENDING) | (1u << JOB_STARTING) | (1u << JOB_RUNNING) |
 				   (1u << JOB_STOPPING),
-			       -1);
+			       -1, NULL);
 }
 
 const struct cmd_entry cmd_cancel = {

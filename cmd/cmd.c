@@ -41,6 +41,7 @@ int cmd_exit_code(enum gq_errcode code)
 	case GQ_OK:
 		return EXIT_OK;
 	case GQ_EINVAL:
+	case GQ_ELIMIT: /* as sbatch refuses a job over MaxSubmitJobs: not queued */
 		return EXIT_USAGE;
 	case GQ_ENOENT:
 		return EXIT_NOJOB;
@@ -532,4 +533,15 @@ int cmd_parse_when(const struct cmd_entry *c, const char *flag, const char *s, i
 				       "seconds, or now-DURATION (e.g. now-7d)",
 				       flag, s);
 	return EXIT_OK;
+}
+
+void cmd_array_line(int64_t id, const struct array_summary *a, const char *range)
+{
+	printf("Array #%lld: tasks %s (%d): %d pending, %d running, %d done, %d failed, %d "
+	       "cancelled",
+	       (long long)id, range, a->ntasks, a->pending, a->running, a->done, a->failed,
+	       a->cancelled);
+	if (a->throttle)
+		printf("; at most %d run at once (throttle %%%d)", a->throttle, a->throttle);
+	printf(".\n");
 }

@@ -93,6 +93,12 @@ int cmd_json_only(const struct cmd_entry *c, int argc, char **argv, bool *json);
  * saying that it is missing, extra or not a job id. */
 int cmd_one_job(const struct cmd_entry *c, int argc, char **argv, int64_t *id);
 
+/* An array's own id as gq why and gq show say it, one line: "Array #42:
+ * tasks 0-9%2 (10): 3 pending, 2 running, 4 done, 1 failed, 0 cancelled;
+ * at most 2 run at once (throttle %2)." range is array_format()'s. */
+struct array_summary;
+void cmd_array_line(int64_t id, const struct array_summary *a, const char *range);
+
 /* Parses a job id ("42" or "#42"); EXIT_OK, or EXIT_USAGE after printing
  * "gq NAME: 'x' is not a job id ...". */
 int cmd_job_arg(const struct cmd_entry *c, const char *s, int64_t *id);

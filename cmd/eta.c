@@ -113,13 +113,35 @@ static int eta_exec(int argc, char **argv)
 	struct explain_set x;
 	explain_compute(&s, cmd_zone(s.now), &x);
 	/* The jobs asked for (all pending ones when none), in queue order. */
-	const struct job **rows = xcalloc(x.n + nids + 1, sizeof(*rows));
+	size_t cap = x.n + nids + 1;
+	const struct job **rows = xcalloc(cap, sizeof(*rows));
 	size_t n = 0;
 	if (!nids)
 		for (size_t i = 0; i < x.n; i++)
 			rows[n++] = x.items[i].job;
 	for (size_t i = 0; i < nids; i++) {
 		const struct job *j = snapshot_find(&s, ids[i]);
+		/* An array's own id: its pending tasks, in queue order. */
+		size_t tasks = 0, pending = 0;
+		for (size_t k = 0; !j && k < x.n && n < cap; k++) {
+			const struct job *t = x.items[k].job;
+			if (t->array_id == ids[i] && t->state == JOB_PENDING) {
+				rows[n++] = t;
+				pending++;
+			}
+		}
+		for (size_t k = 0; !j && !pending && k < s.njobs; k++)
+			tasks += s.jobs[k].array_id == ids[i];
+		if (pending)
+			continue;
+		if (tasks) {
+			fprintf(stderr,
+				"gq: array %lld has no pending task; it has no start to predict\n",
+				(long long)ids[i]);
+			if (rc == EXIT_OK)
+				rc = EXIT_FAIL;
+			continue;
+		}
 		if (!j) {
 			e.code = GQ_ENOENT;
 			snprintf(e.msg, sizeof(e.msg),

@@ -75,61 +75,26 @@ static int cmp_backend(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-struct task_row {
-	int64_t array_id;
-	size_t row;
-};
-
-static int cmp_task_row(const void *a, const void *b)
-{
-	const struct task_row *x = a, *y = b;
-	if (x->array_id != y->array_id)
-		return x->array_id < y->array_id ? -1 : 1;
-	return (x->row > y->row) - (x->row < y->row);
-}
-
 /*
- * Folds the pending tasks of each array into the row of its first, as
- * squeue shows a pending array: ids[row] becomes "42_[3-99%8]" (the
- * caller frees each), the other tasks' rows are dropped. Rows [0, n);
- * the pending ones start at pend and end at fin; returns the new n.
+ * Folds the pending tasks of each array into the row of its first
+ * (array_fold): ids[row] becomes "42_[3-99%8]" (the caller frees each),
+ * the other tasks' rows are dropped. Rows [0, n); the pending ones start
+ * at pend and end at fin; returns the new n.
  */
 static size_t fold_arrays(const struct job **rows, size_t pend, size_t fin, size_t n, char **ids)
 {
-	struct task_row *t = xmalloc((fin - pend + 1) * sizeof(*t));
-	size_t nt = 0;
-	for (size_t i = pend; i < fin; i++)
-		if (rows[i]->array_id)
-			t[nt++] = (struct task_row){rows[i]->array_id, i};
-	if (!nt) {
-		free(t);
-		return n;
+	size_t np = fin - pend;
+	bool *drop = xmalloc((np ? np : 1) * sizeof(*drop));
+	char(*label)[ARRAY_LABEL_MAX] = xmalloc((np ? np : 1) * sizeof(*label));
+	array_fold(rows + pend, np, drop, label);
+	for (size_t i = 0; i < np; i++) {
+		if (drop[i])
+			rows[pend + i] = NULL;
+		else if (label[i][0])
+			ids[pend + i] = xstrdup(label[i]);
 	}
-	qsort(t, nt, sizeof(*t), cmp_task_row);
-	int *tasks = xmalloc(nt * sizeof(*tasks));
-	for (size_t g = 0; g < nt;) {
-		size_t e = g;
-		while (e < nt && t[e].array_id == t[g].array_id)
-			e++;
-		if (e - g > 1) {
-			int k = 0;
-			for (size_t i = g; i < e; i++)
-				tasks[k++] = rows[t[i].row]->array_task;
-			/* Rows are in scheduling order; the range is in index order. */
-			for (int a = 1; a < k; a++)
-				for (int b = a; b > 0 && tasks[b - 1] > tasks[b]; b--) {
-					int tmp = tasks[b];
-					tasks[b] = tasks[b - 1];
-					tasks[b - 1] = tmp;
-				}
-			char range[256];
-			array_format(tasks, k, rows[t[g].row]->array_max, range, sizeof(range));
-			ids[t[g].row] = xasprintf("%lld_[%s]", (long long)t[g].array_id, range);
-			for (size_t i = g + 1; i < e; i++)
-				rows[t[i].row] = NULL;
-		}
-		g = e;
-	}
+	free(drop);
+	free(label);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!rows[i])
@@ -139,8 +104,6 @@ static size_t fold_arrays(const struct job **rows, size_t pend, size_t fin, size
 	}
 	for (size_t i = k; i < n; i++)
 		ids[i] = NULL;
-	free(tasks);
-	free(t);
 	return k;
 }
 

@@ -14,7 +14,8 @@ static int act(struct backend *b, int64_t id, struct gq_err *e)
 
 static int release_exec(int argc, char **argv)
 {
-	return cmd_bulk_action(&cmd_release, argc, argv, act, "released", 1u << JOB_PENDING, 1);
+	return cmd_bulk_action(&cmd_release, argc, argv, act, "released", 1u << JOB_PENDING, 1,
+			       NULL);
 }
 
 const struct cmd_entry cmd_release = {

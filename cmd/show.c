@@ -7,9 +7,11 @@
 
 #include "explain/explain.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
+#include "core/array.h"
 #include "core/jobsig.h"
 #include "wire/cli.h"
 
@@ -161,8 +163,9 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 		row("after", "%s", b.data);
 	}
 	if (j->held)
-		row("held", "by %s at %s", j->held_by[0] ? j->held_by : "?",
-		    cmd_time(j->held_at, now, t2, sizeof(t2)));
+		row("held", "by %s at %s%s%s", j->held_by[0] ? j->held_by : "?",
+		    cmd_time(j->held_at, now, t2, sizeof(t2)), j->held_reason[0] ? ": " : "",
+		    j->held_reason);
 	if (ji->argv) {
 		buf_reset(&b);
 		for (char **a = ji->argv; *a; a++) {
@@ -198,6 +201,30 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 	buf_release(&b);
 }
 
+/* "gq show A" of an array's own id A: the array's line, then a line per
+ * task (its name A_T, its job id, its state); 0 when s has no task of A. */
+static int show_array(const struct snapshot *s, int64_t id, bool json)
+{
+	struct array_summary *as = xmalloc(sizeof(*as));
+	int n = array_summary(s, id, as);
+	if (n > 0) {
+		char range[256];
+		array_format(as->tasks, as->ntasks, as->throttle, range, sizeof(range));
+		if (json) {
+			jout_array(id, as, range, NULL, NULL, NULL);
+		} else {
+			cmd_array_line(id, as, range);
+			for (size_t i = 0; i < s->njobs; i++)
+				if (s->jobs[i].array_id == id)
+					printf("  %lld_%-6d #%-8lld %s\n", (long long)id,
+					       s->jobs[i].array_task, (long long)s->jobs[i].id,
+					       job_state_name(s->jobs[i].state));
+		}
+	}
+	free(as);
+	return n;
+}
+
 static int show_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_show;
@@ -214,7 +241,11 @@ static int show_exec(int argc, char **argv)
 	struct snapshot s;
 	snapshot_init(&s);
 	if (b->ops->job(b, id, &ji, &e) < 0) {
-		rc = cmd_fail(&e);
+		/* No job of that id: an array's own id has tasks instead. */
+		struct gq_err se = GQ_ERR_INIT;
+		if (e.code != GQ_ENOENT || b->ops->snapshot(b, &s, &se) < 0 ||
+		    show_array(&s, id, json) == 0)
+			rc = cmd_fail(&e);
 	} else {
 		if (json) {
 			jout_job(&ji, b->ops->scheduler != NULL);

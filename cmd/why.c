@@ -6,9 +6,11 @@
  */
 #include "cmd.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
+#include "core/array.h"
 #include "explain/explain.h"
 #include "wire/cli.h"
 
@@ -61,6 +63,80 @@ static void slurm_beside(const struct explain_set *x, const struct job *j, const
 			"weights, so the prediction keeps this order (no aging).\n");
 }
 
+/* The paragraph, the preemption, the suggestions and Slurm's view of
+ * pending job j (its explanation ex). */
+static void why_text(const struct explain_set *x, const struct job *j, const struct explain *ex,
+		     const struct preempt_plan *pp)
+{
+	struct buf out;
+	buf_init(&out, 0);
+	explain_text(x, ex, &out);
+	buf_addstr(&out, "\n");
+	size_t at = out.len;
+	explain_preempt_text(x, ex, pp, &out);
+	if (out.len > at)
+		buf_addstr(&out, "\n");
+	size_t before = out.len;
+	explain_sooner(x, ex, NULL, &out);
+	if (out.len > before) {
+		/* Indent the suggestions under a heading. */
+		struct buf sug;
+		buf_init(&sug, 0);
+		buf_addstr(&sug, "Sooner:\n");
+		for (char *save = NULL, *l = strtok_r(out.data + before, "\n", &save); l;
+		     l = strtok_r(NULL, "\n", &save))
+			buf_printf(&sug, "  - %s\n", l);
+		out.len = before;
+		out.data[before] = '\0';
+		buf_addstr(&out, sug.data);
+		buf_release(&sug);
+	}
+	slurm_beside(x, j, ex, &out);
+	fwrite(out.data, 1, out.len, stdout);
+	buf_release(&out);
+}
+
+/* "gq why A" of an array's own id A: the array as a whole, then the
+ * explanation of its next pending task (the first in scheduling order). */
+static int why_array(struct snapshot *s, int64_t id, const struct array_summary *as, bool json)
+{
+	struct explain_set x;
+	explain_compute(s, cmd_zone(s->now), &x);
+	x.utf8 = cmd_utf8();
+	x.reader_user = cmd_user();
+	const struct job *next = NULL;
+	const struct explain *nex = NULL;
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *t = &s->jobs[i];
+		const struct explain *ex = t->array_id == id ? explain_find(&x, t->id) : NULL;
+		if (ex && ex->why && t->state == JOB_PENDING &&
+		    (!nex || ex->why->position < nex->why->position)) {
+			next = t;
+			nex = ex;
+		}
+	}
+	struct preempt_plan pp = {0};
+	if (nex)
+		explain_preempt(&x, nex, &pp);
+	char range[256];
+	array_format(as->tasks, as->ntasks, as->throttle, range, sizeof(range));
+	if (json) {
+		jout_array(id, as, range, &x, next, nex ? &pp : NULL);
+	} else {
+		cmd_array_line(id, as, range);
+		if (nex) {
+			printf("Its next pending task is %lld_%d (job %lld):\n", (long long)id,
+			       next->array_task, (long long)next->id);
+			why_text(&x, next, nex, &pp);
+		} else {
+			printf("No task of it is pending.\n");
+		}
+	}
+	preempt_plan_release(&pp);
+	explain_release(&x);
+	return EXIT_OK;
+}
+
 static int why_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_why;
@@ -75,6 +151,13 @@ static int why_exec(int argc, char **argv)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
 	const struct job *j = snapshot_find(&s, id);
+	struct array_summary *as = xmalloc(sizeof(*as));
+	if (!j && array_summary(&s, id, as) > 0) {
+		rc = why_array(&s, id, as, json);
+		free(as);
+		goto out;
+	}
+	free(as);
 	if (!j) {
 		/* Older than the snapshot's window, or no such job at all. */
 		struct job_info ji;
@@ -101,32 +184,7 @@ static int why_exec(int argc, char **argv)
 	} else if (!ex) {
 		not_pending(&x, j);
 	} else {
-		struct buf out;
-		buf_init(&out, 0);
-		explain_text(&x, ex, &out);
-		buf_addstr(&out, "\n");
-		size_t at = out.len;
-		explain_preempt_text(&x, ex, &pp, &out);
-		if (out.len > at)
-			buf_addstr(&out, "\n");
-		size_t before = out.len;
-		explain_sooner(&x, ex, NULL, &out);
-		if (out.len > before) {
-			/* Indent the suggestions under a heading. */
-			struct buf sug;
-			buf_init(&sug, 0);
-			buf_addstr(&sug, "Sooner:\n");
-			for (char *save = NULL, *l = strtok_r(out.data + before, "\n", &save); l;
-			     l = strtok_r(NULL, "\n", &save))
-				buf_printf(&sug, "  - %s\n", l);
-			out.len = before;
-			out.data[before] = '\0';
-			buf_addstr(&out, sug.data);
-			buf_release(&sug);
-		}
-		slurm_beside(&x, j, ex, &out);
-		fwrite(out.data, 1, out.len, stdout);
-		buf_release(&out);
+		why_text(&x, j, ex, &pp);
 	}
 	preempt_plan_release(&pp);
 	explain_release(&x);

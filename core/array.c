@@ -198,20 +198,112 @@ void array_throttle_deps(const struct snapshot *s, int64_t *out)
 	free(line);
 }
 
-int array_running(const struct snapshot *s, const struct job *j)
+/* The index of the first job of s after id a: where a's tasks begin. */
+static size_t after_id(const struct snapshot *s, int64_t a)
 {
-	if (!j->array_id)
-		return 0;
 	size_t lo = 0, hi = s->njobs;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->jobs[mid].id <= j->array_id)
+		if (s->jobs[mid].id <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+int array_running(const struct snapshot *s, const struct job *j)
+{
+	if (!j->array_id)
+		return 0;
 	int n = 0;
-	for (size_t i = lo; i < s->njobs && s->jobs[i].array_id == j->array_id; i++)
+	for (size_t i = after_id(s, j->array_id);
+	     i < s->njobs && s->jobs[i].array_id == j->array_id; i++)
 		n += job_state_holds_gpus(s->jobs[i].state);
 	return n;
+}
+
+int array_summary(const struct snapshot *s, int64_t a, struct array_summary *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = after_id(s, a);
+	     a > 0 && i < s->njobs && s->jobs[i].array_id == a && out->ntasks < GQ_ARRAY_MAX_SIZE;
+	     i++) {
+		const struct job *t = &s->jobs[i];
+		out->tasks[out->ntasks++] = t->array_task;
+		out->throttle = t->array_max;
+		switch (t->state) {
+		case JOB_PENDING:
+			out->pending++;
+			break;
+		case JOB_COMPLETED:
+			out->done++;
+			break;
+		case JOB_FAILED:
+		case JOB_TIMEOUT:
+			out->failed++;
+			break;
+		case JOB_CANCELLED:
+			out->cancelled++;
+			break;
+		default:
+			out->running++;
+			break;
+		}
+	}
+	return out->ntasks;
+}
+
+struct task_row {
+	int64_t array_id;
+	size_t row;
+};
+
+static int cmp_task_row(const void *a, const void *b)
+{
+	const struct task_row *x = a, *y = b;
+	if (x->array_id != y->array_id)
+		return x->array_id < y->array_id ? -1 : 1;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+void array_fold(const struct job *const *rows, size_t n, bool *drop, char (*label)[ARRAY_LABEL_MAX])
+{
+	struct task_row *t = xmalloc((n ? n : 1) * sizeof(*t));
+	size_t nt = 0;
+	for (size_t i = 0; i < n; i++) {
+		drop[i] = false;
+		label[i][0] = '\0';
+		if (rows[i]->array_id)
+			t[nt++] = (struct task_row){rows[i]->array_id, i};
+	}
+	qsort(t, nt, sizeof(*t), cmp_task_row);
+	int *tasks = xmalloc((nt ? nt : 1) * sizeof(*tasks));
+	for (size_t g = 0; g < nt;) {
+		size_t e = g;
+		while (e < nt && t[e].array_id == t[g].array_id)
+			e++;
+		if (e - g > 1) {
+			int k = 0;
+			for (size_t i = g; i < e; i++)
+				tasks[k++] = rows[t[i].row]->array_task;
+			/* Rows are in display order; the range is in index order. */
+			qsort(tasks, (size_t)k, sizeof(*tasks), cmp_int);
+			char range[256];
+			array_format(tasks, k, rows[t[g].row]->array_max, range, sizeof(range));
+			snprintf(label[t[g].row], ARRAY_LABEL_MAX, "%lld_[%s]",
+				 (long long)t[g].array_id, range);
+			for (size_t i = g + 1; i < e; i++)
+				drop[t[i].row] = true;
+		}
+		g = e;
+	}
+	free(tasks);
+	free(t);
 }

@@ -16,6 +16,7 @@
 #ifndef GQ_ARRAY_H
 #define GQ_ARRAY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,5 +65,33 @@ void array_throttle_deps(const struct snapshot *s, int64_t *out);
 /* Tasks of j's array (j->array_id) that hold GPUs in s; 0 for a job that
  * is not a task. O(tasks) when s is sorted. */
 int array_running(const struct snapshot *s, const struct job *j);
+
+/*
+ * Folds the pending tasks of each array among rows[0, n) (pending jobs in
+ * display order) into the row of the first of them, as squeue shows a
+ * pending array: label[i] of that row becomes "42_[3-99%8]" (its tasks'
+ * indices in index order, the throttle) and drop[i] is set for the
+ * array's other rows; every other label is "" and drop false. An array
+ * with one row there stays a task row. What gq ls and gq top fold.
+ */
+#define ARRAY_LABEL_MAX 288
+void array_fold(const struct job *const *rows, size_t n, bool *drop,
+		char (*label)[ARRAY_LABEL_MAX]);
+
+/* An array as a whole, from the tasks s has of it: what `gq why` and
+ * `gq show` say of the array's own id. */
+struct array_summary {
+	int ntasks;
+	int tasks[GQ_ARRAY_MAX_SIZE]; /* their indices, ascending */
+	int throttle;		      /* 0 none */
+	/* By state: pending (held too), running (starting, running,
+	 * stopping), done (completed), failed (failed, timed out),
+	 * cancelled. */
+	int pending, running, done, failed, cancelled;
+};
+
+/* Fills *out with array a's tasks in s (sorted by id); returns their
+ * count, 0 when s has no task of a (out is then all zero). */
+int array_summary(const struct snapshot *s, int64_t a, struct array_summary *out);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "place.h"
 #include "policy.h"
+#include "ulimit.h"
 
 static const char *const hint_tokens[HINT_COUNT] = {
 #define X(e, tok) [HINT_##e] = tok,
@@ -89,8 +90,8 @@ static void cand(struct cands *c, enum hint h, int64_t value, const char *arg)
 
 /* Up to two GPU counts below the request, the largest first: the counts
  * the reasons say would fit now (what matches, what the headroom leaves,
- * what is free, what the quota leaves, what could ever be given), and
- * half the request. */
+ * what is free, what the quota or the user's GPU limit leaves, what could
+ * ever be given), and half the request. */
 static void fewer_gpus(const struct why *w, const struct job *j, struct cands *c)
 {
 	int need = j->req.gpus, v[REASON_COUNT + 1], n = 0;
@@ -111,6 +112,9 @@ static void fewer_gpus(const struct why *w, const struct job *j, struct cands *c
 			if (!strcmp(it->detail, "queue"))
 				v[n++] = (int)(it->limit - it->used);
 			break;
+		case REASON_USER_LIMIT:
+			v[n++] = (int)(it->limit - it->used);
+			break;
 		default:
 			break;
 		}
@@ -130,7 +134,8 @@ static void fewer_gpus(const struct why *w, const struct job *j, struct cands *c
 }
 
 /* Up to two other queues that are not paused now and have room under
- * their quota and borrowing limit for the request. */
+ * their quota and borrowing limit, and under the user's GPU limits, for the
+ * request. */
 static void queues(const struct snapshot *s, const struct job *j, struct cands *c)
 {
 	const struct policy *p = &s->policy;
@@ -140,12 +145,16 @@ static void queues(const struct snapshot *s, const struct job *j, struct cands *
 		if (qi >= 0)
 			used[qi] += job_gpus_held(&s->jobs[i]);
 	}
+	struct ulimit_user mine;
+	ulimit_of(s, j->user, &mine);
 	int added = 0;
+	struct ulimit_hit uh;
 	for (int q = 0; q < p->nqueues && added < 2; q++) {
 		const struct queue_policy *qp = &p->queues[q];
 		int lim = qp->quota < 0 || qp->borrow < 0 ? -1 : qp->quota + qp->borrow;
 		if (!strcmp(qp->name, j->queue) || place_window_paused(s, q, s->now) ||
-		    (lim >= 0 && used[q] + j->req.gpus > lim))
+		    (lim >= 0 && used[q] + j->req.gpus > lim) ||
+		    ulimit_gpus_over(p, &mine, q, j->req.gpus, &uh))
 			continue;
 		cand(c, HINT_QUEUE, 0, qp->name);
 		added++;

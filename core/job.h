@@ -122,6 +122,7 @@ struct job {
 	bool held;
 	char held_by[32];
 	int64_t held_at;
+	char held_reason[128]; /* the text given with the hold (gq hold --reason), "" none */
 
 	int64_t reminded_at;  /* P0 pending: last reminder sent, 0 none */
 	int64_t confirmed_at; /* P0 pending: last confirmation by the owner */

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ulimit.h"
+
 static const char *const block_names[PLACE_BLOCK_COUNT] = {
     [PLACE_UNSATISFIABLE] = "unsatisfiable",
     [PLACE_WINDOW] = "window",
@@ -692,6 +694,7 @@ static const char *const unsat_names[UNSAT_COUNT] = {
     [UNSAT_SAME_NODE] = "same_node",
     [UNSAT_SPAN] = "span",
     [UNSAT_QUEUE_LIMIT] = "queue_limit",
+    [UNSAT_USER_LIMIT] = "user_limit",
     [UNSAT_CPUS] = "cpus",
     [UNSAT_MEM] = "mem",
 };
@@ -766,6 +769,12 @@ static enum place_unsat unsat_kind(const struct snapshot *s, const struct job *j
 			return UNSAT_QUEUE_LIMIT;
 		}
 	}
+	bool ql;
+	int cap = ulimit_gpus_cap(p, qi, &ql);
+	if (cap >= 0 && need > cap) {
+		*have = cap;
+		return UNSAT_USER_LIMIT;
+	}
 	return UNSAT_NONE;
 }
 
@@ -823,6 +832,21 @@ static int unsatisfiable(const struct snapshot *s, const struct job *j, int qi,
 			       "needs %d GPUs, queue '%s' may hold at most %d (quota %d + borrow "
 			       "%d): ask for fewer GPUs or use another queue",
 			       need, q->name, have, q->quota, q->borrow);
+	}
+	case UNSAT_USER_LIMIT: {
+		bool ql;
+		ulimit_gpus_cap(p, qi, &ql);
+		if (ql)
+			return err_set(
+			    e, GQ_EINVAL,
+			    "needs %d GPUs, one user's jobs of queue '%s' may hold at most "
+			    "%d (queue.%s.userMaxGpus): ask for fewer GPUs or use another "
+			    "queue",
+			    need, p->queues[qi].name, have, p->queues[qi].name);
+		return err_set(e, GQ_EINVAL,
+			       "needs %d GPUs, one user's jobs may hold at most %d (user.maxGpus): "
+			       "ask for fewer GPUs",
+			       need, have);
 	}
 	default:
 		BUG("place: unsatisfiable kind %d", (int)u);

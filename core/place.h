@@ -181,11 +181,10 @@ void place_give(struct place_map *m, int qi, const struct job_res *req, int nall
 
 /*
  * Could j ever fit: on all of s's nodes (up or not) entirely free, under its
- * queue's quota + borrowing limit and, for P1/P2, outside the headroom
- * reserve? Returns 0 when it could; -1 with GQ_EINVAL and a one-line
- * explanation otherwise, e.g. "needs 16 GPUs on one node, the largest
- * matching node has 8: ask for fewer GPUs or drop same-node". The server
- * rejects such submits with this text.
+ * queue's quota + borrowing limit and the per-user GPU limits (ulimit.h), and, for P1/P2, outside
+ * the headroom reserve? Returns 0 when it could; -1 with GQ_EINVAL and a one-line explanation
+ * otherwise, e.g. "needs 16 GPUs on one node, the largest matching node has 8: ask for fewer GPUs
+ * or drop same-node". The server rejects such submits with this text.
  */
 int place_satisfiable(const struct snapshot *s, const struct job *j, struct gq_err *e);
 
@@ -196,8 +195,8 @@ int place_satisfiable_map(const struct place_map *m, const struct snapshot *s, c
 			  int qi, struct gq_err *e);
 
 /* Which static limit makes j unsatisfiable, as a stable token
- * (place_unsat_name: "gpus", "same_node", "span", "queue_limit", "cpus",
- * "mem"), and in *have the most GPUs that limit allows; UNSAT_NONE
+ * (place_unsat_name: "gpus", "same_node", "span", "queue_limit",
+ * "user_limit", "cpus", "mem"), and in *have the most GPUs that limit allows; UNSAT_NONE
  * (*have = need) when j is satisfiable. */
 enum place_unsat {
 	UNSAT_NONE,
@@ -205,6 +204,7 @@ enum place_unsat {
 	UNSAT_SAME_NODE,   /* no node that large */
 	UNSAT_SPAN,	   /* more than GQ_MAX_ALLOC nodes' worth */
 	UNSAT_QUEUE_LIMIT, /* beyond the queue's quota + borrowing limit */
+	UNSAT_USER_LIMIT,  /* beyond what one user may hold (ulimit.h) */
 	UNSAT_CPUS,	   /* no node has that many CPUs (*have: the most one has) */
 	UNSAT_MEM,	   /* no node has that much memory (*have: the most one has, MiB) */
 	UNSAT_COUNT

@@ -43,6 +43,11 @@ struct keydef {
 #define Q(f) offsetof(struct queue_policy, f), sizeof(((struct queue_policy *)0)->f)
 #define D(f) offsetof(struct dept_policy, f), sizeof(((struct dept_policy *)0)->f)
 #define YEAR (366.0 * 86400)
+/* A whole number of GPUs, jobs or preemptions, or "unlimited" (the default). */
+#define LIMIT(sec, name, scope, field, doc)                                                        \
+	{                                                                                          \
+		sec, name, scope, K_LIMIT, field, 0, 1e6, {"unlimited"}, doc                       \
+	}
 
 static const struct keydef keys[] = {
     {"tier",
@@ -290,6 +295,12 @@ static const struct keydef keys[] = {
      0,
      {"default"},
      "queue for jobs submitted without one"},
+    LIMIT("user", "maxGpus", SC_GLOBAL, G(user_max_gpus),
+	  "GPUs one user's running jobs may hold at once, over every queue; a job that would pass "
+	  "it waits"),
+    LIMIT("user", "maxJobs", SC_GLOBAL, G(user_max_jobs),
+	  "jobs one user may have pending or running at once, over every queue; a submission past "
+	  "it is refused"),
     {"queue",
      "department",
      SC_QUEUE,
@@ -299,24 +310,9 @@ static const struct keydef keys[] = {
      0,
      {"default"},
      "the department that owns the queue and is charged for it"},
-    {"queue",
-     "quota",
-     SC_QUEUE,
-     K_LIMIT,
-     Q(quota),
-     0,
-     1e6,
-     {"unlimited"},
-     "nominal GPUs of the queue"},
-    {"queue",
-     "borrow",
-     SC_QUEUE,
-     K_LIMIT,
-     Q(borrow),
-     0,
-     1e6,
-     {"unlimited"},
-     "GPUs it may borrow beyond its quota while others leave them idle"},
+    LIMIT("queue", "quota", SC_QUEUE, Q(quota), "nominal GPUs of the queue"),
+    LIMIT("queue", "borrow", SC_QUEUE, Q(borrow),
+	  "GPUs it may borrow beyond its quota while others leave them idle"),
     {"queue", "share", SC_QUEUE, K_DOUBLE, Q(share), 0.001, 1e6, {"1"}, "fair-share weight"},
     {"queue",
      "window",
@@ -336,15 +332,8 @@ static const struct keydef keys[] = {
      0,
      {"requeue"},
      "requeue (its work lost) or finish a running job that cannot checkpoint at the window"},
-    {"queue",
-     "maxPreemptPerHour",
-     SC_QUEUE,
-     K_LIMIT,
-     Q(max_preempt_hour),
-     0,
-     1e6,
-     {"unlimited"},
-     "preemption budget of the queue; unlimited means preempt.maxPerQueueHour"},
+    LIMIT("queue", "maxPreemptPerHour", SC_QUEUE, Q(max_preempt_hour),
+	  "preemption budget of the queue; unlimited means preempt.maxPerQueueHour"),
     {"queue",
      "defaultTime",
      SC_QUEUE,
@@ -355,6 +344,12 @@ static const struct keydef keys[] = {
      {"none"},
      "time limit given to a job submitted without one; with none, a job with neither an estimate "
      "nor a time limit is never backfilled"},
+    LIMIT("queue", "userMaxGpus", SC_QUEUE, Q(user_max_gpus),
+	  "GPUs one user's running jobs of the queue may hold at once; a job that would pass it "
+	  "waits"),
+    LIMIT("queue", "userMaxJobs", SC_QUEUE, Q(user_max_jobs),
+	  "jobs one user may have pending or running in the queue at once; a submission past it is "
+	  "refused"),
     {"department",
      "gpuHours",
      SC_DEPT,
@@ -364,15 +359,8 @@ static const struct keydef keys[] = {
      1e12,
      {"unlimited"},
      "monthly GPU-hour quota"},
-    {"department",
-     "preemptQuota",
-     SC_DEPT,
-     K_LIMIT,
-     D(preempt_quota),
-     0,
-     1e6,
-     {"unlimited"},
-     "preemptions of other departments' jobs allowed per month"},
+    LIMIT("department", "preemptQuota", SC_DEPT, D(preempt_quota),
+	  "preemptions of other departments' jobs allowed per month"),
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 

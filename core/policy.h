@@ -73,6 +73,8 @@ struct queue_policy {
 	int max_preempt_hour; /* preemption budget: victims per hour from this queue; -1 = the
 				 default */
 	int64_t default_time; /* time limit of a job submitted without one, 0 none */
+	int user_max_gpus; /* GPUs one user's jobs of this queue may hold at once; -1 unlimited */
+	int user_max_jobs; /* one user's jobs pending or running in this queue; -1 unlimited */
 };
 
 struct dept_policy {
@@ -107,6 +109,10 @@ struct policy {
 	int64_t share_half_life;
 	int64_t default_runtime; /* prediction when no estimate, history or limit */
 	char default_queue[GQ_NAME_MAX];
+	/* Per-user limits over every queue (Slurm's MaxTRESPerUser=gres/gpu
+	 * and MaxSubmitJobsPerUser); -1 unlimited. ulimit.h applies them. */
+	int user_max_gpus;
+	int user_max_jobs;
 
 	int nqueues;
 	struct queue_policy queues[GQ_MAX_QUEUES];

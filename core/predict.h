@@ -122,6 +122,7 @@ enum predict_gate {
 	GATE_COOLDOWN,	 /* not_before */
 	GATE_WINDOW,	 /* its queue's window ends */
 	GATE_QUOTA,	 /* a job of its queue ends, making room under the quota */
+	GATE_USER,	 /* a job of its user ends, making room under a user limit */
 	GATE_PERMIT,	 /* it earns its starvation permit, on GPUs free by then */
 	GATE_BEGIN,	 /* begin_time, the start the user deferred it to (--begin) */
 	GATE_COUNT

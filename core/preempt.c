@@ -14,6 +14,7 @@
 #include "place.h"
 #include "runtime.h"
 #include "plan.h"
+#include "ulimit.h"
 
 static const char *const rule_names[PREEMPT_RULE_COUNT] = {
     [PREEMPT_RULE_TIER] = "tier",
@@ -345,8 +346,9 @@ static bool choose(const struct snapshot *s, const struct place_map *base, const
 		out->stopping = true;
 		goto done;
 	}
+	struct ulimit_hit uh;
 	if ((r.blocks & (PLACE_BIT(PLACE_UNSATISFIABLE) | PLACE_BIT(PLACE_WINDOW))) ||
-	    r.quota_dept) {
+	    r.quota_dept || ulimit_job_over(s, t, &uh)) {
 		out->outcome = PREEMPT_CANNOT_HELP;
 		out->blocks = r.blocks;
 		goto done;

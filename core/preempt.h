@@ -60,7 +60,7 @@
  * expected to end within policy.permit_wait_for (predict_end(), the end
  * the prediction uses) is
  * waited for instead: PREEMPT_WAIT until the latest such end it needs. A
- * permit does not lift quotas, windows or headroom.
+ * permit does not lift quotas, per-user limits, windows or headroom.
  *
  * Pure: reads the snapshot (s->now is the time), writes only *out.
  */
@@ -95,7 +95,8 @@ enum preempt_outcome {
 	PREEMPT_FOUND,	     /* victims[] frees enough (observe: would) */
 	PREEMPT_NOT_NEEDED,  /* fits on free GPUs (and, if stopping, those being freed) */
 	PREEMPT_CANNOT_HELP, /* blocked by something GPUs do not fix: window, department
-				GPU-hours, a request no node fits; see blocks */
+				GPU-hours, its user's GPU limit (ulimit.h), a request no
+				node fits; see blocks */
 	PREEMPT_NO_RIGHTS,   /* the department's peak-preemption quota is spent */
 	PREEMPT_NONE,	     /* no eligible set frees enough: see excluded[] */
 	PREEMPT_WAIT,	     /* permit: wait until wait_until for a P0 about to end */

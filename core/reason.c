@@ -17,6 +17,7 @@
 #include "depend.h"
 #include "order.h"
 #include "place.h"
+#include "ulimit.h"
 
 static const char *const reason_tokens[REASON_COUNT] = {
 #define X(e, tok, text) [REASON_##e] = tok,
@@ -111,6 +112,12 @@ struct ctx {
 	int64_t qend[GQ_MAX_QUEUES]; /* earliest expected end of a job of the queue */
 	int64_t qend_job[GQ_MAX_QUEUES];
 	int64_t first_end, first_end_job; /* earliest expected end of any job */
+	/* With a per-user GPU limit: the users after the starts at now, and
+	 * the earliest expected end of each one's jobs holding GPUs, at
+	 * [user * (GQ_MAX_QUEUES + 1)]: overall first, then per queue. */
+	bool ulimits;
+	struct ulimit_table ut;
+	int64_t *uend, *uend_job;
 	/* Per snapshot job: end_of() and whether it holds GPUs, so that the
 	 * jobs a prediction waits for cost no look at their large records. */
 	int64_t *end;
@@ -223,6 +230,17 @@ static void reeval(const struct ctx *c, const struct place_result *r, struct wor
 		w->reeval_job = c->qend_job[r->queue];
 		w->reeval_at = c->qend[r->queue];
 		return;
+	case REASON_USER_LIMIT: {
+		/* When one of the user's jobs (of the queue, for its limit) ends. */
+		const struct job *j = &c->s->jobs[w->idx];
+		size_t at = (size_t)c->ut.of_job[w->idx] * (GQ_MAX_QUEUES + 1);
+		if (!strcmp(it->detail, "queue"))
+			at += 1 + (size_t)policy_queue_index(&c->s->policy, j->queue);
+		w->reeval = c->uend[at] ? REEVAL_JOB_END : REEVAL_POLICY;
+		w->reeval_job = c->uend_job[at];
+		w->reeval_at = c->uend[at];
+		return;
+	}
 	case REASON_STARTING:
 		w->reeval = REEVAL_NOW;
 		return;
@@ -321,6 +339,16 @@ static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
 		it->limit = r.dept_limit;
 		it->never = true;
 	}
+	struct ulimit_hit uh;
+	if (c->ulimits &&
+	    ulimit_gpus_over(&s->policy, &c->ut.users[c->ut.of_job[pr->idx]],
+			     policy_queue_index(&s->policy, j->queue), j->req.gpus, &uh)) {
+		struct reason_item *it = add_item(k, REASON_USER_LIMIT);
+		STR_COPY(it->detail, uh.queue ? "queue" : "all");
+		it->need = j->req.gpus;
+		it->used = uh.used;
+		it->limit = uh.limit;
+	}
 	if (j->array_max > 0) {
 		int running = array_running(s, j);
 		if (running >= j->array_max) {
@@ -371,6 +399,38 @@ static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
 		w->never |= k->items[i].never;
 	w->never |= pr->never != NEVER_NO;
 	reeval(c, &r, k);
+}
+
+/* c->uend: per user, the earliest expected end of its jobs that hold GPUs
+ * now or start at now, overall and per queue. */
+static void user_ends(struct ctx *c)
+{
+	const struct snapshot *s = c->s;
+	size_t n = c->ut.n * (GQ_MAX_QUEUES + 1);
+	c->uend = xcalloc(n ? n : 1, sizeof(*c->uend));
+	c->uend_job = xcalloc(n ? n : 1, sizeof(*c->uend_job));
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		int64_t e = c->end[i];
+		if (j->req.gpus <= 0 || !e)
+			continue;
+		if (!c->holds[i]) {
+			const struct prediction *p = i < c->ps->njobs && c->ps->of_job[i] >= 0
+							 ? &c->ps->items[c->ps->of_job[i]]
+							 : NULL;
+			if (!p || !p->placed || p->start != s->now || p->never)
+				continue;
+		}
+		size_t at = (size_t)c->ut.of_job[i] * (GQ_MAX_QUEUES + 1);
+		int qi = policy_queue_index(&s->policy, j->queue);
+		size_t slots[2] = {at, qi >= 0 ? at + 1 + (size_t)qi : at};
+		for (int k = 0; k < 2; k++) {
+			if (!c->uend[slots[k]] || e < c->uend[slots[k]]) {
+				c->uend[slots[k]] = e;
+				c->uend_job[slots[k]] = j->id;
+			}
+		}
+	}
 }
 
 /* The set's pools, growing while jobs are explained; the pointers of the
@@ -482,14 +542,21 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 				c.by_id[(uint64_t)s->jobs[i].id - (uint64_t)c.id_base] = (int32_t)i;
 		}
 	}
+	c.ulimits = ulimit_gpus_set(&s->policy);
+	if (c.ulimits)
+		ulimit_table_init(&c.ut, s);
 	for (size_t i = 0; i < ps->n; i++) {
 		const struct prediction *pr = &ps->items[i];
 		if (!pr->placed || pr->start != s->now || pr->never)
 			continue;
 		const struct job *j = &s->jobs[pr->idx];
-		place_take(&c.m, policy_queue_index(&s->policy, j->queue), &j->req, pr->nalloc,
-			   pr->alloc);
+		int qi = policy_queue_index(&s->policy, j->queue);
+		place_take(&c.m, qi, &j->req, pr->nalloc, pr->alloc);
+		if (c.ulimits && j->req.gpus > 0)
+			ulimit_take(&c.ut.users[c.ut.of_job[pr->idx]], qi, j->req.gpus);
 	}
+	if (c.ulimits)
+		user_ends(&c);
 
 	/* Who is ahead of whom needs the queue order and the predictions
 	 * only: a job ahead counts unless it starts now or can never start,
@@ -545,5 +612,9 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 	free(c.end);
 	free(c.holds);
 	free(c.by_id);
+	free(c.uend);
+	free(c.uend_job);
+	if (c.ulimits)
+		ulimit_table_release(&c.ut);
 	place_map_release(&c.m);
 }

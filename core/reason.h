@@ -13,8 +13,8 @@
  * hold), then gates that open by themselves at a known event or time (a
  * dependency, a paused window, a post-preemption cooldown, the start its
  * owner deferred it to), then limits set
- * by policy (the queue's or department's quota, and requests no node set
- * could ever hold), then the shape of free capacity (free but of the wrong
+ * by policy (the queue's or department's quota, the GPUs one user may hold,
+ * and requests no node set could ever hold), then the shape of free capacity (free but of the wrong
  * kind, free but reserved for P0), then contention (jobs ahead go first;
  * running jobs must end), and last "starting": nothing blocks it.
  *
@@ -49,6 +49,9 @@
  *   quota          detail "queue": need, used = GPUs the queue holds,
  *                  limit = quota + borrowing limit, quota = nominal quota;
  *                  detail "dept": used / limit = GPU-hours this month
+ *   user_limit     detail "queue" (queue.NAME.userMaxGpus) or "all"
+ *                  (user.maxGpus): need, used = GPUs the job's user holds
+ *                  (in its queue for "queue"), limit = the key's value
  *   throttle       job = the array's id; used = its tasks holding GPUs,
  *                  limit = its throttle ("%N" of --array)
  *   unsatisfiable  detail = place_unsat_name(); need, have = the most that
@@ -68,6 +71,7 @@
 	X(COOLDOWN, "cooldown", "recently preempted, may start again later")                       \
 	X(BEGIN, "begin", "deferred by its owner, may not start before its begin time")            \
 	X(QUOTA, "quota", "its queue or department is at its limit")                               \
+	X(USER_LIMIT, "user_limit", "its owner runs as many GPUs as one user may")                 \
 	X(THROTTLE, "throttle", "its array runs as many tasks at once as its throttle allows")     \
 	X(UNSATISFIABLE, "unsatisfiable", "no set of nodes could ever fit the request")            \
 	X(MISMATCH, "mismatch", "enough GPUs are free, but none that match")                       \

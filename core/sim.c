@@ -170,6 +170,8 @@ void sim_start_job(struct sim *S, uint32_t p, int64_t t, const struct place_resu
 	const struct snapshot *s = S->s;
 	leave_ready(S, x, ST_STARTED);
 	place_take(&S->m, x->qi, &x->req, r->nalloc, r->alloc);
+	if (S->ulimits && x->gpus > 0)
+		ulimit_take(&S->ut.users[S->ji[x->jidx].ui], x->qi, x->gpus);
 	S->busy_t = t;
 	o->placed = true;
 	o->start = t;
@@ -215,7 +217,7 @@ void sim_start_job(struct sim *S, uint32_t p, int64_t t, const struct place_resu
 	}
 	if (x->has_deps && S->thr_dep && S->thr_dep[x->jidx])
 		add_wait(&w, S->thr_dep[x->jidx]);
-	if (x->gate == GATE_QUOTA && x->gate_job)
+	if ((x->gate == GATE_QUOTA || x->gate == GATE_USER) && x->gate_job)
 		add_wait(&w, x->gate_job);
 	set_waits(o, &w);
 	if (t == S->now)
@@ -254,6 +256,16 @@ static void park_quota(struct sim *S, uint32_t p)
 	struct pj *x = &S->pj[p];
 	leave_ready(S, x, ST_PARK_QUOTA);
 	rheap_push(&S->park_quota[x->qi], (uint64_t)x->otier << 32 | x->rank, p, x->epoch);
+}
+
+/* Parks x at its user's GPU limit, until one of the user's jobs ends. */
+static void park_user(struct sim *S, uint32_t p)
+{
+	struct pj *x = &S->pj[p];
+	size_t u = (size_t)x->ui;
+	leave_ready(S, x, ST_PARK_USER);
+	GROW(S->park_user[u], S->cap_park_user[u], S->npark_user[u] + 1);
+	S->park_user[u][S->npark_user[u]++] = p;
 }
 
 static inline void putback_push(struct sim *S, uint32_t p)
@@ -313,6 +325,11 @@ static enum look look_at(struct sim *S, struct walk_state *w, uint32_t p)
 	}
 	if (x->qi >= 0 && w->qparked[x->qi]) {
 		park_quota(S, p);
+		return LOOK_LEFT;
+	}
+	struct ulimit_hit uh;
+	if (x->ui >= 0 && ulimit_gpus_over(S->p, &S->ut.users[x->ui], x->qi, x->gpus, &uh)) {
+		park_user(S, p);
 		return LOOK_LEFT;
 	}
 	/* Most jobs a walk looks at ask for more GPUs than are free, or
@@ -527,6 +544,34 @@ void sim_walk(struct sim *S, int64_t t)
 		S->backfill_until = w.blocked ? w.tmin : 0;
 }
 
+/* Job jidx, of a user with limits, ended at t: it gives back its GPUs, and
+ * the user's parked jobs that fit under the limits now are ready again. */
+static void unpark_user(struct sim *S, uint32_t jidx, int64_t t)
+{
+	const struct jinfo *e = &S->ji[jidx];
+	int gpus = S->s->jobs[jidx].req.gpus;
+	if (gpus <= 0)
+		return;
+	size_t u = (size_t)e->ui;
+	struct ulimit_user *uu = &S->ut.users[u];
+	ulimit_take(uu, e->qi, -gpus);
+	size_t k = 0;
+	for (size_t i = 0; i < S->npark_user[u]; i++) {
+		uint32_t p = S->park_user[u][i];
+		struct pj *x = &S->pj[p];
+		struct ulimit_hit uh;
+		if (x->status != ST_PARK_USER)
+			continue;
+		if (ulimit_gpus_over(S->p, uu, x->qi, x->gpus, &uh)) {
+			S->park_user[u][k++] = p;
+			continue;
+		}
+		gate_raise(x, t, e->end_low, e->end_high, GATE_USER, e->id);
+		make_ready(S, p, t);
+	}
+	S->npark_user[u] = k;
+}
+
 void sim_on_end(struct sim *S, uint32_t jidx, int64_t t)
 {
 	const struct snapshot *s = S->s;
@@ -563,6 +608,8 @@ void sim_on_end(struct sim *S, uint32_t jidx, int64_t t)
 			make_ready(S, p, t);
 		}
 	}
+	if (S->ji[jidx].ui >= 0)
+		unpark_user(S, jidx, t);
 	if (qi >= 0) {
 		const struct queue_policy *q = &S->p->queues[qi];
 		int room =

@@ -19,6 +19,7 @@
 #include "place.h"
 #include "predict.h"
 #include "simq.h"
+#include "ulimit.h"
 
 /* The runtime backfill counts for a job nothing bounds: longer than any gap. */
 #define SIM_UNBOUNDED ((int64_t)1 << 62)
@@ -33,13 +34,14 @@ struct pj { /* a pending job in the simulation; index = position - 1 */
 	bool unconstrained; /* any GPU model and memory */
 	bool windowed;	    /* its queue has a window: only place_check_req knows if it is paused */
 	bool has_deps;	    /* waits (or waited) for other jobs */
-	bool special;	    /* windowed, or its queue has a limit: a walk may park it */
+	bool special;	    /* windowed, its queue or user has a limit: a walk may park it */
 	bool in_front;	    /* its current entry is on its front */
 	int bucket, gpus, qi, qlim; /* qlim: its queue's quota + borrowing limit, -1 none */
 	int64_t rt;
 	int64_t bf_rt; /* what backfill counts: rt, or SIM_UNBOUNDED (predict_bounded()) */
 	uint32_t jidx, rank;
 	int tier, di, deps_left;
+	int ui; /* its user in S->ut when a per-user GPU limit applies to it, else -1 */
 	/* The tier the order sees: its tier, or 0 for every job of an
 	 * ORDER_BACKEND snapshot, whose backend priority crosses tiers (the
 	 * ready heaps, fronts, aging cursors and quota parking are per
@@ -63,6 +65,7 @@ struct jinfo {
 	int64_t end_low, end_high;     /* expected end range while it holds GPUs */
 	const struct job_alloc *alloc; /* into the pool */
 	int nalloc, held, qi;	       /* allocation entries, GPUs held, policy queue */
+	int ui;			       /* its user in S->ut, -1 when no user limit is set */
 	uint32_t dep_begin, dep_end;   /* its dependents: dep_list[dep_begin..dep_end) */
 };
 
@@ -132,6 +135,13 @@ struct sim {
 	size_t nby_q[TIER_COUNT];
 	size_t *cursor; /* [tier][bucket] */
 	struct rheap park_quota[GQ_MAX_QUEUES];
+	/* Per-user GPU limits (ulimit.h), when the policy sets one: what
+	 * each user holds as jobs start and end, and per user the jobs
+	 * parked at its limit, looked at again when one of its jobs ends. */
+	bool ulimits;
+	struct ulimit_table ut;
+	uint32_t **park_user;
+	size_t *npark_user, *cap_park_user;
 	uint32_t *park_win[GQ_MAX_QUEUES];
 	size_t npark_win[GQ_MAX_QUEUES], cap_park_win[GQ_MAX_QUEUES];
 	int64_t win_event[GQ_MAX_QUEUES];

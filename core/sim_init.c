@@ -51,7 +51,10 @@ static void stage_pending(struct sim *S, const struct job *j, size_t i, struct n
 	x->qlim = -1;
 	if (x->qi >= 0 && S->p->queues[x->qi].quota >= 0 && S->p->queues[x->qi].borrow >= 0)
 		x->qlim = S->p->queues[x->qi].quota + S->p->queues[x->qi].borrow;
-	x->special = x->windowed || x->qlim >= 0;
+	bool ql;
+	x->ui =
+	    S->ulimits && x->gpus > 0 && ulimit_gpus_cap(S->p, x->qi, &ql) >= 0 ? S->ji[i].ui : -1;
+	x->special = x->windowed || x->qlim >= 0 || x->ui >= 0;
 	x->q = j->queued_time > 0 ? j->queued_time : INT64_MAX / 4;
 	x->rt = predict_runtime(S->p, j);
 	x->bf_rt = predict_bounded(j) ? x->rt : SIM_UNBOUNDED;
@@ -135,6 +138,14 @@ static void init_state(struct sim *S, const struct snapshot *s, const struct job
 		S->thr_dep = xmalloc(nj1 * sizeof(*S->thr_dep));
 		array_throttle_deps(s, S->thr_dep);
 	}
+	S->ulimits = ulimit_gpus_set(S->p);
+	if (S->ulimits) {
+		ulimit_table_init(&S->ut, s);
+		size_t nu = S->ut.n ? S->ut.n : 1;
+		S->park_user = xcalloc(nu, sizeof(*S->park_user));
+		S->npark_user = xcalloc(nu, sizeof(*S->npark_user));
+		S->cap_park_user = xcalloc(nu, sizeof(*S->cap_park_user));
+	}
 	size_t np = S->np, np1 = np ? np : 1;
 	out->now = s->now;
 	out->n = np;
@@ -188,6 +199,7 @@ static void init_stage(struct sim *S, struct prediction_set *out, struct staging
 		S->of_job[i] = -1;
 		S->ji[i].id = j->id;
 		S->ji[i].qi = name_lookup(&qc, S->p, j->queue, policy_queue_index);
+		S->ji[i].ui = S->ulimits ? S->ut.of_job[i] : -1;
 		if (job_state_holds_gpus(j->state)) {
 			int64_t e = predict_end(S->p, j, S->now);
 			int64_t lo = predict_end_rt(j, predict_runtime_low(S->p, j), S->now);
@@ -445,6 +457,14 @@ void sim_release(struct sim *S)
 	free(S->dep_off);
 	free(S->dep_list);
 	free(S->thr_dep);
+	if (S->ulimits) {
+		for (size_t u = 0; u < S->ut.n; u++)
+			free(S->park_user[u]);
+		free(S->park_user);
+		free(S->npark_user);
+		free(S->cap_park_user);
+		ulimit_table_release(&S->ut);
+	}
 	free(S->ends.v);
 	free(S->events.v);
 	for (int i = 0; i < TIER_COUNT * (S->steps + 1); i++) {

@@ -29,6 +29,9 @@ static bool permit_fits(struct sim *S, const struct pj *x, int64_t t, struct pla
 	int reserve = place_reserve(&S->m, (enum tier)x->tier, x->gpus);
 	if (S->m.nfree < x->gpus + reserve)
 		return false;
+	struct ulimit_hit uh;
+	if (x->ui >= 0 && ulimit_gpus_over(S->p, &S->ut.users[x->ui], x->qi, x->gpus, &uh))
+		return false;
 	return place_check_req(&S->m, S->s, &x->req, (enum tier)x->tier, x->qi, x->di, t, r);
 }
 
@@ -74,11 +77,12 @@ static int holder_group(struct sim *S, uint32_t p)
 
 /* Does holder p wait in a heap from t on: it may start (ready, or parked
  * behind its queue's limit), its GPU count has a heap, and it has a
- * group? */
+ * group? A holder under a user limit does not: the counts of a group
+ * cannot tell what its user holds. */
 static bool holder_settled(struct sim *S, uint32_t p)
 {
 	const struct pj *x = &S->pj[p];
-	return (x->status == ST_READY || x->status == ST_PARK_QUOTA) && x->gpus >= 0 &&
+	return (x->status == ST_READY || x->status == ST_PARK_QUOTA) && x->ui < 0 && x->gpus >= 0 &&
 	       x->gpus < PERMIT_G && holder_group(S, p) >= 0;
 }
 

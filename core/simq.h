@@ -204,7 +204,7 @@ struct front {
 };
 
 enum { EV_END, EV_RELEASE, EV_WINDOW };
-enum { ST_GATED, ST_READY, ST_PARK_WINDOW, ST_PARK_QUOTA, ST_STARTED, ST_NEVER };
+enum { ST_GATED, ST_READY, ST_PARK_WINDOW, ST_PARK_QUOTA, ST_PARK_USER, ST_STARTED, ST_NEVER };
 
 /* A pending job by queued time, then rank: the order of the aging
  * cursors and of permit earn times. */

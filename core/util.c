@@ -47,6 +47,7 @@ static const char *const err_names[] = {
     [GQ_ETOOBIG] = "too_big",
     [GQ_EINTERNAL] = "internal",
     [GQ_ENOSPACE] = "no_space",
+    [GQ_ELIMIT] = "limit",
 };
 
 const char *err_code_name(enum gq_errcode code)

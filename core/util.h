@@ -33,6 +33,7 @@ enum gq_errcode {
 	GQ_ETOOBIG,   /* a request or body over its limit */
 	GQ_EINTERNAL, /* a bug or an unexpected answer */
 	GQ_ENOSPACE,  /* the server's state directory is full: writes refused */
+	GQ_ELIMIT,    /* a per-user limit of the policy refuses it for now */
 };
 
 struct gq_err {

@@ -169,6 +169,7 @@ void explain_short(const struct explain *ex, struct buf *out)
 		if (it && it->detail[0])
 			buf_printf(out, " (%s)", it->detail);
 		break;
+	case REASON_USER_LIMIT:
 	case REASON_THROTTLE:
 		if (it)
 			buf_printf(out, " (%.0f/%.0f)", it->used, it->limit);
@@ -220,8 +221,11 @@ static void item_detail(const struct explain_set *x, const struct explain *ex,
 	char t[32];
 	switch (it->reason) {
 	case REASON_HELD:
-		buf_printf(out, " Held by %s at %s.", j->held_by[0] ? j->held_by : "?",
+		buf_printf(out, " Held by %s at %s", j->held_by[0] ? j->held_by : "?",
 			   tm(x, j->held_at, t, sizeof(t)));
+		if (j->held_reason[0])
+			buf_printf(out, ": %s", j->held_reason);
+		buf_addstr(out, ".");
 		break;
 	case REASON_DEPENDENCY: {
 		enum dep_kind k = DEP_AFTEROK;
@@ -275,6 +279,15 @@ static void item_detail(const struct explain_set *x, const struct explain *ex,
 				   j->queue, used, used == 1 ? "" : "s", (int)it->limit, it->need);
 		}
 		break;
+	case REASON_USER_LIMIT: {
+		int used = (int)it->used;
+		buf_printf(out, " User %s holds %d GPU%s of the %d one user may hold", j->user,
+			   used, used == 1 ? "" : "s", (int)it->limit);
+		if (!strcmp(it->detail, "queue"))
+			buf_printf(out, " in queue %s", j->queue);
+		buf_printf(out, "; it needs %d more.", it->need);
+		break;
+	}
 	case REASON_THROTTLE:
 		buf_printf(out,
 			   " Array #%lld runs %.0f tasks at once, as many as its throttle (%%%.0f) "
@@ -465,6 +478,9 @@ static void start_text(const struct explain_set *x, const struct explain *ex, st
 		break;
 	case GATE_QUOTA:
 		buf_addstr(out, " when its queue has room under its quota");
+		break;
+	case GATE_USER:
+		buf_addstr(out, " when its owner has room under the per-user GPU limit");
 		break;
 	case GATE_PERMIT:
 		buf_addstr(out,

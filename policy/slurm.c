@@ -187,6 +187,17 @@ static void sacctmgr(const struct policy *p, struct buf *o)
 				   "# gq: department %s may preempt other departments %d times a "
 				   "month; Slurm cannot count preemptions.\n",
 				   d->name, d->preempt_quota);
+		if (p->user_max_gpus >= 0 || p->user_max_jobs >= 0) {
+			buf_printf(o, "sacctmgr -i modify user where account=%s set", d->name);
+			if (p->user_max_gpus >= 0)
+				buf_printf(o, " GrpTRES=gres/gpu=%d", p->user_max_gpus);
+			if (p->user_max_jobs >= 0)
+				buf_printf(o, " MaxSubmitJobs=%d", p->user_max_jobs);
+			buf_printf(o,
+				   "\n# gq: user.maxGpus and user.maxJobs bound a user over every "
+				   "queue; Slurm bounds each association (user and account), so a "
+				   "user of two accounts has the limits in each.\n");
+		}
 	}
 	for (int i = 0; i < p->nqueues; i++) {
 		const struct queue_policy *q = &p->queues[i];
@@ -208,6 +219,14 @@ static void sacctmgr(const struct policy *p, struct buf *o)
 				   q->name, q->quota,
 				   q->borrow < 0 ? "without limit"
 						 : (snprintf(t1, sizeof(t1), "%d", q->borrow), t1));
+		}
+		if (q->user_max_gpus >= 0 || q->user_max_jobs >= 0) {
+			buf_printf(o, "sacctmgr -i modify qos q_%s set", q->name);
+			if (q->user_max_gpus >= 0)
+				buf_printf(o, " MaxTRESPerUser=gres/gpu=%d", q->user_max_gpus);
+			if (q->user_max_jobs >= 0)
+				buf_printf(o, " MaxSubmitJobsPerUser=%d", q->user_max_jobs);
+			buf_printf(o, "\n");
 		}
 		buf_printf(o,
 			   "# gq: queue %s is charged to department %s (submit with "

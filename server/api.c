@@ -50,6 +50,9 @@ int err_http_status(enum gq_errcode code)
 		return 507; /* Insufficient Storage (RFC 4918) */
 	case GQ_ETOOBIG:
 		return 413;
+	case GQ_ELIMIT:
+		return 429; /* Too Many Requests (RFC 6585): a quota, as for gRPC's
+			       RESOURCE_EXHAUSTED */
 	case GQ_EIO:
 	case GQ_EINTERNAL:
 		return 500;
@@ -330,6 +333,10 @@ static void h_job_action(struct ctx *c)
 	if (a == ACT_OVERRIDE) {
 		if (wire_override_parse(c->req->body, c->req->body_len, &args.tier, &args.clear,
 					&reason, &e) < 0)
+			goto fail;
+		args.reason = reason;
+	} else if (a == ACT_HOLD) {
+		if (wire_hold_parse(c->req->body, c->req->body_len, &reason, &e) < 0)
 			goto fail;
 		args.reason = reason;
 	} else if (wire_empty_parse(c->req->body, c->req->body_len, c->verb, &e) < 0) {

@@ -8,6 +8,7 @@
 #include "core/begin.h"
 #include "core/depend.h"
 #include "explain/explain.h"
+#include "core/ulimit.h"
 
 #include "os/mono.h"
 
@@ -274,6 +275,51 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 	return 0;
 }
 
+/* The job limits (user.maxJobs, queue.NAME.userMaxJobs), as Slurm's
+ * MaxSubmitJobsPerUser refuses a job rather than queue it: n more jobs
+ * (an array's tasks each count) of j's user in j's queue, beside those
+ * it has and those of its submissions waiting for the committer. A retry
+ * of a submission already accepted (its idempotency key known) is not
+ * counted again: it gets its job back. Lock held. */
+static int check_user_jobs(struct server *s, const struct job *j, int n, const char *idem,
+			   struct gq_err *e)
+{
+	const struct policy *p = &s->st.snap.policy;
+	if (p->user_max_jobs < 0) {
+		int qi = policy_queue_index(p, j->queue);
+		if (qi < 0 || p->queues[qi].user_max_jobs < 0)
+			return 0;
+	}
+	int64_t id;
+	struct gq_err ie = GQ_ERR_INIT;
+	if (idem && db_job_by_idem(s->st.db, j->uid, idem, &id, &ie) == 1)
+		return 0;
+	struct ulimit_user u;
+	struct ulimit_hit h;
+	ulimit_of(&s->st.snap, j->user, &u);
+	for (const struct pending_submit *q = s->q_head; q; q = q->next) {
+		if (strcmp(q->job.user, j->user))
+			continue;
+		int k = q->arr ? q->arr->ntasks : 1, qi = policy_queue_index(p, q->job.queue);
+		u.jobs += k;
+		if (qi >= 0)
+			u.qjobs[qi] += k;
+	}
+	if (!ulimit_jobs_over(p, &u, policy_queue_index(p, j->queue), n, &h))
+		return 0;
+	char where[GQ_NAME_MAX + 64] = "", key[GQ_NAME_MAX + 32] = "user.maxJobs", adds[48] = "";
+	if (h.queue) {
+		snprintf(where, sizeof(where), " in queue '%s'", j->queue);
+		snprintf(key, sizeof(key), "queue.%s.userMaxJobs", j->queue);
+	}
+	if (n > 1)
+		snprintf(adds, sizeof(adds), "; the array adds %d", n);
+	return err_set(e, GQ_ELIMIT,
+		       "user '%s' has %d job%s pending or running%s, the most %s allows is %d%s: "
+		       "wait for some to end or cancel some",
+		       j->user, h.used, h.used == 1 ? "" : "s", where, key, h.limit, adds);
+}
+
 int server_submit(struct server *s, const struct identity *who, struct submission *sub,
 		  const char *idem, struct job *out, bool *replay, struct gq_err *e)
 {
@@ -300,7 +346,8 @@ int server_submit(struct server *s, const struct identity *who, struct submissio
 		err_set(e, GQ_EUNAVAIL, "gq serve is shutting down; retry in a moment");
 		goto out;
 	}
-	if (prepare(s, who, sub, &p.job, e) < 0)
+	if (prepare(s, who, sub, &p.job, e) < 0 ||
+	    check_user_jobs(s, &p.job, arr ? arr->ntasks : 1, idem, e) < 0)
 		goto out;
 	if (s->st.full) {
 		state_full_refusal(&s->st, "submissions", e);
@@ -397,9 +444,22 @@ static int act_on(struct server *s, const struct identity *who, struct job *c, e
 		if (c->held)
 			return err_set(e, GQ_ECONFLICT, "job '%" PRId64 "' is already held by '%s'",
 				       c->id, c->held_by);
+		if (args->reason) {
+			for (const char *r = args->reason; *r; r++)
+				if ((unsigned char)*r < ' ')
+					return err_set(e, GQ_EINVAL,
+						       "hold reason has a control character; give "
+						       "one line of text");
+			if (strlen(args->reason) >= sizeof(c->held_reason))
+				return err_set(
+				    e, GQ_EINVAL,
+				    "hold reason is too long (%zu bytes); give at most %zu",
+				    strlen(args->reason), sizeof(c->held_reason) - 1);
+		}
 		c->held = true;
 		STR_COPY(c->held_by, actor);
 		c->held_at = now;
+		STR_COPY(c->held_reason, args->reason ? args->reason : "");
 		strcpy(kind, "hold");
 		strcpy(reason, "held");
 		return 0;
@@ -410,6 +470,7 @@ static int act_on(struct server *s, const struct identity *who, struct job *c, e
 		c->held = false;
 		c->held_by[0] = '\0';
 		c->held_at = 0;
+		c->held_reason[0] = '\0';
 		strcpy(kind, "release");
 		strcpy(reason, "released");
 		return 0;

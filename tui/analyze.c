@@ -29,4 +29,18 @@ void analyze_queue(struct model *m)
 			q->eta_hi = p->high;
 		}
 	}
+	size_t n = m->nqueue;
+	const struct job **rows = xmalloc((n ? n : 1) * sizeof(*rows));
+	bool *drop = xmalloc((n ? n : 1) * sizeof(*drop));
+	char(*label)[ARRAY_LABEL_MAX] = xmalloc((n ? n : 1) * sizeof(*label));
+	for (size_t i = 0; i < n; i++)
+		rows[i] = &m->snap.jobs[m->queue[i].job];
+	array_fold(rows, n, drop, label);
+	for (size_t i = 0; i < n; i++) {
+		m->queue[i].folded = drop[i];
+		STR_COPY(m->queue[i].label, label[i]);
+	}
+	free(rows);
+	free(drop);
+	free(label);
 }

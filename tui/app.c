@@ -493,7 +493,7 @@ static void run_request(struct app *a)
 		rc = ops->cancel(a->act, a->p_job, &e);
 		break;
 	case ACT_HOLD:
-		rc = ops->hold(a->act, a->p_job, &e);
+		rc = ops->hold(a->act, a->p_job, NULL, &e);
 		break;
 	case ACT_RELEASE:
 		rc = ops->release(a->act, a->p_job, &e);

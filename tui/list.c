@@ -282,11 +282,18 @@ const char *view_sort_name(const struct view *v, char *out, size_t size)
 	return out;
 }
 
-int list_job_cells(struct grid *g, int x, int y, const struct job *j, int gpus)
+int list_job_cells(struct grid *g, int x, int y, const struct job *j, int gpus, const char *id)
 {
 	char buf[48];
-	snprintf(buf, sizeof(buf), "%lld", (long long)j->id);
-	grid_put_right(g, x, y, 7, 0, buf);
+	/* A task of an array by its name, 42_7, as gq ls names it. */
+	if (j->array_id)
+		snprintf(buf, sizeof(buf), "%lld_%d", (long long)j->array_id, j->array_task);
+	else
+		snprintf(buf, sizeof(buf), "%lld", (long long)j->id);
+	if (id) /* a folded array's label, left-aligned from the column's start */
+		grid_put(g, x, y, 7, 0, id);
+	else
+		grid_put_right(g, x, y, 7, 0, buf);
 	x += 8;
 	grid_put(g, x, y, 10, 0, j->user);
 	x += 11;

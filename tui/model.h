@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/array.h"
 #include "core/event.h"
 #include "core/job.h"
 #include "explain/explain.h"
@@ -32,6 +33,11 @@ struct qrow {
 	int64_t eta_lo, eta_hi;
 	bool never;	 /* cannot start under this snapshot (held, ...) */
 	char reason[24]; /* primary wait reason token ("priority", "held", ...) */
+	/* A pending array folds into the row of its first task, as gq ls
+	 * folds it (array_fold): that row's label "42_[3-99%8]", the others
+	 * folded (the Queue view leaves them out). */
+	bool folded;
+	char label[ARRAY_LABEL_MAX];
 };
 
 /* GPUs of one model ("a100", or "slot" where there is no model name). */

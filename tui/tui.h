@@ -188,7 +188,7 @@ unsigned text_nav(struct view *v, enum action a);
 /* Draws the columns every job list starts with, "ID:-7|USER:10|QUEUE:8|
  * TIER:4|GPU:-3" (a '*' after the tier marks an override), from column x;
  * returns the column after them. */
-int list_job_cells(struct grid *g, int x, int y, const struct job *j, int gpus);
+int list_job_cells(struct grid *g, int x, int y, const struct job *j, int gpus, const char *id);
 
 /* Colour of a tier. */
 uint16_t tier_attr(enum tier t);

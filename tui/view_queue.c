@@ -20,6 +20,8 @@ static void q_refresh(struct view *v, const struct tui_state *st)
 	for (size_t i = 0; i < m->nqueue; i++) {
 		const struct qrow *q = &m->queue[i];
 		const struct job *j = &m->snap.jobs[q->job];
+		if (q->folded)
+			continue;
 		if (v->filter[0]) {
 			char text[256];
 			snprintf(text, sizeof(text), "%lld %s %s %s %s %s", (long long)j->id,
@@ -74,7 +76,7 @@ static void q_row(const struct tui_state *st, const struct row *r, struct grid *
 	snprintf(buf, sizeof(buf), "%d", q->pos);
 	grid_put_right(g, c, y, 4, GC_DIM, buf);
 	c += 5;
-	c = list_job_cells(g, c, y, j, j->req.gpus);
+	c = list_job_cells(g, c, y, j, j->req.gpus, q->label[0] ? q->label : NULL);
 	if (m->snap.order == ORDER_BACKEND) /* Slurm's priority orders the queue */
 		snprintf(buf, sizeof(buf), "%lld", (long long)j->ext_prio);
 	else
@@ -100,7 +102,10 @@ static void q_row(const struct tui_state *st, const struct row *r, struct grid *
 	} else {
 		grid_put(g, c, y, Q_REASON_WIDE, ra, q->reason);
 		c += Q_REASON_WIDE + 1;
-		grid_put(g, c, y, x + w - c, 0, j->name);
+		/* A folded array's label whole, which the ID column may cut. */
+		char name[ARRAY_LABEL_MAX + sizeof(j->name) + 1];
+		snprintf(name, sizeof(name), "%s%s%s", q->label, q->label[0] ? " " : "", j->name);
+		grid_put(g, c, y, x + w - c, 0, name);
 	}
 }
 

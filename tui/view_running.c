@@ -60,7 +60,7 @@ static void r_row(const struct tui_state *st, const struct row *r, struct grid *
 	int64_t now = m->snap.now;
 	char buf[96];
 	int c = x;
-	c = list_job_cells(g, c, y, j, job_gpus_held(j));
+	c = list_job_cells(g, c, y, j, job_gpus_held(j), NULL);
 	grid_put_right(g, c, y, 7, 0, age_text(now, j->start_time, buf, sizeof(buf)));
 	c += 8;
 	if (j->time_limit)

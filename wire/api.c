@@ -321,6 +321,34 @@ int wire_empty_parse(const char *text, size_t len, const char *what, struct gq_e
 	return rc;
 }
 
+int wire_hold_parse(const char *text, size_t len, char **reason, struct gq_err *e)
+{
+	static const char *const names[] = {"reason", NULL};
+	json_t *v = NULL;
+	int rc = -1;
+	if (parse_object(text, len, true, &v, e) < 0 || only_fields(v, "hold", names, e) < 0)
+		goto out;
+	json_t *r = json_object_get(v, "reason");
+	if (r && !json_is_string(r)) {
+		err_set(e, GQ_EINVAL, "hold.reason: expected a string");
+		goto out;
+	}
+	*reason = r ? xstrdup(json_string_value(r)) : NULL;
+	rc = 0;
+out:
+	json_decref(v);
+	return rc;
+}
+
+int wire_hold_text(const char *reason, char **out, struct gq_err *e)
+{
+	json_t *rs = json_string(reason);
+	if (!rs)
+		return err_set(e, GQ_EINVAL, "the reason is not valid UTF-8; write it in UTF-8");
+	*out = dump(json_pack("{s:o}", "reason", rs));
+	return 0;
+}
+
 int wire_override_parse(const char *text, size_t len, enum tier *tier, bool *clear, char **reason,
 			struct gq_err *e)
 {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/order.h"
 #include "explain/explain.h"
 #include "policy/impact.h"
@@ -412,7 +413,9 @@ static void hints(const struct explain_set *x, const struct explain *ex, json_t 
 	buf_release(&b);
 }
 
-void jout_why(const struct explain_set *x, const struct job *j, const struct preempt_plan *pp)
+/* gq why --json of job j: its why object with the hints and preemption. */
+static json_t *why_full(const struct explain_set *x, const struct job *j,
+			const struct preempt_plan *pp)
 {
 	json_t *o = why_object(x, j);
 	const struct explain *ex = explain_find(x, j->id);
@@ -421,7 +424,23 @@ void jout_why(const struct explain_set *x, const struct job *j, const struct pre
 	if (ex && pp)
 		json_object_set_new(json_object_get(o, "explanation"), "preemption",
 				    preemption(x, ex, pp));
-	emit(o, false);
+	return o;
+}
+
+void jout_why(const struct explain_set *x, const struct job *j, const struct preempt_plan *pp)
+{
+	emit(why_full(x, j, pp), false);
+}
+
+void jout_array(int64_t id, const struct array_summary *a, const char *range,
+		const struct explain_set *x, const struct job *next, const struct preempt_plan *pp)
+{
+	json_t *nt = x && next ? why_full(x, next, pp) : json_null();
+	emit(json_pack("{s:I,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:o}", "array_id", (json_int_t)id,
+		       "tasks", range, "ntasks", a->ntasks, "throttle", a->throttle, "pending",
+		       a->pending, "running", a->running, "done", a->done, "failed", a->failed,
+		       "cancelled", a->cancelled, "next_task", nt),
+	     false);
 }
 
 void jout_eta(const struct explain_set *x, const struct job *const *rows, size_t n)

@@ -57,6 +57,14 @@ void jout_ls(const struct explain_set *x, const struct job *const *rows, size_t 
  * candidates, eligible, excluded {rule: count}, victims, wait_for, text);
  * "explanation" is null when j is not pending. pp may be NULL. */
 void jout_why(const struct explain_set *x, const struct job *j, const struct preempt_plan *pp);
+/* An array's own id (gq why, gq show): {"array_id", "tasks" (the range
+ * with its throttle, as gq ls folds it), "ntasks", "throttle", "pending",
+ * "running", "done", "failed", "cancelled", "next_task"}: next_task is
+ * what gq why --json says of its next pending task (null when none, and
+ * always from gq show, with x NULL). */
+struct array_summary;
+void jout_array(int64_t id, const struct array_summary *a, const char *range,
+		const struct explain_set *x, const struct job *next, const struct preempt_plan *pp);
 /* `gq eta --json`: an array of why objects, without "preemption". */
 void jout_eta(const struct explain_set *x, const struct job *const *rows, size_t n);
 

@@ -61,6 +61,7 @@ static const struct field job_fields[] = {
     FLD(job, held, F_BOOL),
     FLD(job, held_by, F_STR),
     FLD(job, held_at, F_TIME),
+    FLD(job, held_reason, F_STR),
     FLD(job, reminded_at, F_TIME),
     FLD(job, confirmed_at, F_TIME),
     FLD(job, hist_src, F_INT),

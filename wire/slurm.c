@@ -650,12 +650,18 @@ const char *slurm_reason_class(const char *r, int restarts)
 	    {"JobHoldMaxRequeue", "held"},
 	    {"Dependency", "dependency"},
 	    {"DependencyNeverSatisfied", "dependency"},
-	    {"QOSMaxGRESPerUser", "quota"},
+	    /* One user's limits (a QOS's per user, an association's:
+	     * a user in an account) are gq's user_limit; a group's
+	     * (QOSGrp*, AssocGrp*, an account's) are quota. */
+	    {"AssocMaxJobsLimit", "user_limit"},
+	    {"AssocMaxSubmitJobLimit", "user_limit"},
 	    {"QOSGrpGRES", "quota"},
 	    {"AssocGrpGRES", "quota"},
-	    {"AssocMaxJobsLimit", "quota"},
-	    {"QOSMaxJobsPerUserLimit", "quota"},
+	    {"AssocGrpJobsLimit", "quota"},
+	    {"QOSGrpJobsLimit", "quota"},
 	    {"MaxGRESPerAccount", "quota"},
+	    {"QOSMaxGRESPerAccount", "quota"},
+	    {"QOSMaxJobsPerAccountLimit", "quota"},
 	    {"JobArrayTaskLimit", "throttle"},
 	    {"AssocGrpGRESMinutes", "quota"},
 	    {"AssocGrpBillingMinutes", "quota"},
@@ -682,6 +688,10 @@ const char *slurm_reason_class(const char *r, int restarts)
 		return restarts > 0 ? "cooldown" : "begin";
 	if (!strncmp(r, "QOSMax", 6) && strstr(r, "PerJob"))
 		return "unsatisfiable";
+	/* QOSMaxGRESPerUser, QOSMaxJobsPerUserLimit,
+	 * QOSMaxSubmitJobPerUserLimit, QOSMaxCpuPerUserLimit, ... */
+	if (!strncmp(r, "QOSMax", 6) && strstr(r, "PerUser"))
+		return "user_limit";
 	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
 		if (!strcmp(tab[i].word, r))
 			return tab[i].cls;

@@ -124,7 +124,8 @@ int slurm_jobs_decode(const char *text, size_t len, struct snapshot *s, const st
 		      struct slurm_job_extra **extra, size_t *nextra, struct gq_err *e);
 
 /* The gq reason word Slurm's state_reason maps to (MAPPING.md's table):
- * "held", "dependency", "cooldown", "begin", "quota", "unsatisfiable",
+ * "held", "dependency", "cooldown", "begin", "quota", "user_limit",
+ * "throttle", "unsatisfiable",
  * "resources", "priority", "starting", "not yet evaluated", or "" for a
  * reason with no counterpart. restarts > 0 makes BeginTime a cooldown. */
 const char *slurm_reason_class(const char *reason, int restarts);

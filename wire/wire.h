@@ -250,6 +250,10 @@ char *wire_update_text(const struct job_update *u);
 int wire_update_parse(const char *text, size_t len, struct job_update *out, struct gq_err *e);
 
 int wire_empty_parse(const char *text, size_t len, const char *what, struct gq_err *e);
+/* POST /v1/jobs/ID/hold: {} or {"reason": "..."}; *reason is the caller's
+ * (NULL when absent). wire_hold_text makes the body. */
+int wire_hold_parse(const char *text, size_t len, char **reason, struct gq_err *e);
+int wire_hold_text(const char *reason, char **out, struct gq_err *e);
 int wire_override_parse(const char *text, size_t len, enum tier *tier, bool *clear, char **reason,
 			struct gq_err *e);
 int wire_override_text(enum tier tier, bool clear, const char *reason, char **out,

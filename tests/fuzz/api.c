@@ -168,7 +168,8 @@ static char *next_line(char **p, char *end)
 
 static bool status_known(int st)
 {
-	static const int known[] = {200, 201, 400, 401, 403, 404, 405, 409, 413, 500, 503, 507};
+	static const int known[] = {200, 201, 400, 401, 403, 404, 405,
+				    409, 413, 429, 500, 503, 507};
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (st == known[i])
 			return true;

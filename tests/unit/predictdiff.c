@@ -3,7 +3,7 @@
  * (refpredict.h) on seeded random snapshots: every field of every
  * prediction and of the set must be the same. The snapshots mix tiers,
  * aging, queue quotas and borrowing, windows, dependencies, starvation
- * permits, cooldowns, holds, department quotas, GPU types and memory,
+ * permits, cooldowns, holds, department quotas, per-user GPU limits, GPU types and memory,
  * CPU-only and same-node jobs, down nodes, stopping jobs and runtimes from
  * estimates, history and limits, so that backfill has gaps to fill; one in
  * four is ordered by a backend's priority (ORDER_BACKEND), across tiers.
@@ -43,6 +43,8 @@ static void add_queue(struct policy *p, const char *name, const char *dept, int 
 	q->borrow = borrow;
 	q->share = 1;
 	q->max_preempt_hour = -1;
+	q->user_max_gpus = -1;
+	q->user_max_jobs = -1;
 }
 
 /* A random snapshot from seed; sorted. */
@@ -209,6 +211,19 @@ static void random_snapshot(struct snapshot *s, uint64_t seed)
 		uint64_t y = seed ^ 0xD1B54A32D192ED03ull;
 		for (size_t i = 0; i < s->njobs; i++)
 			s->jobs[i].ext_prio = (int64_t)pick(&y, 50);
+	}
+	/* One in three has per-user GPU limits, overall, in queue exp or
+	 * both, over three users; drawn apart too. */
+	if (seed % 3 == 2) {
+		static const char *const users[] = {"alice", "bob", "carol"};
+		uint64_t z = seed ^ 0x8CB92BA72F3D8DD7ull;
+		int all = (int)pick(&z, 3);
+		if (all != 1)
+			p->user_max_gpus = 1 + (int)pick(&z, 2 * gpus);
+		if (all != 0)
+			p->queues[1].user_max_gpus = 1 + (int)pick(&z, gpus);
+		for (size_t i = 0; i < s->njobs; i++)
+			STR_COPY(s->jobs[i].user, users[pick(&z, 3)]);
 	}
 	snapshot_sort(s);
 }

@@ -20,12 +20,13 @@
 #include "core/place.h"
 #include "core/util.h"
 
-enum { R_GATED, R_READY, R_PARK_WINDOW, R_PARK_QUOTA, R_STARTED, R_NEVER };
+enum { R_GATED, R_READY, R_PARK_WINDOW, R_PARK_QUOTA, R_PARK_USER, R_STARTED, R_NEVER };
 
 struct rp { /* a pending job */
 	size_t jidx;
 	int status, tier, otier, qi, di, gpus, qlim, bucket, deps_left;
 	bool windowed, unconstrained, has_deps;
+	bool ulimited; /* a per-user GPU limit applies to it */
 	uint32_t rank;
 	int64_t q, rt, rt_low, rt_high, release_at, earn;
 	enum predict_gate release_gate;
@@ -115,6 +116,28 @@ static bool any_release(const struct ref *R)
 		if (R->pj[p].release_pending)
 			return true;
 	return false;
+}
+
+/* Would x starting now take its user past a GPU limit: what the user's
+ * jobs holding GPUs (now or simulated) asked for, in its queue and in all? */
+static bool user_over(const struct ref *R, const struct rp *x)
+{
+	if (!x->ulimited)
+		return false;
+	const struct job *j = &R->s->jobs[x->jidx];
+	int all = 0, inq = 0;
+	for (size_t i = 0; i < R->s->njobs; i++) {
+		const struct job *o = &R->s->jobs[i];
+		if (!R->js[i].holds || o->req.gpus <= 0 || strcmp(o->user, j->user))
+			continue;
+		all += o->req.gpus;
+		if (R->js[i].qi == x->qi)
+			inq += o->req.gpus;
+	}
+	int ql = x->qi >= 0 ? R->p->queues[x->qi].user_max_gpus : -1;
+	if (ql >= 0 && inq + x->gpus > ql)
+		return true;
+	return R->p->user_max_gpus >= 0 && all + x->gpus > R->p->user_max_gpus;
 }
 
 /* The GPUs of snapshot job i's allocation that x could use. */
@@ -227,7 +250,7 @@ static void start(struct ref *R, struct rp *x, int64_t t, const struct place_res
 		if (dep_status(dep_kind_of(j, d), dj) == DEP_WAIT)
 			ids[nid++] = dj->id;
 	}
-	if (x->gate == GATE_QUOTA && x->gate_job)
+	if ((x->gate == GATE_QUOTA || x->gate == GATE_USER) && x->gate_job)
 		ids[nid++] = x->gate_job;
 	qsort(ids, (size_t)nid, sizeof(*ids), cmp_i64);
 	int u = 0;
@@ -296,6 +319,15 @@ static void on_end(struct ref *R, size_t i, int64_t t)
 				make_ready(R, x, t);
 			}
 		}
+	}
+	/* The user's parked jobs that fit under its limits now. */
+	for (size_t p = 0; s->jobs[i].req.gpus > 0 && p < R->np; p++) {
+		struct rp *x = &R->pj[p];
+		if (x->status != R_PARK_USER || strcmp(s->jobs[x->jidx].user, s->jobs[i].user) ||
+		    user_over(R, x))
+			continue;
+		gate_raise(x, t, e->end_low, e->end_high, GATE_USER, s->jobs[i].id);
+		make_ready(R, x, t);
 	}
 	int qi = e->qi;
 	if (qi < 0)
@@ -396,6 +428,10 @@ static void walk(struct ref *R, int64_t t)
 			x->status = R_PARK_QUOTA;
 			continue;
 		}
+		if (user_over(R, x)) {
+			x->status = R_PARK_USER;
+			continue;
+		}
 		struct place_result r;
 		place_check_req(&R->m, s, &j->req, (enum tier)x->tier, x->qi, x->di, t, &r);
 		if (r.blocks & PLACE_BIT(PLACE_WINDOW)) {
@@ -448,6 +484,8 @@ static bool permit_fits(const struct ref *R, const struct rp *x, int64_t t, stru
 	if (x->status != R_READY && x->status != R_PARK_QUOTA)
 		return false;
 	if (R->m.nfree < x->gpus + place_reserve(&R->m, (enum tier)x->tier, x->gpus))
+		return false;
+	if (user_over(R, x))
 		return false;
 	return place_check_req(&R->m, R->s, &R->s->jobs[x->jidx].req, (enum tier)x->tier, x->qi,
 			       x->di, t, r);
@@ -502,6 +540,8 @@ static void stage(struct ref *R, size_t i, struct rp *x, struct prediction *o)
 	x->gpus = j->req.gpus;
 	x->unconstrained = !j->req.gpu_type[0] && j->req.gpu_mem_mb <= 0;
 	x->windowed = x->qi >= 0 && R->p->queues[x->qi].paused.set;
+	int ql = x->qi >= 0 ? R->p->queues[x->qi].user_max_gpus : -1;
+	x->ulimited = x->gpus > 0 && (ql >= 0 || R->p->user_max_gpus >= 0);
 	x->q = j->queued_time > 0 ? j->queued_time : INT64_MAX / 4;
 	x->rt = predict_runtime(R->p, j);
 	x->rt_low = predict_runtime_low(R->p, j);

@@ -57,7 +57,7 @@ static void test_added_queue_counts_as_one_variable(void)
 	struct policy_diff d;
 	semdiff_init(&d);
 	semdiff_compute(&a, &b, &d);
-	CHECK_INT(d.n, 8); /* every key of the new queue */
+	CHECK_INT(d.n, 10); /* every key of the new queue */
 	CHECK_INT(d.items[0].kind, CHANGE_ADDED);
 	CHECK_STR(d.items[0].key, "queue.exp.department");
 	CHECK_INT(semdiff_variables(&d), 1);
@@ -69,8 +69,8 @@ static void test_added_queue_counts_as_one_variable(void)
 	semdiff_compute(&b, &a, &d);
 	CHECK_INT(d.items[0].kind, CHANGE_SET);
 	CHECK_INT(d.items[d.n - 1].kind, CHANGE_REMOVED);
-	CHECK_STR(d.items[d.n - 1].key, "queue.exp.defaultTime");
-	CHECK_STR(d.items[d.n - 1].old_value, "none");
+	CHECK_STR(d.items[d.n - 1].key, "queue.exp.userMaxJobs");
+	CHECK_STR(d.items[d.n - 1].old_value, "unlimited");
 	CHECK_INT(semdiff_variables(&d), 2);
 	semdiff_release(&d);
 }

@@ -77,6 +77,26 @@ static void test_queue_quota_and_window_comment(void)
 	free(t);
 }
 
+/* Per-user limits: a queue's as its QOS's per-user limits, the overall
+ * ones on every department's associations, with what that changes. */
+static void test_user_limits(void)
+{
+	struct policy p;
+	struct gq_err e = GQ_ERR_INIT;
+	policy_defaults(&p);
+	CHECK_INT(policy_set(&p, "queue.train.userMaxGpus", "4", &e), 0);
+	CHECK_INT(policy_set(&p, "queue.train.userMaxJobs", "3", &e), 0);
+	CHECK_INT(policy_set(&p, "user.maxGpus", "6", &e), 0);
+	char *t = render(&p);
+	CHECK(strstr(t, "sacctmgr -i modify qos q_train set MaxTRESPerUser=gres/gpu=4 "
+			"MaxSubmitJobsPerUser=3\n") != NULL);
+	CHECK(strstr(t, "sacctmgr -i modify user where account=default set GrpTRES=gres/gpu=6\n") !=
+	      NULL);
+	CHECK(strstr(t, "so a user of two accounts has the limits in each") != NULL);
+	CHECK(strstr(t, "q_default set MaxTRESPerUser") == NULL);
+	free(t);
+}
+
 /* Slurm reads PartitionName=default as the DEFAULT template: the default
  * queue must become a partition of another name, and still the default. */
 static void test_default_queue_is_a_real_partition(void)
@@ -95,4 +115,5 @@ void suite_slurm(void)
 	RUN(test_default_queue_is_a_real_partition);
 	RUN(test_defaults_render_weights_and_aging);
 	RUN(test_queue_quota_and_window_comment);
+	RUN(test_user_limits);
 }

@@ -272,6 +272,42 @@ static void array_split(void)
 	snapshot_release(&s);
 }
 
+/* A job Slurm holds back by a per-user limit is gq's user_limit, one held
+ * by a group's limit quota, with Slurm's word kept beside: the kit's
+ * captured QOSMaxGRESPerUser job, and the hand-written copies of it. */
+static void user_limits(void)
+{
+	static const struct {
+		int64_t id;
+		const char *reason, *cls;
+	} want[] = {{9, "QOSMaxGRESPerUser", "user_limit"},
+		    {10, "QOSMaxJobsPerUserLimit", "user_limit"},
+		    {11, "AssocGrpGRES", "quota"},
+		    {12, "QOSMaxSubmitJobPerUserLimit", "user_limit"}};
+	struct snapshot s;
+	snapshot_init(&s);
+	CHECK(load(&s, "v0.0.38/nodes.json", "v0.0.38/job_pending_qosmaxgres.json", NULL, NULL) ==
+	      0);
+	const struct job *j;
+	if (CHECK((j = snapshot_find(&s, 9)) != NULL)) {
+		CHECK_INT(j->state, JOB_PENDING);
+		CHECK_STR(j->user, "alice");
+		CHECK_STR(j->ext_reason, "QOSMaxGRESPerUser");
+		CHECK_STR(j->ext_class, "user_limit");
+	}
+	snapshot_release(&s);
+	snapshot_init(&s);
+	CHECK(load(&s, "v0.0.38/nodes.json", "written/v0.0.38_job_user_limits.json", NULL, NULL) ==
+	      0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (!CHECK((j = snapshot_find(&s, want[i].id)) != NULL))
+			continue;
+		CHECK_STR(j->ext_reason, want[i].reason);
+		CHECK_STR(j->ext_class, want[i].cls);
+	}
+	snapshot_release(&s);
+}
+
 static void partitions(void)
 {
 	size_t len;
@@ -412,7 +448,10 @@ static void pieces(void)
 	CHECK_INT(slurm_wait_status(768), 3);
 	CHECK_INT(slurm_wait_status(15), 128 + 15);
 	CHECK_INT(slurm_wait_status(0), 0);
-	CHECK_STR(slurm_reason_class("QOSMaxGRESPerUser", 0), "quota");
+	CHECK_STR(slurm_reason_class("QOSMaxGRESPerUser", 0), "user_limit");
+	CHECK_STR(slurm_reason_class("QOSMaxJobsPerUserLimit", 0), "user_limit");
+	CHECK_STR(slurm_reason_class("AssocMaxJobsLimit", 0), "user_limit");
+	CHECK_STR(slurm_reason_class("QOSGrpGRES", 0), "quota");
 	CHECK_STR(slurm_reason_class("QOSMaxWallDurationPerJobLimit", 0), "unsatisfiable");
 	CHECK_STR(slurm_reason_class("BeginTime", 1), "cooldown");
 	CHECK_STR(slurm_reason_class("None", 0), "not yet evaluated");
@@ -531,6 +570,7 @@ void suite_slurmwire(void)
 	RUN(final_written);
 	RUN(every_v38);
 	RUN(array_split);
+	RUN(user_limits);
 	RUN(history_v38);
 	RUN(partitions);
 	RUN(ping_meta);

@@ -453,7 +453,8 @@ static int sl_job(struct backend *b, int64_t id, struct job_info *out, struct gq
 		rc = err_set(e, GQ_ENOENT, "no job '%" PRId64 "' on %s", id, S(b)->describe);
 	if (rc == 0) {
 		memset(out, 0, sizeof(*out));
-		out->job = s.jobs[0];
+		out->job = s.jobs[0]; /* moved */
+		job_init(&s.jobs[0]);
 		/* The allocation's node indexes are the snapshot's: keep them
 		 * only when the caller's snapshot has the same nodes (it does:
 		 * the same GET /nodes order). */

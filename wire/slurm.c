@@ -771,8 +771,8 @@ static int node_index(const struct snapshot *s, const char *name)
 	return -1;
 }
 
-static void job_decode(const json_t *x, struct snapshot *s, const struct slurm_map *m,
-		       struct job *j, struct slurm_job_extra *xe)
+static int job_decode(const json_t *x, struct snapshot *s, const struct slurm_map *m, struct job *j,
+		      struct slurm_job_extra *xe, struct gq_err *e)
 {
 	job_init(j);
 	j->id = num0(x, "job_id");
@@ -876,9 +876,16 @@ static void job_decode(const json_t *x, struct snapshot *s, const struct slurm_m
 	}
 
 	/* The allocation: one gres_detail entry per node of the hostlist. */
+	if (nodes > GQ_MAX_SPAN)
+		return err_set(e, GQ_ETOOBIG,
+			       "job '%lld' spans %lld nodes, more than the %d gq holds per job",
+			       (long long)j->id, (long long)nodes, GQ_MAX_SPAN);
 	if (job_state_holds_gpus(j->state)) {
-		char names[GQ_MAX_ALLOC][64];
-		int nn = slurm_hostlist_expand(str(x, "nodes"), names, GQ_MAX_ALLOC);
+		int cap = nodes > 0 ? (int)nodes : GQ_MAX_SPAN;
+		char(*names)[64] = xmalloc((size_t)cap * sizeof(*names));
+		int nn = slurm_hostlist_expand(str(x, "nodes"), names, cap);
+		if (nn > 0)
+			j->alloc = xcalloc((size_t)nn, sizeof(*j->alloc));
 		const json_t *gd = json_object_get(x, "gres_detail");
 		for (int k = 0; k < nn; k++) {
 			int ni = node_index(s, names[k]);
@@ -895,6 +902,9 @@ static void job_decode(const json_t *x, struct snapshot *s, const struct slurm_m
 			j->alloc[j->nalloc].node = ni;
 			j->alloc[j->nalloc++].mask = mask;
 		}
+		free(names);
+		if (!j->nalloc)
+			job_release(j);
 	}
 	if (xe) {
 		memset(xe, 0, sizeof(*xe));
@@ -910,6 +920,7 @@ static void job_decode(const json_t *x, struct snapshot *s, const struct slurm_m
 		xe->array_task_id = has_task ? task : -1;
 		cpy(xe->array_tasks, sizeof(xe->array_tasks), tasks);
 	}
+	return 0;
 }
 
 int slurm_history_decode(const char *text, size_t len, const char *user, int64_t **runtimes,
@@ -954,7 +965,15 @@ int slurm_jobs_decode(const char *text, size_t len, struct snapshot *s, const st
 	json_array_foreach(arr, i, x)
 	{
 		struct job *j = snapshot_add_job(s);
-		job_decode(x, s, m, j, extra ? &(*extra)[i] : NULL);
+		if (job_decode(x, s, m, j, extra ? &(*extra)[i] : NULL, e) < 0) {
+			json_decref(v);
+			if (extra) {
+				free(*extra);
+				*extra = NULL;
+				*nextra = 0;
+			}
+			return -1;
+		}
 	}
 	json_decref(v);
 	return 0;

@@ -109,7 +109,9 @@ struct slurm_job_extra {
  * allocation's GPU indexes are resolved against s->nodes by name) and, when
  * extra is not NULL, a malloc'd array of *nextra entries, one per job
  * appended, in order. A job naming a node s does not have keeps its GPU
- * count without an allocation.
+ * count without an allocation. A job on more than GQ_MAX_SPAN nodes is an
+ * error (-1, GQ_ETOOBIG naming it; *extra is then not set, s keeps the jobs
+ * decoded so far for snapshot_release).
  */
 /*
  * GET /slurmdb/v0.0.N/jobs (slurmdbd's accounting records, as sacct reads

@@ -637,6 +637,57 @@ int slurm_partitions_decode(const char *text, size_t len, struct policy *p, stru
 	return 0;
 }
 
+static int node_index(const struct snapshot *s, const char *name);
+
+/* Every node of hostlist `list` is one of s's and has no GPUs (and there
+ * is at least one). */
+static bool all_gpu_less(const char *list, const struct snapshot *s)
+{
+	int cap = (int)(s->nnodes < 1 ? 1 : s->nnodes);
+	char(*names)[64] = xmalloc((size_t)cap * sizeof(*names));
+	int n = slurm_hostlist_expand(list, names, cap);
+	bool ok = n > 0;
+	for (int k = 0; ok && k < n; k++) {
+		int ni = node_index(s, names[k]);
+		ok = ni >= 0 && s->nodes[ni].ngpus == 0;
+	}
+	free(names);
+	return ok;
+}
+
+int slurm_cpu_partition(const char *text, size_t len, const struct snapshot *s, char *out,
+			size_t size, struct gq_err *e)
+{
+	json_t *v = parse(text, len, e);
+	if (!v)
+		return -1;
+	const char *pick = NULL;
+	size_t i;
+	json_t *x;
+	json_array_foreach(json_object_get(v, "partitions"), i, x)
+	{
+		const json_t *nodes = json_object_get(x, "nodes");
+		const char *list =
+		    json_is_object(nodes) ? str(nodes, "configured") : json_string_value(nodes);
+		if (!*str(x, "name") || !list || !all_gpu_less(list, s))
+			continue;
+		bool dflt = array_has(json_object_get(x, "flags"), "default");
+		if (!pick || dflt)
+			pick = str(x, "name");
+		if (dflt)
+			break;
+	}
+	int rc = 0;
+	if (pick)
+		cpy(out, size, pick);
+	else
+		rc = err_set(e, GQ_EINVAL,
+			     "no partition of this cluster has only nodes without GPUs: name one "
+			     "with --queue to run a CPU-only job there");
+	json_decref(v);
+	return rc;
+}
+
 /* ---- jobs ---- */
 
 const char *slurm_reason_class(const char *r, int restarts)

@@ -596,6 +596,40 @@ static void wide_allocations(void)
 	free(jt);
 }
 
+/* A CPU-only job that names no partition goes to one whose nodes have no
+ * GPUs: the default one when it is, else the first; the v0.0.40+ form of
+ * the node list too; none is an error that says how to name one. */
+static void cpu_partition(void)
+{
+	struct snapshot s;
+	snapshot_init(&s);
+	struct gq_err e = GQ_ERR_INIT;
+	size_t len;
+	char *t = slurp("v0.0.38/nodes.json", &len);
+	CHECK(t && slurm_nodes_decode(t, len, &s, NULL, &e) == 0);
+	free(t);
+	char part[64] = "";
+	t = slurp("written/partitions_cpu.json", &len);
+	CHECK(t && slurm_cpu_partition(t, len, &s, part, sizeof(part), &e) == 0);
+	CHECK_STR(part, "cpu");
+	free(t);
+	static const char *const two =
+	    "{\"partitions\":[{\"name\":\"a\",\"nodes\":\"cpu1\",\"flags\":[]},"
+	    "{\"name\":\"b\",\"nodes\":{\"configured\":\"cpu1\",\"total\":1},"
+	    "\"flags\":[\"DEFAULT\"]}]}";
+	CHECK_INT(slurm_cpu_partition(two, strlen(two), &s, part, sizeof(part), &e), 0);
+	CHECK_STR(part, "b");
+	t = slurp("v0.0.38/partitions.json", &len);
+	strcpy(part, "unchanged");
+	CHECK(t && slurm_cpu_partition(t, len, &s, part, sizeof(part), &e) == -1);
+	CHECK_INT(e.code, GQ_EINVAL);
+	CHECK_STR(e.msg, "no partition of this cluster has only nodes without GPUs: name one with "
+			 "--queue to run a CPU-only job there");
+	CHECK_STR(part, "unchanged");
+	free(t);
+	snapshot_release(&s);
+}
+
 void suite_slurmwire(void)
 {
 	RUN(order_backend);
@@ -612,4 +646,5 @@ void suite_slurmwire(void)
 	RUN(submit_bodies);
 	RUN(update_bodies);
 	RUN(wide_allocations);
+	RUN(cpu_partition);
 }

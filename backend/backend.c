@@ -33,6 +33,7 @@ void job_info_release(struct job_info *ji)
 	free(ji->cwd);
 	free(ji->stdout_path);
 	free(ji->stderr_path);
+	job_release(&ji->job);
 	memset(ji, 0, sizeof(*ji));
 }
 

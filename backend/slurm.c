@@ -6,8 +6,10 @@
  * Authentication is Slurm's: X-SLURM-USER-NAME (the local account) and
  * X-SLURM-USER-TOKEN (SLURM_JWT, what Slurm's own tools read, or the
  * config's tokenFile) on every request; the token decides what the user may
- * do. The API version is negotiated once per process: GET
- * /slurm/v0.0.N/ping newest first (42 … 38), the first that answers wins.
+ * do. The API version is negotiated: GET /slurm/v0.0.N/ping newest first
+ * (42 … 38), the first that answers wins, and is kept per cluster for
+ * API_TTL in the cache (api_load), so a command makes only its own
+ * requests; a 404 on a version from the cache negotiates it again.
  *
  * A snapshot is three requests (nodes, partitions, jobs). Slurm orders the
  * queue (ORDER_BACKEND: its priority), gq explains and predicts on that.
@@ -47,6 +49,9 @@ struct hist {
 /* How long an answer of slurmdbd's is reused from the cache: a separate
  * command should not pay one request per name every time. */
 #define HIST_TTL 600
+/* How long a negotiated API version is reused from the cache: a version
+ * goes away only with an upgrade of slurmrestd, and a 404 on it asks again. */
+#define API_TTL 86400
 
 struct slurm {
 	struct backend b;
@@ -55,7 +60,9 @@ struct slurm {
 	char user[64];
 	char *token;
 	char *describe;
-	int minor; /* the negotiated openapi/v0.0.<minor>, 0 before */
+	int minor;	   /* the negotiated openapi/v0.0.<minor>, 0 before */
+	bool minor_cached; /* ... and it comes from the cache, not asked yet */
+	bool api_stale;	   /* the cached version got a 404: ask the server */
 	struct slurm_meta meta;
 	struct slurm_map map;
 	struct hist hist[HIST_NAMES]; /* runtimes from slurmdbd, per job name */
@@ -82,10 +89,13 @@ static int http(struct slurm *sl, const char *method, const char *path, const ch
 	return http_do(sl->conn, &r, out, status, e);
 }
 
-/* The first version that answers, newest first. */
+static bool api_load(struct slurm *sl);
+static void api_save(const struct slurm *sl, const struct buf *ping);
+
+/* The version from the cache, else the first that answers, newest first. */
 static int negotiate(struct slurm *sl, struct gq_err *e)
 {
-	if (sl->minor)
+	if (sl->minor || (!sl->api_stale && api_load(sl)))
 		return 0;
 	struct buf out;
 	buf_init(&out, MAX_ANSWER);
@@ -107,6 +117,7 @@ static int negotiate(struct slurm *sl, struct gq_err *e)
 		}
 		sl->minor = v;
 		slurm_meta_decode(t, out.len, &sl->meta, e);
+		api_save(sl, &out);
 		rc = 0;
 		goto out;
 	}
@@ -132,6 +143,20 @@ static int call(struct slurm *sl, const char *method, const char *rest, const ch
 	long st = 0;
 	if (http(sl, method, path, body, out, &st, e) < 0)
 		return -1;
+	if (st == 404 && sl->minor_cached) {
+		/* The cached version may be gone (slurmrestd upgraded):
+		 * negotiate again, once, and retry. */
+		sl->minor = 0;
+		sl->minor_cached = false;
+		sl->api_stale = true;
+		if (negotiate(sl, e) < 0)
+			return -1;
+		snprintf(path, sizeof(path), "/slurm/v0.0.%d%s", sl->minor, rest);
+		buf_reset(out);
+		if (http(sl, method, path, body, out, &st, e) < 0)
+			return -1;
+	}
+	sl->minor_cached = false; /* it answered */
 	if (st == 304)
 		return 1;
 	const char *t = out->data ? out->data : "";
@@ -184,7 +209,11 @@ static void cache_path(const struct slurm *sl, const char *what, char *out, size
 	for (const char *p = sl->base; *p && k < sizeof(key) - 1; p++)
 		key[k++] = isalnum((unsigned char)*p) || *p == '.' ? *p : '_';
 	key[k] = '\0';
-	snprintf(out, size, "%s/slurm-%s-%s-%s", dir, key, sl->user, what);
+	/* The API version is the cluster's, the same for every user. */
+	if (!strcmp(what, "api"))
+		snprintf(out, size, "%s/slurm-%s-%s", dir, key, what);
+	else
+		snprintf(out, size, "%s/slurm-%s-%s-%s", dir, key, sl->user, what);
 }
 
 static void cache_load(struct slurm *sl)
@@ -240,6 +269,44 @@ static void cache_write(const struct slurm *sl, const char *what, const char *he
 	fwrite(body, 1, len, f);
 	if (fclose(f) != 0 || rename(tmp, path) < 0)
 		unlink(tmp);
+}
+
+/*
+ * The negotiated version per cluster: $XDG_CACHE_HOME/gq/slurm-<server>-api
+ * holds "gq-slurm-api N T" (openapi/v0.0.N, negotiated at T) and then the
+ * ping answer it came with, for the Slurm release gq version names. Used
+ * while younger than API_TTL.
+ */
+static bool api_load(struct slurm *sl)
+{
+	char path[GQ_PATH_MAX + 512];
+	cache_path(sl, "api", path, sizeof(path));
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	int v = 0;
+	long long t = 0;
+	int64_t now = time(NULL);
+	bool ok = fscanf(f, "gq-slurm-api %d %lld\n", &v, &t) == 2 && v >= SLURM_API_OLDEST &&
+		  v <= SLURM_API_NEWEST && t <= now && now - t < API_TTL;
+	if (ok) {
+		char ping[16384];
+		size_t n = fread(ping, 1, sizeof(ping) - 1, f);
+		ping[n] = '\0';
+		struct gq_err me = GQ_ERR_INIT;
+		slurm_meta_decode(ping, n, &sl->meta, &me);
+		sl->minor = v;
+		sl->minor_cached = true;
+	}
+	fclose(f);
+	return ok;
+}
+
+static void api_save(const struct slurm *sl, const struct buf *ping)
+{
+	char head[64];
+	snprintf(head, sizeof(head), "gq-slurm-api %d %lld\n", sl->minor, (long long)time(NULL));
+	cache_write(sl, "api", head, ping->data ? ping->data : "", ping->len);
 }
 
 static void cache_save(struct slurm *sl, const struct buf *body, int64_t t)
@@ -454,7 +521,8 @@ static int sl_job(struct backend *b, int64_t id, struct job_info *out, struct gq
 		rc = err_set(e, GQ_ENOENT, "no job '%" PRId64 "' on %s", id, S(b)->describe);
 	if (rc == 0) {
 		memset(out, 0, sizeof(*out));
-		out->job = s.jobs[0];
+		out->job = s.jobs[0]; /* moved */
+		job_init(&s.jobs[0]);
 		/* The allocation's node indexes are the snapshot's: keep them
 		 * only when the caller's snapshot has the same nodes (it does:
 		 * the same GET /nodes order). */
@@ -689,6 +757,16 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 	q.gpus_per_node = j->req.same_node || q.gpus <= one || one == 0;
 	if (sb.gpus >= 0 && sb.gpus_per_node && sb.nodes > 1 && j->req.gpus == 1)
 		q.gpus_per_node = false;
+	/* A CPU-only job that names no partition goes to one without GPUs. */
+	char cpu_part[64];
+	if (q.gpus == 0 && !q.partition) {
+		if (call(sl, "GET", "/partitions", NULL, &out, e) != 0 ||
+		    slurm_cpu_partition(out.data ? out.data : "", out.len, &s, cpu_part,
+					sizeof(cpu_part), e) < 0)
+			goto out;
+		q.partition = cpu_part;
+		buf_reset(&out);
+	}
 	q.cpus = j->req.cpus ? j->req.cpus : sb.cpus;
 	q.mem_mb = j->req.mem_mb ? j->req.mem_mb : sb.mem_mb;
 	q.time_limit = j->time_limit ? j->time_limit : sb.time_limit;

@@ -48,6 +48,7 @@ static void live_queue(struct snapshot *s, int pending)
 			j->tier = (enum tier)(g % 3);
 			j->req.gpus = 1;
 			j->nalloc = 1;
+			j->alloc = xcalloc(1, sizeof(*j->alloc));
 			j->alloc[0].node = n;
 			j->alloc[0].mask = 1ull << g;
 			j->start_time = s->now - 60 * (g * 7 + n % 50);

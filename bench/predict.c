@@ -83,6 +83,7 @@ static void build(struct snapshot *s, int pending)
 		j->start_time = s->now - 60 * (int64_t)rnd(120);
 		j->estimate = 600 + 60 * (int64_t)rnd(240);
 		j->nalloc = 1;
+		j->alloc = xcalloc(1, sizeof(*j->alloc));
 		j->alloc[0].node = node;
 		uint64_t m = ((uint64_t)1 << g) - 1;
 		j->alloc[0].mask = m << __builtin_popcountll(used);
@@ -133,6 +134,7 @@ static void build_cli(struct snapshot *s, int pending)
 	j->estimate = 2 * 3600;
 	j->time_limit = 4 * 3600;
 	j->nalloc = 1;
+	j->alloc = xcalloc(1, sizeof(*j->alloc));
 	j->alloc[0].node = 0;
 	j->alloc[0].mask = ((uint64_t)1 << GPUS) - 1;
 	for (int i = 1; i <= pending; i++) {

@@ -44,6 +44,7 @@ static void cluster(struct snapshot *s, int pending)
 			j->state = JOB_RUNNING;
 			j->req.gpus = 1;
 			j->nalloc = 1;
+			j->alloc = xcalloc(1, sizeof(*j->alloc));
 			j->alloc[0].node = i;
 			j->alloc[0].mask = 1ull << g;
 			j->start_time = NOW - 60 - (id * 7919) % 1700;

@@ -14,10 +14,13 @@
 # start; slurm.conf(5)); the kit's start.sh writes slurm.conf afresh.
 # Cancels alice's jobs first and last.
 #
-#   bash bench/slurm.sh [RUNS]     (as root, with the kit up: shared/slurm/start.sh)
+#   bash bench/slurm.sh [RUNS [MAX]]   (as root, with the kit up: shared/slurm/start.sh)
+#
+# MAX 1000 stops after the figures at 1,000 jobs (default 10000: both).
 set -u
 GQ=${GQ:-$(cd "$(dirname "$0")/.." && pwd)/gq}
 RUNS=${1:-3}
+MAX=${2:-10000}
 KIT=${SLURM_KIT:-$(cd "$(dirname "$0")/../.." && pwd)/shared/slurm}
 [ -r "$KIT/common.sh" ] || KIT=/work/shared/slurm
 ENV=${SLURM_TEST_ENV:-/tmp/slurm-test/env}
@@ -130,6 +133,7 @@ measure 1000
 gs=$(submit_rate 1000 gq)
 printf 'submit  sbatch %s jobs/s   gq submit %s jobs/s (x%s), 8 clients, one process a job\n' \
 	"$sb" "$gs" "$(ratio "$gs" "$sb")"
+[ "$MAX" -lt 10000 ] && exit 0
 fill_to 10000
 sleep 6
 measure 10000

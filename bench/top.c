@@ -68,6 +68,7 @@ static void build_snapshot(struct snapshot *s, int pending)
 			j->time_limit = 3600 * (1 + rnd(24));
 			j->checkpointable = rnd(2);
 			j->nalloc = 1;
+			j->alloc = xcalloc(1, sizeof(*j->alloc));
 			j->alloc[0].node = n;
 			j->alloc[0].mask = (((uint64_t)1 << want) - 1) << g;
 			g += want;

@@ -260,7 +260,7 @@ static int history_exec(int argc, char **argv)
 	rc = EXIT_OK;
 out:
 	free(rows);
-	free(jobs);
+	jobs_free(jobs, n);
 	snapshot_release(&s);
 	backend_close(b);
 	return rc;

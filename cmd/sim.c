@@ -335,7 +335,7 @@ static int sim_exec(int argc, char **argv)
 		printf("\nmachine: %d units as %d node%s x %d", n * g, n, n == 1 ? "" : "s", g);
 		if (!nodes)
 			printf(" (from the trace: %s %d; a job spans at most %d nodes)",
-			       t.machine ? "its size" : "its widest job", units, GQ_MAX_ALLOC);
+			       t.machine ? "its size" : "its widest job", units, REPLAY_MAX_NODES);
 		printf("; utilisation %.0f%% (in the log: %.0f%%)\n", 100 * r->utilisation,
 		       100 * r->trace_utilisation);
 		for (int k = 0; k < nruns; k++) {

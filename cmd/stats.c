@@ -123,7 +123,7 @@ static int usage_by(bool dept, bool json)
 	rc = EXIT_OK;
 out:
 	free(rows);
-	free(jobs);
+	jobs_free(jobs, n);
 	snapshot_release(&s);
 	backend_close(b);
 	return rc;

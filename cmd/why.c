@@ -166,7 +166,8 @@ static int why_exec(int argc, char **argv)
 			goto out;
 		}
 		struct job *nj = snapshot_add_job(&s);
-		*nj = ji.job;
+		*nj = ji.job; /* moved */
+		job_init(&ji.job);
 		job_info_release(&ji);
 		snapshot_sort(&s);
 		j = snapshot_find(&s, id);

@@ -79,7 +79,7 @@ void job_gpu_list(const struct job *j, char *out, size_t size)
 	size_t n = 0;
 	if (size)
 		out[0] = '\0';
-	for (int a = 0; a < j->nalloc && a < GQ_MAX_ALLOC; a++)
+	for (int a = 0; a < j->nalloc; a++)
 		for (int g = 0; g < GQ_MAX_NODE_GPUS; g++)
 			if (j->alloc[a].mask & (UINT64_C(1) << g))
 				n += (size_t)snprintf(out + (n < size ? n : size),
@@ -95,6 +95,42 @@ void job_init(struct job *j)
 	j->req.gpus = 1;
 }
 
+void job_release(struct job *j)
+{
+	free(j->alloc);
+	j->alloc = NULL;
+	j->nalloc = 0;
+}
+
+void job_set_alloc(struct job *j, int n, const struct job_alloc *a)
+{
+	if (n < 0 || n > GQ_MAX_SPAN)
+		BUG("job_set_alloc: %d entries", n);
+	struct job_alloc *v = n ? xmalloc((size_t)n * sizeof(*v)) : NULL;
+	if (n)
+		memcpy(v, a, (size_t)n * sizeof(*v));
+	free(j->alloc);
+	j->alloc = v;
+	j->nalloc = n;
+}
+
+void job_copy(struct job *dst, const struct job *src)
+{
+	*dst = *src;
+	dst->alloc = NULL;
+	dst->nalloc = 0;
+	job_set_alloc(dst, src->nalloc, src->alloc);
+}
+
+void jobs_free(struct job *v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		job_release(&v[i]);
+	free(v);
+}
+
 void snapshot_init(struct snapshot *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -103,6 +139,8 @@ void snapshot_init(struct snapshot *s)
 
 void snapshot_release(struct snapshot *s)
 {
+	for (size_t i = 0; i < s->njobs; i++)
+		job_release(&s->jobs[i]);
 	free(s->jobs);
 	free(s->nodes);
 	s->jobs = NULL;

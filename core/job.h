@@ -2,8 +2,11 @@
  * job.h - the scheduling model: jobs, nodes, and the snapshot that holds
  * them with the policy and "now".
  *
- * These are plain structs with fixed-size strings so that a snapshot of
- * 100k jobs is one allocation per array and copying a job is a memcpy.
+ * These are plain structs with fixed-size strings, so that a snapshot of
+ * 100k jobs is one allocation per array, except for a job's allocation:
+ * it is an owned array of any size up to GQ_MAX_SPAN nodes (a training job
+ * on 128 nodes is one entry per node, and most jobs hold none), so a job is
+ * copied with job_copy and released with job_release, never a memcpy.
  * Both gq serve (to decide) and the client (to explain and predict) fill a
  * struct snapshot and hand it to the core functions; the same snapshot in
  * always gives the same answer out.
@@ -22,11 +25,13 @@
 
 #define GQ_MAX_DEPS 8	      /* after-job dependencies per job */
 #define GQ_END_REASON_MAX 128 /* end_reason, with its NUL */
-#define GQ_MAX_ALLOC 16	      /* nodes one job may span */
-#define GQ_MAX_NODE_GPUS 64   /* GPUs per node (a uint64_t mask) */
+/* Nodes one job may span: an allocation has at most this many entries
+ * (the API, the journal and the Slurm decoder refuse more). */
+#define GQ_MAX_SPAN 4096
+#define GQ_MAX_NODE_GPUS 64 /* GPUs per node (a uint64_t mask) */
 /* The most a request may ask for, on every path (the CLI, the API, the
- * decoders): what GQ_MAX_ALLOC nodes can hold, and sizes no machine has. */
-#define GQ_MAX_REQ_GPUS (GQ_MAX_ALLOC * GQ_MAX_NODE_GPUS)
+ * decoders): what GQ_MAX_SPAN nodes can hold, and sizes no machine has. */
+#define GQ_MAX_REQ_GPUS (GQ_MAX_SPAN * GQ_MAX_NODE_GPUS)
 #define GQ_MAX_REQ_CPUS 1000000
 #define GQ_MAX_REQ_MEM_MB (INT64_C(1) << 40) /* 1 EiB */
 
@@ -61,7 +66,9 @@ struct job_res {
 	int64_t mem_mb;
 };
 
-/* The GPUs a job holds on one node: bit i of mask is GPU i of nodes[node]. */
+/* The GPUs a job holds on one node: bit i of mask is GPU i of nodes[node].
+ * Arrays of them are allocated zeroed (xcalloc), so that their padding
+ * is too and equal allocations compare equal byte for byte. */
 struct job_alloc {
 	int node;
 	uint64_t mask;
@@ -92,8 +99,11 @@ struct job {
 	char end_reason[GQ_END_REASON_MAX];
 
 	struct job_res req;
-	int nalloc; /* allocation, while it holds GPUs */
-	struct job_alloc alloc[GQ_MAX_ALLOC];
+	/* The allocation, while it holds GPUs: nalloc entries (0..GQ_MAX_SPAN)
+	 * at alloc, owned by the job (NULL when nalloc is 0); set it with
+	 * job_set_alloc. */
+	int nalloc;
+	struct job_alloc *alloc;
 	bool borrowed; /* started on capacity borrowed beyond its queue's quota */
 
 	int64_t submit_time;
@@ -251,7 +261,8 @@ struct snapshot {
 
 /* Empty snapshot with the default policy; allocates nothing. */
 void snapshot_init(struct snapshot *s);
-/* Frees the arrays; s is then as after snapshot_init (policy kept). */
+/* Releases every job and frees the arrays; s is then as after
+ * snapshot_init (policy kept). */
 void snapshot_release(struct snapshot *s);
 /* Appends a zeroed job / node and returns it; valid until the next add. */
 struct job *snapshot_add_job(struct snapshot *s);
@@ -278,7 +289,19 @@ int job_req_check(const struct job *j, struct gq_err *e);
  * never a crash or a JSON text no decoder reads. */
 int snapshot_check_finite(const struct snapshot *s, struct gq_err *e);
 
-/* A zeroed job with the fields that have a non-zero "unset" set. */
+/* A zeroed job with the fields that have a non-zero "unset" set; allocates
+ * nothing. */
 void job_init(struct job *j);
+/* Frees what j owns (its allocation); j is then as after job_init. */
+void job_release(struct job *j);
+/* Makes *dst an independent copy of *src (allocates). dst's own contents
+ * are not freed: release it first when it holds any. A struct assignment
+ * would share the allocation: copy with this. */
+void job_copy(struct job *dst, const struct job *src);
+/* Replaces j's allocation with a copy of the n entries at a (n 0..
+ * GQ_MAX_SPAN; 0 frees it). */
+void job_set_alloc(struct job *j, int n, const struct job_alloc *a);
+/* Releases the n jobs of v and frees v; v may be NULL. */
+void jobs_free(struct job *v, size_t n);
 
 #endif

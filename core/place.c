@@ -52,7 +52,27 @@ int place_reserve(const struct place_map *m, enum tier tier, int need)
 
 #define NF 65 /* free counts 0..64 */
 
-static void top_insert(int *top, int g);
+/* The GPUs of the GQ_MAX_SPAN largest nodes of a histogram of nodes by
+ * their GPUs (hist[g]: nodes with g GPUs, g 0..64). */
+static int span_of(const int *hist)
+{
+	int left = GQ_MAX_SPAN, span = 0;
+	for (int g = NF - 1; g > 0 && left > 0; g--) {
+		int k = hist[g] < left ? hist[g] : left;
+		span += k * g;
+		left -= k;
+	}
+	return span;
+}
+
+/* The largest g with a node in hist, 0 when none. */
+static int most_of(const int *hist)
+{
+	for (int g = NF - 1; g > 0; g--)
+		if (hist[g])
+			return g;
+	return 0;
+}
 
 static void index_move(struct place_map *m, size_t nd, int from, int to)
 {
@@ -136,9 +156,8 @@ void place_map_init(struct place_map *m, const struct snapshot *s)
 		if (!job_state_holds_gpus(j->state))
 			continue;
 		int qi = policy_queue_index(&s->policy, j->queue);
-		take_res(m, &j->req, j->nalloc < GQ_MAX_ALLOC ? j->nalloc : GQ_MAX_ALLOC, j->alloc,
-			 -1);
-		for (int a = 0; a < j->nalloc && a < GQ_MAX_ALLOC; a++) {
+		take_res(m, &j->req, j->nalloc, j->alloc, -1);
+		for (int a = 0; a < j->nalloc; a++) {
 			int nd = j->alloc[a].node;
 			if (nd < 0 || (size_t)nd >= nn)
 				continue;
@@ -155,17 +174,18 @@ void place_map_init(struct place_map *m, const struct snapshot *s)
 	m->class_count = xcalloc((size_t)(m->nclasses ? m->nclasses : 1) * NF, sizeof(int));
 	m->class_free = xcalloc((size_t)(m->nclasses ? m->nclasses : 1), sizeof(int));
 	m->class_all = xcalloc((size_t)(m->nclasses ? m->nclasses : 1), sizeof(int));
-	m->class_top = xcalloc((size_t)(m->nclasses ? m->nclasses : 1) * GQ_MAX_ALLOC, sizeof(int));
-	int any_top[GQ_MAX_ALLOC] = {0};
+	m->class_hist = xcalloc((size_t)(m->nclasses ? m->nclasses : 1) * NF, sizeof(int));
+	int any_hist[NF] = {0};
 	for (size_t i = 0; i < nn; i++) {
 		int g = __builtin_popcountll(node_mask(&s->nodes[i]));
 		m->class_all[m->node_class[i]] += g;
-		top_insert(&m->class_top[(size_t)m->node_class[i] * GQ_MAX_ALLOC], g);
-		top_insert(any_top, g);
+		m->class_hist[(size_t)m->node_class[i] * NF + (size_t)g]++;
+		any_hist[g]++;
 	}
-	m->any_most = any_top[0];
-	for (int k = 0; k < GQ_MAX_ALLOC; k++)
-		m->any_span += any_top[k];
+	m->any_most = most_of(any_hist);
+	m->any_span = span_of(any_hist);
+	m->scratch_cap = nn < GQ_MAX_SPAN ? nn : GQ_MAX_SPAN;
+	m->scratch = xcalloc(m->scratch_cap ? m->scratch_cap : 1, sizeof(*m->scratch));
 	for (size_t i = 0; i < nn; i++)
 		if (s->nodes[i].up)
 			index_move(m, i, -1, __builtin_popcountll(m->free[i]));
@@ -181,7 +201,8 @@ void place_map_release(struct place_map *m)
 	free(m->class_free);
 	free(m->by_free);
 	free(m->class_all);
-	free(m->class_top);
+	free(m->class_hist);
+	free(m->scratch);
 	free(m->cpus_free);
 	free(m->mem_free);
 	memset(m, 0, sizeof(*m));
@@ -207,7 +228,8 @@ void place_map_copy(struct place_map *dst, const struct place_map *src)
 	dst->class_free = dup_array(src->class_free, nc, sizeof(int));
 	dst->by_free = dup_array(src->by_free, src->words * NF, sizeof(uint64_t));
 	dst->class_all = dup_array(src->class_all, nc, sizeof(int));
-	dst->class_top = dup_array(src->class_top, nc * GQ_MAX_ALLOC, sizeof(int));
+	dst->class_hist = dup_array(src->class_hist, nc * NF, sizeof(int));
+	dst->scratch = xcalloc(src->scratch_cap ? src->scratch_cap : 1, sizeof(*dst->scratch));
 	dst->cpus_free = dup_array(src->cpus_free, nn, sizeof(int64_t));
 	dst->mem_free = dup_array(src->mem_free, nn, sizeof(int64_t));
 }
@@ -307,7 +329,7 @@ int place_class_free(const struct place_map *m, int *free, int *most)
 		free[c] = m->class_free[c];
 		most[c] = 0;
 		/* From the largest node of the class down. */
-		int top = m->class_top[(size_t)c * GQ_MAX_ALLOC];
+		int top = most_of(&m->class_hist[(size_t)c * NF]);
 		for (int f = top < NF - 1 ? top : NF - 1; f > 0; f--)
 			if (m->class_count[c * NF + f]) {
 				most[c] = f;
@@ -376,7 +398,7 @@ static int allocate_index(const struct place_map *m, const struct job_res *req, 
 	for (int f = most; f > 0 && left > 0; f--) {
 		for (int nd = first_with(m, f, cm, 0); nd >= 0 && left > 0;
 		     nd = first_with(m, f, cm, (size_t)nd + 1)) {
-			if (n == GQ_MAX_ALLOC)
+			if ((size_t)n == m->scratch_cap)
 				return 0;
 			int take = f < left ? f : left;
 			alloc[n].node = nd;
@@ -417,34 +439,24 @@ static int allocate_scan(const struct place_map *m, const struct snapshot *s,
 	}
 	if (req->same_node || total < need)
 		return 0;
+	/* The most free first, lowest index on ties: one pass per free count,
+	 * so each node is taken at most once. */
 	int n = 0, left = need;
-	size_t taken_nodes[GQ_MAX_ALLOC];
-	while (left > 0) {
-		if (n == GQ_MAX_ALLOC)
-			return 0;
-		int pick = -1, pf = 0;
-		for (size_t i = 0; i < m->nnodes; i++) {
-			if (!m->free[i] || !place_node_matches(&s->nodes[i], req) ||
-			    !res_free(m, i, req))
+	for (int f = most; f > 0 && left > 0; f--) {
+		for (size_t i = 0; i < m->nnodes && left > 0; i++) {
+			if (__builtin_popcountll(m->free[i]) != f ||
+			    !place_node_matches(&s->nodes[i], req) || !res_free(m, i, req))
 				continue;
-			bool used = false;
-			for (int k = 0; k < n; k++)
-				used |= taken_nodes[k] == i;
-			int f = __builtin_popcountll(m->free[i]);
-			if (!used && f > pf) {
-				pick = (int)i;
-				pf = f;
-			}
+			if ((size_t)n == m->scratch_cap)
+				return 0;
+			int take = f < left ? f : left;
+			alloc[n].node = (int)i;
+			alloc[n].mask = low_bits(m->free[i], take);
+			n++;
+			left -= take;
 		}
-		if (pick < 0)
-			return 0;
-		int take = pf < left ? pf : left;
-		alloc[n].node = pick;
-		alloc[n].mask = low_bits(m->free[pick], take);
-		taken_nodes[n++] = (size_t)pick;
-		left -= take;
 	}
-	return n;
+	return left > 0 ? 0 : n;
 }
 
 /* A CPU-only request: the up node with the fewest free CPUs that has its
@@ -510,6 +522,7 @@ bool place_check_req(const struct place_map *m, const struct snapshot *s, const 
 	 * the rest of a check that fails. */
 	struct place_result *r = out;
 	memset(r, 0, sizeof(*r));
+	r->alloc = m->scratch;
 	r->need = req->gpus;
 	r->free = m->nfree;
 	r->reserve = place_reserve(m, tier, req->gpus);
@@ -546,11 +559,11 @@ bool place_check_req(const struct place_map *m, const struct snapshot *s, const 
 			/* Would the GPUs fit if CPUs and memory were not asked? */
 			struct job_res g = *req;
 			int u, mf;
-			struct job_alloc tmp[GQ_MAX_ALLOC];
 			g.cpus = 0;
 			g.mem_mb = 0;
+			/* r->alloc holds nothing here: the scratch is free to use. */
 			if (m->sized && (req->cpus > 0 || req->mem_mb > 0) &&
-			    allocate(m, s, &g, tmp, &u, &mf)) {
+			    allocate(m, s, &g, r->alloc, &u, &mf)) {
 				r->blocks |= PLACE_BIT(PLACE_RESOURCES);
 				short_of(m, s, req, r);
 			} else {
@@ -628,25 +641,14 @@ void place_give(struct place_map *m, int qi, const struct job_res *req, int nall
 
 /* What the cluster could ever hold for a request: GPUs on all nodes, the
  * matching ones, the most on one matching node, and the most on
- * GQ_MAX_ALLOC matching nodes. */
+ * GQ_MAX_SPAN matching nodes. */
 struct capacity {
 	int all, match, most, span;
 };
 
-static void top_insert(int *top, int g)
-{
-	for (int k = 0; k < GQ_MAX_ALLOC; k++) {
-		if (g > top[k]) {
-			int t = top[k];
-			top[k] = g;
-			g = t;
-		}
-	}
-}
-
 static void capacity_scan(const struct snapshot *s, const struct job_res *req, struct capacity *c)
 {
-	int top[GQ_MAX_ALLOC] = {0};
+	int hist[NF] = {0};
 	memset(c, 0, sizeof(*c));
 	for (size_t i = 0; i < s->nnodes; i++) {
 		int g = __builtin_popcountll(node_mask(&s->nodes[i]));
@@ -656,16 +658,15 @@ static void capacity_scan(const struct snapshot *s, const struct job_res *req, s
 		c->match += g;
 		if (g > c->most)
 			c->most = g;
-		top_insert(top, g);
+		hist[g]++;
 	}
-	for (int k = 0; k < GQ_MAX_ALLOC; k++)
-		c->span += top[k];
+	c->span = span_of(hist);
 }
 
 static void capacity_map(const struct place_map *m, const struct snapshot *s,
 			 const struct job_res *req, struct capacity *c)
 {
-	int top[GQ_MAX_ALLOC] = {0};
+	int hist[NF] = {0};
 	memset(c, 0, sizeof(*c));
 	c->all = m->all_gpus;
 	if (!req->gpu_type[0] && req->gpu_mem_mb <= 0) {
@@ -677,15 +678,14 @@ static void capacity_map(const struct place_map *m, const struct snapshot *s,
 	for (int k = 0; k < m->nclasses; k++) {
 		if (!place_node_matches(&s->nodes[m->class_rep[k]], req))
 			continue;
-		const int *ct = &m->class_top[(size_t)k * GQ_MAX_ALLOC];
+		const int *h = &m->class_hist[(size_t)k * NF];
 		c->match += m->class_all[k];
-		if (ct[0] > c->most)
-			c->most = ct[0];
-		for (int i = 0; i < GQ_MAX_ALLOC && ct[i]; i++)
-			top_insert(top, ct[i]);
+		if (most_of(h) > c->most)
+			c->most = most_of(h);
+		for (int g = 1; g < NF; g++)
+			hist[g] += h[g];
 	}
-	for (int k = 0; k < GQ_MAX_ALLOC; k++)
-		c->span += top[k];
+	c->span = span_of(hist);
 }
 
 static const char *const unsat_names[UNSAT_COUNT] = {
@@ -811,7 +811,7 @@ static int unsatisfiable(const struct snapshot *s, const struct job *j, int qi,
 	case UNSAT_SPAN:
 		return err_set(e, GQ_EINVAL,
 			       "needs %d GPUs%s, at most %d fit on %d nodes: ask for fewer GPUs",
-			       need, what, have, GQ_MAX_ALLOC);
+			       need, what, have, GQ_MAX_SPAN);
 	case UNSAT_CPUS:
 		return err_set(
 		    e, GQ_EINVAL,

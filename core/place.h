@@ -14,7 +14,7 @@
  *   quota          the queue would exceed quota + borrowing limit, or the
  *                  department has used its monthly GPU-hours
  *   mismatch       enough GPUs are free, but not of the right type / memory /
- *                  on one node (or not within GQ_MAX_ALLOC nodes)
+ *                  on one node (or not within GQ_MAX_SPAN nodes)
  *   headroom       enough GPUs are free, but taking them would leave fewer than
  *                  the headroom reserve, which only P0 may use
  *   resources      fewer GPUs are free than the job needs
@@ -23,7 +23,7 @@
  * whole request (the matching up node with the fewest free GPUs that still
  * suffice, lowest index on ties, lowest GPU numbers on the node); otherwise,
  * unless same_node was asked, a spread over the matching nodes with the most
- * free GPUs first (lowest index on ties), at most GQ_MAX_ALLOC nodes.
+ * free GPUs first (lowest index on ties), at most GQ_MAX_SPAN nodes.
  *
  * The headroom reserve is floor(headroom.share × GPUs on up nodes); a P1 or
  * P2 job may start only if at least that many GPUs stay free afterwards.
@@ -79,11 +79,16 @@ struct place_map {
 	size_t words;	   /* uint64_t words per node bitset */
 	uint64_t *by_free; /* [0..64][words]: up nodes with exactly that many free */
 	/* What could ever fit, for place_satisfiable_map: GPUs on all nodes
-	 * (up or not), per class, and each class's GQ_MAX_ALLOC largest nodes. */
+	 * (up or not), per class, and each class's nodes by their GPUs (the
+	 * GQ_MAX_SPAN largest hold what one job could span). */
 	int all_gpus;
 	int any_most, any_span; /* for requests of any model and memory */
 	int *class_all;
-	int *class_top; /* [class][GQ_MAX_ALLOC], descending */
+	int *class_hist; /* [class][0..64]: nodes of the class with that many GPUs */
+	/* Where place_check writes the allocation it finds (place_result's
+	 * alloc): scratch_cap entries, min(nnodes, GQ_MAX_SPAN). */
+	struct job_alloc *scratch;
+	size_t scratch_cap;
 	/* CPUs and memory (MiB) not taken, per node: a request's cpus and
 	 * mem_mb are what it needs on each node it uses. A node that does not
 	 * say how many it has (0) is never short of them. */
@@ -120,10 +125,12 @@ struct place_result {
 	bool quota_dept;	   /* the department quota blocks */
 	int64_t window_end;	   /* window blocks: when the pause ends (unix time) */
 	bool cpu_short, mem_short; /* resources blocks: no usable node has the CPUs / memory free */
-	/* When blocks == 0: the allocation, and whether it borrows beyond quota. */
+	/* When blocks == 0: the allocation, and whether it borrows beyond quota.
+	 * alloc is the map's scratch, borrowed: valid until the next check on
+	 * the same map (or its release); copy what must outlive that. */
 	bool borrowed;
 	int nalloc;
-	struct job_alloc alloc[GQ_MAX_ALLOC];
+	struct job_alloc *alloc;
 };
 
 /*
@@ -202,7 +209,7 @@ enum place_unsat {
 	UNSAT_NONE,
 	UNSAT_GPUS,	   /* fewer GPUs of that type / memory in the cluster */
 	UNSAT_SAME_NODE,   /* no node that large */
-	UNSAT_SPAN,	   /* more than GQ_MAX_ALLOC nodes' worth */
+	UNSAT_SPAN,	   /* more than GQ_MAX_SPAN nodes' worth */
 	UNSAT_QUEUE_LIMIT, /* beyond the queue's quota + borrowing limit */
 	UNSAT_USER_LIMIT,  /* beyond what one user may hold (ulimit.h) */
 	UNSAT_CPUS,	   /* no node has that many CPUs (*have: the most one has) */

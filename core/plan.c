@@ -27,6 +27,8 @@ void plan_init(struct plan *p)
 
 void plan_release(struct plan *p)
 {
+	for (size_t i = 0; i < p->n; i++)
+		free(p->actions[i].alloc);
 	free(p->actions);
 	free(p->preds);
 	plan_init(p);
@@ -40,6 +42,18 @@ struct plan_action *plan_add(struct plan *p, enum plan_kind k, int64_t job)
 	a->kind = k;
 	a->job = job;
 	return a;
+}
+
+void plan_action_set_alloc(struct plan_action *a, int n, const struct job_alloc *alloc)
+{
+	if (n < 0 || n > GQ_MAX_SPAN)
+		BUG("plan_action_set_alloc: %d entries", n);
+	struct job_alloc *v = n ? xmalloc((size_t)n * sizeof(*v)) : NULL;
+	if (n)
+		memcpy(v, alloc, (size_t)n * sizeof(*v));
+	free(a->alloc);
+	a->alloc = v;
+	a->nalloc = n;
 }
 
 const struct plan_action *plan_find(const struct plan *p, enum plan_kind k, int64_t job)

@@ -43,13 +43,13 @@ const char *plan_kind_name(enum plan_kind k);
 
 struct plan_action {
 	enum plan_kind kind;
-	int64_t job;   /* the job acted on */
-	int64_t other; /* a second job the action names (trigger, victim), 0 none */
-	bool borrowed; /* START: the allocation borrows beyond the queue's quota */
-	int nalloc;    /* START: the GPUs to give the job */
-	struct job_alloc alloc[GQ_MAX_ALLOC];
-	char reason[64]; /* a stable token saying why, "" when the kind says it all */
-	bool observe;	 /* PREEMPT, DOWNGRADE: rollout stage says record only */
+	int64_t job;		 /* the job acted on */
+	int64_t other;		 /* a second job the action names (trigger, victim), 0 none */
+	bool borrowed;		 /* START: the allocation borrows beyond the queue's quota */
+	int nalloc;		 /* START: the GPUs to give the job, nalloc entries at */
+	struct job_alloc *alloc; /* alloc, owned by the plan (plan_action_set_alloc) */
+	char reason[64];	 /* a stable token saying why, "" when the kind says it all */
+	bool observe;		 /* PREEMPT, DOWNGRADE: rollout stage says record only */
 };
 
 /*
@@ -73,6 +73,9 @@ struct plan {
 		int64_t job, start;
 	} * preds;
 };
+
+/* Gives action a a copy of the n entries at alloc (n 0..GQ_MAX_SPAN). */
+void plan_action_set_alloc(struct plan_action *a, int n, const struct job_alloc *alloc);
 
 /* Empty plan; allocates nothing. */
 void plan_init(struct plan *p);

@@ -528,8 +528,7 @@ void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const si
 		place_take(&soon, qi, &j->req, r.nalloc, r.alloc);
 		struct plan_action *a = plan_add(out, PLAN_START, j->id);
 		a->borrowed = r.borrowed;
-		a->nalloc = r.nalloc;
-		memcpy(a->alloc, r.alloc, sizeof(a->alloc));
+		plan_action_set_alloc(a, r.nalloc, r.alloc);
 		STR_COPY(a->reason, "permit");
 		started[order[i]] = true;
 	}

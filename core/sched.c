@@ -92,9 +92,7 @@ void sched_plan(const struct snapshot *s, struct plan *out)
 			continue;
 		struct plan_action *a = plan_add(out, PLAN_START, pr->job);
 		a->borrowed = pr->borrowed;
-		a->nalloc = pr->nalloc;
-		if (pr->nalloc > 0)
-			memcpy(a->alloc, pr->alloc, (size_t)pr->nalloc * sizeof(*a->alloc));
+		plan_action_set_alloc(a, pr->nalloc, pr->alloc);
 	}
 	prediction_set_release(&ps);
 

@@ -128,18 +128,18 @@ static int64_t shadow(struct sim *S, const struct pj *x, int have, int reserve)
 /* The jobs one start waits for, each once: GPUs of the same job come in
  * runs, so the last id is checked first. */
 struct wait_ids {
-	int n;
-	int64_t v[GQ_MAX_ALLOC * GQ_MAX_NODE_GPUS + GQ_MAX_DEPS + 1];
+	size_t n, cap;
+	int64_t *v; /* the sim's waitv */
 };
 
 static void add_wait(struct wait_ids *w, int64_t id)
 {
 	if (w->n && w->v[w->n - 1] == id)
 		return;
-	for (int i = 0; i < w->n; i++)
+	for (size_t i = 0; i < w->n; i++)
 		if (w->v[i] == id)
 			return;
-	if (w->n < (int)(sizeof(w->v) / sizeof(w->v[0])))
+	if (w->n < w->cap)
 		w->v[w->n++] = id;
 }
 
@@ -147,9 +147,9 @@ static void add_wait(struct wait_ids *w, int64_t id)
  * deterministic) and counts them all. */
 static void set_waits(struct prediction *o, struct wait_ids *w)
 {
-	o->nwaits_all = w->n;
+	o->nwaits_all = (int)w->n;
 	o->nwaits = 0;
-	for (int i = 0; i < w->n; i++) {
+	for (size_t i = 0; i < w->n; i++) {
 		int64_t v = w->v[i];
 		int k = o->nwaits < PREDICT_MAX_WAITS ? o->nwaits++ : PREDICT_MAX_WAITS;
 		if (k == PREDICT_MAX_WAITS && v > o->waits[k - 1])
@@ -188,8 +188,7 @@ void sim_start_job(struct sim *S, uint32_t p, int64_t t, const struct place_resu
 		S->npool += (size_t)r->nalloc;
 	}
 	int64_t lo = x->gate_low, hi = x->gate_high, last_rel = 0;
-	struct wait_ids w;
-	w.n = 0;
+	struct wait_ids w = {0, S->waitcap, S->waitv};
 	for (int a = 0; a < r->nalloc; a++) {
 		size_t base = S->goff[r->alloc[a].node];
 		uint64_t mask = r->alloc[a].mask;

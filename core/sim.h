@@ -111,6 +111,8 @@ struct sim {
 	int32_t *of_job;
 	/* per snapshot job: expected end range and the allocation it holds */
 	struct jinfo *ji;
+	int64_t *waitv; /* sim_start_job's scratch: the ids a start waits for */
+	size_t waitcap;
 	/* per GPU: the job that released it last and when (t 0: free since now) */
 	size_t *goff;
 	uint32_t *rel_job;

@@ -185,6 +185,9 @@ static void init_stage(struct sim *S, struct prediction_set *out, struct staging
 	 */
 	size_t nj = s->njobs, nj1 = nj ? nj : 1, np1 = S->np ? S->np : 1;
 	S->ji = xcalloc(nj1, sizeof(*S->ji));
+	/* the jobs one start waits for are jobs of the snapshot, each once */
+	S->waitv = xmalloc((nj1 + 1) * sizeof(*S->waitv));
+	S->waitcap = nj1 + 1;
 	/* Staged in snapshot order, then moved in place to position order. */
 	S->pj = xcalloc(np1, sizeof(*S->pj));
 	struct pj *stage = S->pj;
@@ -208,9 +211,7 @@ static void init_stage(struct sim *S, struct prediction_set *out, struct staging
 			S->ji[i].end_high = hi > e ? hi : e;
 			out->ends[i] = e;
 			S->ji[i].alloc = j->alloc;
-			S->ji[i].nalloc = j->nalloc < 0		     ? 0
-					  : j->nalloc < GQ_MAX_ALLOC ? j->nalloc
-								     : GQ_MAX_ALLOC;
+			S->ji[i].nalloc = j->nalloc < 0 ? 0 : j->nalloc;
 			for (int a = 0; a < S->ji[i].nalloc; a++)
 				S->ji[i].held += __builtin_popcountll(j->alloc[a].mask);
 			st->npool += (size_t)S->ji[i].nalloc;
@@ -223,10 +224,10 @@ static void init_stage(struct sim *S, struct prediction_set *out, struct staging
 		stage_pending(S, j, i, &dc, x);
 		if (x->rt < S->min_rt)
 			S->min_rt = x->rt;
-		/* a CPU-only job is placed on one node too */
-		st->npool += (size_t)(x->gpus < 1	       ? 1
-				      : x->gpus < GQ_MAX_ALLOC ? x->gpus
-							       : GQ_MAX_ALLOC);
+		/* a CPU-only job is placed on one node too; an allocation
+		 * has at most one entry per node */
+		size_t span = s->nnodes < GQ_MAX_SPAN ? s->nnodes : GQ_MAX_SPAN;
+		st->npool += x->gpus < 1 ? 1 : (size_t)x->gpus < span ? (size_t)x->gpus : span;
 		st->ndeps += (size_t)x->deps_left;
 		st->keys[k] = (struct order_key){order_fair_share_cached(s, j, &fc), j->submit_time,
 						 j->id, k};
@@ -451,6 +452,7 @@ void sim_release(struct sim *S)
 {
 	place_map_release(&S->m);
 	free(S->ji);
+	free(S->waitv);
 	free(S->goff);
 	free(S->rel_job);
 	free(S->rel_t);

@@ -13,7 +13,7 @@ uint64_t gpus_busy(const struct snapshot *s, size_t n,
 			continue;
 		uint64_t mine = 0;
 		bool on = false;
-		for (int x = 0; x < j->nalloc && x < GQ_MAX_ALLOC; x++)
+		for (int x = 0; x < j->nalloc; x++)
 			if (j->alloc[x].node >= 0 && (size_t)j->alloc[x].node == n) {
 				mine |= j->alloc[x].mask;
 				on = true;

@@ -236,6 +236,7 @@ static bool advance(struct rstate *st, int64_t now)
 			j->state = JOB_COMPLETED;
 			j->end_time = st->run_end[i];
 			rt_hist_add(&st->hist, j);
+			job_release(j);
 			changed = true;
 			continue;
 		}
@@ -250,7 +251,7 @@ static bool advance(struct rstate *st, int64_t now)
 			j->queued_time = now;
 			j->restarts++;
 			j->not_before = now + p->cooldown;
-			j->nalloc = 0;
+			job_set_alloc(j, 0, NULL);
 			j->start_time = 0;
 			j->stop_deadline = 0;
 			j->last_checkpoint = 0;
@@ -261,7 +262,7 @@ static bool advance(struct rstate *st, int64_t now)
 				j->last_checkpoint = st->run_from[i] + k2 * REPLAY_CHECKPOINT_EVERY;
 		}
 		if (w != k)
-			s->jobs[w] = *j;
+			s->jobs[w] = *j; /* moved */
 		w++;
 	}
 	s->njobs = w;
@@ -300,8 +301,7 @@ static void apply_plan(struct rstate *st, const struct plan *pl, int64_t now)
 			j->state = JOB_RUNNING;
 			j->start_time = now;
 			j->borrowed = act->borrowed;
-			j->nalloc = act->nalloc;
-			memcpy(j->alloc, act->alloc, (size_t)act->nalloc * sizeof(*j->alloc));
+			job_set_alloc(j, act->nalloc, act->alloc);
 			st->run_from[i] = now;
 			st->run_end[i] = now + (st->rem[i] > 0 ? st->rem[i] : 0);
 			if (rj->start < 0)

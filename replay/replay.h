@@ -34,7 +34,7 @@
 #include "trace.h"
 
 #define REPLAY_CHECKPOINT_EVERY 600
-#define REPLAY_MAX_NODES 16 /* a job spans at most GQ_MAX_ALLOC nodes */
+#define REPLAY_MAX_NODES 16 /* the widest machine replay_machine picks for a trace */
 #define REPLAY_HIST_BINS 10
 
 enum replay_predictor { PRED_HISTORY, PRED_LIMIT, PRED_ZERO, PRED_COUNT };

@@ -191,7 +191,7 @@ static void h_jobs_list(struct ctx *c)
 	server_jobs(c->s, &f, &jobs, &n);
 	c->resp->body = codec_jobs_text(jobs, n, &c->resp->len);
 	c->resp->status = 200;
-	free(jobs);
+	jobs_free(jobs, n);
 }
 
 static bool idem_valid(const char *k)
@@ -231,6 +231,7 @@ static void h_submit(struct ctx *c)
 	/* An array's answer is the array's id and its first task. */
 	buf_printf(&b, "{\"id\":%" PRId64 ",\"job\":", j.array_id ? j.array_id : j.id);
 	codec_job_write(&b, &j);
+	job_release(&j);
 	buf_addstr(&b, "}");
 	c->resp->status = replay ? 200 : 201;
 	c->resp->len = b.len;
@@ -241,10 +242,12 @@ static void h_job_get(struct ctx *c)
 {
 	struct gq_err e = GQ_ERR_INIT;
 	struct job j;
-	if (server_job(c->s, c->id, &j, &e) < 0)
+	if (server_job(c->s, c->id, &j, &e) < 0) {
 		reply_err(c, &e);
-	else
-		reply_job(c, 200, &j);
+		return;
+	}
+	reply_job(c, 200, &j);
+	job_release(&j);
 }
 
 static void h_job_command(struct ctx *c)
@@ -310,6 +313,7 @@ static void h_job_update(struct ctx *c)
 		return;
 	}
 	reply_job(c, 200, &j);
+	job_release(&j);
 }
 
 static void h_job_action(struct ctx *c)
@@ -347,6 +351,7 @@ static void h_job_action(struct ctx *c)
 		goto fail;
 	free(reason);
 	reply_job(c, 200, &j);
+	job_release(&j);
 	return;
 fail:
 	free(reason);

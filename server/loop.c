@@ -90,7 +90,7 @@ void copy_locked(struct server *s, struct snapshot *out, int64_t now)
 	for (size_t i = 0; i < s->st.snap.njobs; i++) {
 		const struct job *j = &s->st.snap.jobs[i];
 		if (job_state_active(j->state) || j->end_time >= now - RECENT_WINDOW)
-			out->jobs[out->njobs++] = *j;
+			job_copy(&out->jobs[out->njobs++], j);
 	}
 }
 
@@ -289,16 +289,18 @@ static int prune(struct server *s, struct pass *p, struct gq_err *e)
 		qsort(deps, ndeps, sizeof(*deps), cmp_id);
 	int rc = 0;
 	for (size_t i = 0; i < sn->njobs; i++) {
-		const struct job *j = &sn->jobs[i];
+		struct job *j = &sn->jobs[i];
 		if (rc == 0 && !job_state_active(j->state) && j->end_time > 0 &&
 		    j->end_time < cut && j->id != newest &&
 		    !(ndeps && bsearch(&j->id, deps, ndeps, sizeof(*deps), cmp_id))) {
 			rc = db_job_delete(s->st.db, j->id, e);
-			if (rc == 0)
+			if (rc == 0) {
+				job_release(j);
 				continue;
+			}
 		}
 		if (w != i)
-			sn->jobs[w] = *j;
+			sn->jobs[w] = *j; /* moved */
 		w++;
 	}
 	sn->njobs = w;
@@ -364,9 +366,7 @@ static int start_planned(struct server *s, struct pass *p, const struct plan *pl
 		for (int k = 0; k < a->nalloc; k++)
 			used[a->alloc[k].node] |= a->alloc[k].mask;
 		j->state = JOB_STARTING;
-		j->nalloc = a->nalloc;
-		memset(j->alloc, 0, sizeof(j->alloc));
-		memcpy(j->alloc, a->alloc, (size_t)a->nalloc * sizeof(j->alloc[0]));
+		job_set_alloc(j, a->nalloc, a->alloc);
 		j->borrowed = a->borrowed;
 		j->start_time = p->now;
 		j->exit_status = -1;
@@ -412,7 +412,7 @@ static int spawn_started(struct server *s, struct pass *p, const int64_t *starti
 				state_full_enter(&s->st, &se);
 				runner_forget(s->st.runner, j->id);
 				j->state = JOB_PENDING;
-				j->nalloc = 0;
+				job_set_alloc(j, 0, NULL);
 				j->start_time = 0;
 				if (state_persist(&s->st, j, e) < 0 ||
 				    state_emit(&s->st, j->id, "state", JOB_STARTING, JOB_PENDING,
@@ -424,7 +424,7 @@ static int spawn_started(struct server *s, struct pass *p, const int64_t *starti
 			log_error("job %" PRId64 ": %s", j->id, se.msg);
 			j->state = JOB_FAILED;
 			j->end_time = p->now;
-			j->nalloc = 0;
+			job_set_alloc(j, 0, NULL);
 			char why[160];
 			snprintf(why, sizeof(why), "cannot start: %.140s", se.msg);
 			if (state_persist(&s->st, j, e) < 0 ||

@@ -88,7 +88,7 @@ static void commit_batch(struct server *s, struct pending_submit *list)
 		} else if (p->replay) {
 			struct job *j = snapshot_find(&s->st.snap, p->result.id);
 			if (j)
-				p->result = *j;
+				job_copy(&p->result, j);
 		} else if (p->arr) {
 			for (int t = 0; t < p->arr->ntasks; t++) {
 				struct job *tj = snapshot_add_job(&s->st.snap);
@@ -266,7 +266,7 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 	j.exit_status = -1;
 	j.submit_time = j.queued_time = now;
 	j.start_time = j.end_time = 0;
-	j.nalloc = 0;
+	job_set_alloc(&j, 0, NULL);
 	if (j.held) {
 		STR_COPY(j.held_by, who->user);
 		j.held_at = now;
@@ -400,7 +400,7 @@ int server_job(struct server *s, int64_t id, struct job *out, struct gq_err *e)
 	struct job *j = NULL;
 	int rc = find_job(s, id, &j, e);
 	if (rc == 0 && j)
-		*out = *j;
+		job_copy(out, j);
 	pthread_mutex_unlock(&s->mu);
 	return rc;
 }
@@ -492,7 +492,7 @@ static int act_on(struct server *s, const struct identity *who, struct job *c, e
 		c->queued_time = now;
 		c->exit_status = -1;
 		c->end_time = 0;
-		c->nalloc = 0;
+		job_set_alloc(c, 0, NULL);
 		strcpy(kind, "state");
 		strcpy(reason, "requeued");
 		return 0;
@@ -587,6 +587,8 @@ int server_act(struct server *s, const struct identity *who, int64_t id, enum jo
 		if (act_one(s, who, tasks[i], a, args, &j, &te) == 0) {
 			if (!done++)
 				*out = j;
+			else
+				job_release(&j);
 		} else if (te.code != GQ_ECONFLICT || last.code != GQ_ECONFLICT) {
 			if (last.code == GQ_OK || last.code == GQ_ECONFLICT)
 				last = te;
@@ -609,13 +611,14 @@ static int act_one(struct server *s, const struct identity *who, int64_t id, enu
 		   const struct act_args *args, struct job *out, struct gq_err *e)
 {
 	pthread_mutex_lock(&s->mu);
-	struct job *j = NULL;
+	struct job *j = NULL, c;
+	job_init(&c);
 	int rc = -1;
 	if (find_job(s, id, &j, e) < 0 || check_owner(who, j, e) < 0)
 		goto out;
 	char actor[32], kind[24] = "", reason[160] = "";
 	actor_of(who, j, actor, sizeof(actor));
-	struct job c = *j;
+	job_copy(&c, j);
 	bool stop = false;
 	if (act_on(s, who, &c, a, args, actor, &stop, kind, reason, e) < 0)
 		goto out;
@@ -649,9 +652,11 @@ static int act_one(struct server *s, const struct identity *who, int64_t id, enu
 		    (a == ACT_CHECKPOINT && enforce_job_checkpoint(s->st.enf, &ec, &c, e) < 0) ||
 		    state_commit(&s->st, e) < 0)
 			goto failed;
-		*j = c;
+		job_release(j);
+		*j = c; /* moved */
+		job_init(&c);
 	}
-	*out = *j;
+	job_copy(out, j);
 	rc = 0;
 	pthread_cond_broadcast(&s->ev_cv);
 	state_wake(&s->st);
@@ -661,6 +666,7 @@ failed:
 	state_failed(&s->st, e);
 	state_full_refusal(&s->st, "changes", e);
 out:
+	job_release(&c);
 	pthread_mutex_unlock(&s->mu);
 	return rc;
 }
@@ -779,8 +785,8 @@ int server_update(struct server *s, const struct identity *who, int64_t id,
 		state_full_refusal(&s->st, "changes", e);
 		goto out;
 	}
-	*j = c;
-	*out = c;
+	*j = c; /* a pending job: no allocation to share */
+	job_copy(out, j);
 	rc = 0;
 	pthread_cond_broadcast(&s->ev_cv);
 	state_wake(&s->st);
@@ -895,10 +901,12 @@ void server_jobs(struct server *s, const struct job_filter *f, struct job **out,
 		     (f->until && j->end_time >= f->until)))
 			ok = false;
 		if (ok)
-			v[cnt++] = *j;
+			job_copy(&v[cnt++], j);
 	}
 	pthread_mutex_unlock(&s->mu);
 	if (f->limit && cnt > f->limit) {
+		for (size_t i = 0; i < cnt - f->limit; i++)
+			job_release(&v[i]);
 		memmove(v, v + (cnt - f->limit), f->limit * sizeof(*v));
 		cnt = f->limit;
 	}

@@ -68,7 +68,7 @@ int recover(struct server *s, bool after_full, struct gq_err *out)
 			log_info("job %" PRId64 ": was not started %s; pending again", j->id,
 				 while_);
 			j->state = JOB_PENDING;
-			j->nalloc = 0;
+			job_set_alloc(j, 0, NULL);
 			j->start_time = 0;
 			rc = state_persist(&s->st, j, &e);
 			if (rc == 0)

@@ -252,7 +252,7 @@ int state_finish(struct state *s, struct job *j, int status, int64_t ended, cons
 		j->state = JOB_PENDING;
 		j->restarts++;
 		j->queued_time = now;
-		j->nalloc = 0;
+		job_set_alloc(j, 0, NULL);
 		j->borrowed = false;
 		j->stop_deadline = 0;
 		if (in == STOP_PREEMPT)
@@ -428,6 +428,8 @@ static int load_job(void *arg, int64_t id, uint32_t uid, const char *idem, const
 int state_load(struct state *s, struct gq_err *e)
 {
 	struct enforce *en = NULL;
+	for (size_t i = 0; i < s->snap.njobs; i++)
+		job_release(&s->snap.jobs[i]);
 	s->snap.njobs = 0;
 	s->nstops = 0;
 	if (db_event_last(s->db, &s->last_seq, e) < 0 || db_jobs_load(s->db, load_job, s, e) < 0 ||

@@ -263,7 +263,7 @@ json_t *codec_job_encode(const struct job *j)
 			    j->ovr.set ? wire_encode_table(ovr_fields, NF(ovr_fields), &j->ovr)
 				       : json_null());
 	json_t *alloc = json_array();
-	for (int i = 0; i < j->nalloc && i < GQ_MAX_ALLOC; i++) {
+	for (int i = 0; i < j->nalloc; i++) {
 		json_t *gpus = json_array();
 		for (int g = 0; g < GQ_MAX_NODE_GPUS; g++)
 			if (j->alloc[i].mask & (UINT64_C(1) << g))
@@ -592,54 +592,72 @@ static int decode_deps(const json_t *v, struct job *j, const char *what, struct 
 	return 0;
 }
 
+static int decode_alloc_entry(const json_t *a, const char *path, struct job_alloc *out,
+			      struct gq_err *e);
+
 static int decode_alloc(const json_t *v, struct job *j, struct gq_err *e)
 {
 	if (!json_is_array(v))
 		return wire_type_error(e, "job.alloc", "an array", v);
-	if (json_array_size(v) > GQ_MAX_ALLOC)
-		return err_set(e, GQ_EINVAL, "job.alloc: at most %d nodes, got %zu", GQ_MAX_ALLOC,
+	if (json_array_size(v) > GQ_MAX_SPAN)
+		return err_set(e, GQ_EINVAL, "job.alloc: at most %d nodes, got %zu", GQ_MAX_SPAN,
 			       json_array_size(v));
-	size_t i;
+	size_t n = json_array_size(v), i;
+	struct job_alloc *al = xcalloc(n ? n : 1, sizeof(*al));
 	json_t *a;
 	json_array_foreach(v, i, a)
 	{
 		char path[64];
 		snprintf(path, sizeof(path), "job.alloc[%zu]", i);
-		if (!json_is_object(a))
-			return wire_type_error(e, path, "an object", a);
-		json_t *node = NULL, *gpus = NULL;
-		const char *key;
-		json_t *val;
-		json_object_foreach(a, key, val)
-		{
-			if (!strcmp(key, "node"))
-				node = val;
-			else if (!strcmp(key, "gpus"))
-				gpus = val;
-			else
-				return err_set(e, GQ_EINVAL, "%s: unknown field '%s'", path, key);
+		if (decode_alloc_entry(a, path, &al[i], e) < 0) {
+			free(al);
+			return -1;
 		}
-		if (!node || !json_is_integer(node) || json_integer_value(node) < 0 ||
-		    json_integer_value(node) > INT_MAX)
-			return err_set(e, GQ_EINVAL, "%s.node: expected a node index", path);
-		if (!gpus || !json_is_array(gpus))
-			return err_set(e, GQ_EINVAL, "%s.gpus: expected an array of GPU indices",
-				       path);
-		uint64_t mask = 0;
-		size_t k;
-		json_t *g;
-		json_array_foreach(gpus, k, g)
-		{
-			if (!json_is_integer(g) || json_integer_value(g) < 0 ||
-			    json_integer_value(g) >= GQ_MAX_NODE_GPUS)
-				return err_set(e, GQ_EINVAL, "%s.gpus[%zu]: expected 0..%d", path,
-					       k, GQ_MAX_NODE_GPUS - 1);
-			mask |= UINT64_C(1) << json_integer_value(g);
-		}
-		j->alloc[i].node = (int)json_integer_value(node);
-		j->alloc[i].mask = mask;
 	}
-	j->nalloc = (int)json_array_size(v);
+	free(j->alloc);
+	j->alloc = n ? al : NULL;
+	j->nalloc = (int)n;
+	if (!n)
+		free(al);
+	return 0;
+}
+
+/* One entry of job.alloc, {"node":N,"gpus":[i,...]}, at path. */
+static int decode_alloc_entry(const json_t *a, const char *path, struct job_alloc *out,
+			      struct gq_err *e)
+{
+	if (!json_is_object(a))
+		return wire_type_error(e, path, "an object", a);
+	json_t *node = NULL, *gpus = NULL;
+	const char *key;
+	json_t *val;
+	json_object_foreach(wire_mut(a), key, val)
+	{
+		if (!strcmp(key, "node"))
+			node = val;
+		else if (!strcmp(key, "gpus"))
+			gpus = val;
+		else
+			return err_set(e, GQ_EINVAL, "%s: unknown field '%s'", path, key);
+	}
+	if (!node || !json_is_integer(node) || json_integer_value(node) < 0 ||
+	    json_integer_value(node) > INT_MAX)
+		return err_set(e, GQ_EINVAL, "%s.node: expected a node index", path);
+	if (!gpus || !json_is_array(gpus))
+		return err_set(e, GQ_EINVAL, "%s.gpus: expected an array of GPU indices", path);
+	uint64_t mask = 0;
+	size_t k;
+	json_t *g;
+	json_array_foreach(gpus, k, g)
+	{
+		if (!json_is_integer(g) || json_integer_value(g) < 0 ||
+		    json_integer_value(g) >= GQ_MAX_NODE_GPUS)
+			return err_set(e, GQ_EINVAL, "%s.gpus[%zu]: expected 0..%d", path, k,
+				       GQ_MAX_NODE_GPUS - 1);
+		mask |= UINT64_C(1) << json_integer_value(g);
+	}
+	out->node = (int)json_integer_value(node);
+	out->mask = mask;
 	return 0;
 }
 
@@ -662,8 +680,10 @@ int codec_job_decode(const json_t *v, struct job *out, struct gq_err *e)
 	}
 	if ((x = json_object_get(v, "alloc")) && decode_alloc(x, &j, e) < 0)
 		return -1;
-	if ((x = json_object_get(v, "deps")) && decode_deps(x, &j, "job", e) < 0)
+	if ((x = json_object_get(v, "deps")) && decode_deps(x, &j, "job", e) < 0) {
+		job_release(&j);
 		return -1;
+	}
 	*out = j;
 	return 0;
 }
@@ -1073,7 +1093,8 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			int64_t t = *(const int64_t *)((const char *)&out->jobs[i] + f->off), d;
 			if (__builtin_sub_overflow(t, out->now, &d)) {
 				err_set(e, GQ_EINVAL,
-					"snapshot.jobs[%zu].%s: %lld is out of range of now (%lld)",
+					"snapshot.jobs[%zu].%s: %lld is out of range of "
+					"now (%lld)",
 					i, f->name, (long long)t, (long long)out->now);
 				goto fail;
 			}
@@ -1650,7 +1671,7 @@ static void write_alloc(struct buf *b, const struct job *j)
 {
 	char tmp[48];
 	put(b, "[", 1);
-	for (int i = 0; i < j->nalloc && i < GQ_MAX_ALLOC; i++) {
+	for (int i = 0; i < j->nalloc; i++) {
 		snprintf(tmp, sizeof(tmp), "%s{\"node\":%d,\"gpus\":[", i ? "," : "",
 			 j->alloc[i].node);
 		put(b, tmp, strlen(tmp));

@@ -25,7 +25,7 @@ int wire_jobs_parse(const char *text, size_t len, struct job **jobs, size_t *n, 
 	for (size_t i = 0; i < cnt; i++)
 		if (codec_job_decode(json_array_get(a, i), &out[i], e) < 0) {
 			err_prefix(e, "jobs[%zu]", i);
-			free(out);
+			jobs_free(out, i);
 			json_decref(v);
 			return -1;
 		}

@@ -638,6 +638,57 @@ int slurm_partitions_decode(const char *text, size_t len, struct policy *p, stru
 	return 0;
 }
 
+static int node_index(const struct snapshot *s, const char *name);
+
+/* Every node of hostlist `list` is one of s's and has no GPUs (and there
+ * is at least one). */
+static bool all_gpu_less(const char *list, const struct snapshot *s)
+{
+	int cap = (int)(s->nnodes < 1 ? 1 : s->nnodes);
+	char(*names)[64] = xmalloc((size_t)cap * sizeof(*names));
+	int n = slurm_hostlist_expand(list, names, cap);
+	bool ok = n > 0;
+	for (int k = 0; ok && k < n; k++) {
+		int ni = node_index(s, names[k]);
+		ok = ni >= 0 && s->nodes[ni].ngpus == 0;
+	}
+	free(names);
+	return ok;
+}
+
+int slurm_cpu_partition(const char *text, size_t len, const struct snapshot *s, char *out,
+			size_t size, struct gq_err *e)
+{
+	json_t *v = parse(text, len, e);
+	if (!v)
+		return -1;
+	const char *pick = NULL;
+	size_t i;
+	json_t *x;
+	json_array_foreach(json_object_get(v, "partitions"), i, x)
+	{
+		const json_t *nodes = json_object_get(x, "nodes");
+		const char *list =
+		    json_is_object(nodes) ? str(nodes, "configured") : json_string_value(nodes);
+		if (!*str(x, "name") || !list || !all_gpu_less(list, s))
+			continue;
+		bool dflt = array_has(json_object_get(x, "flags"), "default");
+		if (!pick || dflt)
+			pick = str(x, "name");
+		if (dflt)
+			break;
+	}
+	int rc = 0;
+	if (pick)
+		cpy(out, size, pick);
+	else
+		rc = err_set(e, GQ_EINVAL,
+			     "no partition of this cluster has only nodes without GPUs: name one "
+			     "with --queue to run a CPU-only job there");
+	json_decref(v);
+	return rc;
+}
+
 /* ---- jobs ---- */
 
 const char *slurm_reason_class(const char *r, int restarts)
@@ -788,8 +839,8 @@ static int node_index(const struct snapshot *s, const char *name)
 	return -1;
 }
 
-static void job_decode(const json_t *x, struct snapshot *s, const struct slurm_map *m,
-		       struct job *j, struct slurm_job_extra *xe)
+static int job_decode(const json_t *x, struct snapshot *s, const struct slurm_map *m, struct job *j,
+		      struct slurm_job_extra *xe, struct gq_err *e)
 {
 	job_init(j);
 	j->id = num0(x, "job_id");
@@ -893,9 +944,16 @@ static void job_decode(const json_t *x, struct snapshot *s, const struct slurm_m
 	}
 
 	/* The allocation: one gres_detail entry per node of the hostlist. */
+	if (nodes > GQ_MAX_SPAN)
+		return err_set(e, GQ_ETOOBIG,
+			       "job '%lld' spans %lld nodes, more than the %d gq holds per job",
+			       (long long)j->id, (long long)nodes, GQ_MAX_SPAN);
 	if (job_state_holds_gpus(j->state)) {
-		char names[GQ_MAX_ALLOC][64];
-		int nn = slurm_hostlist_expand(str(x, "nodes"), names, GQ_MAX_ALLOC);
+		int cap = nodes > 0 ? (int)nodes : GQ_MAX_SPAN;
+		char(*names)[64] = xmalloc((size_t)cap * sizeof(*names));
+		int nn = slurm_hostlist_expand(str(x, "nodes"), names, cap);
+		if (nn > 0)
+			j->alloc = xcalloc((size_t)nn, sizeof(*j->alloc));
 		const json_t *gd = json_object_get(x, "gres_detail");
 		for (int k = 0; k < nn; k++) {
 			int ni = node_index(s, names[k]);
@@ -912,6 +970,9 @@ static void job_decode(const json_t *x, struct snapshot *s, const struct slurm_m
 			j->alloc[j->nalloc].node = ni;
 			j->alloc[j->nalloc++].mask = mask;
 		}
+		free(names);
+		if (!j->nalloc)
+			job_release(j);
 	}
 	if (xe) {
 		memset(xe, 0, sizeof(*xe));
@@ -927,6 +988,7 @@ static void job_decode(const json_t *x, struct snapshot *s, const struct slurm_m
 		xe->array_task_id = has_task ? task : -1;
 		cpy(xe->array_tasks, sizeof(xe->array_tasks), tasks);
 	}
+	return 0;
 }
 
 int slurm_history_decode(const char *text, size_t len, const char *user, int64_t **runtimes,
@@ -971,7 +1033,15 @@ int slurm_jobs_decode(const char *text, size_t len, struct snapshot *s, const st
 	json_array_foreach(arr, i, x)
 	{
 		struct job *j = snapshot_add_job(s);
-		job_decode(x, s, m, j, extra ? &(*extra)[i] : NULL);
+		if (job_decode(x, s, m, j, extra ? &(*extra)[i] : NULL, e) < 0) {
+			json_decref(v);
+			if (extra) {
+				free(*extra);
+				*extra = NULL;
+				*nextra = 0;
+			}
+			return -1;
+		}
 	}
 	json_decref(v);
 	return 0;

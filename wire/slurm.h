@@ -89,6 +89,16 @@ int slurm_nodes_decode(const char *text, size_t len, struct snapshot *s, uint64_
  * default partition as policy.default_queue. */
 int slurm_partitions_decode(const char *text, size_t len, struct policy *p, struct gq_err *e);
 
+/* GET /partitions and the nodes of s (GET /nodes): the partition for a
+ * CPU-only job that names none, one whose every node is in s and has no
+ * GPUs (the default partition when it is one, else the first in Slurm's
+ * order), into out. -1 with GQ_EINVAL and a line saying how to name one
+ * when no partition is GPU-less, or with the decoder's error. The
+ * partition's nodes are its hostlist ("nodes", v0.0.38) or
+ * nodes.configured (v0.0.40+). */
+int slurm_cpu_partition(const char *text, size_t len, const struct snapshot *s, char *out,
+			size_t size, struct gq_err *e);
+
 /* A job beyond struct job: what gq show prints. */
 struct slurm_job_extra {
 	char cwd[256];
@@ -109,7 +119,9 @@ struct slurm_job_extra {
  * allocation's GPU indexes are resolved against s->nodes by name) and, when
  * extra is not NULL, a malloc'd array of *nextra entries, one per job
  * appended, in order. A job naming a node s does not have keeps its GPU
- * count without an allocation.
+ * count without an allocation. A job on more than GQ_MAX_SPAN nodes is an
+ * error (-1, GQ_ETOOBIG naming it; *extra is then not set, s keeps the jobs
+ * decoded so far for snapshot_release).
  */
 /*
  * GET /slurmdb/v0.0.N/jobs (slurmdbd's accounting records, as sacct reads

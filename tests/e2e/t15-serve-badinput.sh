@@ -24,7 +24,7 @@ check_eq "a duplicate key" "$(err POST /v1/jobs '{"argv":["x"],"argv":["y"]}' | 
 check_eq "nothing to run" "$(err POST /v1/jobs '{"name":"x"}')" \
 	"400 invalid submission: nothing to run; give 'argv' or 'script'"
 check_eq "negative GPUs" "$(err POST /v1/jobs '{"argv":["x"],"req":{"gpus":-1}}')" \
-	"400 invalid req.gpus: -1 is out of range (0..1024)"
+	"400 invalid req.gpus: -1 is out of range (0..262144)"
 check_eq "an unknown queue" "$(err POST /v1/jobs '{"argv":["x"],"queue":"nope"}')" \
 	"400 invalid unknown queue 'nope'; the queues are: default"
 check_eq "an unknown tier" "$(err POST /v1/jobs '{"argv":["x"],"tier":"P9"}')" \

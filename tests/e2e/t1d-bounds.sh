@@ -49,11 +49,11 @@ check_eq "API: an estimate longer than the time limit" \
 	"400 invalid estimate is longer than time_limit; the job would be killed first"
 check_eq "API: 2,000,000 CPUs" "$(err POST /v1/jobs '{"argv":["x"],"req":{"cpus":2000000}}')" \
 	"400 invalid req.cpus: 2000000 is out of range (0..1000000)"
-check_eq "API: 2,000 GPUs" "$(err POST /v1/jobs '{"argv":["x"],"req":{"gpus":2000}}')" \
-	"400 invalid req.gpus: 2000 is out of range (0..1024)"
-out=$("$GQ" submit --gpus 2000 -- true 2>&1); rc=$?
-check_eq "CLI: 2,000 GPUs, the same bound" "$rc: $out" \
-	"2: gq submit: --gpus: '2000' is out of range (0..1024); see 'gq submit -h'"
+check_eq "API: 300,000 GPUs" "$(err POST /v1/jobs '{"argv":["x"],"req":{"gpus":300000}}')" \
+	"400 invalid req.gpus: 300000 is out of range (0..262144)"
+out=$("$GQ" submit --gpus 300000 -- true 2>&1); rc=$?
+check_eq "CLI: 300,000 GPUs, the same bound" "$rc: $out" \
+	"2: gq submit: --gpus: '300000' is out of range (0..262144); see 'gq submit -h'"
 check_eq "API: a negative memory" "$(err POST /v1/jobs '{"argv":["x"],"req":{"mem_mb":-1}}')" \
 	"400 invalid req.mem_mb: -1 is out of range (0..1099511627776)"
 check_eq "API: a queued time the journal could not read back" \

@@ -31,6 +31,7 @@ static void sample_job(struct job *j)
 	j->req.gpu_mem_mb = 81920;
 	j->req.same_node = true;
 	j->nalloc = 2;
+	j->alloc = xcalloc(2, sizeof(*j->alloc));
 	j->alloc[0].node = 0;
 	j->alloc[0].mask = 0x5;
 	j->alloc[1].node = 1;
@@ -45,6 +46,17 @@ static void sample_job(struct job *j)
 	j->deps[1] = 9;
 	j->dep_kind[1] = DEP_AFTERNOTOK;
 	STR_COPY(j->end_reason, "dependency #7 failed (exit 1): afterok can never be met");
+}
+
+/* The same job: every field, and the allocations' entries rather than
+ * where they are. */
+static bool same_job(const struct job *a, const struct job *b)
+{
+	struct job x = *a, y = *b;
+	x.alloc = y.alloc = NULL;
+	return a->nalloc == b->nalloc &&
+	       (!a->nalloc || !memcmp(a->alloc, b->alloc, (size_t)a->nalloc * sizeof(*a->alloc))) &&
+	       !memcmp(&x, &y, sizeof(x));
 }
 
 static json_t *parse(const char *text)
@@ -63,10 +75,12 @@ static void test_job_round_trip(void)
 	json_t *v = codec_job_encode(&j);
 	struct gq_err e = GQ_ERR_INIT;
 	CHECK_INT(codec_job_decode(v, &k, &e), 0);
-	CHECK(!memcmp(&j, &k, sizeof(j)));
+	CHECK(same_job(&j, &k));
 	CHECK_STR(json_string_value(json_object_get(v, "state")), "running");
 	CHECK_STR(json_string_value(json_object_get(v, "tier")), "P2");
 	json_decref(v);
+	job_release(&j);
+	job_release(&k);
 }
 
 static void test_job_without_override_encodes_null(void)
@@ -330,6 +344,7 @@ static void test_fast_job_text_matches_jansson(void)
 	j.exit_status = -3;
 	for (int round = 0; round < 3; round++) {
 		if (round == 1) {
+			job_release(&j);
 			job_init(&j);
 			j.id = 7;
 		}
@@ -423,6 +438,7 @@ static void test_lean_job_text(void)
 	    "\"at\":1700000100},\"alloc\":[{\"node\":0,\"gpus\":[0,2]},{\"node\":1,\"gpus\":[63]}],"
 	    "\"deps\":[7,{\"id\":9,\"kind\":\"afternotok\"}]}");
 	buf_reset(&b);
+	job_release(&j);
 	job_init(&j);
 	j.id = 51;
 	j.req.cpus = 2;
@@ -468,6 +484,8 @@ static void test_lean_job_round_trip(void)
 		free(want);
 		free(have);
 		buf_release(&b);
+		job_release(&j);
+		job_release(&got);
 	}
 }
 
@@ -670,8 +688,47 @@ static void test_snapshot_rows(void)
 	snapshot_release(&t);
 }
 
+/* An allocation of any size up to GQ_MAX_SPAN nodes: 200 nodes go through
+ * both encoders and back; one entry more than the bound is refused. */
+static void test_job_alloc_any_size(void)
+{
+	struct job j, k;
+	sample_job(&j);
+	struct job_alloc *a = xcalloc(200, sizeof(*a));
+	for (int i = 0; i < 200; i++)
+		a[i] = (struct job_alloc){i, 0xff};
+	job_set_alloc(&j, 200, a);
+	free(a);
+	struct gq_err e = GQ_ERR_INIT;
+	json_t *v = codec_job_encode(&j);
+	CHECK_INT(codec_job_decode(v, &k, &e), 0);
+	CHECK(same_job(&j, &k));
+	json_decref(v);
+	job_release(&k);
+	struct buf b;
+	buf_init(&b, 0);
+	codec_job_write_lean(&b, &j);
+	v = parse(b.data);
+	CHECK_INT(codec_job_decode(v, &k, &e), 0);
+	CHECK(same_job(&j, &k));
+	json_decref(v);
+	job_release(&k);
+	buf_release(&b);
+	job_release(&j);
+
+	json_t *wide = json_array();
+	for (int i = 0; i <= GQ_MAX_SPAN; i++)
+		json_array_append_new(wide, json_pack("{s:i,s:[i]}", "node", i, "gpus", 0));
+	v = json_pack("{s:o}", "alloc", wide);
+	CHECK_INT(codec_job_decode(v, &k, &e), -1);
+	CHECK_INT(e.code, GQ_EINVAL);
+	CHECK_STR(e.msg, "job.alloc: at most 4096 nodes, got 4097");
+	json_decref(v);
+}
+
 void suite_codec(void)
 {
+	RUN(test_job_alloc_any_size);
 	RUN(test_fast_job_text_matches_jansson);
 	RUN(test_fast_text_replaces_bad_utf8);
 	RUN(test_lean_job_text);

@@ -51,6 +51,7 @@ struct job *fx_running(struct snapshot *s, int64_t id, enum tier t, int node, in
 	j->start_time = start;
 	j->estimate = est;
 	j->nalloc = 1;
+	j->alloc = xcalloc(1, sizeof(*j->alloc));
 	j->alloc[0].node = node;
 	for (int g = 0; g < 64 && gpus > 0; g++) {
 		if (!(used & ((uint64_t)1 << g))) {

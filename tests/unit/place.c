@@ -14,6 +14,10 @@ static struct place_result check_job(struct snapshot *s, int64_t id)
 	place_map_init(&m, s);
 	struct place_result r;
 	place_check(&m, s, snapshot_find(s, id), s->now, &r);
+	/* The allocation is the map's: keep it past the map. */
+	static struct job_alloc keep[GQ_MAX_SPAN];
+	memcpy(keep, r.alloc, (size_t)r.nalloc * sizeof(*keep));
+	r.alloc = keep;
 	place_map_release(&m);
 	return r;
 }
@@ -411,8 +415,50 @@ static void test_unsized_nodes_never_short(void)
 	snapshot_release(&s);
 }
 
+/* A job spans as many nodes as it needs, up to GQ_MAX_SPAN: 1,024 GPUs on
+ * 128 of 2,000 nodes of 8, through the index and through the pass over
+ * the nodes (CPUs asked of sized nodes); one GPU past 4,096 nodes of 1
+ * is unsatisfiable, with the bound in its text. */
+static void test_wide_jobs_span_up_to_the_bound(void)
+{
+	struct snapshot s;
+	fx_init(&s, 2000, 8);
+	set(&s, "headroom.share", "0");
+	fx_running(&s, 1, TIER_P1, 0, 8, MIN(-10), 3600);
+	fx_pending(&s, 2, TIER_P1, 1024, MIN(0));
+	for (int pass = 0; pass < 2; pass++) {
+		struct place_result r = check_job(&s, 2);
+		CHECK_INT(r.blocks, 0);
+		if (CHECK_INT(r.nalloc, 128)) {
+			CHECK_INT(r.alloc[0].node, 1); /* node 0 is taken */
+			CHECK_INT(r.alloc[127].node, 128);
+			CHECK_INT(r.alloc[127].mask, 0xff);
+		}
+		/* the second pass: sized nodes and a CPU request */
+		for (size_t i = 0; i < s.nnodes; i++)
+			s.nodes[i].cpus = 96;
+		snapshot_find(&s, 2)->req.cpus = 4;
+	}
+	snapshot_release(&s);
+
+	fx_init(&s, GQ_MAX_SPAN + 10, 1);
+	set(&s, "headroom.share", "0");
+	fx_pending(&s, 1, TIER_P1, GQ_MAX_SPAN, MIN(0));
+	fx_pending(&s, 2, TIER_P1, GQ_MAX_SPAN + 1, MIN(0));
+	struct place_result r = check_job(&s, 1);
+	CHECK_INT(r.blocks, 0);
+	CHECK_INT(r.nalloc, GQ_MAX_SPAN);
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(place_satisfiable(&s, snapshot_find(&s, 2), &e), -1);
+	CHECK_STR(e.msg, "needs 4097 GPUs, at most 4096 fit on 4096 nodes: ask for fewer GPUs");
+	r = check_job(&s, 2);
+	CHECK(r.blocks & PLACE_BIT(PLACE_UNSATISFIABLE));
+	snapshot_release(&s);
+}
+
 void suite_place(void)
 {
+	RUN(test_wide_jobs_span_up_to_the_bound);
 	RUN(test_map_counts_held_gpus_and_down_nodes);
 	RUN(test_best_fit_picks_tightest_node);
 	RUN(test_spread_takes_fullest_nodes_first);

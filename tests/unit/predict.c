@@ -465,7 +465,7 @@ static void test_backfill_never_delays_a_job_ahead(void)
 				int32_t pi = all.of_job[n];
 				if (pi >= 0 && (size_t)pi >= k)
 					continue;
-				*snapshot_add_job(&c) = *j;
+				job_copy(snapshot_add_job(&c), j);
 			}
 			snapshot_sort(&c);
 			struct prediction_set cut;
@@ -1138,8 +1138,40 @@ static void test_two_permit_holders_in_order(void)
 	snapshot_release(&s);
 }
 
+/* 128-node jobs on 200 nodes of 8: the second waits for the first, which
+ * holds 128 nodes, and is predicted on 128 nodes when it ends. */
+static void test_wide_job_waits_for_wide_job(void)
+{
+	struct snapshot s;
+	fx_init(&s, 200, 8);
+	set(&s, "headroom.share", "0");
+	struct job *run = fx_pending(&s, 1, TIER_P1, 1024, MIN(-20));
+	run->state = JOB_RUNNING;
+	run->start_time = MIN(-10);
+	run->estimate = 70 * 60; /* ends at +60 */
+	struct job_alloc *a = xcalloc(128, sizeof(*a));
+	for (int i = 0; i < 128; i++)
+		a[i] = (struct job_alloc){i, 0xff};
+	job_set_alloc(run, 128, a);
+	free(a);
+	fx_pending(&s, 2, TIER_P1, 1024, MIN(-5))->estimate = 3600;
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	const struct prediction *p = find(&ps, &s, 2);
+	CHECK(p->placed);
+	CHECK_INT(p->start, MIN(60));
+	CHECK_INT(p->nalloc, 128);
+	CHECK_INT(p->nwaits, 1);
+	CHECK_INT(p->waits[0], 1);
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
 void suite_predict(void)
 {
+	RUN(test_wide_job_waits_for_wide_job);
 	RUN(test_permit_starts_at_earn_time_on_free_gpus);
 	RUN(test_permit_does_not_lift_quota);
 	RUN(test_two_permit_holders_in_order);

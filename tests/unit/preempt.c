@@ -38,6 +38,7 @@ static void running(struct snapshot *s, int64_t id, enum tier t, int node, uint6
 	j->state = JOB_RUNNING;
 	j->req.gpus = __builtin_popcountll(mask);
 	j->nalloc = 1;
+	j->alloc = xcalloc(1, sizeof(*j->alloc));
 	j->alloc[0].node = node;
 	j->alloc[0].mask = mask;
 	j->submit_time = j->queued_time = NOW - ran - 10;

@@ -39,7 +39,7 @@ struct rs { /* a snapshot job, while it holds GPUs (now or simulated) */
 	bool holds;
 	int64_t end, end_low, end_high;
 	int nalloc, held, qi;
-	struct job_alloc alloc[GQ_MAX_ALLOC];
+	const struct job_alloc *alloc; /* into the pool */
 };
 
 struct ref {
@@ -225,7 +225,7 @@ static void start(struct ref *R, struct rp *x, int64_t t, const struct place_res
 	}
 	/* Waits: whoever released each GPU it takes after now, its
 	 * dependencies not completed, the job whose end let its queue go. */
-	int64_t ids[GQ_MAX_ALLOC * GQ_MAX_NODE_GPUS + GQ_MAX_DEPS + 1];
+	int64_t *ids = xmalloc(((size_t)r->need + GQ_MAX_DEPS + 2) * sizeof(*ids));
 	int nid = 0;
 	int64_t lo = x->gate_low, hi = x->gate_high, last_rel = 0;
 	for (int a = 0; a < r->nalloc; a++) {
@@ -260,6 +260,7 @@ static void start(struct ref *R, struct rp *x, int64_t t, const struct place_res
 	o->nwaits_all = u;
 	o->nwaits = u < PREDICT_MAX_WAITS ? u : PREDICT_MAX_WAITS;
 	memcpy(o->waits, ids, (size_t)o->nwaits * sizeof(*ids));
+	free(ids);
 	if (t == R->now)
 		o->gate = GATE_NOW;
 	else if (x->gate_t >= last_rel && x->gate_t > R->now)
@@ -275,8 +276,8 @@ static void start(struct ref *R, struct rp *x, int64_t t, const struct place_res
 	me->end = o->end;
 	me->end_low = o->low + x->rt_low;
 	me->end_high = o->high + x->rt_high;
-	me->nalloc = r->nalloc;
-	memcpy(me->alloc, r->alloc, (size_t)r->nalloc * sizeof(*r->alloc));
+	me->nalloc = o->nalloc;
+	me->alloc = o->alloc;
 	me->held = r->need;
 }
 
@@ -615,7 +616,19 @@ void ref_predict_until(const struct snapshot *s, int64_t until, struct predictio
 	R->np = out->n = np;
 	R->pj = xcalloc(np + 1, sizeof(*R->pj));
 	R->out = out->items = xcalloc(np + 1, sizeof(*out->items));
-	R->pool = out->allocs = xmalloc((nj * GQ_MAX_ALLOC + 1) * sizeof(*R->pool));
+	/* The pool: what the jobs holding GPUs hold, and one entry per node a
+	 * pending job could take (one for a CPU-only job). */
+	size_t npool = 1, span = s->nnodes < GQ_MAX_SPAN ? s->nnodes : GQ_MAX_SPAN;
+	for (size_t i = 0; i < nj; i++) {
+		const struct job *j = &s->jobs[i];
+		if (job_state_holds_gpus(j->state))
+			npool += (size_t)(j->nalloc > 0 ? j->nalloc : 0);
+		else if (j->state == JOB_PENDING)
+			npool += j->req.gpus < 1	      ? 1
+				 : (size_t)j->req.gpus < span ? (size_t)j->req.gpus
+							      : span;
+	}
+	R->pool = out->allocs = xmalloc(npool * sizeof(*R->pool));
 	uint32_t *rank = xmalloc((np + 1) * sizeof(*rank));
 	order_rank_static(s, idx, np, rank);
 	for (size_t i = 0; i < nj; i++) {
@@ -631,8 +644,11 @@ void ref_predict_until(const struct snapshot *s, int64_t until, struct predictio
 		int64_t hi = predict_end_rt(j, predict_runtime_high(R->p, j), s->now);
 		e->end_low = lo < e->end ? lo : e->end;
 		e->end_high = hi > e->end ? hi : e->end;
-		e->nalloc = j->nalloc < 0 ? 0 : j->nalloc < GQ_MAX_ALLOC ? j->nalloc : GQ_MAX_ALLOC;
-		memcpy(e->alloc, j->alloc, (size_t)e->nalloc * sizeof(*e->alloc));
+		e->nalloc = j->nalloc < 0 ? 0 : j->nalloc;
+		e->alloc = &R->pool[R->npool];
+		if (e->nalloc)
+			memcpy(&R->pool[R->npool], j->alloc, (size_t)e->nalloc * sizeof(*e->alloc));
+		R->npool += (size_t)e->nalloc;
 		for (int a = 0; a < e->nalloc; a++)
 			e->held += __builtin_popcountll(j->alloc[a].mask);
 	}

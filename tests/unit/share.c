@@ -47,6 +47,7 @@ static void setup(struct snapshot *s)
 	j->state = JOB_RUNNING;
 	j->start_time = 100;
 	j->nalloc = 1;
+	j->alloc = xcalloc(1, sizeof(*j->alloc));
 	j->alloc[0].mask = 0x3; /* 2 GPUs */
 }
 

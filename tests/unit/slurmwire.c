@@ -563,6 +563,115 @@ static void order_backend(void)
 	snapshot_release(&s);
 }
 
+/* A cluster of `n` nodes n0001.. of 8 H100 each, as GET /nodes gives it. */
+static char *nodes_text(int n)
+{
+	struct buf b;
+	buf_init(&b, 0);
+	buf_addstr(&b, "{\"nodes\":[");
+	for (int i = 1; i <= n; i++)
+		buf_printf(
+		    &b,
+		    "%s{\"name\":\"n%04d\",\"gres\":\"gpu:h100:8\",\"gres_used\":\"gpu:h100:0\","
+		    "\"state\":\"idle\",\"cpus\":96,\"real_memory\":1000000}",
+		    i > 1 ? "," : "", i);
+	buf_addstr(&b, "]}");
+	return buf_detach(&b);
+}
+
+/* One running job on nodes n0001..n`nodes` with all 8 GPUs of each. */
+static char *wide_job_text(int nodes)
+{
+	struct buf b;
+	buf_init(&b, 0);
+	buf_printf(&b,
+		   "{\"jobs\":[{\"job_id\":77,\"name\":\"train\",\"user_name\":\"alice\","
+		   "\"partition\":\"gpu\",\"account\":\"proj_a\",\"qos\":\"p1\","
+		   "\"job_state\":\"RUNNING\",\"node_count\":%d,\"tres_req_str\":"
+		   "\"cpu=%d,node=%d,billing=%d,gres/gpu=%d\",\"nodes\":\"n[0001-%04d]\","
+		   "\"gres_detail\":[",
+		   nodes, nodes, nodes, nodes, 8 * nodes, nodes);
+	for (int i = 0; i < nodes; i++)
+		buf_printf(&b, "%s\"gpu:h100:8(IDX:0-7)\"", i ? "," : "");
+	buf_addstr(&b, "],\"start_time\":1700000000,\"submit_time\":1699999000}]}");
+	return buf_detach(&b);
+}
+
+/* A training job on 128 nodes x 8 GPUs is one allocation entry per node;
+ * one on more nodes than gq holds (GQ_MAX_SPAN) is an error naming it. */
+static void wide_allocations(void)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	struct slurm_map m = map();
+	char *nt = nodes_text(200), *jt = wide_job_text(128);
+	struct snapshot s;
+	snapshot_init(&s);
+	CHECK_INT(slurm_nodes_decode(nt, strlen(nt), &s, NULL, &e), 0);
+	if (CHECK_INT(slurm_jobs_decode(jt, strlen(jt), &s, &m, NULL, NULL, &e), 0) &&
+	    CHECK_INT(s.njobs, 1)) {
+		const struct job *j = &s.jobs[0];
+		CHECK_INT(j->req.gpus, 1024);
+		CHECK_INT(job_gpus_held(j), 1024);
+		if (CHECK_INT(j->nalloc, 128)) {
+			CHECK_INT(j->alloc[127].node, 127);
+			CHECK_INT(j->alloc[127].mask, 0xff);
+		}
+	} else {
+		printf("# %s\n", e.msg);
+	}
+	snapshot_release(&s);
+	free(nt);
+	free(jt);
+
+	snapshot_init(&s);
+	nt = nodes_text(1);
+	jt = wide_job_text(GQ_MAX_SPAN + 1);
+	CHECK_INT(slurm_nodes_decode(nt, strlen(nt), &s, NULL, &e), 0);
+	struct slurm_job_extra *x = NULL;
+	size_t nx = 0;
+	CHECK_INT(slurm_jobs_decode(jt, strlen(jt), &s, &m, &x, &nx, &e), -1);
+	CHECK_INT(e.code, GQ_ETOOBIG);
+	CHECK_STR(e.msg, "job '77' spans 4097 nodes, more than the 4096 gq holds per job");
+	CHECK(x == NULL);
+	snapshot_release(&s);
+	free(nt);
+	free(jt);
+}
+
+/* A CPU-only job that names no partition goes to one whose nodes have no
+ * GPUs: the default one when it is, else the first; the v0.0.40+ form of
+ * the node list too; none is an error that says how to name one. */
+static void cpu_partition(void)
+{
+	struct snapshot s;
+	snapshot_init(&s);
+	struct gq_err e = GQ_ERR_INIT;
+	size_t len;
+	char *t = slurp("v0.0.38/nodes.json", &len);
+	CHECK(t && slurm_nodes_decode(t, len, &s, NULL, &e) == 0);
+	free(t);
+	char part[64] = "";
+	t = slurp("written/partitions_cpu.json", &len);
+	CHECK(t && slurm_cpu_partition(t, len, &s, part, sizeof(part), &e) == 0);
+	CHECK_STR(part, "cpu");
+	free(t);
+	static const char *const two =
+	    "{\"partitions\":[{\"name\":\"a\",\"nodes\":\"cpu1\",\"flags\":[]},"
+	    "{\"name\":\"b\",\"nodes\":{\"configured\":\"cpu1\",\"total\":1},"
+	    "\"flags\":[\"DEFAULT\"]}]}";
+	CHECK_INT(slurm_cpu_partition(two, strlen(two), &s, part, sizeof(part), &e), 0);
+	CHECK_STR(part, "b");
+	t = slurp("v0.0.38/partitions.json", &len);
+	strcpy(part, "unchanged");
+	CHECK(t && slurm_cpu_partition(t, len, &s, part, sizeof(part), &e) == -1);
+	CHECK_INT(e.code, GQ_EINVAL);
+	CHECK_STR(e.msg, "no partition of this cluster has only nodes without GPUs: name one with "
+			 "--queue to run a CPU-only job there");
+	CHECK_STR(part, "unchanged");
+	free(t);
+	snapshot_release(&s);
+}
+
 void suite_slurmwire(void)
 {
 	RUN(order_backend);
@@ -579,4 +688,6 @@ void suite_slurmwire(void)
 	RUN(pieces);
 	RUN(submit_bodies);
 	RUN(update_bodies);
+	RUN(wide_allocations);
+	RUN(cpu_partition);
 }

@@ -55,6 +55,7 @@ static void build(struct model *m)
 	j->last_checkpoint = NOW - 600;
 	j->restarts = 1;
 	j->nalloc = 1;
+	j->alloc = xcalloc(1, sizeof(*j->alloc));
 	j->alloc[0].node = 0;
 	j->alloc[0].mask = 0xf;
 	/* An estimate: a job of unknown length is not backfilled (predict.h). */
@@ -178,6 +179,7 @@ static void header_falls_back_to_nodes_then_a_bar(void)
 			    add_job(&s, n + 1, "u", "q", TIER_P1, JOB_RUNNING, busy[n], NOW);
 			j->start_time = NOW;
 			j->nalloc = 1;
+			j->alloc = xcalloc(1, sizeof(*j->alloc));
 			j->alloc[0].node = n;
 			j->alloc[0].mask = ((uint64_t)1 << busy[n]) - 1;
 		}

@@ -206,6 +206,7 @@ static void test_job_gpu_list(void)
 	job_gpu_list(&j, b, sizeof(b));
 	CHECK_STR(b, "");
 	j.nalloc = 2;
+	j.alloc = xcalloc(2, sizeof(*j.alloc));
 	j.alloc[0] = (struct job_alloc){0, 0x23};
 	j.alloc[1] = (struct job_alloc){1, UINT64_C(1) << 63};
 	job_gpu_list(&j, b, sizeof(b));
@@ -214,6 +215,7 @@ static void test_job_gpu_list(void)
 	CHECK_STR(b, "0,1,5");
 	job_gpu_list(&j, b, 5);
 	CHECK_STR(b, "0,1,");
+	job_release(&j);
 }
 
 static void test_err_prefix_keeps_code(void)

@@ -6,7 +6,7 @@
 ROOT=$(cd "$T_SRC/../.." && pwd)
 
 cmds=$("$GQ" __complete commands)
-check_match "the table lists submit, ls, show, why, eta and help" "$(echo $cmds)" '^submit ls show why eta .* help '
+check_match "the table lists submit, run, ls, show, why, eta and help" "$(echo $cmds)" '^submit run ls show why eta .* help '
 for c in $cmds; do
 	page="$ROOT/man/gq-$c.1"
 	[ -f "$page" ] || page="$ROOT/man/gq-$c.8"

@@ -49,7 +49,7 @@ bad "submit with nothing to run" "nothing to run" submit
 bad "submit with '--' and nothing after" "no command after '--'" submit --gpus 1 --
 bad "submit --gpus x" "--gpus: not a whole number: 'x'" submit --gpus x -- true
 bad "submit --gpus -1" "--gpus: .*out of range" submit --gpus -1 -- true
-bad "submit --gpus 5000" "--gpus: '5000' is out of range" submit --gpus 5000 -- true
+bad "submit --gpus 300000" "--gpus: '300000' is out of range" submit --gpus 300000 -- true
 bad "submit --gpu-type with a space" "--gpu-type: bad GPU model 'a 100'" submit --gpu-type 'a 100' -- true
 bad "submit --gpu-mem 80Q" "--gpu-mem: bad size '80Q'" submit --gpu-mem 80Q -- true
 bad "submit --cpus many" "--cpus: not a whole number" submit --cpus many -- true

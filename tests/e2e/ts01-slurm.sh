@@ -199,8 +199,8 @@ wait_reason "$J_BEGIN" BeginTime 20
 wait_reason "$J_PRIO" Priority 20 || wait_reason "$J_PRIO" Resources 5
 wait_reason "$J_BIG" Resources 20 || wait_reason "$J_BIG" Priority 5
 out=$(as alice "$GQ" why "$J_QUOTA")
-check_match "why: QOSMaxGRESPerUser shown, as quota" "$out" \
-	"Slurm: QOSMaxGRESPerUser \(gq's word: quota\)"
+check_match "why: QOSMaxGRESPerUser shown, as user_limit" "$out" \
+	"Slurm: QOSMaxGRESPerUser \(gq's word: user_limit\)"
 out=$(as alice "$GQ" why "$J_BIG")
 check_match "why: Slurm's Resources or Priority beside gq's" "$out" \
 	"Slurm: (Resources|Priority) \(gq's word: (resources|priority)\); priority [0-9]+"
@@ -225,7 +225,7 @@ if command -v jq >/dev/null; then
 	out=$(as alice "$GQ" ls --json | jq -c --argjson id "$J_QUOTA" \
 		'.[] | select(.id == $id) | .slurm | [.reason, .reason_class, .partition, .qos, .account]')
 	check_eq "ls --json: Slurm's reason, partition, QOS, account" "$out" \
-		'["QOSMaxGRESPerUser","quota","gpu","p2","proj_a"]'
+		'["QOSMaxGRESPerUser","user_limit","gpu","p2","proj_a"]'
 	out=$(as alice "$GQ" why --json "$J_BIG" | jq '.slurm.priority')
 	check_eq "why --json: Slurm's priority (squeue %Q)" "$out" "$(jobf "$J_BIG" %Q)"
 	out=$(as alice "$GQ" show --json "$J_QUOTA" | jq -c '.slurm | [.qos, .account, .partition]')

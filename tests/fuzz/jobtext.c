@@ -19,6 +19,7 @@ static void check_back(const char *text, const char *want, const char *what)
 	char *again = codec_job_text(&j);
 	FUZZ_SAME_TEXT(want, again, what);
 	free(again);
+	job_release(&j);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -41,5 +42,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf_release(&b);
 	free(full);
 	free(text);
+	job_release(&j);
 	return 0;
 }

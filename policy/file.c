@@ -19,9 +19,6 @@
 
 #include "git.h"
 
-static git_config *open_text(const char *text, size_t len, const char *shown, char tmp[4096],
-			     struct gq_err *e);
-
 struct apply_ctx {
 	struct policy *p;
 	const char *text;
@@ -44,47 +41,26 @@ static int apply_entry(const git_config_entry *ent, void *arg)
 	return 0;
 }
 
-int pfile_parse_text(struct policy *p, const char *text, size_t len, const char *shown,
-		     struct gq_err *e)
-{
-	gitx_init();
-	if (len > POLICY_FILE_MAX)
-		return err_set(e, GQ_ETOOBIG, "%s: policy file over %d bytes; split or shorten it",
-			       shown, POLICY_FILE_MAX);
-	if (memchr(text, '\0', len))
-		return err_set(e, GQ_EINVAL, "%s: contains a NUL byte; a policy file is text",
-			       shown);
-	char tmp[4096];
-	git_config *cfg = open_text(text, len, shown, tmp, e);
-	if (!cfg)
-		return -1;
-	struct apply_ctx c = {p, text, shown, e};
-	int rc = -1, frc = git_config_foreach(cfg, apply_entry, &c);
-	if (frc == GIT_EUSER)
-		goto out;
-	if (frc < 0) {
-		gitx_err(e, frc, "%s", shown);
-		goto out;
-	}
-	rc = 0;
-out:
-	git_config_free(cfg);
-	unlink(tmp);
-	return rc;
-}
+#define TMP_PATH_MAX 4096 /* the temporary file's path, with its NUL */
 
 /* text parsed by libgit2 through a temporary file (it parses files) that
  * tmp names, for the caller to unlink once it freed the config; NULL with e
  * filled (and nothing left to unlink). */
-static git_config *open_text(const char *text, size_t len, const char *shown, char tmp[4096],
-			     struct gq_err *e)
+static git_config *open_text(const char *text, size_t len, const char *shown,
+			     char tmp[TMP_PATH_MAX], struct gq_err *e)
 {
-	const char *dir = getenv("TMPDIR");
-	snprintf(tmp, 4096, "%s/gq-policy-XXXXXX", dir && *dir ? dir : "/tmp");
+	const char *env = getenv("TMPDIR"), *dir = env && *env ? env : "/tmp";
+	int plen = snprintf(tmp, TMP_PATH_MAX, "%s/gq-policy-XXXXXX", dir);
+	if (plen < 0 || plen >= TMP_PATH_MAX) {
+		err_set(e, GQ_EIO,
+			"TMPDIR '%.64s...' is too long for a temporary file; set a shorter one",
+			dir);
+		return NULL;
+	}
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
-		err_set(e, GQ_EIO, "cannot create a temporary file in '%s': %s; set TMPDIR",
-			dir && *dir ? dir : "/tmp", strerror(errno));
+		err_set(e, GQ_EIO, "cannot create a temporary file in '%s': %s; set TMPDIR", dir,
+			strerror(errno));
 		return NULL;
 	}
 	git_config *cfg = NULL;
@@ -117,6 +93,35 @@ out:
 	git_config_free(cfg);
 	unlink(tmp);
 	return NULL;
+}
+
+int pfile_parse_text(struct policy *p, const char *text, size_t len, const char *shown,
+		     struct gq_err *e)
+{
+	gitx_init();
+	if (len > POLICY_FILE_MAX)
+		return err_set(e, GQ_ETOOBIG, "%s: policy file over %d bytes; split or shorten it",
+			       shown, POLICY_FILE_MAX);
+	if (memchr(text, '\0', len))
+		return err_set(e, GQ_EINVAL, "%s: contains a NUL byte; a policy file is text",
+			       shown);
+	char tmp[TMP_PATH_MAX];
+	git_config *cfg = open_text(text, len, shown, tmp, e);
+	if (!cfg)
+		return -1;
+	struct apply_ctx c = {p, text, shown, e};
+	int rc = -1, frc = git_config_foreach(cfg, apply_entry, &c);
+	if (frc == GIT_EUSER)
+		goto out;
+	if (frc < 0) {
+		gitx_err(e, frc, "%s", shown);
+		goto out;
+	}
+	rc = 0;
+out:
+	git_config_free(cfg);
+	unlink(tmp);
+	return rc;
 }
 
 int pfile_validate_text(const struct policy *p, const char *text, const char *shown,
@@ -325,7 +330,7 @@ static int dup_entry(const git_config_entry *ent, void *arg)
 char *pfile_duplicates(const char *text, size_t len, const char *shown)
 {
 	struct gq_err e = GQ_ERR_INIT;
-	char tmp[4096];
+	char tmp[TMP_PATH_MAX];
 	gitx_init();
 	if (len > POLICY_FILE_MAX || memchr(text, '\0', len))
 		return NULL; /* the parse says why */

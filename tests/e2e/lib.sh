@@ -25,6 +25,9 @@ export HOME="$T_DIR/home" XDG_CONFIG_HOME="$T_DIR/home/.config" \
 mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_STATE_HOME" "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"
 unset GQ_SERVER GQ_TOKEN_FILE GQ_BACKEND
+# HM: a clock time in a regex. The manual clock starts at the real time,
+# so a time a few hours on may be tomorrow and carry its date ("Dec 05 00:50").
+HM='([A-Z][a-z]{2} [0-9]{2} )?[0-9:]+'
 T_N=0
 T_FAILED=0
 T_PIDS=""

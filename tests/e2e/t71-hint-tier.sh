@@ -37,7 +37,7 @@ check_match "which is told to cancel" "$("$GQ" why "$dead")" "It can never run: 
 behind=$(sub --gpus 8 --tier P1 --estimate 1h --time-limit 2h -- $LONG)
 clock +1m
 check_match "where it helps: by how much and when" "$("$GQ" why "$behind")" \
-	"Tier P0, if the work qualifies \(admin: gq prio --reason TEXT $behind P0\): starts about [0-9]h[0-9]{2}m sooner, at [0-9:]+"
+	"Tier P0, if the work qualifies \(admin: gq prio --reason TEXT $behind P0\): starts about [0-9]h[0-9]{2}m sooner, at $HM"
 
 # Older P0 jobs weigh more than a fresh P0: promoted, a job behind only
 # them would still start after them, so no tier is offered.

@@ -27,9 +27,9 @@ p=$(sub --gpus 4 --tier P0 --estimate 1h -- $LONG)
 clock +1m
 why=$("$GQ" why "$h")
 check_match "held and --after: both reasons, in DESIGN's order" "$why" "^Pending: held; also dependency"
-check_match "and both their numbers" "$why" "Held by [^ ]+ at [0-9:]+\. Waits for #$a to succeed \(afterok; it is running, expected to end [0-9:]+\)\."
+check_match "and both their numbers" "$why" "Held by [^ ]+ at $HM\. Waits for #$a to succeed \(afterok; it is running, expected to end $HM\)\."
 check_match "re-evaluation in the text" "$why" "Looked at again when it is released\."
-check_match "a P0 job: when it is looked at again" "$("$GQ" why "$p")" "Looked at again when #$a ends \([0-9:]+\)\."
+check_match "a P0 job: when it is looked at again" "$("$GQ" why "$p")" "Looked at again when #$a ends \($HM\)\."
 
 clock +2h20m
 clock +1m
@@ -46,10 +46,10 @@ check_eq "the JSON has both items" "$("$GQ" why --json "$q" | jq -c '[.explanati
 # p was reminded when the clock passed 2 h; downgraded 30 min after that.
 why=$("$GQ" why "$p")
 check_match "the P0 reminder and its deadline, in gq why" "$why" \
-	"P0 reminder sent at [0-9:]+: unless confirmed by [0-9:]+ \(gq confirm $p\), it is downgraded to P1\."
-check_match "and in gq show" "$("$GQ" show "$p")" "P0 reminder sent at [0-9:]+: unless confirmed by"
+	"P0 reminder sent at $HM: unless confirmed by $HM \(gq confirm $p\), it is downgraded to P1\."
+check_match "and in gq show" "$("$GQ" show "$p")" "P0 reminder sent at $HM: unless confirmed by"
 clock +30m
 why=$("$GQ" why "$p")
-check_match "the downgrade, in gq why" "$why" "Downgraded from P0 at [0-9:]+: not confirmed within 30m\."
-check_match "and in gq show" "$("$GQ" show "$p")" "Downgraded from P0 at [0-9:]+: not confirmed within 30m\."
+check_match "the downgrade, in gq why" "$why" "Downgraded from P0 at $HM: not confirmed within 30m\."
+check_match "and in gq show" "$("$GQ" show "$p")" "Downgraded from P0 at $HM: not confirmed within 30m\."
 finish

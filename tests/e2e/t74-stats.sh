@@ -8,6 +8,10 @@
 server_start --gpus 4
 cd "$T_DIR"
 t0=$("$GQ" clock --json | jq .now)
+# A window's ends carry their dates when it crosses midnight (the manual
+# clock starts at the real time).
+D='([A-Z][a-z]{2} [0-9]{2} )'
+
 "$GQ" submit --gpus 1 -- sleep 600 >/dev/null
 check "job 1 runs" wait_state 1 running
 "$GQ" clock +1h >/dev/null
@@ -17,7 +21,7 @@ check "job 1 is cancelled" wait_state 1 cancelled
 
 out=$("$GQ" stats)
 check_match "the window begins at the server's start, 2h long" "$(echo "$out" | head -1)" \
-	"^from [0-9:]{5} \(the server's start\) to [A-Z][a-z]{2} [0-9]{2} [0-9:]{5}, 2h00m$|^from [0-9:]{5} \(the server's start\) to [0-9:]{5}, 2h00m$"
+	"^from $D?[0-9:]{5} \(the server's start\) to $D?[0-9:]{5}, 2h00m$"
 check_match "utilisation of those 2 h only: 1 GPU-hour of 8" "$(echo "$out" | sed -n 2p)" \
 	'^GPUs: 4, utilisation 12\.5%, 1\.0 GPU-hours used$'
 check_eq "--json: from is server_start" "$("$GQ" stats --json | jq '.from == .server_start and .server_start == '"$t0")" true
@@ -27,7 +31,7 @@ check_match "a row's LOST says its unit" "$(echo "$out" | grep '^\* *P1 ')" \
 	' 0 +0 +0\.00 GPU-h +1$'
 
 out=$("$GQ" stats --since now-30m)
-check_match "--since now-30m: the last half hour" "$(echo "$out" | head -1)" '^from [0-9:]{5} to [0-9:]{5}, 30m$'
+check_match "--since now-30m: the last half hour" "$(echo "$out" | head -1)" "^from $D?[0-9:]{5} to $D?[0-9:]{5}, 30m$"
 check_match "nothing ran in it" "$(echo "$out" | sed -n 2p)" 'utilisation 0\.0%'
 check_eq "--until now-1h: the first hour, 1 GPU of 4" \
 	"$("$GQ" stats --until now-1h --json | jq -c '[.from == .server_start, .to - .from, .utilisation]')" '[true,3600,0.25]'

@@ -19,9 +19,9 @@ chain=$(sub --after "$ok,afterany:$any" -- true)
 check_eq "a plain id is afterok, the list an old client sends" "$("$GQ" show --json "$plain" | jq -c .deps)" "[$a]"
 check_eq "the kinds on the wire" "$("$GQ" show --json "$chain" | jq -c .deps)" "[$ok,{\"id\":$any,\"kind\":\"afterany\"}]"
 check_match "show: each with its kind" "$("$GQ" show "$chain")" "after +#$ok \(afterok\), #$any \(afterany\)"
-check_match "why: afterok waits for success" "$("$GQ" why "$ok")" "Waits for #$a to succeed \(afterok; it is running, expected to end [0-9:]+\)"
-check_match "why: afterany waits for the end" "$("$GQ" why "$any")" "Waits for #$a to end \(afterany; it is running, expected to end [0-9:]+\)"
-check_match "why: afternotok waits for a failure" "$("$GQ" why "$notok")" "Waits for #$a to fail \(afternotok; it is running, expected to end [0-9:]+\)"
+check_match "why: afterok waits for success" "$("$GQ" why "$ok")" "Waits for #$a to succeed \(afterok; it is running, expected to end $HM\)"
+check_match "why: afterany waits for the end" "$("$GQ" why "$any")" "Waits for #$a to end \(afterany; it is running, expected to end $HM\)"
+check_match "why: afternotok waits for a failure" "$("$GQ" why "$notok")" "Waits for #$a to fail \(afternotok; it is running, expected to end $HM\)"
 
 # An old client's plain list, and the object form, through the API.
 out=$(api POST /v1/jobs "{\"argv\":[\"true\"],\"deps\":[$a,{\"id\":$a,\"kind\":\"afternotok\"}]}")
@@ -40,7 +40,7 @@ why="dependency #$a was cancelled: afterok can never be met"
 check_eq "the event says why" "$("$GQ" events --json --job "$ok" | jq -r '.[] | select(.to == "cancelled") | .reason + " " + .actor')" "$why scheduler"
 check_eq "so does the end reason" "$("$GQ" show --json "$ok" | jq -r .end_reason)" "$why"
 check_match "in gq show" "$("$GQ" show "$ok")" "end reason +$why"
-check_match "in gq why" "$("$GQ" why "$ok")" "is cancelled since [0-9:]+, because $why; it waits for nothing"
+check_match "in gq why" "$("$GQ" why "$ok")" "is cancelled since $HM, because $why; it waits for nothing"
 check_match "in gq ls --all" "$("$GQ" ls --all | grep "^ *$ok ")" "$why"
 check_match "the chain names its own dependency" "$("$GQ" show "$chain")" "end reason +dependency #$ok was cancelled: afterok can never be met"
 

@@ -592,11 +592,17 @@ void explain_sooner(const struct explain_set *x, const struct explain *ex,
 		case HINT_ANY_GPU_TYPE:
 			buf_addstr(out, "Without --gpu-type and --gpu-mem");
 			break;
+		case HINT_GPU_TYPE:
+			buf_printf(out, "--gpu-type %s", h->arg);
+			break;
 		case HINT_SPREAD:
 			buf_addstr(out, "Without --same-node");
 			break;
 		case HINT_SHORTER_ESTIMATE:
 			buf_printf(out, "--estimate %s", dur_format(h->value, d, sizeof(d)));
+			break;
+		case HINT_SHORTER_TIME_LIMIT:
+			buf_printf(out, "--time-limit %s", dur_format(h->value, d, sizeof(d)));
 			break;
 		case HINT_BOUND:
 			buf_printf(out,

@@ -29,6 +29,7 @@
 
 #include "core/event.h"
 #include "core/job.h"
+#include "core/preempt.h"
 #include "core/util.h"
 #include "wire/records.h"
 
@@ -68,9 +69,12 @@ struct backend_ops {
 	int (*snapshot)(struct backend *b, struct snapshot *out, struct gq_err *e);
 	/* One job, including finished ones the snapshot no longer carries. */
 	int (*job)(struct backend *b, int64_t id, struct job_info *out, struct gq_err *e);
-	/* On success *id is the new job's id. A request no node could ever fit
-	 * fails with GQ_EINVAL and the reason in e->msg. */
-	int (*submit)(struct backend *b, const struct submit_req *r, int64_t *id, struct gq_err *e);
+	/* On success *id is the new job's id, and *has_win whether its
+	 * queue's window would stop it (then *win says when; never on a
+	 * backend without windows). A request no node could ever fit fails
+	 * with GQ_EINVAL and the reason in e->msg. */
+	int (*submit)(struct backend *b, const struct submit_req *r, int64_t *id,
+		      struct window_stop *win, bool *has_win, struct gq_err *e);
 	int (*cancel)(struct backend *b, int64_t id, struct gq_err *e);
 	/* reason: the text to keep with the hold, NULL or "" none; a backend
 	 * that cannot keep one fails with GQ_EUNAVAIL and does not hold. */

@@ -265,14 +265,15 @@ static int n_job(struct backend *b, int64_t id, struct job_info *out, struct gq_
 	return 0;
 }
 
-static int n_submit(struct backend *b, const struct submit_req *r, int64_t *id, struct gq_err *e)
+static int n_submit(struct backend *b, const struct submit_req *r, int64_t *id,
+		    struct window_stop *win, bool *has_win, struct gq_err *e)
 {
 	char *body = wire_submit_text(r);
 	struct buf out;
 	buf_init(&out, MAX_ANSWER);
 	int rc = request(N(b), "POST", "/v1/jobs", body, r->idempotency_key, 0, &out, e);
 	free(body);
-	if (rc == 0 && wire_submitted_parse(text_of(&out), out.len, id, e) < 0)
+	if (rc == 0 && wire_submitted_parse(text_of(&out), out.len, id, win, has_win, e) < 0)
 		rc = bad_answer(N(b), "answer to a submission", e);
 	buf_release(&out);
 	return rc;

@@ -718,8 +718,11 @@ static int max_node_gpus(const struct snapshot *s, const char *type)
 	return best;
 }
 
-static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id, struct gq_err *e)
+static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
+		     struct window_stop *win, bool *has_win, struct gq_err *e)
 {
+	(void)win; /* Slurm has no queue windows */
+	*has_win = false;
 	struct slurm *sl = S(b);
 	const struct job *j = &r->job;
 	/* Slurm's mail_type mails an address; a webhook or a command it cannot

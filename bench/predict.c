@@ -6,7 +6,8 @@
  * (one node of 8 GPUs, all held by one running P0 job, 10k pending jobs of
  * 1 to 7 GPUs: every end starts a walk that looks past dozens of blocked
  * jobs), where it also times a first run (predict_all and reason_all
- * once on a fresh snapshot, as gq ls runs them). Prints milliseconds of
+ * once on a fresh snapshot, as gq ls runs them) and gq why's hints of its
+ * last job (hint_job, the median of 9 runs). Prints milliseconds of
  * CPU time (best of 3 runs, one core) and the growth factor per 10x next
  * to what n log n would give; asserts nothing.
  *
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/hint.h"
 #include "core/predict.h"
 #include "core/reason.h"
 #include "core/sched.h"
@@ -185,6 +187,43 @@ static double best_of(int runs, const struct snapshot *s, enum what what)
 	return best;
 }
 
+static int cmp_ms(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* gq why's hints (hint_job) of the last pending job of s, as bench/cli.sh
+ * asks: the median of 9 runs, with how many predictions they ran. */
+static void hints_of_last(const struct snapshot *s)
+{
+	struct prediction_set ps;
+	struct why_set ws;
+	prediction_set_init(&ps);
+	why_set_init(&ws);
+	predict_all(s, &ps);
+	reason_all(s, &ps, &ws);
+	const struct why *w = ws.n ? &ws.items[ws.n - 1] : NULL;
+	for (size_t i = 0; i < ws.n; i++)
+		if (ws.items[i].position > w->position)
+			w = &ws.items[i];
+	double ms[9];
+	struct hint_set hs = {0};
+	for (int r = 0; w && r < 9; r++) {
+		double t0 = now_ms();
+		hint_job(s, &ps, w, &hs);
+		ms[r] = now_ms() - t0;
+	}
+	if (w) {
+		qsort(ms, 9, sizeof(ms[0]), cmp_ms);
+		printf("%9s hints of the last (#%lld): %.1f ms (median of 9), %d predictions, "
+		       "%d hints\n",
+		       "", (long long)w->job, ms[4], hs.evaluated, hs.n);
+	}
+	why_set_release(&ws);
+	prediction_set_release(&ps);
+}
+
 int main(int argc, char **argv)
 {
 	int max = argc > 1 ? atoi(argv[1]) : 100000;
@@ -237,6 +276,7 @@ int main(int argc, char **argv)
 		double tr = best_of(3, &s, REASONS);
 		printf("%9d %9d %11.1f %8s %11s %9.1f %10.1f %9.1f\n", n, 1, t, "", "", tp, tr, tf);
 		fflush(stdout);
+		hints_of_last(&s);
 		snapshot_release(&s);
 	}
 	return 0;

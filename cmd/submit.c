@@ -21,6 +21,7 @@
 #include "core/jobsig.h"
 #include "core/notify.h"
 #include "core/outpat.h"
+#include "explain/explain.h"
 #include "begin.h"
 #include "wire/cli.h"
 #include "submit.h"
@@ -469,7 +470,9 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 		goto out;
 	}
 	int64_t id;
-	if (b->ops->submit(b, &r, &id, &e) < 0) {
+	bool has_win = false;
+	struct window_stop win;
+	if (b->ops->submit(b, &r, &id, &win, &has_win, &e) < 0) {
 		rc = cmd_fail(&e);
 		backend_close(b);
 		goto out;
@@ -479,6 +482,17 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 	out->json = o.json;
 	out->ntasks = o.array[0] ? o.ntasks : 0;
 	out->job = r.job;
+	out->has_win = has_win;
+	if (has_win) {
+		out->win = win;
+		if (!o.json) { /* on stderr: id=$(gq submit ...) keeps working */
+			struct buf nb;
+			buf_init(&nb, 0);
+			explain_window_stop(&win, cmd_zone(win.now), &nb);
+			fprintf(stderr, "gq %s: note: %s\n", c->name, nb.data);
+			buf_release(&nb);
+		}
+	}
 out:
 	free(env);
 	free(script);
@@ -492,7 +506,7 @@ static int submit_exec(int argc, char **argv)
 	if (rc != EXIT_OK || !sb.b)
 		return rc;
 	if (sb.json)
-		jout_id(sb.id);
+		jout_submitted(sb.id, sb.has_win ? &sb.win : NULL);
 	else if (sb.ntasks)
 		printf("submitted array job %lld (%d task%s)\n", (long long)sb.id, sb.ntasks,
 		       sb.ntasks == 1 ? "" : "s");

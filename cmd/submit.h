@@ -6,6 +6,7 @@
 #define GQ_CMD_SUBMIT_H
 
 #include "core/job.h"
+#include "core/preempt.h"
 
 /*
  * Applies the #GQ lines at the top of script text (named path in
@@ -43,6 +44,8 @@ struct submitted {
 	bool json;
 	int ntasks;	/* an array's tasks; 0: one job */
 	struct job job; /* as submitted */
+	bool has_win;	/* its queue's window would stop it: win says when */
+	struct window_stop win;
 };
 int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submitted *out);
 

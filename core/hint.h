@@ -3,8 +3,9 @@
  * proven rather than guessed.
  *
  * Each hint is a counterfactual: a change to the job (fewer GPUs, any
- * kind of GPU, no same-node, a shorter estimate, no dependency, another
- * queue, another tier its owner may use, a release) applied to a copy of
+ * kind of GPU, another GPU model, no same-node, a shorter estimate or
+ * time limit, no dependency, another queue, another tier its owner may
+ * use, a release) applied to a copy of
  * the job, and the same prediction run again with it in the job's place (predict.h: the
  * planner's simulation). A hint is kept only when the job's predicted
  * start under the change is at least HINT_MIN_GAIN earlier than without it
@@ -12,7 +13,8 @@
  * words the hint: explain/ does.
  *
  * Bounded: the candidates come from the job's reasons (core/reason.h), at
- * most HINT_MAX_EVAL of them, each one predict_job() that stops once the
+ * most HINT_MAX_EVAL of them, one of each kind first (then a second
+ * GPU count, queue, tier or GPU model), each one predict_job() that stops once the
  * job is placed or once it could no longer start sooner. For one job at a
  * time (gq why, the dashboard's selected job), never for every row.
  */
@@ -32,8 +34,13 @@
  *   release           the hold is lifted (gq release)
  *   fewer_gpus        value = the GPU count asked for instead
  *   any_gpu_type      the GPU type and GPU memory asked for are dropped
+ *   gpu_type          arg = another GPU model of the cluster, asked for
+ *                     instead (offered to a job that names a model)
  *   spread            same-node is dropped
  *   shorter_estimate  value = the estimate, in seconds
+ *   shorter_time_limit value = the time limit, in seconds: for a job
+ *                     without an estimate or a runtime history, whose
+ *                     expected run is its time limit's (predict.h)
  *   bound             value = seconds: an estimate for a job that has
  *                     neither an estimate nor a time limit (predict.h:
  *                     only such a bound lets it be backfilled)
@@ -46,8 +53,10 @@
 	X(RELEASE, "release")                                                                      \
 	X(FEWER_GPUS, "fewer_gpus")                                                                \
 	X(ANY_GPU_TYPE, "any_gpu_type")                                                            \
+	X(GPU_TYPE, "gpu_type")                                                                    \
 	X(SPREAD, "spread")                                                                        \
 	X(SHORTER_ESTIMATE, "shorter_estimate")                                                    \
+	X(SHORTER_TIME_LIMIT, "shorter_time_limit")                                                \
 	X(BOUND, "bound")                                                                          \
 	X(NO_DEPENDENCY, "no_dependency")                                                          \
 	X(QUEUE, "queue")                                                                          \
@@ -78,7 +87,8 @@ struct hint_item {
 	int64_t gain;
 };
 
-/* The hints of one job, in the order of the list above. */
+/* The hints of one job, in the order of the list above (of one kind, in
+ * the order they were tried). */
 struct hint_set {
 	int n;
 	struct hint_item items[HINT_MAX];

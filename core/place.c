@@ -801,17 +801,18 @@ static int unsatisfiable(const struct snapshot *s, const struct job *j, int qi,
 	case UNSAT_GPUS:
 		return err_set(
 		    e, GQ_EINVAL,
-		    "needs %d GPUs%s, the cluster has %d such GPUs: ask for fewer or other GPUs",
-		    need, what, have);
+		    "needs %d GPU%s%s, the cluster has %d such GPU%s: ask for fewer or other GPUs",
+		    need, need == 1 ? "" : "s", what, have, have == 1 ? "" : "s");
 	case UNSAT_SAME_NODE:
-		return err_set(e, GQ_EINVAL,
-			       "needs %d GPUs%s on one node, the largest matching node has %d: ask "
-			       "for fewer GPUs or drop same-node",
-			       need, what, have);
+		return err_set(
+		    e, GQ_EINVAL,
+		    "needs %d GPU%s%s on one node, the largest matching node has %d: ask "
+		    "for fewer GPUs or drop same-node",
+		    need, need == 1 ? "" : "s", what, have);
 	case UNSAT_SPAN:
 		return err_set(e, GQ_EINVAL,
-			       "needs %d GPUs%s, at most %d fit on %d nodes: ask for fewer GPUs",
-			       need, what, have, GQ_MAX_SPAN);
+			       "needs %d GPU%s%s, at most %d fit on %d nodes: ask for fewer GPUs",
+			       need, need == 1 ? "" : "s", what, have, GQ_MAX_SPAN);
 	case UNSAT_CPUS:
 		return err_set(
 		    e, GQ_EINVAL,
@@ -829,9 +830,9 @@ static int unsatisfiable(const struct snapshot *s, const struct job *j, int qi,
 	case UNSAT_QUEUE_LIMIT: {
 		const struct queue_policy *q = &p->queues[qi];
 		return err_set(e, GQ_EINVAL,
-			       "needs %d GPUs, queue '%s' may hold at most %d (quota %d + borrow "
+			       "needs %d GPU%s, queue '%s' may hold at most %d (quota %d + borrow "
 			       "%d): ask for fewer GPUs or use another queue",
-			       need, q->name, have, q->quota, q->borrow);
+			       need, need == 1 ? "" : "s", q->name, have, q->quota, q->borrow);
 	}
 	case UNSAT_USER_LIMIT: {
 		bool ql;
@@ -839,14 +840,16 @@ static int unsatisfiable(const struct snapshot *s, const struct job *j, int qi,
 		if (ql)
 			return err_set(
 			    e, GQ_EINVAL,
-			    "needs %d GPUs, one user's jobs of queue '%s' may hold at most "
+			    "needs %d GPU%s, one user's jobs of queue '%s' may hold at most "
 			    "%d (queue.%s.userMaxGpus): ask for fewer GPUs or use another "
 			    "queue",
-			    need, p->queues[qi].name, have, p->queues[qi].name);
-		return err_set(e, GQ_EINVAL,
-			       "needs %d GPUs, one user's jobs may hold at most %d (user.maxGpus): "
-			       "ask for fewer GPUs",
-			       need, have);
+			    need, need == 1 ? "" : "s", p->queues[qi].name, have,
+			    p->queues[qi].name);
+		return err_set(
+		    e, GQ_EINVAL,
+		    "needs %d GPU%s, one user's jobs may hold at most %d (user.maxGpus): "
+		    "ask for fewer GPUs",
+		    need, need == 1 ? "" : "s", have);
 	}
 	default:
 		BUG("place: unsatisfiable kind %d", (int)u);

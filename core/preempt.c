@@ -552,3 +552,49 @@ void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const si
 	free(started);
 	free(sp.victim);
 }
+
+bool preempt_window_may_stop(const struct snapshot *s, const struct job *j)
+{
+	const struct policy *p = &s->policy;
+	int qi = policy_queue_index(p, j->queue);
+	return !j->checkpointable && qi >= 0 && p->queues[qi].paused.set &&
+	       p->queues[qi].window_action == WINDOW_REQUEUE &&
+	       policy_acts(p->preempt_mode, p->preempt_trial, j->queue);
+}
+
+bool preempt_window_stop(const struct snapshot *s, const struct job *j, int64_t start,
+			 int64_t runtime, struct window_stop *out)
+{
+	if (!preempt_window_may_stop(s, j))
+		return false;
+	int qi = policy_queue_index(&s->policy, j->queue);
+	/* The first edge after start at which the queue is paused: a pause
+	 * begins there. Edges alternate, so two steps reach it. */
+	int64_t t = start, stop = 0;
+	for (int k = 0; k < 3 && !stop; k++) {
+		t = place_window_next_edge(s, qi, t);
+		if (!t)
+			return false;
+		if (place_window_paused(s, qi, t))
+			stop = t;
+	}
+	if (!stop)
+		return false; /* a window that never pauses (start == end) */
+	int64_t end = start + (runtime > 0 ? runtime : 0);
+	int64_t limit_end = j->time_limit > 0 ? start + j->time_limit : 0;
+	bool expected = end > stop;
+	if (!expected && limit_end && limit_end <= stop)
+		return false;
+	memset(out, 0, sizeof(*out));
+	STR_COPY(out->queue, j->queue);
+	out->action = WINDOW_REQUEUE;
+	out->window = s->policy.queues[qi].paused;
+	out->tz_offset = s->tz_offset;
+	out->now = s->now;
+	out->start = start;
+	out->stop = stop;
+	out->end = end;
+	out->limit_end = limit_end;
+	out->expected = expected;
+	return true;
+}

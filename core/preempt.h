@@ -207,4 +207,43 @@ struct place_map;
 void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const size_t *order,
 			 size_t n, struct plan *out);
 
+/*
+ * What a queue's window will do to a job that cannot checkpoint, said at
+ * its submit: queue.Q.window pauses its queue daily, and at the pause's
+ * start a running job of it that cannot checkpoint is stopped and
+ * requeued, its work lost (windowAction = requeue; window_victims above).
+ */
+struct window_stop {
+	char queue[GQ_NAME_MAX];
+	enum window_action action; /* always WINDOW_REQUEUE when found */
+	struct window window;	   /* the queue's pause, in the local time of tz_offset */
+	int32_t tz_offset;	   /* the snapshot's */
+	int64_t now;		   /* the snapshot's */
+	int64_t start;		   /* the job's predicted start */
+	int64_t stop;		   /* the first pause to begin after start: the job is stopped */
+	int64_t end;		   /* start + its expected runtime */
+	int64_t limit_end;	   /* start + its time limit; 0 when it has none */
+	/* The expected end is after stop: the window would stop it. When
+	 * false only its time limit (or the lack of one) lets it run past
+	 * stop: the window stops it if it is still running then. */
+	bool expected;
+};
+
+/*
+ * Could a window stop job j at all: it cannot checkpoint, its queue has a
+ * window with windowAction requeue, and the preemption rollout acts on
+ * its queue (preempt.mode). The cheap test before a prediction.
+ */
+bool preempt_window_may_stop(const struct snapshot *s, const struct job *j);
+/*
+ * Would job j, started at `start` (>= s->now; its prediction) and running
+ * `runtime` seconds (the prediction's expected runtime), be stopped by its
+ * queue's window: preempt_window_may_stop, and the first pause that
+ * begins after start begins before start + runtime (or before start + its
+ * time limit, or the job has none: expected is then false). Fills *out
+ * and returns true when so; false (out unchanged) otherwise. Pure.
+ */
+bool preempt_window_stop(const struct snapshot *s, const struct job *j, int64_t start,
+			 int64_t runtime, struct window_stop *out);
+
 #endif

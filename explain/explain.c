@@ -592,11 +592,17 @@ void explain_sooner(const struct explain_set *x, const struct explain *ex,
 		case HINT_ANY_GPU_TYPE:
 			buf_addstr(out, "Without --gpu-type and --gpu-mem");
 			break;
+		case HINT_GPU_TYPE:
+			buf_printf(out, "--gpu-type %s", h->arg);
+			break;
 		case HINT_SPREAD:
 			buf_addstr(out, "Without --same-node");
 			break;
 		case HINT_SHORTER_ESTIMATE:
 			buf_printf(out, "--estimate %s", dur_format(h->value, d, sizeof(d)));
+			break;
+		case HINT_SHORTER_TIME_LIMIT:
+			buf_printf(out, "--time-limit %s", dur_format(h->value, d, sizeof(d)));
 			break;
 		case HINT_BOUND:
 			buf_printf(out,
@@ -757,4 +763,36 @@ void explain_preempt_text(const struct explain_set *x, const struct explain *ex,
 		buf_printf(out, "%s%d that could be preempted %s too few GPUs", sep, pp->eligible,
 			   pp->eligible == 1 ? "frees" : "free");
 	buf_addstr(out, ".");
+}
+
+void explain_window_stop(const struct window_stop *w, const struct zone *reader, struct buf *out)
+{
+	char stop[32], t[32], win[16];
+	struct zone server;
+	zone_fixed(&server, w->tz_offset, NULL);
+	zone_time(reader, w->stop, w->now, stop, sizeof(stop));
+	buf_printf(out, "Queue %s pauses at %s (window %s %s); ", w->queue, stop,
+		   window_format(&w->window, win, sizeof(win)), server.name);
+	if (w->start > w->now)
+		buf_printf(out, "starting at %s, ",
+			   zone_time(reader, w->start, w->now, t, sizeof(t)));
+	else
+		buf_addstr(out, "starting now, ");
+	if (w->expected)
+		buf_printf(out,
+			   "this job is expected to end at %s: it cannot checkpoint, so it "
+			   "would be stopped at %s and requeued",
+			   zone_time(reader, w->end, w->now, t, sizeof(t)), stop);
+	else if (w->limit_end)
+		buf_printf(out,
+			   "this job may run until %s (its time limit): it cannot checkpoint, "
+			   "so if it still runs at %s it will be stopped and requeued",
+			   zone_time(reader, w->limit_end, w->now, t, sizeof(t)), stop);
+	else
+		buf_printf(out,
+			   "this job has no time limit: it cannot checkpoint, so if it "
+			   "still runs at %s it will be stopped and requeued",
+			   stop);
+	buf_printf(out, ", its work lost (queue.%s.windowAction = %s).", w->queue,
+		   window_action_name(w->action));
 }

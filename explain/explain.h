@@ -100,6 +100,16 @@ void explain_preempt(const struct explain_set *x, const struct explain *ex,
 void explain_preempt_text(const struct explain_set *x, const struct explain *ex,
 			  const struct preempt_plan *pp, struct buf *out);
 
+/*
+ * Appends what its queue's window will do to a job just submitted (core's
+ * preempt_window_stop), one sentence, no newline: "Queue night pauses at
+ * 20:00 (window 20:00-08:00 UTC); starting now, this job is expected to
+ * end at 21:00: it cannot checkpoint, so it would be stopped at 20:00 and
+ * requeued, its work lost (queue.night.windowAction = requeue)." Times in
+ * the reader's zone (NULL: UTC), the window in the server's.
+ */
+void explain_window_stop(const struct window_stop *w, const struct zone *reader, struct buf *out);
+
 /* Appends the short form for `gq ls`: "priority (3 ahead)", "dependency #41". */
 void explain_short(const struct explain *ex, struct buf *out);
 /* Why a dependency can never be met, as gq serve's event and the job's end

@@ -213,10 +213,10 @@ static void sacctmgr(const struct policy *p, struct buf *o)
 					   "sacctmgr -i modify qos q_%s set GrpTRES=gres/gpu=-1\n",
 					   q->name);
 			buf_printf(o,
-				   "# gq: queue %s has a quota of %d GPUs and may borrow %s more; "
+				   "# gq: queue %s has a quota of %d GPU%s and may borrow %s more; "
 				   "Slurm caps quota + borrowing and cannot reclaim borrowed GPUs "
 				   "first.\n",
-				   q->name, q->quota,
+				   q->name, q->quota, q->quota == 1 ? "" : "s",
 				   q->borrow < 0 ? "without limit"
 						 : (snprintf(t1, sizeof(t1), "%d", q->borrow), t1));
 		}

@@ -231,6 +231,11 @@ static void h_submit(struct ctx *c)
 	/* An array's answer is the array's id and its first task. */
 	buf_printf(&b, "{\"id\":%" PRId64 ",\"job\":", j.array_id ? j.array_id : j.id);
 	codec_job_write(&b, &j);
+	/* A job its queue's window would stop, its work lost, is told so
+	 * now (the words are the client's: explain_window_stop). */
+	struct window_stop ws;
+	if (!replay && server_window_stop(c->s, j.id, &ws))
+		wire_window_stop_write(&b, &ws);
 	job_release(&j);
 	buf_addstr(&b, "}");
 	c->resp->status = replay ? 200 : 201;

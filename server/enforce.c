@@ -388,8 +388,8 @@ static int preempt(struct enforce *en, const struct enforce_ctx *c, const struct
 		if (d >= 0)
 			s->dstate[d].preempts_month++;
 	}
-	log_info("job %" PRId64 " preempted (%s), %d GPUs, work lost %.0f GPU-seconds", v->id, text,
-		 r.gpus, r.work_lost);
+	log_info("job %" PRId64 " preempted (%s), %d GPU%s, work lost %.0f GPU-seconds", v->id,
+		 text, r.gpus, r.gpus == 1 ? "" : "s", r.work_lost);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/begin.h"
 #include "core/depend.h"
+#include "core/preempt.h"
 #include "explain/explain.h"
 #include "core/ulimit.h"
 
@@ -374,6 +375,36 @@ out:
 	free(arr);
 	submission_release(sub);
 	return rc;
+}
+
+bool server_window_stop(struct server *s, int64_t id, struct window_stop *out)
+{
+	pthread_mutex_lock(&s->mu);
+	const struct job *j = snapshot_find(&s->st.snap, id);
+	bool may = j && j->state == JOB_PENDING && preempt_window_may_stop(&s->st.snap, j);
+	struct snapshot cp;
+	snapshot_init(&cp);
+	if (may)
+		copy_locked(s, &cp, state_now(&s->st));
+	pthread_mutex_unlock(&s->mu);
+	bool found = false;
+	if (may) {
+		sched_prepare(&cp);
+		const struct job *cj = snapshot_find(&cp, id);
+		if (cj) {
+			size_t idx = (size_t)(cj - cp.jobs);
+			struct prediction_set ps;
+			prediction_set_init(&ps);
+			predict_job(&cp, idx, NULL, INT64_MAX, &ps);
+			int32_t k = idx < ps.njobs ? ps.of_job[idx] : -1;
+			const struct prediction *pr = k >= 0 ? &ps.items[k] : NULL;
+			if (pr && pr->placed && pr->never == NEVER_NO)
+				found = preempt_window_stop(&cp, cj, pr->start, pr->runtime, out);
+			prediction_set_release(&ps);
+		}
+	}
+	snapshot_release(&cp);
+	return found;
 }
 
 static int find_job(struct server *s, int64_t id, struct job **out, struct gq_err *e)

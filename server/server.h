@@ -27,6 +27,7 @@
 #include "wire/wire.h"
 #include "core/event.h"
 #include "core/job.h"
+#include "core/preempt.h"
 #include "core/stats.h"
 #include "server/auth.h"
 #include "server/enforce.h"
@@ -97,6 +98,12 @@ int server_job(struct server *s, int64_t id, struct job *out, struct gq_err *e);
  * with *replay = true. sub is consumed (its strings are released). */
 int server_submit(struct server *s, const struct identity *who, struct submission *sub,
 		  const char *idem, struct job *out, bool *replay, struct gq_err *e);
+
+/* Whether job id's queue window would stop it, predicted on a copy of
+ * the state now (core/preempt.h: preempt_window_stop): true and *out
+ * filled when so. Cheap unless the job could be stopped by a window at
+ * all (preempt_window_may_stop): then one prediction, out of the lock. */
+bool server_window_stop(struct server *s, int64_t id, struct window_stop *out);
 
 enum job_action {
 	ACT_CANCEL,

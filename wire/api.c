@@ -161,19 +161,32 @@ int wire_submit_parse(const char *text, size_t len, struct submission *out, stru
 	return rc;
 }
 
-int wire_submitted_parse(const char *text, size_t len, int64_t *id, struct gq_err *e)
+int wire_submitted_parse(const char *text, size_t len, int64_t *id, struct window_stop *win,
+			 bool *has_win, struct gq_err *e)
 {
 	json_t *v = NULL;
 	if (codec_parse(text, len, &v, e) < 0)
 		return -1;
-	json_t *jid = json_object_get(v, "id");
+	json_t *jid = json_object_get(v, "id"), *jw = json_object_get(v, "window");
 	int rc = 0;
 	if (!json_is_integer(jid) || json_integer_value(jid) <= 0)
 		rc = err_set(e, GQ_EINVAL, "the answer to a submission has no job id");
-	else
+	else if (win && jw && codec_window_stop_decode(jw, win, e) < 0)
+		rc = -1;
+	if (rc == 0) {
 		*id = json_integer_value(jid);
+		if (win)
+			*has_win = jw != NULL;
+	}
 	json_decref(v);
 	return rc;
+}
+
+void wire_window_stop_write(struct buf *b, const struct window_stop *w)
+{
+	char *t = dump(codec_window_stop_encode(w));
+	buf_printf(b, ",\"window\":%s", t);
+	free(t);
 }
 
 /* ---- events ---- */

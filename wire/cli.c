@@ -71,6 +71,14 @@ void jout_id(int64_t id)
 	emit(json_pack("{s:I}", "id", (json_int_t)id), true);
 }
 
+void jout_submitted(int64_t id, const struct window_stop *win)
+{
+	json_t *o = json_pack("{s:I}", "id", (json_int_t)id);
+	if (win)
+		json_object_set_new(o, "window", codec_window_stop_encode(win));
+	emit(o, true);
+}
+
 void jout_now(int64_t now)
 {
 	emit(json_pack("{s:I}", "now", (json_int_t)now), true);

@@ -26,6 +26,9 @@ struct preempt_plan;
 void jout_job(const struct job_info *ji, bool ext);
 /* {"id": N} */
 void jout_id(int64_t id);
+/* gq submit's {"id": N}, with "window": WINDOW_STOP (codec.h) when win is
+ * not NULL: its queue's window would stop the job. */
+void jout_submitted(int64_t id, const struct window_stop *win);
 /* {"now": N} */
 void jout_now(int64_t now);
 /* The outcome of an action on one job: exit 0, or the exit code and the

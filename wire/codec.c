@@ -388,6 +388,44 @@ json_t *codec_submit_encode(const struct submit_req *r)
 	return o;
 }
 
+static const struct field window_stop_fields[] = {
+    FLD(window_stop, queue, F_STR),	FLD(window_stop, tz_offset, F_INT),
+    FLD(window_stop, now, F_I64),	FLD(window_stop, start, F_I64),
+    FLD(window_stop, stop, F_I64),	FLD(window_stop, end, F_I64),
+    FLD(window_stop, limit_end, F_I64), FLD(window_stop, expected, F_BOOL),
+};
+
+json_t *codec_window_stop_encode(const struct window_stop *w)
+{
+	json_t *o = wire_encode_table(window_stop_fields, NF(window_stop_fields), w);
+	char win[16];
+	json_object_set_new(o, "action", json_string(window_action_name(w->action)));
+	json_object_set_new(o, "window", json_string(window_format(&w->window, win, sizeof(win))));
+	return o;
+}
+
+int codec_window_stop_decode(const json_t *v, struct window_stop *out, struct gq_err *e)
+{
+	static const char *const extra[] = {"action", "window", NULL};
+	struct window_stop w;
+	memset(&w, 0, sizeof(w));
+	if (wire_decode_table(v, window_stop_fields, NF(window_stop_fields), &w, "window", extra,
+			      e) < 0)
+		return -1;
+	const json_t *a = json_object_get(v, "action"), *win = json_object_get(v, "window");
+	if (!json_is_string(a) ||
+	    (strcmp(json_string_value(a), "requeue") && strcmp(json_string_value(a), "finish")))
+		return wire_type_error(e, "window.action", "\"requeue\" or \"finish\"", a);
+	w.action = strcmp(json_string_value(a), "finish") ? WINDOW_REQUEUE : WINDOW_FINISH;
+	if (!json_is_string(win))
+		return wire_type_error(e, "window.window", "a string", win);
+	struct gq_err we = GQ_ERR_INIT;
+	if (window_parse(json_string_value(win), &w.window, &we) < 0)
+		return err_set(e, GQ_EINVAL, "window.window: %s", we.msg);
+	*out = w;
+	return 0;
+}
+
 json_t *codec_error_encode(const struct gq_err *e)
 {
 	json_t *msg = json_string(e->msg);

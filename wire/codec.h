@@ -17,6 +17,7 @@
 #include "wire/wire.h"
 #include "core/event.h"
 #include "core/job.h"
+#include "core/preempt.h"
 #include "core/stats.h"
 #include "core/util.h"
 
@@ -99,6 +100,14 @@ int codec_reclaim_decode(const json_t *v, struct reclaim_report *out, struct gq_
  * err_code_name(). Decoding a body that is not such an object fills *out
  * with GQ_EINTERNAL "unexpected answer from the server" and returns -1;
  * otherwise 0. */
+/*
+ * A window's stop of a job, said at its submit (core/preempt.h's
+ * struct window_stop): {"queue", "action": "requeue", "window": "HH:MM-HH:MM"
+ * (the queue's pause, local time of tz_offset), "tz_offset", "now",
+ * "start", "stop", "end", "limit_end" (0: no time limit), "expected"}.
+ */
+json_t *codec_window_stop_encode(const struct window_stop *w);
+int codec_window_stop_decode(const json_t *v, struct window_stop *out, struct gq_err *e);
 json_t *codec_error_encode(const struct gq_err *e);
 int codec_error_decode(const json_t *v, struct gq_err *out);
 

@@ -25,6 +25,7 @@
 #include "wire/records.h"
 #include "core/event.h"
 #include "core/job.h"
+#include "core/preempt.h"
 #include "core/stats.h"
 #include "core/util.h"
 
@@ -140,8 +141,13 @@ void submission_release(struct submission *s);
 char *wire_submit_text(const struct submit_req *r);
 /* The body of POST /v1/jobs (which must be an object). */
 int wire_submit_parse(const char *text, size_t len, struct submission *out, struct gq_err *e);
-/* The answer to a submission, {"id": N, "job": JOB}: *id. */
-int wire_submitted_parse(const char *text, size_t len, int64_t *id, struct gq_err *e);
+/* The answer to a submission, {"id": N, "job": JOB} and, when its queue's
+ * window would stop it, "window": WINDOW_STOP (codec.h): *id, and *win
+ * with *has_win (win may be NULL: not read). */
+int wire_submitted_parse(const char *text, size_t len, int64_t *id, struct window_stop *win,
+			 bool *has_win, struct gq_err *e);
+/* ,"window":WINDOW_STOP appended to b, for the server's answer. */
+void wire_window_stop_write(struct buf *b, const struct window_stop *w);
 
 /*
  * A command ({"argv"|"script", "cwd", "env"}), as the journal keeps it and

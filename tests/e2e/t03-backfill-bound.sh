@@ -19,6 +19,13 @@ check_eq "nor predicted to be: it waits for the P0" "$("$GQ" eta --json 3 | jq -
 check_match "gq why says why, and what would let it start" "$("$GQ" why 3)" \
 	'^  - --estimate 2h00m \(with neither an estimate nor a time limit it is not started ahead of a job it could delay\): starts about 3h00m sooner, at [0-9:]+$'
 check_eq "gq why --json: the hint" "$("$GQ" why --json 3 | jq -c '[.explanation.hints[] | select(.hint == "bound") | .value]')" '[7200]'
+# A time limit longer than the gap, and no estimate: its expected run is
+# the limit's, so the limit is the change offered (issue #16).
+"$GQ" submit --tier P2 --gpus 1 --time-limit 3h -- sleep 600 >/dev/null
+check_match "a shorter time limit, in the hints' words" "$("$GQ" why 4)" \
+	'^  - --time-limit 2h00m: starts about [0-9]+h[0-9]{2}m sooner, at ([A-Z][a-z]{2} [0-9]{2} )?[0-9:]+$'
+check_eq "gq why --json: the hint" "$("$GQ" why --json 4 | jq -c '[.explanation.hints[] | select(.hint == "shorter_time_limit") | .value]')" '[7200]'
+"$GQ" cancel 4 >/dev/null
 
 # queue.default.defaultTime = 1h: a job submitted without a limit gets it.
 printf '#!/bin/sh\nprintf "[queue \\"default\\"]\\n\\tdefaultTime = 1h\\n" >>"$1"\n' >"$T_DIR/ed2.sh"
@@ -28,12 +35,12 @@ check "apply it" "$GQ" policy apply
 check_eq "gq policy show has it" \
 	"$("$GQ" policy show --json | jq -r '.keys[] | select(.key == "queue.default.defaultTime") | .value')" 1h00m
 "$GQ" submit --tier P2 --gpus 1 -- sleep 600 >/dev/null
-check "the P2 job with the queue's default limit is backfilled" wait_state 4 running
-check_eq "it carries the limit" "$("$GQ" show --json 4 | jq .time_limit)" 3600
+check "the P2 job with the queue's default limit is backfilled" wait_state 5 running
+check_eq "it carries the limit" "$("$GQ" show --json 5 | jq .time_limit)" 3600
 check_eq "the one submitted before keeps none and waits" "$(state 3)" pending
 # The limit is enforced: an hour on, the job is stopped.
 "$GQ" clock +61m >/dev/null
-check "an hour on, gq serve stops it at its limit" wait_state 4 timeout stopping
+check "an hour on, gq serve stops it at its limit" wait_state 5 timeout stopping
 "$GQ" cancel 1 3 >/dev/null 2>&1
 "$GQ" clock +10m >/dev/null
 finish

@@ -29,6 +29,11 @@ check_eq "cancel --state pending --name eval --json" \
 check_eq "--user: your own jobs by default; another's: none of them" \
 	"$("$GQ" hold --user nobody-else --name sweep 2>&1; echo "rc=$?")" "gq hold: no job matches; see 'gq ls --all'
 rc=3"
+check_eq "hold --json: the action and each job's outcome" \
+	"$("$GQ" hold --json --reason "for t82" 2 | jq -c '[.action, [.jobs[] | [.id, .ok]]]')" '["hold",[[2,true]]]'
+check_eq "the hold is done" "$(field 2 '[.held, .held_reason] | @tsv')" "true	for t82"
+check_eq "release --json of it" "$("$GQ" release --json 2 | jq -c '[.action, [.jobs[].id]]')" '["release",[2]]'
+check_eq "released" "$(field 2 .held)" false
 
 # The question on a terminal (script(1) gives the command one).
 out=$(echo n | script -qec "$GQ hold --name sweep" /dev/null | tr -d '\r')

@@ -207,6 +207,49 @@ static void test_waiting_since(void)
 }
 
 /* gq ls' {waited} and the JSON's "waited": the last pending stretch only. */
+/* The submit's note on a window that would stop the job, in each of its
+ * three forms; times in the reader's zone, the window in the server's. */
+static void test_window_stop_words(void)
+{
+	struct window_stop w;
+	memset(&w, 0, sizeof(w));
+	STR_COPY(w.queue, "night");
+	w.action = WINDOW_REQUEUE;
+	w.window = (struct window){.set = true, .start_min = 20 * 60, .end_min = 8 * 60};
+	w.now = 1893524400; /* 2030-01-01 19:00 UTC */
+	w.start = w.now;
+	w.stop = w.now + 3600;
+	w.end = w.now + 7200;
+	w.limit_end = w.now + 3 * 3600;
+	w.expected = true;
+	struct buf b;
+	buf_init(&b, 0);
+	explain_window_stop(&w, NULL, &b);
+	CHECK_STR(b.data,
+		  "Queue night pauses at 20:00 (window 20:00-08:00 UTC); starting now, this "
+		  "job is expected to end at 21:00: it cannot checkpoint, so it would be "
+		  "stopped at 20:00 and requeued, its work lost (queue.night.windowAction = "
+		  "requeue).");
+	buf_reset(&b);
+	w.expected = false;
+	w.start = w.now + 1800;
+	explain_window_stop(&w, NULL, &b);
+	CHECK_STR(b.data,
+		  "Queue night pauses at 20:00 (window 20:00-08:00 UTC); starting at 19:30, "
+		  "this job may run until 22:00 (its time limit): it cannot checkpoint, so "
+		  "if it still runs at 20:00 it will be stopped and requeued, its work lost "
+		  "(queue.night.windowAction = requeue).");
+	buf_reset(&b);
+	w.limit_end = 0;
+	w.tz_offset = 3600; /* the server's zone; the reader's stays UTC */
+	explain_window_stop(&w, NULL, &b);
+	CHECK_STR(b.data, "Queue night pauses at 20:00 (window 20:00-08:00 UTC+01:00); starting at "
+			  "19:30, this job has no time limit: it cannot checkpoint, so if it still "
+			  "runs at 20:00 it will be stopped and requeued, its work lost "
+			  "(queue.night.windowAction = requeue).");
+	buf_release(&b);
+}
+
 static void test_waited_is_the_wait_not_the_run(void)
 {
 	struct job j;
@@ -241,4 +284,5 @@ void suite_explain(void)
 	RUN(test_gpus_busy_of_a_node);
 	RUN(test_waiting_since);
 	RUN(test_waited_is_the_wait_not_the_run);
+	RUN(test_window_stop_words);
 }

@@ -1,7 +1,8 @@
 /*
  * hint.c - every hint gq offers is true (issue #16): on seeded random
  * snapshots (queues with quotas and a window, tiers, holds, dependencies,
- * GPU kinds, same-node, estimates or none), each hint of each pending job,
+ * GPU models asked for by name, same-node, estimates, time limits or
+ * neither), each hint of each pending job,
  * applied by this file's own reading of its change to a fresh copy of the
  * snapshot, and predicted with the full predict_all() (not the cut-short
  * run hint.c uses), makes the job start at the time the hint says, at
@@ -83,8 +84,11 @@ static void random_snapshot(struct snapshot *s, uint64_t seed)
 		if (j->estimate > j->time_limit && j->time_limit)
 			j->estimate = j->time_limit;
 		j->held = pick(&x, 8) == 0;
-		if (pick(&x, 6) == 0)
+		int64_t model = pick(&x, 6);
+		if (model == 0)
 			STR_COPY(j->req.gpu_type, "h100");
+		else if (model == 1 && nnodes > 1) /* with an h100 node: the other model */
+			STR_COPY(j->req.gpu_type, "a100");
 		j->req.same_node = pick(&x, 4) == 0;
 		if (id - 1 > first_pending && pick(&x, 5) == 0) {
 			j->ndeps = 1;
@@ -109,12 +113,18 @@ static void apply(const struct snapshot *s, const struct hint_item *h, struct jo
 		memset(j->req.gpu_type, 0, sizeof(j->req.gpu_type));
 		j->req.gpu_mem_mb = 0;
 		break;
+	case HINT_GPU_TYPE:
+		snprintf(j->req.gpu_type, sizeof(j->req.gpu_type), "%s", h->arg);
+		break;
 	case HINT_SPREAD:
 		j->req.same_node = false;
 		break;
 	case HINT_SHORTER_ESTIMATE:
 	case HINT_BOUND:
 		j->estimate = h->value;
+		break;
+	case HINT_SHORTER_TIME_LIMIT:
+		j->time_limit = h->value;
 		break;
 	case HINT_NO_DEPENDENCY:
 		j->ndeps = 0;
@@ -280,8 +290,83 @@ static void test_no_promote_where_a_tier_moves_nothing(void)
 	snapshot_release(&s);
 }
 
+/* The first hint of kind h of job id, or NULL (hs owned by the caller). */
+static const struct hint_item *hint_of(const struct snapshot *s, int64_t id, enum hint h,
+				       struct hint_set *hs)
+{
+	struct prediction_set ps;
+	struct why_set ws;
+	prediction_set_init(&ps);
+	why_set_init(&ws);
+	predict_all(s, &ps);
+	reason_all(s, &ps, &ws);
+	const struct why *w = why_find(&ws, s, id);
+	memset(hs, 0, sizeof(*hs));
+	if (w)
+		hint_job(s, &ps, w, hs);
+	why_set_release(&ws);
+	prediction_set_release(&ps);
+	for (int i = 0; i < hs->n; i++)
+		if (hs->items[i].hint == h)
+			return &hs->items[i];
+	return NULL;
+}
+
+/* Another GPU model: the a100s are busy for an hour, the h100s free. */
+static void test_another_gpu_model(void)
+{
+	struct snapshot s;
+	struct hint_set hs;
+	fx_init(&s, 2, 8);
+	set(&s, "headroom.share", "0");
+	STR_COPY(s.nodes[1].gpu_model, "h100");
+	fx_running(&s, 1, TIER_P1, 0, 8, MIN(-10), 70 * 60); /* the a100s, to +60 */
+	STR_COPY(fx_pending(&s, 2, TIER_P1, 4, MIN(-5))->req.gpu_type, "a100");
+	snapshot_sort(&s);
+	const struct hint_item *h = hint_of(&s, 2, HINT_GPU_TYPE, &hs);
+	CHECK(h != NULL);
+	if (h) {
+		CHECK_STR(h->arg, "h100");
+		CHECK_INT(h->start, MIN(0));
+		CHECK_INT(h->gain, 3600);
+	}
+	/* One that names no model is offered none. */
+	s.jobs[1].req.gpu_type[0] = '\0';
+	CHECK(hint_of(&s, 2, HINT_GPU_TYPE, &hs) == NULL);
+	snapshot_release(&s);
+}
+
+/* A shorter time limit: a job without an estimate is expected to run to
+ * its limit (90m), too long for the hour before the P0 job's reservation;
+ * with the limit at 1h it is backfilled now. With an estimate, the
+ * estimate is the change offered. */
+static void test_shorter_time_limit(void)
+{
+	struct snapshot s;
+	struct hint_set hs;
+	fx_init(&s, 1, 8);
+	set(&s, "headroom.share", "0");
+	fx_running(&s, 1, TIER_P1, 0, 4, MIN(-10), 70 * 60); /* ends +60 */
+	fx_pending(&s, 2, TIER_P0, 8, MIN(0));
+	fx_pending(&s, 3, TIER_P1, 4, MIN(0))->time_limit = 90 * 60;
+	snapshot_sort(&s);
+	const struct hint_item *h = hint_of(&s, 3, HINT_SHORTER_TIME_LIMIT, &hs);
+	CHECK(h != NULL);
+	if (h) {
+		CHECK_INT(h->value, 3600);
+		CHECK_INT(h->start, MIN(0));
+	}
+	CHECK(hint_of(&s, 3, HINT_SHORTER_ESTIMATE, &hs) == NULL);
+	s.jobs[2].estimate = 80 * 60;
+	CHECK(hint_of(&s, 3, HINT_SHORTER_TIME_LIMIT, &hs) == NULL);
+	CHECK(hint_of(&s, 3, HINT_SHORTER_ESTIMATE, &hs) != NULL);
+	snapshot_release(&s);
+}
+
 void suite_hint(void)
 {
+	RUN(test_another_gpu_model);
+	RUN(test_shorter_time_limit);
 	RUN(test_every_hint_applied_starts_the_job_sooner);
 	RUN(test_no_fewer_gpus_into_the_headroom);
 	RUN(test_no_promote_where_a_tier_moves_nothing);

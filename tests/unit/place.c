@@ -276,6 +276,12 @@ static void test_unsatisfiable_alone_with_text(void)
 	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), -1);
 	CHECK_STR(e.msg, "needs 12 GPUs of type 'h100', the cluster has 0 such GPUs: ask for fewer "
 			 "or other GPUs");
+	/* One GPU is "1 GPU" (issue 16's "1 GPUs"). */
+	s.jobs[0].req.gpus = 1;
+	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), -1);
+	CHECK_STR(e.msg, "needs 1 GPU of type 'h100', the cluster has 0 such GPUs: ask for fewer "
+			 "or other GPUs");
+	s.jobs[0].req.gpus = 12;
 	s.jobs[0].req.gpu_type[0] = 0;
 	/* Headroom never makes a request impossible: 13 of 16 with 4 held back. */
 	set(&s, "headroom.share", "0.25");

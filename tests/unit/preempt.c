@@ -647,6 +647,75 @@ static void test_plan_window_suspends_its_queue(void)
 	snapshot_release(&s);
 }
 
+/* preempt_window_stop: what a submit says of its queue's window. NOW is
+ * 13:46:40 UTC; the pause 14:00-15:00 begins 800 s later. */
+static void test_window_stop_at_submit(void)
+{
+	struct snapshot s;
+	struct gq_err e = GQ_ERR_INIT;
+	struct window_stop w;
+	machine(&s, 1, 2);
+	policy_set(&s.policy, "queue.exp.window", "14:00-15:00", &e);
+	pending(&s, 100, TIER_P1, 1, 0);
+	snapshot_sort(&s);
+	struct job *j = J(s, 100);
+	STR_COPY(j->queue, "exp");
+	j->checkpointable = false;
+	j->time_limit = 60 * MIN;
+	const int64_t stop = NOW + 800;
+	/* Expected to run 30 minutes from now: stopped at 14:00. */
+	CHECK(preempt_window_stop(&s, j, NOW, 30 * MIN, &w));
+	CHECK_STR(w.queue, "exp");
+	CHECK_INT(w.stop, stop);
+	CHECK_INT(w.end, NOW + 30 * MIN);
+	CHECK_INT(w.limit_end, NOW + 60 * MIN);
+	CHECK(w.expected);
+	CHECK_INT(w.action, WINDOW_REQUEUE);
+	CHECK_INT(w.window.start_min, 14 * 60);
+	/* Expected to end before, its limit after: it may be stopped. */
+	CHECK(preempt_window_stop(&s, j, NOW, 10 * MIN, &w));
+	CHECK(!w.expected);
+	/* Ends, and must end, by 14:00 (the end at the pause's start is in time). */
+	j->time_limit = 800;
+	CHECK(!preempt_window_stop(&s, j, NOW, 10 * MIN, &w));
+	/* No time limit: whatever it is expected to run, it may run into it. */
+	j->time_limit = 0;
+	CHECK(preempt_window_stop(&s, j, NOW, 10 * MIN, &w));
+	CHECK(!w.expected);
+	CHECK_INT(w.limit_end, 0);
+	/* Started in the pause (after it, at 15:00): the next day's pause. */
+	j->time_limit = 60 * MIN;
+	CHECK(!preempt_window_stop(&s, j, stop + 60 * MIN, 30 * MIN, &w));
+	CHECK(!preempt_window_stop(&s, j, stop + 60 * MIN, 23 * 60 * MIN, &w)); /* ends at 14:00 */
+	j->time_limit = 24 * 60 * MIN;
+	CHECK(preempt_window_stop(&s, j, stop + 60 * MIN, 23 * 60 * MIN + 1, &w));
+	CHECK_INT(w.stop, stop + 86400);
+	CHECK(w.expected);
+	j->time_limit = 60 * MIN;
+	/* The window in the server's local time: 15:00 at UTC+1 is 14:00 UTC. */
+	s.tz_offset = 3600;
+	policy_set(&s.policy, "queue.exp.window", "15:00-16:00", &e);
+	CHECK(preempt_window_stop(&s, j, NOW, 30 * MIN, &w));
+	CHECK_INT(w.stop, stop);
+	CHECK_INT(w.tz_offset, 3600);
+	/* Nothing when it can checkpoint, when the window lets it finish,
+	 * when preemption only observes, or in a queue without a window. */
+	j->checkpointable = true;
+	CHECK(!preempt_window_stop(&s, j, NOW, 30 * MIN, &w));
+	j->checkpointable = false;
+	policy_set(&s.policy, "queue.exp.windowAction", "finish", &e);
+	CHECK(!preempt_window_stop(&s, j, NOW, 30 * MIN, &w));
+	policy_set(&s.policy, "queue.exp.windowAction", "requeue", &e);
+	policy_set(&s.policy, "preempt.mode", "observe", &e);
+	CHECK(!preempt_window_may_stop(&s, j));
+	CHECK(!preempt_window_stop(&s, j, NOW, 30 * MIN, &w));
+	policy_set(&s.policy, "preempt.mode", "enforce", &e);
+	CHECK(preempt_window_may_stop(&s, j));
+	STR_COPY(j->queue, "default");
+	CHECK(!preempt_window_stop(&s, j, NOW, 30 * MIN, &w));
+	snapshot_release(&s);
+}
+
 static void test_plan_observe_records_only(void)
 {
 	struct snapshot s;
@@ -744,6 +813,7 @@ void suite_preempt(void)
 	RUN(test_plan_gives_each_trigger_its_own_victims);
 	RUN(test_plan_shares_budget_and_quota_between_triggers);
 	RUN(test_plan_window_suspends_its_queue);
+	RUN(test_window_stop_at_submit);
 	RUN(test_plan_observe_records_only);
 	RUN(test_plan_permit_waits_and_wakes);
 	RUN(test_plan_reminds_and_downgrades);

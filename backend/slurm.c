@@ -357,8 +357,13 @@ static int fetch(struct slurm *sl, struct snapshot *s, const char *jobs_path, bo
 	s->now = time(NULL);
 	s->tz_offset = local_tz((time_t)s->now);
 	s->order = ORDER_BACKEND;
-	/* Slurm's priority weights are not exposed: no simulated aging. */
+	/* Slurm's priority weights are not exposed: no simulated aging. And
+	 * none of gq serve's own rules: no GPUs held back for P0 (headroom),
+	 * no starvation permits. */
 	s->policy.aging_step = 0;
+	s->policy.headroom = 0;
+	for (int t = 0; t < TIER_COUNT; t++)
+		s->policy.tier[t].wait_limit = INT64_MAX;
 	if (call(sl, "GET", "/nodes", NULL, &out, e) != 0 ||
 	    slurm_nodes_decode(out.data ? out.data : "", out.len, s, NULL, e) < 0)
 		goto out;

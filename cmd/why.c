@@ -59,8 +59,9 @@ static void slurm_beside(const struct explain_set *x, const struct job *j, const
 	    strcmp(j->ext_class, "not yet evaluated"))
 		buf_printf(out, "gq and Slurm disagree: gq says %s, Slurm says %s (%s).\n", gq,
 			   j->ext_class, j->ext_reason);
-	buf_addstr(out, "Order: Slurm's priority, as sprio gives it; Slurm does not export its "
-			"weights, so the prediction keeps this order (no aging).\n");
+	buf_addstr(out, "Order: Slurm's priority, not gq's weight; Slurm's API does not give its "
+			"weights, so gq's prediction keeps Slurm's current order (no simulated "
+			"aging).\n");
 }
 
 /* The paragraph, the preemption, the suggestions and Slurm's view of

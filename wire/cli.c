@@ -180,8 +180,11 @@ static json_t *ls_row(const struct explain_set *x, const struct job *j)
 	json_object_set_new(o, "tier", json_string(tier_name(job_tier(j))));
 	json_object_set_new(o, "state", json_string(job_state_name(j->state)));
 	json_object_set_new(o, "gpus", json_integer(j->req.gpus));
+	/* On Slurm its priority is the weight that orders the queue. */
 	json_object_set_new(o, "weight",
-			    json_real(ex ? ex->why->weight : pol->tier[job_tier(j)].base));
+			    x->s->order == ORDER_BACKEND
+				? json_real((double)j->ext_prio)
+				: json_real(ex ? ex->why->weight : pol->tier[job_tier(j)].base));
 	json_object_set_new(o, "submit_time", json_integer(j->submit_time));
 	json_object_set_new(o, "start_time", int_or_null(j->start_time));
 	json_object_set_new(o, "end_time",
@@ -307,17 +310,26 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 	json_object_set_new(o, "position", json_integer(w->position));
 	json_object_set_new(o, "ahead", json_integer(w->ahead));
 	json_t *ahead = json_array();
-	for (int i = 0; i < w->nahead; i++)
-		json_array_append_new(ahead, json_pack("{s:I,s:s,s:f}", "id",
-						       (json_int_t)w->ahead_first[i].job, "tier",
-						       tier_name(w->ahead_first[i].tier), "weight",
-						       w->ahead_first[i].weight));
+	bool backend = x->s->order == ORDER_BACKEND;
+	for (int i = 0; i < w->nahead; i++) {
+		const struct why_ahead *a = &w->ahead_first[i];
+		json_array_append_new(
+		    ahead,
+		    json_pack("{s:I,s:s,s:f}", "id", (json_int_t)a->job, "tier", tier_name(a->tier),
+			      "weight", backend ? (double)explain_prio(x, a->job) : a->weight));
+	}
 	json_object_set_new(o, "ahead_jobs", ahead);
-	json_object_set_new(o, "weight",
-			    json_pack("{s:f,s:f,s:f,s:o,s:o}", "value", w->weight, "base", w->base,
-				      "c", w->c, "rises_at",
-				      w->rises ? json_integer(w->rise_at) : json_null(), "rises_to",
-				      w->rises ? json_real(w->rise_weight) : json_null()));
+	if (backend) /* Slurm's priority: no base, no aging factor of gq's */
+		json_object_set_new(o, "weight",
+				    json_pack("{s:f,s:n,s:n,s:n,s:n,s:s}", "value",
+					      (double)ex->job->ext_prio, "base", "c", "rises_at",
+					      "rises_to", "source", "slurm"));
+	else
+		json_object_set_new(
+		    o, "weight",
+		    json_pack("{s:f,s:f,s:f,s:o,s:o}", "value", w->weight, "base", w->base, "c",
+			      w->c, "rises_at", w->rises ? json_integer(w->rise_at) : json_null(),
+			      "rises_to", w->rises ? json_real(w->rise_weight) : json_null()));
 	json_object_set_new(o, "needs",
 			    json_pack("{s:i,s:s,s:I,s:b,s:i}", "gpus", j->req.gpus, "gpu_type",
 				      j->req.gpu_type, "gpu_mem_mb", (json_int_t)j->req.gpu_mem_mb,

@@ -204,6 +204,18 @@ check_match "why: QOSMaxGRESPerUser shown, as user_limit" "$out" \
 out=$(as alice "$GQ" why "$J_BIG")
 check_match "why: Slurm's Resources or Priority beside gq's" "$out" \
 	"Slurm: (Resources|Priority) \(gq's word: (resources|priority)\); priority [0-9]+"
+# The order is Slurm's priority: why says that number and where its factors
+# are, never gq's weight formula, and that the prediction keeps the order.
+check_match "why: the job's Slurm priority (squeue %Q) and where its factors are" "$out" \
+	"its Slurm priority $(jobf "$J_BIG" %Q) \(its factors: sprio -j $J_BIG\)"
+if printf '%s' "$out" | grep -Eq 'weight [0-9.]+ = |held back for P0'; then
+	t_report 1 "why: no gq weight formula, no headroom on Slurm"
+else t_report 0 "why: no gq weight formula, no headroom on Slurm"; fi
+check_match "why: the prediction keeps Slurm's current order" "$out" \
+	"keeps Slurm's current order \(no simulated aging\)"
+out=$(as alice "$GQ" why "$J_PRIO")
+check_match "why: the jobs ahead with their Slurm priority" "$out" \
+	"jobs? ahead \((P[0-2] #[0-9]+ priority [0-9]+(, )?)+"
 out=$(as alice "$GQ" why "$J_HELD")
 check_match "why: held, and Slurm's JobHeldUser" "$out" "^Pending: held.*"
 check_match "why: JobHeldUser beside" "$out" "Slurm: JobHeldUser \(gq's word: held\)"
@@ -228,6 +240,9 @@ if command -v jq >/dev/null; then
 		'["QOSMaxGRESPerUser","user_limit","gpu","p2","proj_a"]'
 	out=$(as alice "$GQ" why --json "$J_BIG" | jq '.slurm.priority')
 	check_eq "why --json: Slurm's priority (squeue %Q)" "$out" "$(jobf "$J_BIG" %Q)"
+	out=$(as alice "$GQ" why --json "$J_BIG" | jq -c '.explanation.weight | [.value, .base, .source]')
+	check_eq "why --json: the weight is Slurm's priority, no gq base" "$out" \
+		"[$(jobf "$J_BIG" %Q),null,\"slurm\"]"
 	out=$(as alice "$GQ" show --json "$J_QUOTA" | jq -c '.slurm | [.qos, .account, .partition]')
 	check_eq "show --json: Slurm's QOS, account, partition" "$out" '["p2","proj_a","gpu"]'
 fi

@@ -51,7 +51,8 @@ static void slurm_beside(const struct explain_set *x, const struct job *j, const
 	const char *gq = ex->why ? reason_name(ex->why->primary) : "";
 	buf_printf(out, "Slurm: %s", j->ext_reason[0] ? j->ext_reason : "no reason given");
 	if (j->ext_class[0])
-		buf_printf(out, " (gq's word: %s)", j->ext_class);
+		buf_printf(out, " (gq's word: %s%s%s)", j->ext_class, j->ext_detail[0] ? ", " : "",
+			   j->ext_detail);
 	buf_printf(out, "; priority %lld; its estimate: %s.\n", (long long)j->ext_prio,
 		   j->ext_start ? cmd_time(j->ext_start, x->s->now, t, sizeof(t))
 				: "none (its backfill pass did not reach this job)");

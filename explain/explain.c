@@ -123,7 +123,9 @@ void explain_dep_never(const struct dep_never *d, bool quoted, char *out, size_t
 		snprintf(how, sizeof(how), "reached its time limit");
 		break;
 	default:
-		if (d->exit_status >= 0)
+		if (d->gone)
+			snprintf(how, sizeof(how), "is gone");
+		else if (d->exit_status >= 0)
 			snprintf(how, sizeof(how), "failed (exit %d)", d->exit_status);
 		else
 			snprintf(how, sizeof(how), "failed");
@@ -234,6 +236,13 @@ static void item_detail(const struct explain_set *x, const struct explain *ex,
 				k = dep_kind_of(j, d);
 				break;
 			}
+		if (it->never && strcmp(it->detail, "never")) { /* dead: it waits for nothing */
+			buf_printf(out,
+				   " Can never start: #%lld %s %s, so its %s can never be met.",
+				   (long long)it->job, !strcmp(it->detail, "gone") ? "is" : "ended",
+				   it->detail[0] ? it->detail : "?", dep_kind_name(k));
+			break;
+		}
 		buf_printf(out, " Waits for #%lld to %s (%s; it is %s", (long long)it->job,
 			   dep_kind_verb(k), dep_kind_name(k),
 			   !strcmp(it->detail, "never") ? "never started"

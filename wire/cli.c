@@ -36,8 +36,9 @@ static json_t *strv(char *const *v)
 	return a;
 }
 
-/* What the backend's scheduler (Slurm) says of j, for scripts: its reason,
- * estimated start, priority, partition, QOS and account. */
+/* What the backend's scheduler (Slurm) says of j, for scripts: its reason
+ * (with gq's word and detail), estimated start, priority, partition, QOS
+ * and account. */
 static json_t *slurm_fields(const struct job *j)
 {
 	json_t *o = json_object();
@@ -45,6 +46,8 @@ static json_t *slurm_fields(const struct job *j)
 			    j->ext_reason[0] ? json_string(j->ext_reason) : json_null());
 	json_object_set_new(o, "reason_class",
 			    j->ext_class[0] ? json_string(j->ext_class) : json_null());
+	json_object_set_new(o, "detail",
+			    j->ext_detail[0] ? json_string(j->ext_detail) : json_null());
 	json_object_set_new(o, "estimate", j->ext_start ? json_integer(j->ext_start) : json_null());
 	json_object_set_new(o, "priority", json_integer(j->ext_prio));
 	json_object_set_new(o, "partition", json_string(j->queue));

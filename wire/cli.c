@@ -129,11 +129,16 @@ void jout_nodes(const struct snapshot *s)
 				json_array_append_new(jobs, json_integer(j->id));
 		}
 		int nbusy = __builtin_popcountll(busy);
-		json_array_append_new(
-		    a, json_pack("{s:s,s:s,s:I,s:i,s:i,s:i,s:b,s:o}", "name", nd->name, "gpu_model",
-				 nd->gpu_model, "gpu_mem_mb", (json_int_t)nd->gpu_mem_mb, "gpus",
-				 nd->ngpus, "busy", nbusy, "free", nd->up ? nd->ngpus - nbusy : 0,
-				 "up", nd->up, "jobs", jobs));
+		json_t *idx = json_array(); /* which GPUs: Slurm's gres_used IDX */
+		for (int g = 0; g < 64; g++)
+			if ((busy >> g) & 1)
+				json_array_append_new(idx, json_integer(g));
+		json_array_append_new(a, json_pack("{s:s,s:s,s:I,s:i,s:i,s:o,s:i,s:b,s:o}", "name",
+						   nd->name, "gpu_model", nd->gpu_model,
+						   "gpu_mem_mb", (json_int_t)nd->gpu_mem_mb, "gpus",
+						   nd->ngpus, "busy", nbusy, "busy_gpus", idx,
+						   "free", nd->up ? nd->ngpus - nbusy : 0, "up",
+						   nd->up, "jobs", jobs));
 	}
 	emit(a, false);
 }

@@ -1230,6 +1230,20 @@ char *slurm_update_priority(int64_t prio, int minor)
 	return dump(json_pack("{s:s}", "priority", b));
 }
 
+int64_t slurm_diag_time(const char *text, size_t len)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	json_t *v = parse(text, len, &e);
+	if (!v)
+		return 0;
+	int64_t t = 0;
+	if (num(json_object_get(json_object_get(v, "statistics"), "req_time"), &t) != NUM_SET ||
+	    t < 0)
+		t = 0;
+	json_decref(v);
+	return t;
+}
+
 int64_t slurm_diag_job_queries(const char *text, size_t len)
 {
 	struct gq_err e = GQ_ERR_INIT;

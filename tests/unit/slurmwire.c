@@ -425,6 +425,14 @@ static void ping_meta(void)
 	free(t);
 	t = slurp("v0.0.38/diag_busy.json", &len);
 	CHECK(t && slurm_diag_job_queries(t, len) > 0);
+	/* slurmctld's clock, for update_time (the kit's statistics.req_time) */
+	CHECK(t && slurm_diag_time(t, len) == 1795947638);
+	CHECK_INT(slurm_diag_time("{\"statistics\": {\"req_time\": {\"set\": true, "
+				  "\"infinite\": false, \"number\": 1795947638}}}",
+				  strlen("{\"statistics\": {\"req_time\": {\"set\": true, "
+					 "\"infinite\": false, \"number\": 1795947638}}}")),
+		  1795947638);
+	CHECK_INT(slurm_diag_time("{}", 2), 0);
 	free(t);
 }
 

@@ -726,6 +726,13 @@ void explain_preempt_text(const struct explain_set *x, const struct explain *ex,
 {
 	const struct snapshot *s = x->s;
 	char t[32];
+	if (s->order == ORDER_BACKEND) { /* gq's preemption rules are gq serve's */
+		if (ex->why->primary == REASON_RESOURCES)
+			buf_addstr(out, "Preemption: Slurm's own, by QOS (which may preempt which: "
+					"sacctmgr show qos format=name,preempt); gq does not plan "
+					"it on Slurm.");
+		return;
+	}
 	if (ex->why->primary != REASON_RESOURCES && !pp->permit)
 		return;
 	switch (pp->outcome) {

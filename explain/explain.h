@@ -100,7 +100,8 @@ void explain_preempt(const struct explain_set *x, const struct explain *ex,
 /* Appends that choice as one sentence for `gq why`, "Preemption: ...",
  * with no newline; nothing when preemption is not what it waits on (its
  * reason is not resources and it holds no permit, or nothing GPUs could
- * fix blocks it). */
+ * fix blocks it). On an ORDER_BACKEND snapshot (Slurm) only that the
+ * backend preempts by its own QOS rules, when the reason is resources. */
 void explain_preempt_text(const struct explain_set *x, const struct explain *ex,
 			  const struct preempt_plan *pp, struct buf *out);
 

@@ -441,9 +441,10 @@ static json_t *why_full(const struct explain_set *x, const struct job *j,
 	const struct explain *ex = explain_find(x, j->id);
 	if (ex)
 		hints(x, ex, json_object_get(o, "explanation"));
-	if (ex && pp)
+	if (ex && pp) /* on Slurm, Slurm's QOS rules preempt: no plan of gq's */
 		json_object_set_new(json_object_get(o, "explanation"), "preemption",
-				    preemption(x, ex, pp));
+				    x->s->order == ORDER_BACKEND ? json_null()
+								 : preemption(x, ex, pp));
 	return o;
 }
 

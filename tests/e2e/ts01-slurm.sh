@@ -229,6 +229,10 @@ if printf '%s' "$out" | grep -Eq 'weight [0-9.]+ = |held back for P0'; then
 else t_report 0 "why: no gq weight formula, no headroom on Slurm"; fi
 check_match "why: the prediction keeps Slurm's current order" "$out" \
 	"keeps Slurm's current order \(no simulated aging\)"
+if printf '%s' "$out" | grep -q '^Preemption:' &&
+	! printf '%s' "$out" | grep -q "^Preemption: Slurm's own, by QOS"; then
+	t_report 1 "why: preemption is Slurm's, not gq's plan"
+else t_report 0 "why: preemption is Slurm's, not gq's plan"; fi
 out=$(as alice "$GQ" why "$J_PRIO")
 check_match "why: the jobs ahead with their Slurm priority" "$out" \
 	"jobs? ahead \((P[0-2] #[0-9]+ priority [0-9]+(, )?)+"

@@ -147,6 +147,17 @@ static void test_backend_order_says_its_priority(void)
 		CHECK(strstr(b.data, " Slurm priority 1059 (its factors: sprio -j 20)") != NULL);
 		CHECK(strstr(b.data, " weight") == NULL);
 	}
+	/* #10 waits for GPUs: preemption is the backend's (Slurm's QOS
+	 * rules), not gq's plan. */
+	ex = explain_find(&x, 10);
+	if (CHECK(ex != NULL) && CHECK_INT(ex->why->primary, REASON_RESOURCES)) {
+		struct preempt_plan pp = {0};
+		explain_preempt(&x, ex, &pp);
+		buf_reset(&b);
+		explain_preempt_text(&x, ex, &pp, &b);
+		CHECK(b.data && strstr(b.data, "Preemption: Slurm's own, by QOS") == b.data);
+		preempt_plan_release(&pp);
+	}
 	buf_release(&b);
 	explain_release(&x);
 	snapshot_release(&s);

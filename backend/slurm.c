@@ -70,6 +70,11 @@ struct slurm {
 	bool hist_loaded;
 	struct buf cache; /* the last GET /jobs answer */
 	int64_t cache_t;  /* ... asked again with update_time=cache_t; 0 none */
+	/* slurmctld's clock minus ours (GET /diag's req_time, measured when
+	 * the version is negotiated and kept with it): update_time is
+	 * slurmctld's time, which ours need not agree with. */
+	int64_t clock_offset;
+	bool clock_known;
 };
 
 static struct slurm *S(struct backend *b)
@@ -91,6 +96,30 @@ static int http(struct slurm *sl, const char *method, const char *path, const ch
 
 static bool api_load(struct slurm *sl);
 static void api_save(const struct slurm *sl, const struct buf *ping);
+
+/* slurmctld's clock against ours: GET /diag's req_time against the middle
+ * of the exchange (to the second; jobs_cached allows for the rest).
+ * Unknown when /diag does not answer it. */
+static void clock_measure(struct slurm *sl)
+{
+	struct buf out;
+	buf_init(&out, MAX_ANSWER);
+	struct gq_err e = GQ_ERR_INIT;
+	char path[64];
+	long st = 0;
+	snprintf(path, sizeof(path), "/slurm/v0.0.%d/diag", sl->minor);
+	int64_t t0 = time(NULL);
+	sl->clock_known = false;
+	if (http(sl, "GET", path, NULL, &out, &st, &e) == 0 && st == 200) {
+		int64_t t1 = time(NULL);
+		int64_t server = slurm_diag_time(out.data ? out.data : "", out.len);
+		if (server > 0) {
+			sl->clock_offset = server - (t0 + t1) / 2;
+			sl->clock_known = true;
+		}
+	}
+	buf_release(&out);
+}
 
 /* The version from the cache, else the first that answers, newest first. */
 static int negotiate(struct slurm *sl, struct gq_err *e)
@@ -117,6 +146,7 @@ static int negotiate(struct slurm *sl, struct gq_err *e)
 		}
 		sl->minor = v;
 		slurm_meta_decode(t, out.len, &sl->meta, e);
+		clock_measure(sl);
 		api_save(sl, &out);
 		rc = 0;
 		goto out;
@@ -188,7 +218,9 @@ static int32_t local_tz(time_t now)
 /*
  * The cache per cluster and user: $XDG_CACHE_HOME/gq/slurm-<server>-<user>
  * -jobs.json holds the last GET /jobs answer after a first line
- * "gq-slurm-cache T", T one second before it was fetched. The next command
+ * "gq-slurm-cache T", T two seconds before it was fetched in slurmctld's
+ * clock (ours plus the offset kept with the API version; without one,
+ * no cache: our clock need not agree with slurmctld's). The next command
  * asks GET /jobs?update_time=T; v0.0.38 answers 304 with an empty body
  * when no job changed since, and the cached answer is used. (v0.0.39+
  * answer 200 with no jobs instead, which cannot be told from an empty
@@ -273,9 +305,10 @@ static void cache_write(const struct slurm *sl, const char *what, const char *he
 
 /*
  * The negotiated version per cluster: $XDG_CACHE_HOME/gq/slurm-<server>-api
- * holds "gq-slurm-api N T" (openapi/v0.0.N, negotiated at T) and then the
- * ping answer it came with, for the Slurm release gq version names. Used
- * while younger than API_TTL.
+ * holds "gq-slurm-api N T OFFSET" (openapi/v0.0.N, negotiated at T; OFFSET
+ * slurmctld's clock minus ours, left out when /diag did not say) and then
+ * the ping answer it came with, for the Slurm release gq version names.
+ * Used while younger than API_TTL.
  */
 static bool api_load(struct slurm *sl)
 {
@@ -285,10 +318,19 @@ static bool api_load(struct slurm *sl)
 	if (!f)
 		return false;
 	int v = 0;
-	long long t = 0;
+	long long t = 0, off = 0;
 	int64_t now = time(NULL);
-	bool ok = fscanf(f, "gq-slurm-api %d %lld\n", &v, &t) == 2 && v >= SLURM_API_OLDEST &&
-		  v <= SLURM_API_NEWEST && t <= now && now - t < API_TTL;
+	/* "gq-slurm-api N T [OFFSET]": without OFFSET slurmctld's clock is unknown. */
+	char head[128];
+	int nf = fgets(head, sizeof(head), f)
+		     ? sscanf(head, "gq-slurm-api %d %lld %lld", &v, &t, &off)
+		     : 0;
+	bool ok = nf >= 2 && v >= SLURM_API_OLDEST && v <= SLURM_API_NEWEST && t <= now &&
+		  now - t < API_TTL;
+	if (ok) {
+		sl->clock_known = nf == 3;
+		sl->clock_offset = nf == 3 ? off : 0;
+	}
 	if (ok) {
 		char ping[16384];
 		size_t n = fread(ping, 1, sizeof(ping) - 1, f);
@@ -304,8 +346,13 @@ static bool api_load(struct slurm *sl)
 
 static void api_save(const struct slurm *sl, const struct buf *ping)
 {
-	char head[64];
-	snprintf(head, sizeof(head), "gq-slurm-api %d %lld\n", sl->minor, (long long)time(NULL));
+	char head[96];
+	if (sl->clock_known)
+		snprintf(head, sizeof(head), "gq-slurm-api %d %lld %lld\n", sl->minor,
+			 (long long)time(NULL), (long long)sl->clock_offset);
+	else
+		snprintf(head, sizeof(head), "gq-slurm-api %d %lld\n", sl->minor,
+			 (long long)time(NULL));
 	cache_write(sl, "api", head, ping->data ? ping->data : "", ping->len);
 }
 
@@ -324,9 +371,12 @@ static int jobs_cached(struct slurm *sl, struct buf *out, struct gq_err *e)
 {
 	if (negotiate(sl, e) < 0)
 		return -1;
-	int64_t t = time(NULL) - 1;
-	if (sl->minor > 38)
+	/* update_time is slurmctld's clock: ours plus the offset measured,
+	 * less 2 s for the second the measure may be off and the second
+	 * of a change just after the answer. Unknown: no cache. */
+	if (sl->minor > 38 || !sl->clock_known)
 		return call(sl, "GET", "/jobs", NULL, out, e) == 0 ? 0 : -1;
+	int64_t t = time(NULL) + sl->clock_offset - 2;
 	cache_load(sl);
 	if (sl->cache_t) {
 		char path[64];
@@ -357,10 +407,22 @@ static int fetch(struct slurm *sl, struct snapshot *s, const char *jobs_path, bo
 	s->now = time(NULL);
 	s->tz_offset = local_tz((time_t)s->now);
 	s->order = ORDER_BACKEND;
-	/* Slurm's priority weights are not exposed: no simulated aging. */
+	/* Slurm's priority weights are not exposed: no simulated aging. And
+	 * none of gq serve's own rules: no GPUs held back for P0 (headroom),
+	 * no starvation permits. */
 	s->policy.aging_step = 0;
-	if (call(sl, "GET", "/nodes", NULL, &out, e) != 0 ||
-	    slurm_nodes_decode(out.data ? out.data : "", out.len, s, NULL, e) < 0)
+	s->policy.headroom = 0;
+	for (int t = 0; t < TIER_COUNT; t++)
+		s->policy.tier[t].wait_limit = INT64_MAX;
+	if (call(sl, "GET", "/nodes", NULL, &out, e) != 0)
+		goto out;
+	/* Now is slurmctld's, as the jobs' times are (the first call has
+	 * negotiated the version and measured its clock). */
+	if (sl->clock_known) {
+		s->now = time(NULL) + sl->clock_offset;
+		s->tz_offset = local_tz((time_t)s->now);
+	}
+	if (slurm_nodes_decode(out.data ? out.data : "", out.len, s, NULL, e) < 0)
 		goto out;
 	if (partitions &&
 	    (call(sl, "GET", "/partitions", NULL, &out, e) != 0 ||
@@ -424,11 +486,11 @@ static void hist_fill(struct slurm *sl, struct snapshot *s)
 		sl->hist_loaded = true;
 		cache_path(sl, "history", path, sizeof(path));
 		FILE *f = fopen(path, "r");
-		long long t, p;
+		long long t, p, now = time(NULL); /* the lines' T are our clock's */
 		char name[64];
 		while (f && sl->nhist < HIST_NAMES &&
 		       fscanf(f, "%lld %lld %63[^\n]\n", &t, &p, name) == 3)
-			if (t > (long long)s->now - HIST_TTL && t <= (long long)s->now) {
+			if (t > now - HIST_TTL && t <= now) {
 				struct hist *h = &sl->hist[sl->nhist++];
 				snprintf(h->name, sizeof(h->name), "%s", name);
 				h->p50 = p;

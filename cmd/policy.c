@@ -20,6 +20,7 @@
 #include "backend/config.h"
 #include "core/stats.h"
 #include "wire/cli.h"
+#include "wire/slurm.h"
 #include "policy/file.h"
 #include "policy/impact.h"
 #include "policy/repo.h"
@@ -1347,12 +1348,23 @@ static int sub_export(const struct popts *o, int argc, char **argv)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
 	struct policy *p = xmalloc(sizeof(*p));
-	if (repo_load(r, argc > 2 ? argv[2] : "HEAD", p, &e) < 0) {
+	/* Tiers become the QOS that the Slurm backend maps back to them. */
+	struct gq_config cfg;
+	struct slurm_map map;
+	const char *qos[TIER_COUNT];
+	if (config_load(&cfg, &e) < 0) {
+		rc = cmd_fail(&e);
+	} else if (slurm_map_parse(cfg.qos_map, &map, &e) < 0) {
+		err_prefix(&e, "gq.qosMap");
+		rc = cmd_fail(&e);
+	} else if (repo_load(r, argc > 2 ? argv[2] : "HEAD", p, &e) < 0) {
 		rc = cmd_fail(&e);
 	} else {
+		for (int t = 0; t < TIER_COUNT; t++)
+			qos[t] = slurm_map_qos(&map, (enum tier)t);
 		struct buf b;
 		buf_init(&b, 0);
-		slurm_export_policy(p, &b);
+		slurm_export_policy(p, qos, &b);
 		fputs(b.data, stdout);
 		buf_release(&b);
 	}

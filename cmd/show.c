@@ -192,8 +192,9 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 	else if (j->array_id)
 		row("array", "task %lld_%d", (long long)j->array_id, j->array_task);
 	if (j->ext_reason[0])
-		row("slurm reason", "%s%s%s%s", j->ext_reason, j->ext_class[0] ? " (gq: " : "",
-		    j->ext_class, j->ext_class[0] ? ")" : "");
+		row("slurm reason", "%s%s%s%s%s%s", j->ext_reason, j->ext_class[0] ? " (gq: " : "",
+		    j->ext_class, j->ext_detail[0] ? ", " : "", j->ext_detail,
+		    j->ext_class[0] ? ")" : "");
 	if (j->state == JOB_PENDING && s->order == ORDER_BACKEND)
 		row("slurm start", "%s",
 		    j->ext_start ? cmd_time(j->ext_start, now, t1, sizeof(t1))

@@ -51,7 +51,8 @@ static void slurm_beside(const struct explain_set *x, const struct job *j, const
 	const char *gq = ex->why ? reason_name(ex->why->primary) : "";
 	buf_printf(out, "Slurm: %s", j->ext_reason[0] ? j->ext_reason : "no reason given");
 	if (j->ext_class[0])
-		buf_printf(out, " (gq's word: %s)", j->ext_class);
+		buf_printf(out, " (gq's word: %s%s%s)", j->ext_class, j->ext_detail[0] ? ", " : "",
+			   j->ext_detail);
 	buf_printf(out, "; priority %lld; its estimate: %s.\n", (long long)j->ext_prio,
 		   j->ext_start ? cmd_time(j->ext_start, x->s->now, t, sizeof(t))
 				: "none (its backfill pass did not reach this job)");
@@ -59,8 +60,9 @@ static void slurm_beside(const struct explain_set *x, const struct job *j, const
 	    strcmp(j->ext_class, "not yet evaluated"))
 		buf_printf(out, "gq and Slurm disagree: gq says %s, Slurm says %s (%s).\n", gq,
 			   j->ext_class, j->ext_reason);
-	buf_addstr(out, "Order: Slurm's priority, as sprio gives it; Slurm does not export its "
-			"weights, so the prediction keeps this order (no aging).\n");
+	buf_addstr(out, "Order: Slurm's priority, not gq's weight; Slurm's API does not give its "
+			"weights, so gq's prediction keeps Slurm's current order (no simulated "
+			"aging).\n");
 }
 
 /* The paragraph, the preemption, the suggestions and Slurm's view of

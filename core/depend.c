@@ -40,6 +40,17 @@ int dep_kind_parse(const char *s, size_t n, enum dep_kind *out)
 	return -1;
 }
 
+enum dep_status dep_status_at(const struct snapshot *s, const struct job *j, int i,
+			      const struct job **dj)
+{
+	const struct job *d = snapshot_find(s, j->deps[i]);
+	if (dj)
+		*dj = d;
+	if (i < 8 && (j->dep_dead >> i) & 1)
+		return DEP_NEVER;
+	return dep_status(dep_kind_of(j, i), d);
+}
+
 enum dep_status dep_status(enum dep_kind k, const struct job *dj)
 {
 	if (!dj)
@@ -170,14 +181,14 @@ bool dep_never(const struct snapshot *s, const struct job *j, struct dep_never *
 	if (j->state != JOB_PENDING)
 		return false;
 	for (int i = 0; i < j->ndeps && i < GQ_MAX_DEPS; i++) {
-		const struct job *dj = snapshot_find(s, j->deps[i]);
-		enum dep_kind k = dep_kind_of(j, i);
-		if (dj == j || dep_status(k, dj) != DEP_NEVER)
+		const struct job *dj;
+		if (dep_status_at(s, j, i, &dj) != DEP_NEVER || dj == j)
 			continue;
-		out->job = dj->id;
-		out->kind = k;
-		out->state = dj->state;
-		out->exit_status = dj->exit_status;
+		out->job = j->deps[i];
+		out->kind = dep_kind_of(j, i);
+		out->gone = !dj;
+		out->state = dj ? dj->state : JOB_FAILED;
+		out->exit_status = dj ? dj->exit_status : -1;
 		return true;
 	}
 	return false;

@@ -57,6 +57,12 @@ enum dep_status {
 
 /* Whether a dependency of kind k on job dj (NULL: gone) is met. */
 enum dep_status dep_status(enum dep_kind k, const struct job *dj);
+/* Whether j's i-th dependency is met: dep_status of its job in s (sorted),
+ * except that one the backend marks dead (j->dep_dead, Slurm's
+ * DependencyNeverSatisfied) can never be met, even when its job is gone.
+ * *dj, when dj is not NULL, gets that job (NULL: gone). */
+enum dep_status dep_status_at(const struct snapshot *s, const struct job *j, int i,
+			      const struct job **dj);
 /* The kind of j's i-th dependency (0 <= i < j->ndeps). */
 enum dep_kind dep_kind_of(const struct job *j, int i);
 
@@ -77,7 +83,8 @@ void dep_format(const struct job *j, char *out, size_t size);
 struct dep_never {
 	int64_t job;	      /* the dependency */
 	enum dep_kind kind;   /* what j asked of it */
-	enum job_state state; /* how it ended */
+	bool gone;	      /* its job is no longer known (the backend said it is dead) */
+	enum job_state state; /* how it ended (not when gone) */
 	int exit_status;      /* its exit status (-1 unknown) */
 };
 

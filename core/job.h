@@ -128,6 +128,8 @@ struct job {
 	int ndeps;
 	int64_t deps[GQ_MAX_DEPS];     /* waits for these jobs (depend.h) */
 	uint8_t dep_kind[GQ_MAX_DEPS]; /* each one's enum dep_kind; 0 afterok */
+	uint8_t dep_dead;	       /* bit i: dependency i can never be met, as the backend says
+					  (Slurm's "afterok:4(failed)"), even with its job gone */
 
 	bool held;
 	char held_by[32];
@@ -146,6 +148,7 @@ struct job {
 	int64_t ext_prio;    /* its priority; higher goes first */
 	char ext_array[32];  /* a pending array's task range "0-3%2", "" none */
 	char ext_qos[32];    /* its QOS ("p1"), which tier says in gq's words */
+	char ext_detail[64]; /* what gq adds to its reason: "gpu2 down or drained" */
 
 	/* Where hist_runtime comes from (runtime.h), for the reader: a
 	 * HIST_* source, the runs in its group, and that group's latest two

@@ -381,7 +381,7 @@ bool preempt_startable(const struct snapshot *s, const struct job *j)
 	if (j->state != JOB_PENDING || j->held || j->not_before > s->now || j->begin_time > s->now)
 		return false;
 	for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++) {
-		if (dep_status(dep_kind_of(j, d), snapshot_find(s, j->deps[d])) != DEP_MET)
+		if (dep_status_at(s, j, d, NULL) != DEP_MET)
 			return false;
 	}
 	return true;

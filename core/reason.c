@@ -161,11 +161,12 @@ static int64_t end_of(const struct ctx *c, const struct job *j)
 static void dependency(const struct ctx *c, const struct job *j, struct work *k)
 {
 	const struct job *pick = NULL;
+	int64_t pick_id = 0;
 	int rank = -1;
 	int64_t until = 0;
 	for (int d = 0; d < j->ndeps && d < GQ_MAX_DEPS; d++) {
-		const struct job *dj = snapshot_find(c->s, j->deps[d]);
-		enum dep_status ds = dep_status(dep_kind_of(j, d), dj);
+		const struct job *dj;
+		enum dep_status ds = dep_status_at(c->s, j, d, &dj);
 		if (ds == DEP_MET && dj != j)
 			continue;
 		int r;
@@ -179,16 +180,18 @@ static void dependency(const struct ctx *c, const struct job *j, struct work *k)
 		if (r > rank || (r == rank && r == 1 && e > until)) {
 			rank = r;
 			pick = dj;
+			pick_id = j->deps[d];
 			until = e;
 		}
 	}
-	if (!pick)
+	if (rank < 0)
 		return;
 	struct reason_item *it = add_item(k, REASON_DEPENDENCY);
-	it->job = pick->id;
+	it->job = pick_id;
 	it->until = rank == 1 ? until : 0;
 	it->never = rank >= 2;
-	STR_COPY(it->detail, rank == 2 ? "never" : job_state_name(pick->state));
+	/* A dead dependency whose job is gone (the backend said so): "gone". */
+	STR_COPY(it->detail, rank == 2 ? "never" : pick ? job_state_name(pick->state) : "gone");
 }
 
 static void reeval(const struct ctx *c, const struct place_result *r, struct work *k)

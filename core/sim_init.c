@@ -80,8 +80,8 @@ static void stage_pending(struct sim *S, const struct job *j, size_t i, struct n
 		 s->dstate[x->di].gpu_hours_month >= S->p->depts[x->di].gpu_hours_month)
 		x->never = NEVER_DEPT_QUOTA;
 	for (int d = 0; x->never == NEVER_NO && d < j->ndeps && d < GQ_MAX_DEPS; d++) {
-		const struct job *dj = snapshot_find(s, j->deps[d]);
-		enum dep_status ds = dep_status(dep_kind_of(j, d), dj);
+		const struct job *dj;
+		enum dep_status ds = dep_status_at(s, j, d, &dj);
 		if (ds == DEP_MET && dj != j)
 			continue;
 		if (ds == DEP_NEVER || dj == j) {

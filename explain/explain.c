@@ -123,7 +123,9 @@ void explain_dep_never(const struct dep_never *d, bool quoted, char *out, size_t
 		snprintf(how, sizeof(how), "reached its time limit");
 		break;
 	default:
-		if (d->exit_status >= 0)
+		if (d->gone)
+			snprintf(how, sizeof(how), "is gone");
+		else if (d->exit_status >= 0)
 			snprintf(how, sizeof(how), "failed (exit %d)", d->exit_status);
 		else
 			snprintf(how, sizeof(how), "failed");
@@ -234,6 +236,13 @@ static void item_detail(const struct explain_set *x, const struct explain *ex,
 				k = dep_kind_of(j, d);
 				break;
 			}
+		if (it->never && strcmp(it->detail, "never")) { /* dead: it waits for nothing */
+			buf_printf(out,
+				   " Can never start: #%lld %s %s, so its %s can never be met.",
+				   (long long)it->job, !strcmp(it->detail, "gone") ? "is" : "ended",
+				   it->detail[0] ? it->detail : "?", dep_kind_name(k));
+			break;
+		}
 		buf_printf(out, " Waits for #%lld to %s (%s; it is %s", (long long)it->job,
 			   dep_kind_verb(k), dep_kind_name(k),
 			   !strcmp(it->detail, "never") ? "never started"
@@ -498,6 +507,12 @@ static void start_text(const struct explain_set *x, const struct explain *ex, st
 	history_text(x, ex, out);
 }
 
+int64_t explain_prio(const struct explain_set *x, int64_t id)
+{
+	const struct explain *ex = explain_find(x, id);
+	return ex ? ex->job->ext_prio : 0;
+}
+
 void explain_text(const struct explain_set *x, const struct explain *ex, struct buf *out)
 {
 	const struct job *j = ex->job;
@@ -509,13 +524,22 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 		return;
 	}
 	reasons_text(x, ex, out);
+	/* On a backend that orders the queue itself (Slurm) the order is its
+	 * priority, not gq's weight: say that number, never gq's formula. */
+	bool backend = x->s->order == ORDER_BACKEND;
 	if (w->ahead) {
 		buf_printf(out, " %d job%s ahead (", w->ahead, w->ahead == 1 ? "" : "s");
 		int shown = w->nahead < 3 ? w->nahead : 3;
-		for (int i = 0; i < shown; i++)
-			buf_printf(out, "%s%s #%lld weight %.1f", i ? ", " : "",
-				   tier_name(w->ahead_first[i].tier),
-				   (long long)w->ahead_first[i].job, w->ahead_first[i].weight);
+		for (int i = 0; i < shown; i++) {
+			const struct why_ahead *a = &w->ahead_first[i];
+			buf_printf(out, "%s%s #%lld ", i ? ", " : "", tier_name(a->tier),
+				   (long long)a->job);
+			if (backend)
+				buf_printf(out, "priority %lld",
+					   (long long)explain_prio(x, a->job));
+			else
+				buf_printf(out, "weight %.1f", a->weight);
+		}
 		if (w->ahead > shown)
 			buf_addstr(out, x->utf8 ? ", …" : ", ...");
 		buf_addstr(out, ");");
@@ -523,8 +547,12 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 		buf_addstr(out, " None ahead;");
 	}
 	bool own = x->reader_user && !strcmp(x->reader_user, j->user);
-	buf_printf(out, " %s weight %.1f = %.0f %s (1 + %.1f)", own ? "your" : "its", w->weight,
-		   w->base, x->utf8 ? "×" : "x", w->c);
+	if (backend)
+		buf_printf(out, " %s Slurm priority %lld (its factors: sprio -j %lld)",
+			   own ? "your" : "its", (long long)j->ext_prio, (long long)j->id);
+	else
+		buf_printf(out, " %s weight %.1f = %.0f %s (1 + %.1f)", own ? "your" : "its",
+			   w->weight, w->base, x->utf8 ? "×" : "x", w->c);
 	if (w->rises)
 		buf_printf(out, ", rises to %.1f at %s", w->rise_weight,
 			   tm(x, w->rise_at, t, sizeof(t)));
@@ -704,6 +732,13 @@ void explain_preempt_text(const struct explain_set *x, const struct explain *ex,
 {
 	const struct snapshot *s = x->s;
 	char t[32];
+	if (s->order == ORDER_BACKEND) { /* gq's preemption rules are gq serve's */
+		if (ex->why->primary == REASON_RESOURCES)
+			buf_addstr(out, "Preemption: Slurm's own, by QOS (which may preempt which: "
+					"sacctmgr show qos format=name,preempt); gq does not plan "
+					"it on Slurm.");
+		return;
+	}
 	if (ex->why->primary != REASON_RESOURCES && !pp->permit)
 		return;
 	switch (pp->outcome) {

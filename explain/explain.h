@@ -60,10 +60,14 @@ void explain_compute(const struct snapshot *s, const struct zone *reader, struct
 void explain_release(struct explain_set *x);
 /* The explanation of job id, NULL when it is neither pending nor starting. */
 const struct explain *explain_find(const struct explain_set *x, int64_t id);
+/* The backend's priority of pending job id (struct job's ext_prio; Slurm's
+ * on an ORDER_BACKEND snapshot), 0 when id is not pending in x. */
+int64_t explain_prio(const struct explain_set *x, int64_t id);
 
 /* Appends the paragraph of `gq why` (DESIGN §4): every blocking reason,
  * the primary first, with its numbers, who is ahead, weight and its next
- * rise, needs vs free, a P0 reminder or a downgrade, likely start with its
+ * rise (on an ORDER_BACKEND snapshot the backend's priority instead, and
+ * where its factors are: sprio), needs vs free, a P0 reminder or a downgrade, likely start with its
  * range and the jobs it waits for, and when it is looked at again. One
  * line, no newline. */
 void explain_text(const struct explain_set *x, const struct explain *ex, struct buf *out);
@@ -96,7 +100,8 @@ void explain_preempt(const struct explain_set *x, const struct explain *ex,
 /* Appends that choice as one sentence for `gq why`, "Preemption: ...",
  * with no newline; nothing when preemption is not what it waits on (its
  * reason is not resources and it holds no permit, or nothing GPUs could
- * fix blocks it). */
+ * fix blocks it). On an ORDER_BACKEND snapshot (Slurm) only that the
+ * backend preempts by its own QOS rules, when the reason is resources. */
 void explain_preempt_text(const struct explain_set *x, const struct explain *ex,
 			  const struct preempt_plan *pp, struct buf *out);
 

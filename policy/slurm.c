@@ -9,6 +9,7 @@
  */
 #include "slurm.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +45,17 @@ static const char *partition_name(const char *queue)
 	return strcasecmp(queue, "default") ? queue : SLURM_DEFAULT_QUEUE;
 }
 
+/* The QOS of tier t: the name gq's Slurm backend maps back to t. */
+static const char *tier_qos(const char *const *qos, enum tier t, char *out, size_t size)
+{
+	if (qos && qos[t] && qos[t][0])
+		return qos[t];
+	snprintf(out, size, "%s", tier_name(t));
+	for (char *c = out; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	return out;
+}
+
 static double max_base(const struct policy *p)
 {
 	double m = 0;
@@ -53,9 +65,9 @@ static double max_base(const struct policy *p)
 	return m;
 }
 
-static void slurm_conf(const struct policy *p, struct buf *o)
+static void slurm_conf(const struct policy *p, const char *const *qos, struct buf *o)
 {
-	char t1[32], t2[32], sig[32];
+	char t1[32], t2[32], sig[32], qn[32];
 	double scale = SLURM_QOS_WEIGHT / max_base(p);
 	/* Aging: c reaches the cap after cap/step intervals. */
 	int64_t steps = p->aging_step > 0 ? (int64_t)ceil(p->aging_cap / p->aging_step) : 0;
@@ -84,6 +96,11 @@ static void slurm_conf(const struct policy *p, struct buf *o)
 	buf_printf(o, "# gq: fair share only breaks ties between equal weights in gq; weight 1 "
 		      "keeps it nearly so.\n");
 	buf_printf(o, "PriorityWeightJobSize=0\nPriorityWeightPartition=0\n");
+	/* Only CPU is a TRES on every cluster (an unknown one in this list
+	 * stops slurmctld); the TRES not listed weigh 0. */
+	buf_printf(o, "PriorityWeightTRES=CPU=0\n");
+	buf_printf(o, "# gq: a job's size does not count in gq's weight: no job size, partition "
+		      "or TRES factor.\n");
 	buf_printf(o, "PriorityUsageResetPeriod=MONTHLY\n");
 	buf_printf(o, "PreemptType=preempt/qos\n");
 	buf_printf(o, "PreemptMode=REQUEUE\n");
@@ -128,7 +145,8 @@ static void slurm_conf(const struct policy *p, struct buf *o)
 		    o, "PartitionName=%s Nodes=ALL Default=%s AllowQos=", partition_name(q->name),
 		    strcmp(q->name, p->default_queue) ? "NO" : "YES");
 		for (int t = 0; t < TIER_COUNT; t++)
-			buf_printf(o, "%s%s", t ? "," : "", tier_name((enum tier)t));
+			buf_printf(o, "%s%s", t ? "," : "",
+				   tier_qos(qos, (enum tier)t, qn, sizeof(qn)));
 		buf_printf(o, " QOS=q_%s\n", q->name);
 		if (q->paused.set)
 			buf_printf(
@@ -144,36 +162,38 @@ static void slurm_conf(const struct policy *p, struct buf *o)
 	}
 }
 
-static void sacctmgr(const struct policy *p, struct buf *o)
+static void sacctmgr(const struct policy *p, const char *const *qos, struct buf *o)
 {
-	char t1[32];
+	char t1[32], qn[32], qu[32];
 	double mb = max_base(p);
-	buf_printf(o, "\n## sacctmgr\n");
+	buf_printf(o, "## sacctmgr (first: the partitions of slurm.conf below name these QOS, "
+		      "and slurmctld refuses a partition whose QOS does not exist)\n");
+	/* Every tier's QOS exists before one names another as preemptable. */
+	for (int t = 0; t < TIER_COUNT; t++)
+		buf_printf(o, "sacctmgr -i add qos %s\n",
+			   tier_qos(qos, (enum tier)t, qn, sizeof(qn)));
 	for (int t = 0; t < TIER_COUNT; t++) {
 		const struct tier_policy *tp = &p->tier[t];
-		const char *name = tier_name((enum tier)t);
-		buf_printf(o, "sacctmgr -i add qos %s\n", name);
+		const char *name = tier_qos(qos, (enum tier)t, qn, sizeof(qn));
 		buf_printf(
 		    o, "sacctmgr -i modify qos %s set Priority=%.0f UsageFactor=%g GraceTime=%lld",
 		    name, round(tp->base / mb * 1000), tp->price, (long long)p->grace);
-		buf_printf(o, " Preempt=");
-		bool any = false;
-		for (int u = t + 1; u < TIER_COUNT; u++) {
-			buf_printf(o, "%s%s", any ? "," : "", tier_name((enum tier)u));
-			any = true;
-		}
-		if (!any)
-			buf_printf(o, "''");
+		/* The lowest tier preempts nobody: a new QOS has no Preempt. */
+		for (int u = t + 1; u < TIER_COUNT; u++)
+			buf_printf(o, "%s%s", u == t + 1 ? " Preempt=" : ",",
+				   tier_qos(qos, (enum tier)u, qu, sizeof(qu)));
 		buf_printf(o, " PreemptMode=REQUEUE\n");
 		buf_printf(o,
-			   "# gq: tier %s: base weight %g (QOS priority is base / %g x 1000); "
-			   "waits over %s earn a starvation permit, which Slurm cannot express.\n",
-			   name, tp->base, mb, slurm_time(tp->wait_limit, t1, sizeof(t1)));
+			   "# gq: tier %s is QOS %s: base weight %g (QOS priority is base / %g x "
+			   "1000); waits over %s earn a starvation permit, which Slurm cannot "
+			   "express.\n",
+			   tier_name((enum tier)t), name, tp->base, mb,
+			   slurm_time(tp->wait_limit, t1, sizeof(t1)));
 		if (strcmp(tp->allow, "*"))
 			buf_printf(o,
 				   "# gq: tier %s is for '%s' only: grant QOS %s to those users' "
 				   "associations (sacctmgr modify user NAME set qos+=%s).\n",
-				   name, tp->allow, name, name);
+				   tier_name((enum tier)t), tp->allow, name, name);
 	}
 	for (int i = 0; i < p->ndepts; i++) {
 		const struct dept_policy *d = &p->depts[i];
@@ -236,12 +256,13 @@ static void sacctmgr(const struct policy *p, struct buf *o)
 	}
 }
 
-void slurm_export_policy(const struct policy *p, struct buf *out)
+void slurm_export_policy(const struct policy *p, const char *const *qos, struct buf *out)
 {
 	buf_printf(out,
 		   "# Slurm configuration rendered by 'gq policy export slurm' from policy %s.\n",
 		   p->revision[0] ? p->revision : "(built-in defaults)");
 	buf_printf(out, "# Lines starting '# gq:' say what Slurm cannot express exactly.\n");
-	slurm_conf(p, out);
-	sacctmgr(p, out);
+	sacctmgr(p, qos, out);
+	buf_printf(out, "\n");
+	slurm_conf(p, qos, out);
 }

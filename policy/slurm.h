@@ -2,11 +2,12 @@
  * slurm.h - the policy rendered as Slurm configuration, for clusters that
  * run Slurm (`gq policy export slurm`).
  *
- * The output is two parts: slurm.conf lines (priority/multifactor weights,
- * PriorityMaxAge for aging, preemption, partitions for queues) and
- * sacctmgr commands (one QOS per tier with its priority, preemption and
- * usage factor; one QOS per queue for its GPU quota; one account per
- * department with its GPU-hour quota). Every rule that Slurm cannot
+ * The output is two parts, in the order they are applied: sacctmgr
+ * commands (one QOS per tier with its priority, preemption and usage
+ * factor; one QOS per queue for its GPU quota; one account per department
+ * with its GPU-hour quota), then slurm.conf lines (priority/multifactor
+ * weights, PriorityMaxAge for aging, preemption, partitions for queues,
+ * which name the QOS created before). Every rule that Slurm cannot
  * express exactly is said in a "# gq:" comment beside its nearest
  * rendering. Pure: text in a buffer, no I/O.
  */
@@ -20,7 +21,10 @@
  * and its share of the job priority is base / max base x this. */
 #define SLURM_QOS_WEIGHT 100000
 
-/* Appends the configuration for p to out. */
-void slurm_export_policy(const struct policy *p, struct buf *out);
+/* Appends the configuration for p to out. qos[t] (borrowed for the call)
+ * names tier t's QOS: the QOS that gq's Slurm backend maps back to t
+ * (gq.qosMap). qos NULL, or an empty or NULL entry, names it after the
+ * tier in lower case ("p0"). */
+void slurm_export_policy(const struct policy *p, const char *const *qos, struct buf *out);
 
 #endif

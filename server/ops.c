@@ -198,8 +198,10 @@ static int check_request(struct server *s, const struct identity *who, struct jo
 				       j.id);
 		if (dep_status(dep_kind_of(&j, i), dj) == DEP_NEVER) {
 			/* Accepted, it would only be cancelled at the next pass. */
-			struct dep_never d = {dj->id, dep_kind_of(&j, i), dj->state,
-					      dj->exit_status};
+			struct dep_never d = {.job = dj->id,
+					      .kind = dep_kind_of(&j, i),
+					      .state = dj->state,
+					      .exit_status = dj->exit_status};
 			char why[GQ_END_REASON_MAX];
 			explain_dep_never(&d, true, why, sizeof(why));
 			return err_set(e, GQ_EINVAL, "%s; see 'gq show %" PRId64 "'", why, dj->id);

@@ -36,8 +36,9 @@ static json_t *strv(char *const *v)
 	return a;
 }
 
-/* What the backend's scheduler (Slurm) says of j, for scripts: its reason,
- * estimated start, priority, partition, QOS and account. */
+/* What the backend's scheduler (Slurm) says of j, for scripts: its reason
+ * (with gq's word and detail), estimated start, priority, partition, QOS
+ * and account. */
 static json_t *slurm_fields(const struct job *j)
 {
 	json_t *o = json_object();
@@ -45,6 +46,8 @@ static json_t *slurm_fields(const struct job *j)
 			    j->ext_reason[0] ? json_string(j->ext_reason) : json_null());
 	json_object_set_new(o, "reason_class",
 			    j->ext_class[0] ? json_string(j->ext_class) : json_null());
+	json_object_set_new(o, "detail",
+			    j->ext_detail[0] ? json_string(j->ext_detail) : json_null());
 	json_object_set_new(o, "estimate", j->ext_start ? json_integer(j->ext_start) : json_null());
 	json_object_set_new(o, "priority", json_integer(j->ext_prio));
 	json_object_set_new(o, "partition", json_string(j->queue));
@@ -134,11 +137,16 @@ void jout_nodes(const struct snapshot *s)
 				json_array_append_new(jobs, json_integer(j->id));
 		}
 		int nbusy = __builtin_popcountll(busy);
-		json_array_append_new(
-		    a, json_pack("{s:s,s:s,s:I,s:i,s:i,s:i,s:b,s:o}", "name", nd->name, "gpu_model",
-				 nd->gpu_model, "gpu_mem_mb", (json_int_t)nd->gpu_mem_mb, "gpus",
-				 nd->ngpus, "busy", nbusy, "free", nd->up ? nd->ngpus - nbusy : 0,
-				 "up", nd->up, "jobs", jobs));
+		json_t *idx = json_array(); /* which GPUs: Slurm's gres_used IDX */
+		for (int g = 0; g < 64; g++)
+			if ((busy >> g) & 1)
+				json_array_append_new(idx, json_integer(g));
+		json_array_append_new(a, json_pack("{s:s,s:s,s:I,s:i,s:i,s:o,s:i,s:b,s:o}", "name",
+						   nd->name, "gpu_model", nd->gpu_model,
+						   "gpu_mem_mb", (json_int_t)nd->gpu_mem_mb, "gpus",
+						   nd->ngpus, "busy", nbusy, "busy_gpus", idx,
+						   "free", nd->up ? nd->ngpus - nbusy : 0, "up",
+						   nd->up, "jobs", jobs));
 	}
 	emit(a, false);
 }
@@ -188,8 +196,11 @@ static json_t *ls_row(const struct explain_set *x, const struct job *j)
 	json_object_set_new(o, "tier", json_string(tier_name(job_tier(j))));
 	json_object_set_new(o, "state", json_string(job_state_name(j->state)));
 	json_object_set_new(o, "gpus", json_integer(j->req.gpus));
+	/* On Slurm its priority is the weight that orders the queue. */
 	json_object_set_new(o, "weight",
-			    json_real(ex ? ex->why->weight : pol->tier[job_tier(j)].base));
+			    x->s->order == ORDER_BACKEND
+				? json_real((double)j->ext_prio)
+				: json_real(ex ? ex->why->weight : pol->tier[job_tier(j)].base));
 	json_object_set_new(o, "submit_time", json_integer(j->submit_time));
 	json_object_set_new(o, "start_time", int_or_null(j->start_time));
 	json_object_set_new(o, "end_time",
@@ -315,17 +326,26 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 	json_object_set_new(o, "position", json_integer(w->position));
 	json_object_set_new(o, "ahead", json_integer(w->ahead));
 	json_t *ahead = json_array();
-	for (int i = 0; i < w->nahead; i++)
-		json_array_append_new(ahead, json_pack("{s:I,s:s,s:f}", "id",
-						       (json_int_t)w->ahead_first[i].job, "tier",
-						       tier_name(w->ahead_first[i].tier), "weight",
-						       w->ahead_first[i].weight));
+	bool backend = x->s->order == ORDER_BACKEND;
+	for (int i = 0; i < w->nahead; i++) {
+		const struct why_ahead *a = &w->ahead_first[i];
+		json_array_append_new(
+		    ahead,
+		    json_pack("{s:I,s:s,s:f}", "id", (json_int_t)a->job, "tier", tier_name(a->tier),
+			      "weight", backend ? (double)explain_prio(x, a->job) : a->weight));
+	}
 	json_object_set_new(o, "ahead_jobs", ahead);
-	json_object_set_new(o, "weight",
-			    json_pack("{s:f,s:f,s:f,s:o,s:o}", "value", w->weight, "base", w->base,
-				      "c", w->c, "rises_at",
-				      w->rises ? json_integer(w->rise_at) : json_null(), "rises_to",
-				      w->rises ? json_real(w->rise_weight) : json_null()));
+	if (backend) /* Slurm's priority: no base, no aging factor of gq's */
+		json_object_set_new(o, "weight",
+				    json_pack("{s:f,s:n,s:n,s:n,s:n,s:s}", "value",
+					      (double)ex->job->ext_prio, "base", "c", "rises_at",
+					      "rises_to", "source", "slurm"));
+	else
+		json_object_set_new(
+		    o, "weight",
+		    json_pack("{s:f,s:f,s:f,s:o,s:o}", "value", w->weight, "base", w->base, "c",
+			      w->c, "rises_at", w->rises ? json_integer(w->rise_at) : json_null(),
+			      "rises_to", w->rises ? json_real(w->rise_weight) : json_null()));
 	json_object_set_new(o, "needs",
 			    json_pack("{s:i,s:s,s:I,s:b,s:i}", "gpus", j->req.gpus, "gpu_type",
 				      j->req.gpu_type, "gpu_mem_mb", (json_int_t)j->req.gpu_mem_mb,
@@ -429,9 +449,10 @@ static json_t *why_full(const struct explain_set *x, const struct job *j,
 	const struct explain *ex = explain_find(x, j->id);
 	if (ex)
 		hints(x, ex, json_object_get(o, "explanation"));
-	if (ex && pp)
+	if (ex && pp) /* on Slurm, Slurm's QOS rules preempt: no plan of gq's */
 		json_object_set_new(json_object_get(o, "explanation"), "preemption",
-				    preemption(x, ex, pp));
+				    x->s->order == ORDER_BACKEND ? json_null()
+								 : preemption(x, ex, pp));
 	return o;
 }
 

@@ -817,6 +817,9 @@ static void deps_parse(const char *s, struct job *j)
 			char *end;
 			long long id = strtoll(p, &end, 10);
 			if (id > 0 && j->ndeps < GQ_MAX_DEPS) {
+				/* "afterok:4(failed)": Slurm says it can never be met. */
+				if (!strncmp(end, "(failed)", 8))
+					j->dep_dead |= (uint8_t)(1u << j->ndeps);
 				j->dep_kind[j->ndeps] = (uint8_t)kind;
 				j->deps[j->ndeps++] = id;
 			}
@@ -837,6 +840,29 @@ static int node_index(const struct snapshot *s, const char *name)
 		if (!strcmp(s->nodes[i].name, name))
 			return (int)i;
 	return -1;
+}
+
+/* ReqNodeNotAvail or NodeDown of a job whose required nodes (a hostlist)
+ * are all down or drained in s: unsatisfiable until they are up again,
+ * the nodes named in ext_detail. Another reason, or a required node that
+ * is up, leaves the job as it is (resources: it waits for them). */
+static void required_nodes_down(const struct snapshot *s, const char *hostlist, struct job *j)
+{
+	if (!*hostlist ||
+	    (strcmp(j->ext_reason, "ReqNodeNotAvail") &&
+	     strncmp(j->ext_reason, "ReqNodeNotAvail,", 16) && strcmp(j->ext_reason, "NodeDown")))
+		return;
+	char names[16][64];
+	int n = slurm_hostlist_expand(hostlist, names, 16);
+	if (n <= 0)
+		return;
+	for (int k = 0; k < n; k++) {
+		int ni = node_index(s, names[k]);
+		if (ni < 0 || s->nodes[ni].up)
+			return;
+	}
+	cpy(j->ext_class, sizeof(j->ext_class), "unsatisfiable");
+	snprintf(j->ext_detail, sizeof(j->ext_detail), "%s down or drained", hostlist);
 }
 
 static int job_decode(const json_t *x, struct snapshot *s, const struct slurm_map *m, struct job *j,
@@ -926,9 +952,21 @@ static int job_decode(const json_t *x, struct snapshot *s, const struct slurm_ma
 		}
 	}
 	int64_t prio = 0;
-	num(json_object_get(x, "priority"), &prio);
+	bool prio_set = num(json_object_get(x, "priority"), &prio) == NUM_SET;
 	j->ext_prio = prio;
+	/* Priority 0 is Slurm's hold (an operator's unless the user's own),
+	 * whatever reason it shows beside. */
+	if (j->state == JOB_PENDING && prio_set && prio == 0 && !j->held) {
+		j->held = true;
+		cpy(j->held_by, sizeof(j->held_by),
+		    !strcmp(reason, "JobHeldUser") ? j->user : "admin");
+		cpy(j->ext_class, sizeof(j->ext_class), "held");
+	}
 	deps_parse(str(x, "dependency"), j);
+	if (j->dep_dead && j->state == JOB_PENDING)
+		cpy(j->ext_detail, sizeof(j->ext_detail), "can never be met");
+	if (j->state == JOB_PENDING) /* required nodes down: never, for now */
+		required_nodes_down(s, str(x, "required_nodes"), j);
 
 	/* Arrays: the pending record stands for its task range. */
 	int64_t task;
@@ -1190,6 +1228,20 @@ char *slurm_update_priority(int64_t prio, int minor)
 	char b[32];
 	snprintf(b, sizeof(b), "%" PRId64, prio);
 	return dump(json_pack("{s:s}", "priority", b));
+}
+
+int64_t slurm_diag_time(const char *text, size_t len)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	json_t *v = parse(text, len, &e);
+	if (!v)
+		return 0;
+	int64_t t = 0;
+	if (num(json_object_get(json_object_get(v, "statistics"), "req_time"), &t) != NUM_SET ||
+	    t < 0)
+		t = 0;
+	json_decref(v);
+	return t;
 }
 
 int64_t slurm_diag_job_queries(const char *text, size_t len)

@@ -195,6 +195,9 @@ char *slurm_update_priority(int64_t prio, int minor);
 char *slurm_update_fields(const struct job *j, unsigned set, const char *qos, const char *begin,
 			  int minor);
 
+/* GET /diag: slurmctld's clock when it answered (statistics.req_time,
+ * an integer or {set, number}), 0 when absent or not JSON. */
+int64_t slurm_diag_time(const char *text, size_t len);
 /* GET /diag: the count of job queries (REQUEST_JOB_INFO) slurmctld served,
  * for gq top's load check; -1 when absent. */
 int64_t slurm_diag_job_queries(const char *text, size_t len);

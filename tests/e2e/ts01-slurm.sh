@@ -1,7 +1,12 @@
 #!/bin/bash
 # ts01-slurm.sh - the real gq binary against the real Slurm kit
 # (shared/slurm/start.sh: slurmctld, slurmdbd, three slurmd, slurmrestd with
-# JWT): MAPPING.md's acceptance checks 1-9 as far as the kit allows. Runs as
+# JWT): MAPPING.md's ten acceptance checks, where each is: 1 the token
+# (section 1; the fixtures and every error fixture's exit code are
+# tests/unit/slurmwire.c's), 2 ids of ls and ls --all against squeue's
+# (7), 3 states and exits (2, and the TIMEOUT before 12), 4 nodes and GPU
+# indexes (6), 5 show (5), 6 why beside Slurm's reasons (7, 10), 7
+# permissions (8), 8 submit (3), 9 eta (9), 10 top (11). Runs as
 # root (it acts as alice and bob through runuser, and drains a node with
 # scontrol); cancels every job of alice and bob first and last. Skips with
 # one line when the kit is not running. Run by `make check-slurm`, never in
@@ -105,6 +110,9 @@ J_OK=$(sub alice "$GQ" submit --gpus 0 --queue debug --time-limit 5m --name ok -
 J_FAIL=$(sub alice "$GQ" submit --gpus 0 --queue debug --time-limit 5m --name fail -- sh -c 'exit 3')
 J_SIG=$(sub alice "$GQ" submit --gpus 0 --queue debug --time-limit 5m --name sig -- sh -c 'kill -TERM $$')
 J_CAN=$(sub alice "$GQ" submit --gpus 0 --queue debug --time-limit 5m --hold --name can -- true)
+# Slurm's shortest limit is a minute: looked at before section 12, which
+# cancels every job of alice's.
+J_TO=$(sub alice "$GQ" submit --gpus 0 --queue debug --time-limit 1m --name to -- sleep 600)
 check_match "submit answers job ids" "$J_OK $J_FAIL $J_SIG $J_CAN" '^[0-9]+ [0-9]+ [0-9]+ [0-9]+$'
 as alice "$GQ" cancel "$J_CAN" >/dev/null
 wait_state "$J_OK" COMPLETED 20
@@ -181,6 +189,14 @@ check_match "nodes: cpu1 without GPUs, drained is down" "$out" "cpu1 .*\(down\)"
 used=$(scontrol -d show node gpu1 | sed -n 's/.*GresUsed=gpu:a100:\([0-9]*\).*/\1/p')
 busy=$(printf '%s\n' "$out" | awk '$1 == "gpu1" { print $5 }')
 check_eq "nodes: gpu1 busy GPUs equal GresUsed" "$busy" "$used"
+if command -v jq >/dev/null; then
+	# Which GPUs, not only how many: gres_used's IDX (check 4).
+	idx=$(scontrol -d show node gpu1 | sed -n 's/.*GresUsed=gpu:a100:[0-9]*(IDX:\([^)]*\)).*/\1/p' |
+		awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-"); lo = r[1]; hi = n == 2 ? r[2] : r[1]; for (k = lo; k <= hi; k++) s = s (s == "" ? "" : ",") k } print s }')
+	check_eq "nodes --json: gpu1's busy GPU indexes equal GresUsed's IDX" \
+		"$(as alice "$GQ" nodes --json | jq -r '.[] | select(.name == "gpu1") | .busy_gpus | map(tostring) | join(",")')" \
+		"$idx"
+fi
 scontrol update nodename=cpu1 state=resume >/dev/null
 
 # 7. Reasons beside Slurm's (check 6).
@@ -204,12 +220,36 @@ check_match "why: QOSMaxGRESPerUser shown, as user_limit" "$out" \
 out=$(as alice "$GQ" why "$J_BIG")
 check_match "why: Slurm's Resources or Priority beside gq's" "$out" \
 	"Slurm: (Resources|Priority) \(gq's word: (resources|priority)\); priority [0-9]+"
+# The order is Slurm's priority: why says that number and where its factors
+# are, never gq's weight formula, and that the prediction keeps the order.
+check_match "why: the job's Slurm priority (squeue %Q) and where its factors are" "$out" \
+	"its Slurm priority $(jobf "$J_BIG" %Q) \(its factors: sprio -j $J_BIG\)"
+if printf '%s' "$out" | grep -Eq 'weight [0-9.]+ = |held back for P0'; then
+	t_report 1 "why: no gq weight formula, no headroom on Slurm"
+else t_report 0 "why: no gq weight formula, no headroom on Slurm"; fi
+check_match "why: the prediction keeps Slurm's current order" "$out" \
+	"keeps Slurm's current order \(no simulated aging\)"
+if printf '%s' "$out" | grep -q '^Preemption:' &&
+	! printf '%s' "$out" | grep -q "^Preemption: Slurm's own, by QOS"; then
+	t_report 1 "why: preemption is Slurm's, not gq's plan"
+else t_report 0 "why: preemption is Slurm's, not gq's plan"; fi
+out=$(as alice "$GQ" why "$J_PRIO")
+check_match "why: the jobs ahead with their Slurm priority" "$out" \
+	"jobs? ahead \((P[0-2] #[0-9]+ priority [0-9]+(, )?)+"
 out=$(as alice "$GQ" why "$J_HELD")
 check_match "why: held, and Slurm's JobHeldUser" "$out" "^Pending: held.*"
 check_match "why: JobHeldUser beside" "$out" "Slurm: JobHeldUser \(gq's word: held\)"
 out=$(as bob "$GQ" why "$J_DEP")
 check_match "why: dependency on the running job" "$out" "^Pending: dependency"
 check_match "why: Slurm's Dependency beside" "$out" "Slurm: Dependency \(gq's word: dependency\)"
+if command -v jq >/dev/null; then
+	# Until the end of the job it waits for, at the latest (check 6).
+	until=$(as bob "$GQ" why --json "$J_DEP" | jq '[.explanation.items[] | select(.reason == "dependency") | .until][0]')
+	dend=$(as alice "$GQ" ls --json | jq --argjson id "$J_SUB" '.[] | select(.id == $id) | .predicted_end')
+	if [ "${until:-null}" != null ] && [ "${dend:-null}" != null ] && [ "$until" -le "$dend" ] && [ "$until" -gt 0 ]; then
+		t_report 0 "why: the dependency waits until the end of the job it names"
+	else t_report 1 "why: the dependency waits until the end of the job it names (until $until, end $dend)"; fi
+fi
 out=$(as alice "$GQ" why "$J_BEGIN")
 check_match "why: BeginTime, the user's own start time (not a cooldown)" "$out" \
 	"Slurm: BeginTime \(gq's word: begin\)"
@@ -217,6 +257,16 @@ out=$(as alice "$GQ" ls)
 ids=$(printf '%s\n' "$out" | awk 'NR > 1 { print $1 }' | sort -n | tr '\n' ' ')
 want=$(squeue -h -o %A | sort -n | tr '\n' ' ')
 check_eq "ls: ids equal squeue's (check 2)" "$ids" "$want"
+# --all: every job squeue -t all knows, finished ones too, in the same state.
+all_gq=$(as alice "$GQ" ls --all | awk 'NR > 1 { print $1, $6 }' | sort)
+all_sq=$(squeue -h -t all -o '%A %T' | awk '{ s = tolower($2)
+	if (s == "requeued") s = "pending"; else if (s == "suspended") s = "running"
+	else if (s == "completing") s = "stopping"; else if (s == "configuring") s = "starting"
+	else if (s == "deadline") s = "timeout"
+	else if (s == "node_fail" || s == "out_of_memory" || s == "boot_fail") s = "failed"
+	print $1, s }' | sort)
+missing=$(comm -13 <(printf '%s\n' "$all_gq") <(printf '%s\n' "$all_sq") | tr '\n' ' ')
+check_eq "ls --all: every id and state of squeue -t all (check 2)" "$missing" ""
 order=$(printf '%s\n' "$out" | awk '$6 == "pending" { print $1 }' | tr '\n' ' ')
 sorder=$(squeue -h -t PD -o '%Q %V %A' | sort -k1,1nr -k2,2 -k3,3n | awk '{ print $3 }' | tr '\n' ' ')
 check_eq "ls: pending jobs in Slurm's priority order" "$order" "$sorder"
@@ -228,6 +278,9 @@ if command -v jq >/dev/null; then
 		'["QOSMaxGRESPerUser","user_limit","gpu","p2","proj_a"]'
 	out=$(as alice "$GQ" why --json "$J_BIG" | jq '.slurm.priority')
 	check_eq "why --json: Slurm's priority (squeue %Q)" "$out" "$(jobf "$J_BIG" %Q)"
+	out=$(as alice "$GQ" why --json "$J_BIG" | jq -c '.explanation.weight | [.value, .base, .source]')
+	check_eq "why --json: the weight is Slurm's priority, no gq base" "$out" \
+		"[$(jobf "$J_BIG" %Q),null,\"slurm\"]"
 	out=$(as alice "$GQ" show --json "$J_QUOTA" | jq -c '.slurm | [.qos, .account, .partition]')
 	check_eq "show --json: Slurm's QOS, account, partition" "$out" '["p2","proj_a","gpu"]'
 fi
@@ -313,6 +366,11 @@ else
 	echo "ok $((n + 1)) - ts01 top # SKIP no tmux or jq"
 	n=$((n + 1))
 fi
+
+# A job past its time limit (check 3): TIMEOUT, gq's timeout.
+wait_state "$J_TO" TIMEOUT 90
+out=$(as alice "$GQ" show "$J_TO")
+check_match "timed-out job: state timeout" "$out" "state +timeout"
 
 # 12. The cache per cluster and user: an unchanged queue is answered 304
 # (update_time) and read from $XDG_CACHE_HOME/gq/; a change is fetched.

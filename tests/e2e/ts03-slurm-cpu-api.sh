@@ -76,9 +76,9 @@ scancel -u alice >/dev/null 2>&1
 # 2. The API version, once per cluster.
 rm -rf "$work/cache"
 first=$(requests as "$GQ" ls)
-check_eq "an empty cache: every version pinged, newest first, then the snapshot" \
+check_eq "an empty cache: every version pinged, newest first, slurmctld's clock, then the snapshot" \
 	"$(printf '%s\n' "$first" | tr '\n' ' ')" \
-	"GET /slurm/v0.0.42/ping GET /slurm/v0.0.41/ping GET /slurm/v0.0.40/ping GET /slurm/v0.0.39/ping GET /slurm/v0.0.38/ping GET /slurm/v0.0.38/nodes GET /slurm/v0.0.38/partitions GET /slurm/v0.0.38/jobs "
+	"GET /slurm/v0.0.42/ping GET /slurm/v0.0.41/ping GET /slurm/v0.0.40/ping GET /slurm/v0.0.39/ping GET /slurm/v0.0.38/ping GET /slurm/v0.0.38/diag GET /slurm/v0.0.38/nodes GET /slurm/v0.0.38/partitions GET /slurm/v0.0.38/jobs "
 api=$(ls "$work/cache/gq/" | grep -- '-api$')
 check_eq "the version is kept per cluster (no user in the name)" "$api" "slurm-http___127.0.0.1_6820-api"
 check_eq "it says v0.0.38" "$(head -1 "$work/cache/gq/$api" | cut -d' ' -f1-2)" "gq-slurm-api 38"

@@ -120,6 +120,49 @@ static void test_window_names_the_server_zone(void)
 	snapshot_release(&s);
 }
 
+/* On a snapshot ordered by its backend (Slurm) the paragraph says the
+ * backend's priority of the job and of those ahead, and where its factors
+ * are; never gq's weight formula. */
+static void test_backend_order_says_its_priority(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	s.order = ORDER_BACKEND;
+	fx_running(&s, 1, TIER_P1, 0, 7, MIN(-10), 3600);
+	fx_pending(&s, 10, TIER_P2, 4, MIN(-5));
+	fx_pending(&s, 20, TIER_P1, 4, MIN(-1));
+	s.jobs[1].ext_prio = 2059; /* the P2 job first: Slurm's order crosses tiers */
+	s.jobs[2].ext_prio = 1059;
+	snapshot_sort(&s);
+	struct explain_set x;
+	explain_compute(&s, NULL, &x);
+	x.reader_user = "alice";
+	const struct explain *ex = explain_find(&x, 20);
+	CHECK(ex != NULL);
+	struct buf b;
+	buf_init(&b, 0);
+	if (ex) {
+		explain_text(&x, ex, &b);
+		CHECK(strstr(b.data, "1 job ahead (P2 #10 priority 2059); ") != NULL);
+		CHECK(strstr(b.data, " Slurm priority 1059 (its factors: sprio -j 20)") != NULL);
+		CHECK(strstr(b.data, " weight") == NULL);
+	}
+	/* #10 waits for GPUs: preemption is the backend's (Slurm's QOS
+	 * rules), not gq's plan. */
+	ex = explain_find(&x, 10);
+	if (CHECK(ex != NULL) && CHECK_INT(ex->why->primary, REASON_RESOURCES)) {
+		struct preempt_plan pp = {0};
+		explain_preempt(&x, ex, &pp);
+		buf_reset(&b);
+		explain_preempt_text(&x, ex, &pp, &b);
+		CHECK(b.data && strstr(b.data, "Preemption: Slurm's own, by QOS") == b.data);
+		preempt_plan_release(&pp);
+	}
+	buf_release(&b);
+	explain_release(&x);
+	snapshot_release(&s);
+}
+
 struct seen {
 	size_t job[8];
 	uint64_t mask[8];
@@ -275,6 +318,7 @@ static void test_waited_is_the_wait_not_the_run(void)
 void suite_explain(void)
 {
 	RUN(test_words_follow_reader_and_charset);
+	RUN(test_backend_order_says_its_priority);
 	RUN(test_zone_local_is_civil_time);
 	RUN(test_zone_matches_gmtime);
 	RUN(test_zone_time_same_day_or_date);

@@ -567,8 +567,8 @@ static void stage(struct ref *R, size_t i, struct rp *x, struct prediction *o)
 		 s->dstate[x->di].gpu_hours_month >= R->p->depts[x->di].gpu_hours_month)
 		nv = NEVER_DEPT_QUOTA;
 	for (int d = 0; nv == NEVER_NO && d < j->ndeps && d < GQ_MAX_DEPS; d++) {
-		const struct job *dj = snapshot_find(s, j->deps[d]);
-		enum dep_status ds = dep_status(dep_kind_of(j, d), dj);
+		const struct job *dj;
+		enum dep_status ds = dep_status_at(s, j, d, &dj);
 		if (ds == DEP_MET && dj != j)
 			continue;
 		if (ds == DEP_NEVER || dj == j) {

@@ -7,12 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *render(const struct policy *p)
+static char *render_qos(const struct policy *p, const char *const *qos)
 {
 	struct buf b;
 	buf_init(&b, 0);
-	slurm_export_policy(p, &b);
+	slurm_export_policy(p, qos, &b);
 	return buf_detach(&b);
+}
+
+static char *render(const struct policy *p)
+{
+	return render_qos(p, NULL);
 }
 
 /* The value of "KEY=..." up to the next space or newline, or "". */
@@ -48,9 +53,16 @@ static void test_defaults_render_weights_and_aging(void)
 	CHECK_STR(v, "02:30:00");
 	value_of(t, "PriorityDecayHalfLife", v, sizeof(v));
 	CHECK_STR(v, "7-00:00:00");
-	CHECK(strstr(t, "modify qos P0 set Priority=1000 UsageFactor=1.5 GraceTime=300 "
-			"Preempt=P1,P2 PreemptMode=REQUEUE") != NULL);
-	CHECK(strstr(t, "modify qos P2 set Priority=50 UsageFactor=0.3") != NULL);
+	CHECK(strstr(t, "modify qos p0 set Priority=1000 UsageFactor=1.5 GraceTime=300 "
+			"Preempt=p1,p2 PreemptMode=REQUEUE") != NULL);
+	/* The lowest tier preempts nobody: no Preempt at all (an empty one
+	 * makes 22.05's slurmdbd refuse later preemption of that QOS). */
+	CHECK(strstr(t, "modify qos p2 set Priority=50 UsageFactor=0.3 GraceTime=300 "
+			"PreemptMode=REQUEUE\n") != NULL);
+	CHECK(strstr(t, "Preempt=''") == NULL);
+	/* gq's weight has no job size: nor has the export's priority. */
+	value_of(t, "PriorityWeightTRES", v, sizeof(v));
+	CHECK_STR(v, "CPU=0");
 	CHECK(strstr(t, "# gq: Slurm cannot express: only checkpointable jobs") != NULL);
 	free(t);
 }
@@ -67,7 +79,7 @@ static void test_queue_quota_and_window_comment(void)
 	CHECK_INT(policy_set(&p, "queue.exp.window", "20:00-08:00", &e), 0);
 	CHECK_INT(policy_set(&p, "preempt.signal", "USR1", &e), 0);
 	char *t = render(&p);
-	CHECK(strstr(t, "PartitionName=exp Nodes=ALL Default=NO AllowQos=P0,P1,P2 QOS=q_exp\n") !=
+	CHECK(strstr(t, "PartitionName=exp Nodes=ALL Default=NO AllowQos=p0,p1,p2 QOS=q_exp\n") !=
 	      NULL);
 	CHECK(strstr(t, "sacctmgr -i modify qos q_exp set GrpTRES=gres/gpu=24\n") != NULL);
 	CHECK(strstr(t, "sacctmgr -i modify account research set GrpTRESMins=gres/gpu=300000\n") !=
@@ -110,8 +122,46 @@ static void test_default_queue_is_a_real_partition(void)
 	free(t);
 }
 
+/* Applied in order: every QOS is added before a QOS preempts it or a
+ * partition names it (slurmctld refuses a partition whose QOS does not
+ * exist, sacctmgr a Preempt naming a QOS not yet added). */
+static void test_qos_come_first(void)
+{
+	struct policy p;
+	struct gq_err e = GQ_ERR_INIT;
+	policy_defaults(&p);
+	CHECK_INT(policy_set(&p, "queue.exp.quota", "16", &e), 0);
+	char *t = render(&p);
+	const char *add_p2 = strstr(t, "sacctmgr -i add qos p2\n");
+	const char *pre_p2 = strstr(t, "Preempt=p1,p2");
+	const char *add_q = strstr(t, "sacctmgr -i add qos q_exp\n");
+	const char *conf = strstr(t, "## slurm.conf");
+	const char *part = strstr(t, "PartitionName=exp ");
+	CHECK(add_p2 && pre_p2 && add_p2 < pre_p2);
+	CHECK(add_q && conf && part && add_q < conf && conf < part);
+	free(t);
+}
+
+/* The tiers' QOS are those gq.qosMap maps to them. */
+static void test_qos_names_from_the_map(void)
+{
+	struct policy p;
+	policy_defaults(&p);
+	const char *qos[TIER_COUNT] = {"gold", "silver", NULL};
+	char *t = render_qos(&p, qos);
+	CHECK(strstr(t, "sacctmgr -i add qos gold\n") != NULL);
+	CHECK(strstr(t, "modify qos gold set Priority=1000 UsageFactor=1.5 GraceTime=300 "
+			"Preempt=silver,p2 ") != NULL);
+	CHECK(strstr(t, "AllowQos=gold,silver,p2 ") != NULL);
+	CHECK(strstr(t, "# gq: tier P1 is QOS silver:") != NULL);
+	CHECK(strstr(t, "qos P0") == NULL);
+	free(t);
+}
+
 void suite_slurm(void)
 {
+	RUN(test_qos_come_first);
+	RUN(test_qos_names_from_the_map);
 	RUN(test_default_queue_is_a_real_partition);
 	RUN(test_defaults_render_weights_and_aging);
 	RUN(test_queue_quota_and_window_comment);

@@ -11,6 +11,7 @@
 #include "core/depend.h"
 #include "core/job.h"
 #include "core/order.h"
+#include "explain/explain.h"
 #include "harness.h"
 #include "wire/slurm.h"
 #include "wire/wire.h"
@@ -221,7 +222,7 @@ static void every_v38(void)
 	static const char *const jobs[] = {
 	    "jobs.json",	  "jobs_after_preemption.json", "job_array.json",
 	    "job_preempted.json", "job_after_signal.json",	"job_timeout.json",
-	    "job_running.json",
+	    "job_running.json",	  "jobs_reasons.json",
 	};
 	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
 		struct snapshot s;
@@ -308,6 +309,79 @@ static void user_limits(void)
 	snapshot_release(&s);
 }
 
+/* Reasons captured on the kit (jobs_reasons.json, gpu2 drained): a
+ * dependency Slurm says can never be met is never, not a wait for its job,
+ * even once that job is gone; required nodes all drained are unsatisfiable
+ * for now, named; priority 0 is held; a partition's time limit is
+ * unsatisfiable. */
+static void reasons_captured(void)
+{
+	struct snapshot s;
+	snapshot_init(&s);
+	if (!CHECK(load(&s, "v0.0.38/nodes_gpu2_drained.json", "v0.0.38/jobs_reasons.json", NULL,
+			NULL) == 0))
+		return;
+	s.now = 1796519800;
+	const struct job *j;
+	if (CHECK((j = snapshot_find(&s, 49)) != NULL)) { /* afterok:48(failed) */
+		CHECK_STR(j->ext_reason, "DependencyNeverSatisfied");
+		CHECK_STR(j->ext_class, "dependency");
+		CHECK_STR(j->ext_detail, "can never be met");
+		CHECK_INT(j->dep_dead, 1);
+		struct dep_never d;
+		CHECK(dep_never(&s, j, &d) && d.job == 48 && !d.gone);
+	}
+	if (CHECK((j = snapshot_find(&s, 50)) != NULL)) { /* -w gpu2, drained */
+		CHECK_STR(j->ext_reason, "ReqNodeNotAvail");
+		CHECK_STR(j->ext_class, "unsatisfiable");
+		CHECK_STR(j->ext_detail, "gpu2 down or drained");
+	}
+	if (CHECK((j = snapshot_find(&s, 51)) != NULL)) { /* -t 2-0 on gpu (1 day) */
+		CHECK_STR(j->ext_reason, "PartitionTimeLimit");
+		CHECK_STR(j->ext_class, "unsatisfiable");
+	}
+	if (CHECK((j = snapshot_find(&s, 52)) != NULL)) { /* scontrol hold: priority 0 */
+		CHECK(j->held);
+		CHECK_STR(j->held_by, "admin");
+		CHECK_STR(j->ext_class, "held");
+	}
+	/* gq's own explanation of 49: never, and says why. */
+	struct explain_set x;
+	explain_compute(&s, NULL, &x);
+	const struct explain *ex = explain_find(&x, 49);
+	if (CHECK(ex != NULL && ex->why)) {
+		struct buf b;
+		buf_init(&b, 0);
+		explain_text(&x, ex, &b);
+		CHECK(strstr(b.data, "Can never start: #48 ended failed, so its afterok can never "
+				     "be met.") != NULL);
+		CHECK(strstr(b.data, "Waits for #48") == NULL);
+		buf_release(&b);
+	}
+	explain_release(&x);
+	/* The failed job forgotten (MinJobAge): still never, as Slurm says. */
+	struct job *f = (struct job *)snapshot_find(&s, 48);
+	if (CHECK(f != NULL)) {
+		f->id = 47; /* gone from 49's point of view; the order by id holds */
+		struct dep_never d;
+		j = snapshot_find(&s, 49);
+		CHECK(j && dep_never(&s, j, &d) && d.job == 48 && d.gone);
+		explain_compute(&s, NULL, &x);
+		ex = explain_find(&x, 49);
+		if (CHECK(ex != NULL && ex->why)) {
+			struct buf b;
+			buf_init(&b, 0);
+			explain_text(&x, ex, &b);
+			CHECK(strstr(b.data,
+				     "Can never start: #48 is gone, so its afterok can never "
+				     "be met.") != NULL);
+			buf_release(&b);
+		}
+		explain_release(&x);
+	}
+	snapshot_release(&s);
+}
+
 static void partitions(void)
 {
 	size_t len;
@@ -351,6 +425,14 @@ static void ping_meta(void)
 	free(t);
 	t = slurp("v0.0.38/diag_busy.json", &len);
 	CHECK(t && slurm_diag_job_queries(t, len) > 0);
+	/* slurmctld's clock, for update_time (the kit's statistics.req_time) */
+	CHECK(t && slurm_diag_time(t, len) == 1795947638);
+	CHECK_INT(slurm_diag_time("{\"statistics\": {\"req_time\": {\"set\": true, "
+				  "\"infinite\": false, \"number\": 1795947638}}}",
+				  strlen("{\"statistics\": {\"req_time\": {\"set\": true, "
+					 "\"infinite\": false, \"number\": 1795947638}}}")),
+		  1795947638);
+	CHECK_INT(slurm_diag_time("{}", 2), 0);
 	free(t);
 }
 
@@ -680,6 +762,7 @@ void suite_slurmwire(void)
 	RUN(every_v38);
 	RUN(array_split);
 	RUN(user_limits);
+	RUN(reasons_captured);
 	RUN(history_v38);
 	RUN(partitions);
 	RUN(ping_meta);

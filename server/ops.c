@@ -8,6 +8,7 @@
 #include "core/begin.h"
 #include "core/depend.h"
 #include "core/preempt.h"
+#include "core/runtime.h"
 #include "explain/explain.h"
 #include "core/ulimit.h"
 
@@ -383,13 +384,23 @@ bool server_window_stop(struct server *s, int64_t id, struct window_stop *out)
 {
 	pthread_mutex_lock(&s->mu);
 	const struct job *j = snapshot_find(&s->st.snap, id);
+	bool found = false;
+	/* The scheduler's pass may have started it since the submit: its
+	 * start is then known, and no prediction is needed. */
+	if (j && j->state == JOB_RUNNING) {
+		found = preempt_window_stop(&s->st.snap, j, j->start_time,
+					    predict_runtime(&s->st.snap.policy, j), out);
+		if (found)
+			out->now = state_now(&s->st);
+		pthread_mutex_unlock(&s->mu);
+		return found;
+	}
 	bool may = j && j->state == JOB_PENDING && preempt_window_may_stop(&s->st.snap, j);
 	struct snapshot cp;
 	snapshot_init(&cp);
 	if (may)
 		copy_locked(s, &cp, state_now(&s->st));
 	pthread_mutex_unlock(&s->mu);
-	bool found = false;
 	if (may) {
 		sched_prepare(&cp);
 		const struct job *cj = snapshot_find(&cp, id);

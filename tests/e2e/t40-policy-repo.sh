@@ -142,13 +142,13 @@ check_eq "QOS weight" "$(conf PriorityWeightQOS)" 100000
 check_eq "age weight: P2 fully aged, 6 x 0.3 of P0's 100" "$(conf PriorityWeightAge)" 1800
 check_eq "max age: 3 steps of 30m" "$(conf PriorityMaxAge)" 01:30:00
 qos() { sed -n "s/^sacctmgr -i modify qos $1 set .*$2=\([^ ]*\).*/\1/p" "$T_DIR/slurm.txt"; }
-check_eq "P0 priority" "$(qos P0 Priority)" 1000
-check_eq "P2 priority" "$(qos P2 Priority)" 60
-check_eq "P1 preempts P2" "$(qos P1 Preempt)" P2
-check_eq "P2 usage factor is its price" "$(qos P2 UsageFactor)" 0.3
+check_eq "P0 priority" "$(qos p0 Priority)" 1000
+check_eq "P2 priority" "$(qos p2 Priority)" 60
+check_eq "P1 preempts P2" "$(qos p1 Preempt)" p2
+check_eq "P2 usage factor is its price" "$(qos p2 UsageFactor)" 0.3
 check_eq "exp quota + borrowing" "$(qos q_exp GrpTRES)" gres/gpu=24
 check_match "department quota in GPU-minutes" "$(cat "$T_DIR/slurm.txt")" '^sacctmgr -i modify account research set GrpTRESMins=gres/gpu=300000$'
-check_match "the partition of exp" "$(cat "$T_DIR/slurm.txt")" '^PartitionName=exp Nodes=ALL Default=NO AllowQos=P0,P1,P2 QOS=q_exp$'
+check_match "the partition of exp" "$(cat "$T_DIR/slurm.txt")" '^PartitionName=exp Nodes=ALL Default=NO AllowQos=p0,p1,p2 QOS=q_exp$'
 check_match "the window is a comment" "$(cat "$T_DIR/slurm.txt")" '^# gq: queue exp pauses daily 20:00-08:00'
 check_match "the borrowing rule is a comment" "$(cat "$T_DIR/slurm.txt")" '^# gq: queue exp has a quota of 16 GPUs and may borrow 8 more'
 

@@ -80,6 +80,10 @@ struct backend_ops {
 	/* Admin: treat the job as `tier`; reason is recorded. clear removes it. */
 	int (*override)(struct backend *b, int64_t id, enum tier tier, bool clear,
 			const char *reason, struct gq_err *e);
+	/* Admin: the scheduler's own numeric priority of the job (Slurm's
+	 * operator priority). Optional: NULL where the scheduler has none
+	 * (gq serve orders by tier and its formula). */
+	int (*priority)(struct backend *b, int64_t id, int64_t prio, struct gq_err *e);
 	int (*confirm)(struct backend *b, int64_t id, struct gq_err *e);
 	int (*checkpoint)(struct backend *b, int64_t id, struct gq_err *e);
 	/* Appends the job's log (stream "stdout" or "stderr") from offset to out;

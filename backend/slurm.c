@@ -912,6 +912,16 @@ static int sl_override(struct backend *b, int64_t id, enum tier tier, bool clear
 	return update(b, id, slurm_update_qos(qos, sl->minor), e);
 }
 
+/* The job update's priority: slurmctld lets only operators and admins set
+ * it, and its refusal comes back as it is (exit 4 with Slurm's message). */
+static int sl_priority(struct backend *b, int64_t id, int64_t prio, struct gq_err *e)
+{
+	struct slurm *sl = S(b);
+	if (negotiate(sl, e) < 0)
+		return -1;
+	return update(b, id, slurm_update_priority(prio, sl->minor), e);
+}
+
 static int unsupported(struct backend *b, const char *what, struct gq_err *e)
 {
 	return err_set(e, GQ_EINVAL, "%s: not available on Slurm (%s)", what, S(b)->describe);
@@ -1045,6 +1055,7 @@ static const struct backend_ops slurm_ops = {
     .release = sl_release,
     .requeue = sl_requeue,
     .override = sl_override,
+    .priority = sl_priority,
     .confirm = sl_confirm,
     .checkpoint = sl_checkpoint,
     .logs = sl_logs,

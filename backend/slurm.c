@@ -899,9 +899,10 @@ static int sl_override(struct backend *b, int64_t id, enum tier tier, bool clear
 {
 	struct slurm *sl = S(b);
 	if (clear)
-		return err_set(e, GQ_EINVAL,
-			       "Slurm keeps no override to clear; give the tier the job should "
-			       "have ('gq prio %" PRId64 " P1')",
+		return err_set(e, GQ_EUNAVAIL,
+			       "gq prio --clear is not available on Slurm: it keeps no override "
+			       "to clear; give the tier the job should have ('gq prio --reason "
+			       "TEXT %" PRId64 " P1')",
 			       id);
 	if (negotiate(sl, e) < 0)
 		return -1;
@@ -922,27 +923,46 @@ static int sl_priority(struct backend *b, int64_t id, int64_t prio, struct gq_er
 	return update(b, id, slurm_update_priority(prio, sl->minor), e);
 }
 
-static int unsupported(struct backend *b, const char *what, struct gq_err *e)
+/* What the Slurm backend cannot do is GQ_EUNAVAIL (exit 5, as for the
+ * commands built on gq serve's records), one line: what, why, what can. */
+static int unsupported(struct backend *b, const char *what, const char *why, struct gq_err *e)
 {
-	return err_set(e, GQ_EINVAL, "%s: not available on Slurm (%s)", what, S(b)->describe);
+	return err_set(e, GQ_EUNAVAIL, "gq %s is not available on Slurm: %s", what, why);
 }
 
+/* v0.0.38's OpenAPI (GET /openapi/v3 on the kit) has no requeue path and
+ * its job update no requeue action; the versions after it up to v0.0.42
+ * neither. */
 static int sl_requeue(struct backend *b, int64_t id, struct gq_err *e)
 {
-	return err_set(e, GQ_EINVAL,
-		       "Slurm's REST API (up to v0.0.42) has no requeue; an operator runs "
+	struct slurm *sl = S(b);
+	char why[160];
+	struct gq_err ne = GQ_ERR_INIT;
+	if (negotiate(sl, &ne) == 0 && sl->minor)
+		snprintf(why, sizeof(why), "this Slurm's REST API (v0.0.%d) cannot requeue a job",
+			 sl->minor);
+	else
+		snprintf(why, sizeof(why), "this Slurm's REST API cannot requeue a job");
+	return err_set(e, GQ_EUNAVAIL,
+		       "gq requeue is not available on Slurm: %s; an operator can, with "
 		       "'scontrol requeue %" PRId64 "'",
-		       id);
+		       why, id);
 }
 
 static int sl_confirm(struct backend *b, int64_t id, struct gq_err *e)
 {
-	return unsupported(b, "confirm", e);
+	return unsupported(b, "confirm",
+			   "Slurm does not downgrade unconfirmed jobs, so there is nothing to "
+			   "confirm",
+			   e);
 }
 
 static int sl_checkpoint(struct backend *b, int64_t id, struct gq_err *e)
 {
-	return unsupported(b, "checkpoint", e);
+	return unsupported(b, "checkpoint",
+			   "Slurm keeps no checkpoint records (its preemption does not ask "
+			   "for them)",
+			   e);
 }
 
 /* The log is the job's output file, read where gq runs (the cluster's
@@ -1003,16 +1023,17 @@ static int sl_events(struct backend *b, int64_t after, int wait_ms, struct event
 static int sl_clock(struct backend *b, int64_t delta, int64_t *now, struct gq_err *e)
 {
 	if (delta)
-		return unsupported(b, "a manual clock", e);
+		return unsupported(b, "clock", "Slurm runs on the real clock only", e);
 	*now = time(NULL);
 	return 0;
 }
 
 static int sl_policy_apply(struct backend *b, const char *rev, char **applied, struct gq_err *e)
 {
-	return err_set(e, GQ_EINVAL,
-		       "Slurm's policy lives in slurm.conf and sacctmgr; see 'gq policy export "
-		       "slurm'");
+	return unsupported(b, "policy apply",
+			   "Slurm's policy lives in slurm.conf and sacctmgr; 'gq policy export "
+			   "slurm' writes it for them",
+			   e);
 }
 
 static const char *sl_describe(struct backend *b)

@@ -249,7 +249,7 @@ check_eq "hold of one's own job" "$(jobf "$J_HELD" %r)" "JobHeldUser"
 as alice "$GQ" prio --reason ts01 "$J_PRIO" P0 >/dev/null
 check_eq "prio moves the QOS (tier P0 = p0)" "$(jobf "$J_PRIO" %q)" "p0"
 out=$(as alice "$GQ" requeue "$J_SUB" 2>&1)
-check_match "requeue says the API has none" "$out" "no requeue"
+check_match "requeue says the API has none" "$out" "cannot requeue"
 
 # 9. eta: every pending job predicted, Slurm's estimate beside (check 9).
 out=$(as alice "$GQ" eta)

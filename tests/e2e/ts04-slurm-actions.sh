@@ -80,6 +80,24 @@ check_match "prio --priority as a user: Slurm's message" "$out" "^gq: .*Slurm.*(
 check_eq "prio --priority as a user: one line" "$(printf '%s\n' "$out" | wc -l)" 1
 check_eq "prio --priority refused: the priority is unchanged" "$(jobf "$J" %Q)" 4242
 
+# 2. What this Slurm's REST API cannot do: exit 5 and one line saying so
+# (and what can), never a generic refusal.
+unavail() { # desc regex gq-args...
+	local desc=$1 re=$2 out rc
+	shift 2
+	out=$(as alice "$GQ" "$@" 2>&1)
+	rc=$?
+	check_eq "$desc: exit 5" "$rc" 5
+	check_match "$desc: says so" "$out" "$re"
+	check_eq "$desc: one line" "$(printf '%s\n' "$out" | wc -l)" 1
+}
+unavail "requeue" "^gq: gq requeue is not available on Slurm: this Slurm's REST API \(v0\.0\.[0-9]+\) cannot requeue a job; an operator can, with 'scontrol requeue $J'$" requeue "$J"
+unavail "prio --clear" "^gq: gq prio --clear is not available on Slurm: " prio --reason x --clear "$J"
+unavail "confirm" "^gq: gq confirm is not available on Slurm: " confirm "$J"
+unavail "checkpoint" "^gq: gq checkpoint is not available on Slurm: " checkpoint "$J"
+unavail "clock +1h" "^gq: gq clock is not available on Slurm: " clock +1h
+unavail "policy apply" "^gq: gq policy apply is not available on Slurm: .*gq policy export slurm" policy apply HEAD
+
 echo "# ts04: $((SECONDS - start))s"
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -60,6 +60,9 @@ struct backend_ops {
 	 * (backend_records). Its own view of each job (job.ext_*) is shown
 	 * beside gq's. */
 	const char *scheduler;
+	/* true when submit reads a script's #SBATCH lines (sbatch's options,
+	 * core/sbatch.h); gq submit then warns about those it cannot honour. */
+	bool reads_sbatch;
 	/* Cheap round trip: 0 when the scheduler answers. */
 	int (*ping)(struct backend *b, struct gq_err *e);
 	/* The whole picture: jobs (active and recent), nodes, policy, now.

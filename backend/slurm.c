@@ -28,6 +28,7 @@
 
 #include "backend.h"
 #include "core/runtime.h"
+#include "core/sbatch.h"
 #include "config.h"
 #include "http.h"
 #include "wire/slurm.h"
@@ -561,150 +562,47 @@ static void sh_quote(struct buf *b, const char *s)
 	buf_addstr(b, "'");
 }
 
-/* What a script's #SBATCH lines ask for (sbatch reads them on the client:
- * slurmrestd does not). gq's own options win where they differ from gq's
- * defaults. */
-struct sbatch {
-	char name[64], partition[64], qos[32], account[32], output[256], error[256], chdir[256],
-	    dependency[128], gpu_type[32], begin[64];
-	int gpus, nodes, cpus;
-	bool gpus_per_node, hold;
-	int64_t mem_mb, time_limit;
-};
-
-/* Slurm's time formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S → seconds. */
-static int64_t sbatch_time(const char *v)
+/* The job's environment as a script's "#SBATCH --export" says: ALL (the
+ * default: the caller's, as sbatch), NONE, or a list of names (taken from
+ * the caller's environment) and NAME=VALUE pairs, with or without ALL.
+ * The strings of *owned are the caller's to free with the array; the
+ * array's other strings are borrowed from env. */
+static char **export_env(char **env, const char *spec, char ***owned)
 {
-	long d = 0, h = 0, m = 0, sec = 0;
-	if (strchr(v, '-')) {
-		int n = sscanf(v, "%ld-%ld:%ld:%ld", &d, &h, &m, &sec);
-		if (n < 1)
-			return 0;
-		return ((d * 24 + h) * 60 + m) * 60 + sec;
-	}
-	int n = sscanf(v, "%ld:%ld:%ld", &h, &m, &sec);
-	if (n == 1)
-		return h * 60; /* minutes */
-	if (n == 2)
-		return h * 60 + m; /* M:S */
-	return n == 3 ? (h * 60 + m) * 60 + sec : 0;
-}
-
-static int64_t sbatch_mem(const char *v)
-{
-	char *end;
-	double x = strtod(v, &end);
-	switch (*end) {
-	case 'K':
-	case 'k':
-		return (int64_t)(x / 1024);
-	case 'G':
-	case 'g':
-		return (int64_t)(x * 1024);
-	case 'T':
-	case 't':
-		return (int64_t)(x * 1024 * 1024);
-	default:
-		return (int64_t)x;
-	}
-}
-
-static void sbatch_opt(struct sbatch *sb, const char *k, const char *v)
-{
-#define IS(a, b) (!strcmp(k, a) || !strcmp(k, b))
-	if (IS("--job-name", "-J"))
-		snprintf(sb->name, sizeof(sb->name), "%s", v);
-	else if (IS("--partition", "-p"))
-		snprintf(sb->partition, sizeof(sb->partition), "%s", v);
-	else if (IS("--qos", "-q"))
-		snprintf(sb->qos, sizeof(sb->qos), "%s", v);
-	else if (IS("--account", "-A"))
-		snprintf(sb->account, sizeof(sb->account), "%s", v);
-	else if (IS("--output", "-o"))
-		snprintf(sb->output, sizeof(sb->output), "%s", v);
-	else if (IS("--error", "-e"))
-		snprintf(sb->error, sizeof(sb->error), "%s", v);
-	else if (IS("--chdir", "-D"))
-		snprintf(sb->chdir, sizeof(sb->chdir), "%s", v);
-	else if (IS("--begin", "-b"))
-		snprintf(sb->begin, sizeof(sb->begin), "%s", v);
-	else if (IS("--dependency", "-d"))
-		snprintf(sb->dependency, sizeof(sb->dependency), "%s", v);
-	else if (IS("--time", "-t"))
-		sb->time_limit = sbatch_time(v);
-	else if (IS("--cpus-per-task", "-c"))
-		sb->cpus = atoi(v);
-	else if (IS("--mem", "--mem"))
-		sb->mem_mb = sbatch_mem(v);
-	else if (IS("--nodes", "-N"))
-		sb->nodes = atoi(v);
-	else if (IS("--hold", "-H"))
-		sb->hold = true;
-	else if (IS("--gres", "--gres") || IS("--gpus-per-node", "--gpus-per-node") ||
-		 IS("--gpus", "-G")) {
-		/* gpu[:type]:N or [type:]N */
-		const char *p = v;
-		if (!strncmp(p, "gres/", 5) || !strncmp(p, "gres:", 5))
-			p += 5;
-		if (!strncmp(p, "gpu:", 4))
-			p += 4;
-		else if (!strcmp(p, "gpu"))
-			p += 3;
-		const char *colon = strrchr(p, ':');
-		if (colon) {
-			snprintf(sb->gpu_type, sizeof(sb->gpu_type), "%.*s", (int)(colon - p), p);
-			sb->gpus = atoi(colon + 1);
-		} else {
-			sb->gpus = *p ? atoi(p) : 1;
+	size_t n = 0;
+	while (env && env[n])
+		n++;
+	char copy[512];
+	snprintf(copy, sizeof(copy), "%s", spec);
+	size_t words = 1;
+	for (const char *c = copy; *c; c++)
+		words += *c == ',';
+	char **out = xcalloc(n + words + 1, sizeof(char *));
+	*owned = xcalloc(words + 1, sizeof(char *));
+	size_t k = 0, m = 0;
+	bool all = false;
+	for (char *save = NULL, *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		all |= !strcmp(w, "ALL");
+	if (all)
+		for (size_t i = 0; i < n; i++)
+			out[k++] = env[i];
+	snprintf(copy, sizeof(copy), "%s", spec);
+	for (char *save = NULL, *w = strtok_r(copy, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(w, "ALL") || !strcmp(w, "NONE") || !strcmp(w, "NIL") || !*w)
+			continue;
+		if (strchr(w, '=')) {
+			out[k++] = (*owned)[m++] = xstrdup(w);
+			continue;
 		}
-		sb->gpus_per_node = !IS("--gpus", "-G");
-	}
-#undef IS
-}
-
-/* The #SBATCH lines after the shebang, before the first command. */
-static void sbatch_parse(const char *script, struct sbatch *sb)
-{
-	memset(sb, 0, sizeof(*sb));
-	sb->gpus = -1;
-	const char *p = script;
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char line[1024];
-		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : 1023), p);
-		p += len + (nl ? 1 : 0);
-		char *s = line;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s || (s[0] == '#' && strncmp(s, "#SBATCH", 7)))
-			continue; /* blank, shebang, comments, #GQ lines */
-		if (s[0] != '#')
-			break; /* the first command ends the directives */
-		s += 7;
-		for (char *save = NULL, *w = strtok_r(s, " \t", &save); w;
-		     w = strtok_r(NULL, " \t", &save)) {
-			if (w[0] == '#')
+		size_t len = strlen(w);
+		for (size_t i = 0; i < n && !all; i++)
+			if (!strncmp(env[i], w, len) && env[i][len] == '=') {
+				out[k++] = env[i];
 				break;
-			char *val = strchr(w, '=');
-			if (val && w[1] == '-')
-				*val++ = '\0';
-			else if (w[0] == '-' && w[1] != '-' && w[2])
-				val = w + 2; /* -t60 */
-			char key[64];
-			snprintf(key, sizeof(key), "%.*s", val && w[1] != '-' ? 2 : 63, w);
-			bool flag = !strcmp(key, "-H") || !strcmp(key, "--hold");
-			if (!val && !flag)
-				val = strtok_r(NULL, " \t", &save);
-			if (val && val[0] == '"') {
-				val++;
-				size_t n = strlen(val);
-				if (n && val[n - 1] == '"')
-					val[n - 1] = '\0';
 			}
-			sbatch_opt(sb, key, val ? val : "");
-		}
 	}
+	return out;
 }
 
 /* The largest GPU count of one node (of model type when given). */
@@ -726,8 +624,14 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 	 * do, so --notify is not passed off as mail. */
 	if (j->notify[0])
 		return backend_records(b, "submit --notify", e);
-	struct sbatch sb;
-	sbatch_parse(r->script ? r->script : "", &sb);
+	/* A script's #SBATCH lines (sbatch reads them on the client:
+	 * slurmrestd does not); what the user gave gq wins over them. The
+	 * options this cannot honour are cmd/submit's to warn about. */
+	struct sbatch *sb = xmalloc(sizeof(*sb));
+	sbatch_parse(r->script, sb);
+	bool sb_any = sb->nlines > 0;
+	unsigned given = r->given;
+	char **env = r->env, **env_owned = NULL;
 	struct snapshot s;
 	snapshot_init(&s);
 	struct buf out, script;
@@ -738,25 +642,37 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 	if (fetch(sl, &s, NULL, false, NULL, NULL, e) < 0)
 		goto out;
 	struct slurm_submit q = {0};
-	/* gq names a script after its file unless told otherwise; a script's
-	 * own --job-name is the better name. */
-	q.name = sb.name[0] ? sb.name : j->name;
-	q.partition = j->queue[0] ? j->queue : sb.partition[0] ? sb.partition : NULL;
-	/* The tier's QOS, unless the script names one and gq's tier is its
-	 * default. */
+	q.name = given & SUBMIT_GIVEN_NAME || !sb->name[0] ? j->name : sb->name;
+	q.partition = given & SUBMIT_GIVEN_QUEUE || !sb->partition[0]
+			  ? (j->queue[0] ? j->queue : NULL)
+			  : sb->partition;
+	/* The tier's QOS, unless the script names one and no tier was given. */
 	const char *tq = slurm_map_qos(&sl->map, j->tier);
-	q.qos = sb.qos[0] && j->tier == TIER_P1 ? sb.qos : tq;
-	q.account = sb.account[0] ? sb.account : NULL;
+	q.qos = given & SUBMIT_GIVEN_TIER || !sb->qos[0] ? tq : sb->qos;
+	q.account = sb->account[0] ? sb->account : NULL;
 	q.gpus = j->req.gpus;
 	q.gpu_type = j->req.gpu_type[0] ? j->req.gpu_type : NULL;
-	if (sb.gpus >= 0 && j->req.gpus == 1 && !j->req.gpu_type[0]) {
-		q.gpus = sb.gpus * (sb.gpus_per_node && sb.nodes > 1 ? sb.nodes : 1);
-		q.gpu_type = sb.gpu_type[0] ? sb.gpu_type : NULL;
+	if (!(given & SUBMIT_GIVEN_GPUS) && sb->gpus >= 0) {
+		/* --gres / --gpus-per-node are per node, --gpus the job's. */
+		q.gpus = sb->gpus;
+		q.gpu_type = sb->gpu_type[0] ? sb->gpu_type : NULL;
+		q.gpus_per_node = sb->gpus_per_node;
+	} else {
+		/* A script with #SBATCH lines and none for GPUs asks for none,
+		 * as under sbatch, unless gq's --gpus says otherwise. */
+		if (!(given & SUBMIT_GIVEN_GPUS) && sb_any)
+			q.gpus = 0;
+		int one = max_node_gpus(&s, q.gpu_type);
+		q.gpus_per_node = j->req.same_node || q.gpus <= one || one == 0;
 	}
-	int one = max_node_gpus(&s, q.gpu_type);
-	q.gpus_per_node = j->req.same_node || q.gpus <= one || one == 0;
-	if (sb.gpus >= 0 && sb.gpus_per_node && sb.nodes > 1 && j->req.gpus == 1)
-		q.gpus_per_node = false;
+	q.nodes_min = sb->nodes_min;
+	q.nodes_max = sb->nodes_max;
+	q.tasks = sb->ntasks;
+	q.tasks_per_node = sb->ntasks_per_node;
+	q.constraint = sb->constraint[0] ? sb->constraint : NULL;
+	q.exclusive = sb->exclusive[0] ? sb->exclusive : NULL;
+	q.mail_type = sb->mail_type[0] ? sb->mail_type : NULL;
+	q.mail_user = sb->mail_user[0] ? sb->mail_user : NULL;
 	/* A CPU-only job that names no partition goes to one without GPUs. */
 	char cpu_part[64];
 	if (q.gpus == 0 && !q.partition) {
@@ -767,19 +683,23 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 		q.partition = cpu_part;
 		buf_reset(&out);
 	}
-	q.cpus = j->req.cpus ? j->req.cpus : sb.cpus;
-	q.mem_mb = j->req.mem_mb ? j->req.mem_mb : sb.mem_mb;
-	q.time_limit = j->time_limit ? j->time_limit : sb.time_limit;
-	q.cwd = sb.chdir[0] ? sb.chdir : r->cwd;
-	q.env = r->env;
-	q.hold = j->held || sb.hold;
-	q.array = r->array;
+	q.cpus = given & SUBMIT_GIVEN_CPUS || !sb->cpus_per_task ? j->req.cpus : sb->cpus_per_task;
+	q.mem_mb = given & SUBMIT_GIVEN_MEM || !sb->mem_mb ? j->req.mem_mb : sb->mem_mb;
+	q.time_limit =
+	    given & SUBMIT_GIVEN_TIME_LIMIT || !sb->time_limit ? j->time_limit : sb->time_limit;
+	q.cwd = sb->chdir[0] ? sb->chdir : r->cwd;
+	if (sb->export_env[0])
+		env = export_env(r->env, sb->export_env, &env_owned);
+	q.env = env;
+	q.hold = j->held || sb->hold;
+	q.array = r->array ? r->array : sb->array[0] ? sb->array : NULL;
 	char after[512];
 	dep_format(j, after, sizeof(after));
 	q.after = after;
-	q.stdout_path = r->output ? r->output : sb.output[0] ? sb.output : NULL;
-	q.stderr_path = r->error; /* Slurm's patterns are sbatch's: passed as they are */
-	q.begin = sb.begin[0] ? sb.begin : NULL;
+	q.stdout_path = r->output ? r->output : sb->output[0] ? sb->output : NULL;
+	/* Slurm's patterns are sbatch's: passed as they are */
+	q.stderr_path = r->error ? r->error : sb->error[0] ? sb->error : NULL;
+	q.begin = sb->begin[0] ? sb->begin : NULL;
 	/* gq's --begin, an absolute time, as Slurm's relative form: the
 	 * v0.0.38 field is a string ("now+N", seconds), and slurmctld's clock
 	 * is the one that counts there. */
@@ -789,7 +709,7 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 		snprintf(begin, sizeof(begin), "now+%" PRId64, d > 0 ? d : 0);
 		q.begin = begin;
 	}
-	q.dependency = sb.dependency[0] ? sb.dependency : NULL;
+	q.dependency = sb->dependency[0] ? sb->dependency : NULL;
 	/* --signal as the job description's "signal" ("(B:|)sig_num(@sig_time|)"),
 	 * the number because Slurm's names and gq's agree on Linux anyway. */
 	char sig[32];
@@ -823,6 +743,12 @@ out:
 	buf_release(&out);
 	buf_release(&script);
 	snapshot_release(&s);
+	if (env != r->env)
+		free(env);
+	for (char **o = env_owned; o && *o; o++)
+		free(*o);
+	free(env_owned);
+	free(sb);
 	return rc;
 }
 
@@ -1067,6 +993,7 @@ static void sl_close(struct backend *b)
 static const struct backend_ops slurm_ops = {
     .name = "slurm",
     .scheduler = "Slurm",
+    .reads_sbatch = true,
     .ping = sl_ping,
     .snapshot = sl_snapshot,
     .job = sl_job,

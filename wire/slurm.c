@@ -1096,7 +1096,8 @@ char *slurm_submit_encode(const struct slurm_submit *r, int minor)
 					 r->gpus);
 			json_object_set_new(job, minor >= 40 ? "tres_per_node" : "gres",
 					    json_string(g));
-			json_object_set_new(job, "minimum_nodes", json_integer(1));
+			if (!r->nodes_min)
+				json_object_set_new(job, "minimum_nodes", json_integer(1));
 		} else {
 			if (minor >= 40)
 				snprintf(g, sizeof(g), "gres/gpu%s%s:%d", t ? ":" : "", t ? t : "",
@@ -1106,6 +1107,49 @@ char *slurm_submit_encode(const struct slurm_submit *r, int minor)
 			json_object_set_new(job, minor >= 40 ? "tres_per_job" : "gpus",
 					    json_string(g));
 		}
+	}
+	/* Nodes: v0.0.38 reads "MIN[-MAX]" as sbatch's -N (an array, as its
+	 * OpenAPI says, is taken and ignored); v0.0.40 on have two numbers. */
+	if (r->nodes_min > 0) {
+		if (minor >= 40) {
+			json_object_set_new(job, "minimum_nodes", json_integer(r->nodes_min));
+			json_object_set_new(
+			    job, "maximum_nodes",
+			    json_integer(r->nodes_max ? r->nodes_max : r->nodes_min));
+		} else {
+			char nodes[32];
+			if (r->nodes_max)
+				snprintf(nodes, sizeof(nodes), "%d-%d", r->nodes_min, r->nodes_max);
+			else
+				snprintf(nodes, sizeof(nodes), "%d", r->nodes_min);
+			set_str(job, "nodes", nodes);
+		}
+	}
+	if (r->tasks > 0)
+		json_object_set_new(job, "tasks", json_integer(r->tasks));
+	if (r->tasks_per_node > 0)
+		json_object_set_new(job, "tasks_per_node", json_integer(r->tasks_per_node));
+	set_str(job, "constraints", r->constraint);
+	set_str(job, "mail_user", r->mail_user);
+	/* v0.0.38 takes sbatch's text for both ("exclusive" is the whole node,
+	 * though its OpenAPI lists "true", which slurmctld refuses); v0.0.40 on
+	 * take lists of flags *(unverified: no such server here)*. */
+	if (r->exclusive && minor >= 40)
+		json_object_set_new(
+		    job, "exclusive",
+		    json_pack("[s]", !strcmp(r->exclusive, "exclusive") ? "true" : r->exclusive));
+	else
+		set_str(job, "exclusive", r->exclusive);
+	if (r->mail_type && minor >= 40) {
+		json_t *l = json_array();
+		char mt[64];
+		snprintf(mt, sizeof(mt), "%s", r->mail_type);
+		for (char *save = NULL, *w = strtok_r(mt, ",", &save); w;
+		     w = strtok_r(NULL, ",", &save))
+			json_array_append_new(l, json_string(w));
+		json_object_set_new(job, "mail_type", l);
+	} else {
+		set_str(job, "mail_type", r->mail_type);
 	}
 	if (r->cpus > 0)
 		json_object_set_new(job, minor >= 40 ? "minimum_cpus" : "cpus_per_task",

@@ -176,6 +176,12 @@ struct slurm_submit {
 	 * win over dependency. NULL or "": none. */
 	const char *after;
 	const char *array; /* sbatch's --array ("0-99%8"), NULL: not an array */
+	/* From a script's #SBATCH lines; 0 or NULL: not asked. */
+	int nodes_min, nodes_max; /* -N MIN[-MAX]; max 0: MIN only */
+	int tasks, tasks_per_node;
+	const char *constraint; /* -C, Slurm's feature expression */
+	const char *exclusive;	/* "exclusive" (whole nodes), "user" or "mcs" */
+	const char *mail_type, *mail_user;
 };
 /* The JSON body of POST job/submit for openapi/v0.0.<minor>; caller frees. */
 char *slurm_submit_encode(const struct slurm_submit *r, int minor);

@@ -98,6 +98,70 @@ unavail "checkpoint" "^gq: gq checkpoint is not available on Slurm: " checkpoint
 unavail "clock +1h" "^gq: gq clock is not available on Slurm: " clock +1h
 unavail "policy apply" "^gq: gq policy apply is not available on Slurm: .*gq policy export slurm" policy apply HEAD
 
+# 3. An existing sbatch script, unchanged: its #SBATCH lines land in Slurm
+# as sbatch would put them; gq's command line and #GQ lines win; what gq
+# cannot honour is warned about by name.
+cat >"$work/train.sh" <<EOS
+#!/bin/bash
+#SBATCH -J ts04-sbatch
+#SBATCH -p debug -A proj_a
+#SBATCH -q p2
+#SBATCH -N 1-2 -n 2 --ntasks-per-node=2
+#SBATCH -c 2 --mem=1G -t 0:30:00
+#SBATCH --gres=gpu:1 -C a100
+#SBATCH --exclusive --hold
+#SBATCH --array=0-3%2
+#SBATCH --mail-type=END,FAIL --mail-user=alice@example.com
+#SBATCH -D $work -o $work/o-%A_%a.log -e $work/e-%A_%a.log
+#SBATCH --mem-per-cpu=2G
+#SBATCH --requeue
+srun hostname
+EOS
+chmod 644 "$work/train.sh"
+out=$(as alice "$GQ" submit train.sh 2>"$work/warn")
+J=${out#submitted job }
+check_match "sbatch script: submitted" "$J" '^[0-9]+$'
+check_eq "sbatch script: a warning by name for each option gq cannot honour" "$(cat "$work/warn")" \
+	"gq: warning: script 'train.sh': #SBATCH --mem-per-cpu=2G is not honoured by gq; ignored
+gq: warning: script 'train.sh': #SBATCH --requeue is not honoured by gq; ignored"
+show=$(scontrol show job "$J" 2>/dev/null | tr ' ' '\n')
+sfield() { printf '%s\n' "$show" | sed -n "s|^$1=||p" | head -1; }
+check_eq "sbatch script: -J" "$(sfield JobName)" ts04-sbatch
+check_eq "sbatch script: -p, -A, -q" "$(sfield Partition) $(sfield Account) $(sfield QOS)" "debug proj_a p2"
+check_eq "sbatch script: -N 1-2, -n 2" "$(sfield NumNodes) $(sfield NumTasks)" "1-2 2"
+check_match "sbatch script: --ntasks-per-node=2" "$(sfield NtasksPerN:B:S:C)" "^2:"
+check_eq "sbatch script: -c 2, --mem=1G, -t 0:30:00" "$(sfield CPUs/Task) $(sfield MinMemoryNode) $(sfield TimeLimit)" "2 1G 00:30:00"
+check_eq "sbatch script: --gres=gpu:1, -C a100" "$(sfield TresPerNode) $(sfield Features)" "gres:gpu:1 a100"
+check_eq "sbatch script: --exclusive, --hold" "$(sfield OverSubscribe) $(sfield Reason)" "NO JobHeldUser"
+check_eq "sbatch script: --array=0-3%2" "$(sfield ArrayTaskId)" "0-3%2"
+check_eq "sbatch script: --mail-type, --mail-user" "$(sfield MailType) $(sfield MailUser)" "END,FAIL alice@example.com"
+check_eq "sbatch script: -D, -o, -e" "$(sfield WorkDir) $(sfield StdOut) $(sfield StdErr)" \
+	"$work $work/o-${J}_4294967294.log $work/e-${J}_4294967294.log"
+scancel "$J" >/dev/null 2>&1
+# gq's command line and #GQ lines win over #SBATCH.
+sed -i 's/^#SBATCH -J ts04-sbatch$/&\n#GQ --tier P0 --cpus 3/' "$work/train.sh"
+out=$(as alice "$GQ" submit --name cli-name --time-limit 10m --queue gpu train.sh 2>/dev/null)
+J=${out#submitted job }
+show=$(scontrol show job "$J" 2>/dev/null | tr ' ' '\n')
+check_eq "sbatch script: --name, --time-limit, --queue and #GQ's --tier, --cpus win" \
+	"$(sfield JobName) $(sfield TimeLimit) $(sfield Partition) $(sfield QOS) $(sfield CPUs/Task)" \
+	"cli-name 00:10:00 gpu p0 3"
+scancel "$J" >/dev/null 2>&1
+# --export: NONE plus a pair, seen by the job itself; no #SBATCH GPU line
+# asks for no GPU, as under sbatch.
+cat >"$work/env.sh" <<EOS
+#!/bin/sh
+#SBATCH -p debug -t 1 -o $work/env-%j.out
+#SBATCH --export=NONE,TS04_X=7
+echo "x=\$TS04_X y=\$TS04_Y"
+EOS
+chmod 644 "$work/env.sh"
+out=$(as alice env TS04_Y=1 "$GQ" submit env.sh 2>&1)
+J=${out#submitted job }
+check_eq "sbatch script: no #SBATCH GPU line, no GPU" "$(scontrol show job "$J" | grep -c 'gres:gpu')" 0
+for ((i = 0; i < 40; i++)); do [ -s "$work/env-$J.out" ] && break; sleep 0.5; done
+check_eq "sbatch script: --export=NONE,TS04_X=7" "$(cat "$work/env-$J.out" 2>/dev/null)" "x=7 y="
+
 echo "# ts04: $((SECONDS - start))s"
 echo "1..$n"
 [ "$failed" = 0 ]

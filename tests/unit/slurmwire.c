@@ -509,6 +509,47 @@ static void submit_bodies(void)
 	free(b);
 }
 
+/* A script's #SBATCH requests in the submit body: v0.0.38's nodes as
+ * sbatch's "MIN-MAX" text (the array its OpenAPI names is ignored by
+ * slurmctld, seen on the kit), exclusive as "exclusive" (its "true" is
+ * refused); v0.0.40 on as numbers and lists. */
+static void submit_sbatch_fields(void)
+{
+	char e1[] = "PATH=/bin";
+	char *env[] = {e1, NULL};
+	struct slurm_submit r = {.name = "s",
+				 .gpus = 1,
+				 .gpus_per_node = true,
+				 .cwd = "/tmp",
+				 .env = env,
+				 .nodes_min = 1,
+				 .nodes_max = 2,
+				 .tasks = 2,
+				 .tasks_per_node = 1,
+				 .constraint = "a100",
+				 .exclusive = "exclusive",
+				 .mail_type = "END,FAIL",
+				 .mail_user = "a@b"};
+	char *b = slurm_submit_encode(&r, 38);
+	CHECK(strstr(b, "\"nodes\":\"1-2\"") != NULL);
+	CHECK(strstr(b, "minimum_nodes") == NULL);
+	CHECK(strstr(b, "\"tasks\":2,\"tasks_per_node\":1") != NULL);
+	CHECK(strstr(b, "\"constraints\":\"a100\"") != NULL);
+	CHECK(strstr(b, "\"exclusive\":\"exclusive\"") != NULL);
+	CHECK(strstr(b, "\"mail_type\":\"END,FAIL\"") != NULL);
+	CHECK(strstr(b, "\"mail_user\":\"a@b\"") != NULL);
+	free(b);
+	r.nodes_max = 0;
+	b = slurm_submit_encode(&r, 38);
+	CHECK(strstr(b, "\"nodes\":\"1\"") != NULL);
+	free(b);
+	b = slurm_submit_encode(&r, 41);
+	CHECK(strstr(b, "\"minimum_nodes\":1,\"maximum_nodes\":1") != NULL);
+	CHECK(strstr(b, "\"mail_type\":[\"END\",\"FAIL\"]") != NULL);
+	CHECK(strstr(b, "\"exclusive\":[\"true\"]") != NULL);
+	free(b);
+}
+
 /* gq update's body for POST job/ID: only the fields given, in Slurm's
  * names and units. */
 static void update_bodies(void)
@@ -687,6 +728,7 @@ void suite_slurmwire(void)
 	RUN(errors);
 	RUN(pieces);
 	RUN(submit_bodies);
+	RUN(submit_sbatch_fields);
 	RUN(update_bodies);
 	RUN(wide_allocations);
 	RUN(cpu_partition);

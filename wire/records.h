@@ -55,7 +55,20 @@ struct event_list {
 void event_list_release(struct event_list *l);
 
 /* Metrics of a window (core/stats.h) with the jobs per state now. */
+/* Group columns a scheduler's own records cannot give (gq stats on Slurm):
+ * null in the JSON, "-" in the table, named in "not_recorded". */
+enum stats_not_recorded {
+	STATS_NR_OVER_LIMIT = 1u << 0,
+	STATS_NR_OVERTAKEN = 1u << 1,
+	STATS_NR_WOULD_PREEMPT = 1u << 2,
+	STATS_NR_WORK_LOST = 1u << 3,
+};
+/* The JSON names of enum stats_not_recorded's bits, in bit order. */
+extern const char *const stats_not_recorded_names[4];
+
 struct stats_report {
+	unsigned not_recorded; /* enum stats_not_recorded bits; 0 on gq serve */
+	const char *scheduler; /* whose records ("Slurm"), NULL gq serve's; static */
 	int64_t now;
 	int64_t started; /* the server's start ("server_start"; 0: not said) */
 	int counts[JOB_STATE_COUNT];

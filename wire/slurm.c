@@ -1016,6 +1016,60 @@ int slurm_history_decode(const char *text, size_t len, const char *user, int64_t
 	return 0;
 }
 
+/* The GPU count of a slurmdbd TRES list: its "gres" entry named "gpu"
+ * (the typed "gpu:a100" entries repeat it); -1 when none. */
+static int acct_gpus(const json_t *tres)
+{
+	size_t i;
+	json_t *t;
+	json_array_foreach(tres, i, t)
+	{
+		if (!strcmp(str(t, "type"), "gres") && !strcmp(str(t, "name"), "gpu"))
+			return (int)num0(t, "count");
+	}
+	return -1;
+}
+
+int slurm_acct_decode(const char *text, size_t len, const struct slurm_map *m,
+		      struct stats_acct **out, size_t *n, struct gq_err *e)
+{
+	json_t *v = parse(text, len, e);
+	if (!v)
+		return -1;
+	size_t i;
+	json_t *x;
+	json_array_foreach(json_object_get(v, "jobs"), i, x)
+	{
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		struct stats_acct *a = &(*out)[(*n)++];
+		memset(a, 0, sizeof(*a));
+		num(json_object_get(x, "job_id"), &a->id);
+		snprintf(a->user, sizeof(a->user), "%s", str(x, "user"));
+		snprintf(a->queue, sizeof(a->queue), "%s", str(x, "partition"));
+		snprintf(a->dept, sizeof(a->dept), "%s", str(x, "account"));
+		a->tier = slurm_map_tier(m, str(x, "qos"));
+		const json_t *tres = json_object_get(x, "tres");
+		int g = acct_gpus(json_object_get(tres, "allocated"));
+		if (g < 0)
+			g = acct_gpus(json_object_get(tres, "requested"));
+		a->gpus = g > 0 ? g : 0;
+		char base[32];
+		state_words(json_object_get(json_object_get(x, "state"), "current"), base,
+			    sizeof(base), "", NULL);
+		a->state = job_state_of(base, false, false);
+		a->preempted = !strcmp(base, "PREEMPTED");
+		const json_t *t = json_object_get(x, "time");
+		a->submit = num0(t, "submission");
+		if (a->state != JOB_PENDING) {
+			a->start = num0(t, "start");
+			if (!job_state_active(a->state))
+				a->end = num0(t, "end");
+		}
+	}
+	json_decref(v);
+	return 0;
+}
+
 int slurm_jobs_decode(const char *text, size_t len, struct snapshot *s, const struct slurm_map *m,
 		      struct slurm_job_extra **extra, size_t *nextra, struct gq_err *e)
 {

@@ -162,6 +162,28 @@ check_eq "sbatch script: no #SBATCH GPU line, no GPU" "$(scontrol show job "$J" 
 for ((i = 0; i < 40; i++)); do [ -s "$work/env-$J.out" ] && break; sleep 0.5; done
 check_eq "sbatch script: --export=NONE,TS04_X=7" "$(cat "$work/env-$J.out" 2>/dev/null)" "x=7 y="
 
+# 4. gq stats from slurmdbd's records, by gq's core: the starts of a past
+# window are sacct's (-D: a requeued job's every run), the columns Slurm
+# does not record are null and named.
+out=$(as alice "$GQ" stats --json --since now-2h --until now-1m)
+check_eq "stats on Slurm: exit 0" "$?" 0
+check_eq "stats --json: not_recorded" "$(printf '%s' "$out" | jq -c .not_recorded)" \
+	'["over_limit","overtaken","would_preempt","work_lost"]'
+check_eq "stats --json: those columns are null in every group" \
+	"$(printf '%s' "$out" | jq '[.groups[] | .overtaken, .over_limit, .would_preempt, .work_lost | select(. != null)] | length')" 0
+from=$(printf '%s' "$out" | jq .from)
+to=$(printf '%s' "$out" | jq .to)
+starts=$(printf '%s' "$out" | jq '[.groups[] | select(.queue == "*") | .starts] | add // 0')
+sstarts=$(SLURM_TIME_FORMAT=%s sacct -X -D -a -n -P -S "$(date -u -d @$((from - 86400)) +%Y-%m-%dT%H:%M:%S)" \
+	-E "$(date -u -d @$((to + 86400)) +%Y-%m-%dT%H:%M:%S)" -o Start,Submit |
+	awk -F'|' -v f="$from" -v t="$to" '$1 ~ /^[0-9]+$/ && $1 >= $2 && $1 >= f && $1 < t { n++ } END { print n + 0 }')
+check_eq "stats: the window's starts are sacct's" "$starts" "$sstarts"
+check_match "stats: some jobs started in the window" "$starts" '^[1-9]'
+out=$(as alice "$GQ" stats --since now-2h 2>&1)
+check_match "stats: the window" "$out" '^from ([A-Z][a-z]{2} [0-9]{2} )?[0-9:]+ to ([A-Z][a-z]{2} [0-9]{2} )?[0-9:]+, 2h'
+check_match "stats: '-' for what Slurm does not record" "$out" '^\* +P1 +[0-9]+ +[0-9a-z]+ +[0-9a-z]+ +[0-9a-z]+ +- +- +[0-9]+ +- +- +[0-9]+$'
+check_match "stats: one line saying so" "$out" '^OVER, OVERTAKEN, WOULD and LOST are not recorded on Slurm'
+
 echo "# ts04: $((SECONDS - start))s"
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -329,12 +329,22 @@ static const char *base_name(const char *p)
 	return s && s[1] ? s + 1 : p;
 }
 
-/* One warning line for each #SBATCH option the backend cannot honour: the
- * job is submitted without it, never silently. */
-static void sbatch_warn(const char *path, const char *script)
+/* One warning line for each #SBATCH option the backend cannot honour, or
+ * one for them all where it reads none (gq serve): the job is submitted
+ * without them, never silently. */
+static void sbatch_warn(const char *path, const char *script, bool reads)
 {
 	struct sbatch *sb = xmalloc(sizeof(*sb));
 	sbatch_parse(script, sb);
+	if (!reads) {
+		if (sb->nlines)
+			fprintf(stderr,
+				"gq: warning: script '%s': gq serve does not read its %d #SBATCH "
+				"line%s; put the options on #GQ lines\n",
+				path, sb->nlines, sb->nlines == 1 ? "" : "s");
+		free(sb);
+		return;
+	}
 	for (int i = 0; i < sb->nskipped && i < SBATCH_MAX_SKIPPED; i++) {
 		const struct sbatch_skipped *k = &sb->skipped[i];
 		const char *eq = k->value[0] ? "=" : "";
@@ -507,8 +517,8 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 		backend_close(b);
 		goto out;
 	}
-	if (script && b->ops->reads_sbatch)
-		sbatch_warn(args[0], script);
+	if (script)
+		sbatch_warn(args[0], script, b->ops->reads_sbatch);
 	int64_t id;
 	if (b->ops->submit(b, &r, &id, &e) < 0) {
 		rc = cmd_fail(&e);

@@ -133,15 +133,19 @@ int64_t sbatch_time(const char *v)
 		return 0;
 	long d = 0, h = 0, m = 0, s = 0;
 	int used = 0;
+	/* Bounds before arithmetic: a day count up to 100 years, the other
+	 * fields up to a million (sbatch takes "90:00" minutes too). */
+#define TIME_FIELDS_OK (d <= 36500 && h <= 1000000 && m <= 1000000 && s <= 1000000)
 	if (strchr(v, '-')) {
 		int n = sscanf(v, "%ld-%ld%n:%ld%n:%ld%n", &d, &h, &used, &m, &used, &s, &used);
-		if (n < 2 || v[used] || d < 0 || h < 0 || m < 0 || s < 0)
+		if (n < 2 || v[used] || d < 0 || h < 0 || m < 0 || s < 0 || !TIME_FIELDS_OK)
 			return -1;
 		return ((d * 24 + h) * 60 + m) * 60 + s;
 	}
 	int n = sscanf(v, "%ld%n:%ld%n:%ld%n", &h, &used, &m, &used, &s, &used);
-	if (n < 1 || v[used] || h < 0 || m < 0 || s < 0)
+	if (n < 1 || v[used] || h < 0 || m < 0 || s < 0 || !TIME_FIELDS_OK)
 		return -1;
+#undef TIME_FIELDS_OK
 	if (n == 1)
 		return h * 60; /* minutes */
 	if (n == 2)
@@ -287,11 +291,15 @@ static bool apply(struct sbatch *sb, enum opt o, const char *v)
 		sb->mem_mb = x;
 		return true;
 	case O_CPUS_PER_TASK:
-		return (sb->cpus_per_task = count(v)) >= 0;
 	case O_NTASKS:
-		return (sb->ntasks = count(v)) >= 0;
 	case O_NTASKS_PER_NODE:
-		return (sb->ntasks_per_node = count(v)) >= 0;
+		/* A value that cannot be read leaves the field as it was. */
+		if ((n = count(v)) < 0)
+			return false;
+		*(o == O_CPUS_PER_TASK ? &sb->cpus_per_task
+		  : o == O_NTASKS      ? &sb->ntasks
+				       : &sb->ntasks_per_node) = n;
+		return true;
 	case O_NODES: {
 		const char *dash = strchr(v, '-');
 		char lo[16];

@@ -142,9 +142,22 @@ static void test_keeps_what_it_does_not_honour(void)
 	CHECK_INT(sb.mem_mb, 0);
 }
 
+static void test_a_bad_count_leaves_the_field(void)
+{
+	struct sbatch sb;
+	sbatch_parse("#SBATCH -c 4 -c x -n 2 --ntasks=-1 --ntasks-per-node=1 --ntasks-per-node=z",
+		     &sb);
+	CHECK_INT(sb.cpus_per_task, 4);
+	CHECK_INT(sb.ntasks, 2);
+	CHECK_INT(sb.ntasks_per_node, 1);
+	CHECK_INT(sb.nskipped, 3);
+}
+
 static void test_bad_times(void)
 {
-	static const char *const bad[] = {"abc", "1:2:3:4", "-5", "1-", "5m", ""};
+	static const char *const bad[] = {
+	    "abc",	  "1:2:3:4",	  "-5", "1-", "5m", "", "3333333333333333333333",
+	    "99999999-0", "1:99999999999"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		CHECK_INT(sbatch_time(bad[i]), -1);
 }
@@ -157,5 +170,6 @@ void suite_sbatch(void)
 	RUN(test_nodes_min_and_max);
 	RUN(test_directives_end_at_the_first_command);
 	RUN(test_keeps_what_it_does_not_honour);
+	RUN(test_a_bad_count_leaves_the_field);
 	RUN(test_bad_times);
 }

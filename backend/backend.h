@@ -61,6 +61,9 @@ struct backend_ops {
 	 * (backend_records). Its own view of each job (job.ext_*) is shown
 	 * beside gq's. */
 	const char *scheduler;
+	/* true when submit reads a script's #SBATCH lines (sbatch's options,
+	 * core/sbatch.h); gq submit then warns about those it cannot honour. */
+	bool reads_sbatch;
 	/* Cheap round trip: 0 when the scheduler answers. */
 	int (*ping)(struct backend *b, struct gq_err *e);
 	/* The whole picture: jobs (active and recent), nodes, policy, now.
@@ -84,6 +87,10 @@ struct backend_ops {
 	/* Admin: treat the job as `tier`; reason is recorded. clear removes it. */
 	int (*override)(struct backend *b, int64_t id, enum tier tier, bool clear,
 			const char *reason, struct gq_err *e);
+	/* Admin: the scheduler's own numeric priority of the job (Slurm's
+	 * operator priority). Optional: NULL where the scheduler has none
+	 * (gq serve orders by tier and its formula). */
+	int (*priority)(struct backend *b, int64_t id, int64_t prio, struct gq_err *e);
 	int (*confirm)(struct backend *b, int64_t id, struct gq_err *e);
 	int (*checkpoint)(struct backend *b, int64_t id, struct gq_err *e);
 	/* Appends the job's log (stream "stdout" or "stderr") from offset to out;

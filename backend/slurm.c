@@ -28,6 +28,7 @@
 
 #include "backend.h"
 #include "core/runtime.h"
+#include "core/sbatch.h"
 #include "config.h"
 #include "http.h"
 #include "wire/slurm.h"
@@ -623,150 +624,47 @@ static void sh_quote(struct buf *b, const char *s)
 	buf_addstr(b, "'");
 }
 
-/* What a script's #SBATCH lines ask for (sbatch reads them on the client:
- * slurmrestd does not). gq's own options win where they differ from gq's
- * defaults. */
-struct sbatch {
-	char name[64], partition[64], qos[32], account[32], output[256], error[256], chdir[256],
-	    dependency[128], gpu_type[32], begin[64];
-	int gpus, nodes, cpus;
-	bool gpus_per_node, hold;
-	int64_t mem_mb, time_limit;
-};
-
-/* Slurm's time formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S → seconds. */
-static int64_t sbatch_time(const char *v)
+/* The job's environment as a script's "#SBATCH --export" says: ALL (the
+ * default: the caller's, as sbatch), NONE, or a list of names (taken from
+ * the caller's environment) and NAME=VALUE pairs, with or without ALL.
+ * The strings of *owned are the caller's to free with the array; the
+ * array's other strings are borrowed from env. */
+static char **export_env(char **env, const char *spec, char ***owned)
 {
-	long d = 0, h = 0, m = 0, sec = 0;
-	if (strchr(v, '-')) {
-		int n = sscanf(v, "%ld-%ld:%ld:%ld", &d, &h, &m, &sec);
-		if (n < 1)
-			return 0;
-		return ((d * 24 + h) * 60 + m) * 60 + sec;
-	}
-	int n = sscanf(v, "%ld:%ld:%ld", &h, &m, &sec);
-	if (n == 1)
-		return h * 60; /* minutes */
-	if (n == 2)
-		return h * 60 + m; /* M:S */
-	return n == 3 ? (h * 60 + m) * 60 + sec : 0;
-}
-
-static int64_t sbatch_mem(const char *v)
-{
-	char *end;
-	double x = strtod(v, &end);
-	switch (*end) {
-	case 'K':
-	case 'k':
-		return (int64_t)(x / 1024);
-	case 'G':
-	case 'g':
-		return (int64_t)(x * 1024);
-	case 'T':
-	case 't':
-		return (int64_t)(x * 1024 * 1024);
-	default:
-		return (int64_t)x;
-	}
-}
-
-static void sbatch_opt(struct sbatch *sb, const char *k, const char *v)
-{
-#define IS(a, b) (!strcmp(k, a) || !strcmp(k, b))
-	if (IS("--job-name", "-J"))
-		snprintf(sb->name, sizeof(sb->name), "%s", v);
-	else if (IS("--partition", "-p"))
-		snprintf(sb->partition, sizeof(sb->partition), "%s", v);
-	else if (IS("--qos", "-q"))
-		snprintf(sb->qos, sizeof(sb->qos), "%s", v);
-	else if (IS("--account", "-A"))
-		snprintf(sb->account, sizeof(sb->account), "%s", v);
-	else if (IS("--output", "-o"))
-		snprintf(sb->output, sizeof(sb->output), "%s", v);
-	else if (IS("--error", "-e"))
-		snprintf(sb->error, sizeof(sb->error), "%s", v);
-	else if (IS("--chdir", "-D"))
-		snprintf(sb->chdir, sizeof(sb->chdir), "%s", v);
-	else if (IS("--begin", "-b"))
-		snprintf(sb->begin, sizeof(sb->begin), "%s", v);
-	else if (IS("--dependency", "-d"))
-		snprintf(sb->dependency, sizeof(sb->dependency), "%s", v);
-	else if (IS("--time", "-t"))
-		sb->time_limit = sbatch_time(v);
-	else if (IS("--cpus-per-task", "-c"))
-		sb->cpus = atoi(v);
-	else if (IS("--mem", "--mem"))
-		sb->mem_mb = sbatch_mem(v);
-	else if (IS("--nodes", "-N"))
-		sb->nodes = atoi(v);
-	else if (IS("--hold", "-H"))
-		sb->hold = true;
-	else if (IS("--gres", "--gres") || IS("--gpus-per-node", "--gpus-per-node") ||
-		 IS("--gpus", "-G")) {
-		/* gpu[:type]:N or [type:]N */
-		const char *p = v;
-		if (!strncmp(p, "gres/", 5) || !strncmp(p, "gres:", 5))
-			p += 5;
-		if (!strncmp(p, "gpu:", 4))
-			p += 4;
-		else if (!strcmp(p, "gpu"))
-			p += 3;
-		const char *colon = strrchr(p, ':');
-		if (colon) {
-			snprintf(sb->gpu_type, sizeof(sb->gpu_type), "%.*s", (int)(colon - p), p);
-			sb->gpus = atoi(colon + 1);
-		} else {
-			sb->gpus = *p ? atoi(p) : 1;
+	size_t n = 0;
+	while (env && env[n])
+		n++;
+	char copy[512];
+	snprintf(copy, sizeof(copy), "%s", spec);
+	size_t words = 1;
+	for (const char *c = copy; *c; c++)
+		words += *c == ',';
+	char **out = xcalloc(n + words + 1, sizeof(char *));
+	*owned = xcalloc(words + 1, sizeof(char *));
+	size_t k = 0, m = 0;
+	bool all = false;
+	for (char *save = NULL, *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		all |= !strcmp(w, "ALL");
+	if (all)
+		for (size_t i = 0; i < n; i++)
+			out[k++] = env[i];
+	snprintf(copy, sizeof(copy), "%s", spec);
+	for (char *save = NULL, *w = strtok_r(copy, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(w, "ALL") || !strcmp(w, "NONE") || !strcmp(w, "NIL") || !*w)
+			continue;
+		if (strchr(w, '=')) {
+			out[k++] = (*owned)[m++] = xstrdup(w);
+			continue;
 		}
-		sb->gpus_per_node = !IS("--gpus", "-G");
-	}
-#undef IS
-}
-
-/* The #SBATCH lines after the shebang, before the first command. */
-static void sbatch_parse(const char *script, struct sbatch *sb)
-{
-	memset(sb, 0, sizeof(*sb));
-	sb->gpus = -1;
-	const char *p = script;
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char line[1024];
-		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : 1023), p);
-		p += len + (nl ? 1 : 0);
-		char *s = line;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s || (s[0] == '#' && strncmp(s, "#SBATCH", 7)))
-			continue; /* blank, shebang, comments, #GQ lines */
-		if (s[0] != '#')
-			break; /* the first command ends the directives */
-		s += 7;
-		for (char *save = NULL, *w = strtok_r(s, " \t", &save); w;
-		     w = strtok_r(NULL, " \t", &save)) {
-			if (w[0] == '#')
+		size_t len = strlen(w);
+		for (size_t i = 0; i < n && !all; i++)
+			if (!strncmp(env[i], w, len) && env[i][len] == '=') {
+				out[k++] = env[i];
 				break;
-			char *val = strchr(w, '=');
-			if (val && w[1] == '-')
-				*val++ = '\0';
-			else if (w[0] == '-' && w[1] != '-' && w[2])
-				val = w + 2; /* -t60 */
-			char key[64];
-			snprintf(key, sizeof(key), "%.*s", val && w[1] != '-' ? 2 : 63, w);
-			bool flag = !strcmp(key, "-H") || !strcmp(key, "--hold");
-			if (!val && !flag)
-				val = strtok_r(NULL, " \t", &save);
-			if (val && val[0] == '"') {
-				val++;
-				size_t n = strlen(val);
-				if (n && val[n - 1] == '"')
-					val[n - 1] = '\0';
 			}
-			sbatch_opt(sb, key, val ? val : "");
-		}
 	}
+	return out;
 }
 
 /* The largest GPU count of one node (of model type when given). */
@@ -791,8 +689,14 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 	 * do, so --notify is not passed off as mail. */
 	if (j->notify[0])
 		return backend_records(b, "submit --notify", e);
-	struct sbatch sb;
-	sbatch_parse(r->script ? r->script : "", &sb);
+	/* A script's #SBATCH lines (sbatch reads them on the client:
+	 * slurmrestd does not); what the user gave gq wins over them. The
+	 * options this cannot honour are cmd/submit's to warn about. */
+	struct sbatch *sb = xmalloc(sizeof(*sb));
+	sbatch_parse(r->script, sb);
+	bool sb_any = sb->nlines > 0;
+	unsigned given = r->given;
+	char **env = r->env, **env_owned = NULL;
 	struct snapshot s;
 	snapshot_init(&s);
 	struct buf out, script;
@@ -803,25 +707,37 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 	if (fetch(sl, &s, NULL, false, NULL, NULL, e) < 0)
 		goto out;
 	struct slurm_submit q = {0};
-	/* gq names a script after its file unless told otherwise; a script's
-	 * own --job-name is the better name. */
-	q.name = sb.name[0] ? sb.name : j->name;
-	q.partition = j->queue[0] ? j->queue : sb.partition[0] ? sb.partition : NULL;
-	/* The tier's QOS, unless the script names one and gq's tier is its
-	 * default. */
+	q.name = given & SUBMIT_GIVEN_NAME || !sb->name[0] ? j->name : sb->name;
+	q.partition = given & SUBMIT_GIVEN_QUEUE || !sb->partition[0]
+			  ? (j->queue[0] ? j->queue : NULL)
+			  : sb->partition;
+	/* The tier's QOS, unless the script names one and no tier was given. */
 	const char *tq = slurm_map_qos(&sl->map, j->tier);
-	q.qos = sb.qos[0] && j->tier == TIER_P1 ? sb.qos : tq;
-	q.account = sb.account[0] ? sb.account : NULL;
+	q.qos = given & SUBMIT_GIVEN_TIER || !sb->qos[0] ? tq : sb->qos;
+	q.account = sb->account[0] ? sb->account : NULL;
 	q.gpus = j->req.gpus;
 	q.gpu_type = j->req.gpu_type[0] ? j->req.gpu_type : NULL;
-	if (sb.gpus >= 0 && j->req.gpus == 1 && !j->req.gpu_type[0]) {
-		q.gpus = sb.gpus * (sb.gpus_per_node && sb.nodes > 1 ? sb.nodes : 1);
-		q.gpu_type = sb.gpu_type[0] ? sb.gpu_type : NULL;
+	if (!(given & SUBMIT_GIVEN_GPUS) && sb->gpus >= 0) {
+		/* --gres / --gpus-per-node are per node, --gpus the job's. */
+		q.gpus = sb->gpus;
+		q.gpu_type = sb->gpu_type[0] ? sb->gpu_type : NULL;
+		q.gpus_per_node = sb->gpus_per_node;
+	} else {
+		/* A script with #SBATCH lines and none for GPUs asks for none,
+		 * as under sbatch, unless gq's --gpus says otherwise. */
+		if (!(given & SUBMIT_GIVEN_GPUS) && sb_any)
+			q.gpus = 0;
+		int one = max_node_gpus(&s, q.gpu_type);
+		q.gpus_per_node = j->req.same_node || q.gpus <= one || one == 0;
 	}
-	int one = max_node_gpus(&s, q.gpu_type);
-	q.gpus_per_node = j->req.same_node || q.gpus <= one || one == 0;
-	if (sb.gpus >= 0 && sb.gpus_per_node && sb.nodes > 1 && j->req.gpus == 1)
-		q.gpus_per_node = false;
+	q.nodes_min = sb->nodes_min;
+	q.nodes_max = sb->nodes_max;
+	q.tasks = sb->ntasks;
+	q.tasks_per_node = sb->ntasks_per_node;
+	q.constraint = sb->constraint[0] ? sb->constraint : NULL;
+	q.exclusive = sb->exclusive[0] ? sb->exclusive : NULL;
+	q.mail_type = sb->mail_type[0] ? sb->mail_type : NULL;
+	q.mail_user = sb->mail_user[0] ? sb->mail_user : NULL;
 	/* A CPU-only job that names no partition goes to one without GPUs. */
 	char cpu_part[64];
 	if (q.gpus == 0 && !q.partition) {
@@ -832,19 +748,23 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 		q.partition = cpu_part;
 		buf_reset(&out);
 	}
-	q.cpus = j->req.cpus ? j->req.cpus : sb.cpus;
-	q.mem_mb = j->req.mem_mb ? j->req.mem_mb : sb.mem_mb;
-	q.time_limit = j->time_limit ? j->time_limit : sb.time_limit;
-	q.cwd = sb.chdir[0] ? sb.chdir : r->cwd;
-	q.env = r->env;
-	q.hold = j->held || sb.hold;
-	q.array = r->array;
+	q.cpus = given & SUBMIT_GIVEN_CPUS || !sb->cpus_per_task ? j->req.cpus : sb->cpus_per_task;
+	q.mem_mb = given & SUBMIT_GIVEN_MEM || !sb->mem_mb ? j->req.mem_mb : sb->mem_mb;
+	q.time_limit =
+	    given & SUBMIT_GIVEN_TIME_LIMIT || !sb->time_limit ? j->time_limit : sb->time_limit;
+	q.cwd = sb->chdir[0] ? sb->chdir : r->cwd;
+	if (sb->export_env[0])
+		env = export_env(r->env, sb->export_env, &env_owned);
+	q.env = env;
+	q.hold = j->held || sb->hold;
+	q.array = r->array ? r->array : sb->array[0] ? sb->array : NULL;
 	char after[512];
 	dep_format(j, after, sizeof(after));
 	q.after = after;
-	q.stdout_path = r->output ? r->output : sb.output[0] ? sb.output : NULL;
-	q.stderr_path = r->error; /* Slurm's patterns are sbatch's: passed as they are */
-	q.begin = sb.begin[0] ? sb.begin : NULL;
+	q.stdout_path = r->output ? r->output : sb->output[0] ? sb->output : NULL;
+	/* Slurm's patterns are sbatch's: passed as they are */
+	q.stderr_path = r->error ? r->error : sb->error[0] ? sb->error : NULL;
+	q.begin = sb->begin[0] ? sb->begin : NULL;
 	/* gq's --begin, an absolute time, as Slurm's relative form: the
 	 * v0.0.38 field is a string ("now+N", seconds), and slurmctld's clock
 	 * is the one that counts there. */
@@ -854,7 +774,7 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 		snprintf(begin, sizeof(begin), "now+%" PRId64, d > 0 ? d : 0);
 		q.begin = begin;
 	}
-	q.dependency = sb.dependency[0] ? sb.dependency : NULL;
+	q.dependency = sb->dependency[0] ? sb->dependency : NULL;
 	/* --signal as the job description's "signal" ("(B:|)sig_num(@sig_time|)"),
 	 * the number because Slurm's names and gq's agree on Linux anyway. */
 	char sig[32];
@@ -888,6 +808,12 @@ out:
 	buf_release(&out);
 	buf_release(&script);
 	snapshot_release(&s);
+	if (env != r->env)
+		free(env);
+	for (char **o = env_owned; o && *o; o++)
+		free(*o);
+	free(env_owned);
+	free(sb);
 	return rc;
 }
 
@@ -964,9 +890,10 @@ static int sl_override(struct backend *b, int64_t id, enum tier tier, bool clear
 {
 	struct slurm *sl = S(b);
 	if (clear)
-		return err_set(e, GQ_EINVAL,
-			       "Slurm keeps no override to clear; give the tier the job should "
-			       "have ('gq prio %" PRId64 " P1')",
+		return err_set(e, GQ_EUNAVAIL,
+			       "gq prio --clear is not available on Slurm: it keeps no override "
+			       "to clear; give the tier the job should have ('gq prio --reason "
+			       "TEXT %" PRId64 " P1')",
 			       id);
 	if (negotiate(sl, e) < 0)
 		return -1;
@@ -977,27 +904,126 @@ static int sl_override(struct backend *b, int64_t id, enum tier tier, bool clear
 	return update(b, id, slurm_update_qos(qos, sl->minor), e);
 }
 
-static int unsupported(struct backend *b, const char *what, struct gq_err *e)
+/* The job update's priority: slurmctld lets only operators and admins set
+ * it, and its refusal comes back as it is (exit 4 with Slurm's message). */
+static int sl_priority(struct backend *b, int64_t id, int64_t prio, struct gq_err *e)
 {
-	return err_set(e, GQ_EINVAL, "%s: not available on Slurm (%s)", what, S(b)->describe);
+	struct slurm *sl = S(b);
+	if (negotiate(sl, e) < 0)
+		return -1;
+	return update(b, id, slurm_update_priority(prio, sl->minor), e);
 }
 
+/* What the Slurm backend cannot do is GQ_EUNAVAIL (exit 5, as for the
+ * commands built on gq serve's records), one line: what, why, what can. */
+static int unsupported(struct backend *b, const char *what, const char *why, struct gq_err *e)
+{
+	return err_set(e, GQ_EUNAVAIL, "gq %s is not available on Slurm: %s", what, why);
+}
+
+/* v0.0.38's OpenAPI (GET /openapi/v3 on the kit) has no requeue path and
+ * its job update no requeue action; the versions after it up to v0.0.42
+ * neither. */
 static int sl_requeue(struct backend *b, int64_t id, struct gq_err *e)
 {
-	return err_set(e, GQ_EINVAL,
-		       "Slurm's REST API (up to v0.0.42) has no requeue; an operator runs "
+	struct slurm *sl = S(b);
+	char why[160];
+	struct gq_err ne = GQ_ERR_INIT;
+	if (negotiate(sl, &ne) == 0 && sl->minor)
+		snprintf(why, sizeof(why), "this Slurm's REST API (v0.0.%d) cannot requeue a job",
+			 sl->minor);
+	else
+		snprintf(why, sizeof(why), "this Slurm's REST API cannot requeue a job");
+	return err_set(e, GQ_EUNAVAIL,
+		       "gq requeue is not available on Slurm: %s; an operator can, with "
 		       "'scontrol requeue %" PRId64 "'",
-		       id);
+		       why, id);
 }
 
 static int sl_confirm(struct backend *b, int64_t id, struct gq_err *e)
 {
-	return unsupported(b, "confirm", e);
+	return unsupported(b, "confirm",
+			   "Slurm does not downgrade unconfirmed jobs, so there is nothing to "
+			   "confirm",
+			   e);
 }
 
 static int sl_checkpoint(struct backend *b, int64_t id, struct gq_err *e)
 {
-	return unsupported(b, "checkpoint", e);
+	return unsupported(b, "checkpoint",
+			   "Slurm keeps no checkpoint records (its preemption does not ask "
+			   "for them)",
+			   e);
+}
+
+/* gq stats from slurmdbd's accounting records of the window (what sacct
+ * reads), through the same core as gq serve's: the records become jobs and
+ * events (stats_acct_events) for stats_compute; capacity is the nodes up
+ * now, the job counts are the queue's now. Slurm keeps times, not gq's
+ * events: what needs those is reported as not recorded. */
+static int sl_stats(struct backend *b, int64_t from, int64_t to, struct stats_report *out,
+		    struct gq_err *e)
+{
+	struct slurm *sl = S(b);
+	struct snapshot s;
+	snapshot_init(&s);
+	struct buf ans;
+	buf_init(&ans, MAX_ANSWER);
+	struct stats_acct *acc = NULL;
+	size_t nacc = 0, nev = 0;
+	struct event *ev = NULL;
+	struct stats_report r;
+	memset(&r, 0, sizeof(r));
+	int rc = -1;
+	if (fetch(sl, &s, "/jobs", false, NULL, NULL, e) < 0)
+		goto out;
+	r.now = s.now;
+	to = to ? to : s.now;
+	from = from ? from : to - 86400;
+	for (size_t i = 0; i < s.njobs; i++)
+		r.counts[s.jobs[i].state]++;
+	/* slurmdbd reads neither seconds since the epoch nor a zone: dates in
+	 * its own local time, asked a day wider on each side (stats_compute
+	 * clips to the window), the colons escaped (a bare one is refused). */
+	char path[160], t1[32], t2[32];
+	time_t a = (time_t)(from - 86400), z = (time_t)(to + 86400);
+	struct tm tm;
+	strftime(t1, sizeof(t1), "%Y-%m-%dT%H%%3A%M%%3A%S", gmtime_r(&a, &tm));
+	strftime(t2, sizeof(t2), "%Y-%m-%dT%H%%3A%M%%3A%S", gmtime_r(&z, &tm));
+	snprintf(path, sizeof(path), "/slurmdb/v0.0.%d/jobs?start_time=%s&end_time=%s", sl->minor,
+		 t1, t2);
+	long st = 0;
+	if (http(sl, "GET", path, NULL, &ans, &st, e) < 0)
+		goto out;
+	const char *t = ans.data ? ans.data : "";
+	if (slurm_errors(t, ans.len, st, e) < 0)
+		goto out;
+	if (st < 200 || st >= 300) {
+		slurm_http_error(st, t, ans.len, sl->describe, e);
+		goto out;
+	}
+	if (slurm_acct_decode(t, ans.len, &sl->map, &acc, &nacc, e) < 0)
+		goto out;
+	/* The queue's jobs give way to the window's records. */
+	for (size_t i = 0; i < s.njobs; i++)
+		job_release(&s.jobs[i]);
+	s.njobs = 0;
+	stats_acct_events(acc, nacc, &s, &ev, &nev);
+	if (stats_compute(&s, ev, nev, from, to, &r.st, e) < 0)
+		goto out;
+	r.not_recorded =
+	    STATS_NR_OVER_LIMIT | STATS_NR_OVERTAKEN | STATS_NR_WOULD_PREEMPT | STATS_NR_WORK_LOST;
+	r.scheduler = "Slurm";
+	*out = r;
+	rc = 0;
+out:
+	if (rc < 0 && e->code == GQ_EINTERNAL)
+		err_prefix(e, "slurmdbd's answer from %s", sl->describe);
+	free(ev);
+	free(acc);
+	buf_release(&ans);
+	snapshot_release(&s);
+	return rc;
 }
 
 /* The log is the job's output file, read where gq runs (the cluster's
@@ -1058,16 +1084,17 @@ static int sl_events(struct backend *b, int64_t after, int wait_ms, struct event
 static int sl_clock(struct backend *b, int64_t delta, int64_t *now, struct gq_err *e)
 {
 	if (delta)
-		return unsupported(b, "a manual clock", e);
+		return unsupported(b, "clock", "Slurm runs on the real clock only", e);
 	*now = time(NULL);
 	return 0;
 }
 
 static int sl_policy_apply(struct backend *b, const char *rev, char **applied, struct gq_err *e)
 {
-	return err_set(e, GQ_EINVAL,
-		       "Slurm's policy lives in slurm.conf and sacctmgr; see 'gq policy export "
-		       "slurm'");
+	return unsupported(b, "policy apply",
+			   "Slurm's policy lives in slurm.conf and sacctmgr; 'gq policy export "
+			   "slurm' writes it for them",
+			   e);
 }
 
 static const char *sl_describe(struct backend *b)
@@ -1101,6 +1128,7 @@ static void sl_close(struct backend *b)
 static const struct backend_ops slurm_ops = {
     .name = "slurm",
     .scheduler = "Slurm",
+    .reads_sbatch = true,
     .ping = sl_ping,
     .snapshot = sl_snapshot,
     .job = sl_job,
@@ -1110,11 +1138,12 @@ static const struct backend_ops slurm_ops = {
     .release = sl_release,
     .requeue = sl_requeue,
     .override = sl_override,
+    .priority = sl_priority,
     .confirm = sl_confirm,
     .checkpoint = sl_checkpoint,
     .logs = sl_logs,
     .events = sl_events,
-    .stats = NULL,
+    .stats = sl_stats,
     .preemptions = NULL,
     .reclaim = NULL,
     .clock = sl_clock,

@@ -46,18 +46,29 @@ static void stats_render(const struct stats_report *r)
 		printf("\n%-12s %-4s %6s %7s %7s %8s %5s %9s %8s %5s %12s %9s\n", "QUEUE", "TIER",
 		       "STARTS", "P50", "P95", "LONGEST", "OVER", "OVERTAKEN", "PREEMPTS", "WOULD",
 		       "LOST", "CANCELLED");
+		unsigned nr = r->not_recorded;
 		for (size_t i = 0; i < st->ngroups; i++) {
 			const struct stats_group *g = &st->groups[i];
-			char lost[24];
+			char lost[24], over[16], overt[16], would[16];
 			/* GPU-hours, as gq preemptions writes them. */
 			snprintf(lost, sizeof(lost), "%.2f GPU-h", g->work_lost / 3600);
-			printf("%-12s %-4s %6d %7s %7s %8s %5d %9d %8d %5d %12s %9d\n", g->queue,
+			snprintf(over, sizeof(over), "%d", g->over_limit);
+			snprintf(overt, sizeof(overt), "%d", g->overtaken);
+			snprintf(would, sizeof(would), "%d", g->would_preempt);
+			printf("%-12s %-4s %6d %7s %7s %8s %5s %9s %8d %5s %12s %9d\n", g->queue,
 			       tier_name(g->tier), g->starts,
 			       dur_format(g->p50_wait, d1, sizeof(d1)),
 			       dur_format(g->p95_wait, d2, sizeof(d2)),
-			       dur_format(g->longest_wait, d3, sizeof(d3)), g->over_limit,
-			       g->overtaken, g->preemptions, g->would_preempt, lost, g->cancelled);
+			       dur_format(g->longest_wait, d3, sizeof(d3)),
+			       nr & STATS_NR_OVER_LIMIT ? "-" : over,
+			       nr & STATS_NR_OVERTAKEN ? "-" : overt, g->preemptions,
+			       nr & STATS_NR_WOULD_PREEMPT ? "-" : would,
+			       nr & STATS_NR_WORK_LOST ? "-" : lost, g->cancelled);
 		}
+		if (nr)
+			printf("OVER, OVERTAKEN, WOULD and LOST are not recorded on %s: its "
+			       "accounting keeps times, not gq's events\n",
+			       r->scheduler ? r->scheduler : "this scheduler");
 	}
 	if (st->ndepts) {
 		printf("\n%-12s %10s %10s\n", "DEPARTMENT", "GPU-HOURS", "CHARGED");
@@ -178,9 +189,11 @@ static int stats_exec(int argc, char **argv)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
 	struct stats_report r;
-	int fetched = backend_records(b, "stats", &e) < 0 ? -1
-		      : b->ops->stats
-			  ? 0
+	/* A scheduler with its own records (Slurm's accounting) computes them
+	 * itself; otherwise the stats need gq serve's records. */
+	int fetched = b->ops->stats ? 0
+		      : backend_records(b, "stats", &e) < 0
+			  ? -1
 			  : err_set(&e, GQ_EUNAVAIL, "this backend computes no metrics");
 	if (fetched == 0 && relative) {
 		/* now-7d is the server's now, which a first answer gives. */

@@ -21,6 +21,7 @@
 #include "core/jobsig.h"
 #include "core/notify.h"
 #include "core/outpat.h"
+#include "core/sbatch.h"
 #include "explain/explain.h"
 #include "begin.h"
 #include "wire/cli.h"
@@ -80,6 +81,7 @@ static const struct option longopts[] = {
 
 struct opts {
 	struct job job;
+	unsigned given; /* enum submit_given: what the user set */
 	bool json;
 	bool name_set;
 	char array[128]; /* --array's spec, "" none */
@@ -105,6 +107,16 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 	struct gq_err e = GQ_ERR_INIT;
 	int64_t v;
 	struct job *j = &o->job;
+	/* What the user set, as against gq's defaults (a failure below ends
+	 * the submission anyway). */
+	o->given |= opt == O_GPUS || opt == O_GPU_TYPE || opt == O_SAME_NODE ? SUBMIT_GIVEN_GPUS
+		    : opt == O_CPUS					     ? SUBMIT_GIVEN_CPUS
+		    : opt == O_MEM					     ? SUBMIT_GIVEN_MEM
+		    : opt == O_TIER					     ? SUBMIT_GIVEN_TIER
+		    : opt == O_QUEUE					     ? SUBMIT_GIVEN_QUEUE
+		    : opt == O_NAME					     ? SUBMIT_GIVEN_NAME
+		    : opt == O_TIME_LIMIT ? SUBMIT_GIVEN_TIME_LIMIT
+					  : 0u;
 	switch (opt) {
 	case O_GPUS:
 		if (parse_int64(arg, 0, GQ_MAX_REQ_GPUS, &v, &e) < 0)
@@ -318,6 +330,42 @@ static const char *base_name(const char *p)
 	return s && s[1] ? s + 1 : p;
 }
 
+/* One warning line for each #SBATCH option the backend cannot honour, or
+ * one for them all where it reads none (gq serve): the job is submitted
+ * without them, never silently. */
+static void sbatch_warn(const char *path, const char *script, bool reads)
+{
+	struct sbatch *sb = xmalloc(sizeof(*sb));
+	sbatch_parse(script, sb);
+	if (!reads) {
+		if (sb->nlines)
+			fprintf(stderr,
+				"gq: warning: script '%s': gq serve does not read its %d #SBATCH "
+				"line%s; put the options on #GQ lines\n",
+				path, sb->nlines, sb->nlines == 1 ? "" : "s");
+		free(sb);
+		return;
+	}
+	for (int i = 0; i < sb->nskipped && i < SBATCH_MAX_SKIPPED; i++) {
+		const struct sbatch_skipped *k = &sb->skipped[i];
+		const char *eq = k->value[0] ? "=" : "";
+		if (k->why == SBATCH_BADVAL)
+			fprintf(stderr,
+				"gq: warning: script '%s': #SBATCH %s%s%s: cannot read the value; "
+				"ignored\n",
+				path, k->opt, eq, k->value);
+		else
+			fprintf(stderr,
+				"gq: warning: script '%s': #SBATCH %s%s%s is not honoured by gq; "
+				"ignored\n",
+				path, k->opt, eq, k->value);
+	}
+	if (sb->nskipped > SBATCH_MAX_SKIPPED)
+		fprintf(stderr, "gq: warning: script '%s': %d more #SBATCH options ignored\n", path,
+			sb->nskipped - SBATCH_MAX_SKIPPED);
+	free(sb);
+}
+
 extern char **environ;
 
 /* The environment the job gets: ours, less what JSON cannot carry (a
@@ -437,6 +485,7 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 	}
 	struct submit_req r = {
 	    .job = o.job,
+	    .given = o.given,
 	    .argv = dashdash ? args : NULL,
 	    .cwd = cwd,
 	    .env = NULL,
@@ -469,6 +518,8 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 		backend_close(b);
 		goto out;
 	}
+	if (script)
+		sbatch_warn(args[0], script, b->ops->reads_sbatch);
 	int64_t id;
 	bool has_win = false;
 	struct window_stop win;

@@ -18,7 +18,7 @@ _gq()
 	--after | --dependency | --job) COMPREPLY=($(compgen -W "$("$gq" __complete jobs 2>/dev/null)" -- "$cur")); return ;;
 	--trace | --policy | --against | --output | --error) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--gpus | --gpu-type | --gpu-mem | --cpus | --mem | --name | --time-limit | --estimate | --array | --begin | --signal | \
-		--reason | --format | --user | --set | --repo | -m | --message | --expected | --observe | \
+		--reason | --priority | --format | --user | --set | --repo | -m | --message | --expected | --observe | \
 		--rollback-if | --window | --since | --until | -n | --nodes | --gpus-per-node) return ;;
 	--by) COMPREPLY=($(compgen -W "user dept" -- "$cur")); return ;;
 	--notify) COMPREPLY=($(compgen -W "start end fail requeue start,end,fail all none" -- "$cur")); return ;;
@@ -43,7 +43,7 @@ _gq()
 	submit | run) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	ls | stats | history | sim | reclaim | nodes | clock | shell | version | events) ;;
 	prio)
-		if [[ $prev =~ ^#?[0-9]+$ ]]; then
+		if [[ $prev =~ ^#?[0-9]+$ && ${COMP_WORDS[COMP_CWORD - 2]} != --priority ]]; then
 			COMPREPLY=($(compgen -W "$("$gq" __complete tiers 2>/dev/null)" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "$("$gq" __complete jobs 2>/dev/null)" -- "$cur"))

@@ -12,6 +12,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -398,4 +399,115 @@ void stats_release(struct stats *st)
 	st->groups = NULL;
 	st->depts = NULL;
 	st->ngroups = st->ndepts = 0;
+}
+
+/* ---- accounting records ---- */
+
+/* Events sort by time, then job, then their place in the job's life. */
+static int cmp_event_time(const void *pa, const void *pb)
+{
+	const struct event *a = pa, *b = pb;
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	if (a->job != b->job)
+		return a->job < b->job ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static void acct_event(struct event **ev, size_t *n, size_t *cap, int64_t t, int64_t job,
+		       const char *kind, enum job_state from, enum job_state to)
+{
+	GROW(*ev, *cap, *n + 1);
+	struct event *x = &(*ev)[(*n)++];
+	memset(x, 0, sizeof(*x));
+	x->seq = (int64_t)*n; /* the order within a job until sorted */
+	x->time = t;
+	x->job = job;
+	snprintf(x->kind, sizeof(x->kind), "%s", kind);
+	x->from = from;
+	x->to = to;
+}
+
+/* Records by job id, then submission (a requeued job's runs in order);
+ * the rest makes the order total. */
+static int cmp_acct(const void *pa, const void *pb)
+{
+	const struct stats_acct *a = pa, *b = pb;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	if (a->submit != b->submit)
+		return a->submit < b->submit ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return (int)a->state - (int)b->state;
+}
+
+void stats_acct_events(const struct stats_acct *r, size_t n, struct snapshot *s, struct event **ev,
+		       size_t *nev)
+{
+	struct event *out = NULL;
+	size_t k = 0, cap = 0;
+	struct stats_acct *c = xcalloc(n ? n : 1, sizeof(*c));
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (r[i].submit > 0)
+			c[m++] = r[i];
+	if (m)
+		qsort(c, m, sizeof(*c), cmp_acct);
+	for (size_t p = 0; p < m; p++) {
+		const struct stats_acct *a = &c[p];
+		/* A requeued job has a record per run, the later ones submitted
+		 * when the one before ended: one job, back to pending between. */
+		bool again = p > 0 && c[p - 1].id == a->id;
+		bool requeued = p + 1 < m && c[p + 1].id == a->id;
+		if (!again) {
+			struct job *j = snapshot_add_job(s);
+			job_init(j);
+			j->id = a->id;
+			STR_COPY(j->user, a->user);
+			STR_COPY(j->queue, a->queue);
+			STR_COPY(j->dept, a->dept);
+			j->tier = a->tier;
+			j->req.gpus = a->gpus;
+			j->submit_time = a->submit;
+			acct_event(&out, &k, &cap, a->submit, a->id, "state", JOB_PENDING,
+				   JOB_PENDING);
+		}
+		struct job *j = &s->jobs[s->njobs - 1];
+		j->queued_time = a->submit;
+		j->start_time = a->start;
+		j->end_time = a->end;
+		j->state = a->state;
+		bool started = a->start > 0 && a->start >= a->submit;
+		if (started)
+			acct_event(&out, &k, &cap, a->start, a->id, "state", JOB_PENDING,
+				   JOB_RUNNING);
+		if (!requeued && (job_state_active(a->state) || a->end <= 0))
+			continue;
+		int64_t end = a->end < a->submit ? a->submit : a->end;
+		if (started && end < a->start)
+			end = a->start;
+		enum job_state from = started ? JOB_RUNNING : JOB_PENDING;
+		if (a->preempted && started) {
+			acct_event(&out, &k, &cap, end, a->id, "preempt", JOB_RUNNING,
+				   JOB_STOPPING);
+			from = JOB_STOPPING;
+		}
+		if (requeued) {
+			if (from != JOB_PENDING)
+				acct_event(&out, &k, &cap, end, a->id, "state", from, JOB_PENDING);
+		} else {
+			acct_event(&out, &k, &cap, end, a->id, "state", from, a->state);
+		}
+	}
+	free(c);
+	if (k)
+		qsort(out, k, sizeof(*out), cmp_event_time);
+	for (size_t i = 0; i < k; i++)
+		out[i].seq = (int64_t)i + 1;
+	snapshot_sort(s);
+	*ev = out;
+	*nev = k;
 }

@@ -97,6 +97,35 @@ int stats_compute(const struct snapshot *s, const struct event *ev, size_t nev, 
 /* Frees the arrays; accepts a zeroed struct. */
 void stats_release(struct stats *st);
 
+/* One job as an accounting database keeps it (Slurm's slurmdbd, sacct):
+ * no events, only its times and its state now. */
+struct stats_acct {
+	int64_t id;
+	char user[32], queue[32], dept[32]; /* partition, account */
+	enum tier tier;			    /* its QOS, mapped */
+	int gpus;			    /* allocated, else requested */
+	int64_t submit;			    /* > 0 */
+	int64_t start;			    /* 0: not started */
+	int64_t end;			    /* 0: not ended */
+	enum job_state state;		    /* now */
+	bool preempted;			    /* ended by a preemption */
+};
+
+/*
+ * Turns accounting records into what stats_compute reads: a job appended
+ * to s per record (queue, tier, dept, submit time, GPUs; s's nodes and
+ * policy are the caller's) and the events of its life, in time order with
+ * seq from 1: submitted (pending), started (pending to running) and ended
+ * (running, or pending when it never started, to its final state; a
+ * preemption as a "preempt" event into stopping at its end). Records
+ * without a submit time are skipped. *ev is the caller's to free. What
+ * such records cannot give (overtakes as they happened, observe-mode
+ * preemptions, checkpoints and so work lost, gq's wait limits) the caller
+ * reports as not recorded.
+ */
+void stats_acct_events(const struct stats_acct *r, size_t n, struct snapshot *s, struct event **ev,
+		       size_t *nev);
+
 /* Nearest-rank percentile (0 < p <= 100) of v[0..n), which it sorts in
  * place; 0 when n is 0. */
 int64_t stats_percentile(int64_t *v, size_t n, double p);

@@ -13,6 +13,9 @@ void event_list_release(struct event_list *l)
 	l->n = l->cap = 0;
 }
 
+const char *const stats_not_recorded_names[4] = {"over_limit", "overtaken", "would_preempt",
+						 "work_lost"};
+
 void stats_report_release(struct stats_report *r)
 {
 	stats_release(&r->st);

@@ -21,9 +21,23 @@
 /* A submission: the job's scheduling fields (name, queue, tier, req,
  * estimate, time_limit, checkpointable, deps, held) in job, and what to run.
  * Fields left empty ("" queue, 0 time_limit) take the server's defaults. */
+/* Which of a submission's fields the user gave (the command line or #GQ
+ * lines), as against gq's defaults: a backend that reads a script's own
+ * directives (#SBATCH) lets only these win over them. */
+enum submit_given {
+	SUBMIT_GIVEN_GPUS = 1u << 0, /* --gpus, --gpu-type, --same-node */
+	SUBMIT_GIVEN_CPUS = 1u << 1,
+	SUBMIT_GIVEN_MEM = 1u << 2,
+	SUBMIT_GIVEN_TIER = 1u << 3,
+	SUBMIT_GIVEN_QUEUE = 1u << 4,
+	SUBMIT_GIVEN_NAME = 1u << 5,
+	SUBMIT_GIVEN_TIME_LIMIT = 1u << 6,
+};
+
 struct submit_req {
 	struct job job;
-	char **argv; /* NULL-terminated; borrowed */
+	unsigned given; /* enum submit_given bits */
+	char **argv;	/* NULL-terminated; borrowed */
 	const char *cwd;
 	char **env;		     /* NULL-terminated "K=V"; borrowed */
 	const char *script;	     /* a batch script's text instead of argv, or NULL */
@@ -41,7 +55,20 @@ struct event_list {
 void event_list_release(struct event_list *l);
 
 /* Metrics of a window (core/stats.h) with the jobs per state now. */
+/* Group columns a scheduler's own records cannot give (gq stats on Slurm):
+ * null in the JSON, "-" in the table, named in "not_recorded". */
+enum stats_not_recorded {
+	STATS_NR_OVER_LIMIT = 1u << 0,
+	STATS_NR_OVERTAKEN = 1u << 1,
+	STATS_NR_WOULD_PREEMPT = 1u << 2,
+	STATS_NR_WORK_LOST = 1u << 3,
+};
+/* The JSON names of enum stats_not_recorded's bits, in bit order. */
+extern const char *const stats_not_recorded_names[4];
+
 struct stats_report {
+	unsigned not_recorded; /* enum stats_not_recorded bits; 0 on gq serve */
+	const char *scheduler; /* whose records ("Slurm"), NULL gq serve's; static */
 	int64_t now;
 	int64_t started; /* the server's start ("server_start"; 0: not said) */
 	int counts[JOB_STATE_COUNT];

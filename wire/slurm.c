@@ -1054,6 +1054,60 @@ int slurm_history_decode(const char *text, size_t len, const char *user, int64_t
 	return 0;
 }
 
+/* The GPU count of a slurmdbd TRES list: its "gres" entry named "gpu"
+ * (the typed "gpu:a100" entries repeat it); -1 when none. */
+static int acct_gpus(const json_t *tres)
+{
+	size_t i;
+	json_t *t;
+	json_array_foreach(tres, i, t)
+	{
+		if (!strcmp(str(t, "type"), "gres") && !strcmp(str(t, "name"), "gpu"))
+			return (int)num0(t, "count");
+	}
+	return -1;
+}
+
+int slurm_acct_decode(const char *text, size_t len, const struct slurm_map *m,
+		      struct stats_acct **out, size_t *n, struct gq_err *e)
+{
+	json_t *v = parse(text, len, e);
+	if (!v)
+		return -1;
+	size_t i;
+	json_t *x;
+	json_array_foreach(json_object_get(v, "jobs"), i, x)
+	{
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		struct stats_acct *a = &(*out)[(*n)++];
+		memset(a, 0, sizeof(*a));
+		num(json_object_get(x, "job_id"), &a->id);
+		snprintf(a->user, sizeof(a->user), "%s", str(x, "user"));
+		snprintf(a->queue, sizeof(a->queue), "%s", str(x, "partition"));
+		snprintf(a->dept, sizeof(a->dept), "%s", str(x, "account"));
+		a->tier = slurm_map_tier(m, str(x, "qos"));
+		const json_t *tres = json_object_get(x, "tres");
+		int g = acct_gpus(json_object_get(tres, "allocated"));
+		if (g < 0)
+			g = acct_gpus(json_object_get(tres, "requested"));
+		a->gpus = g > 0 ? g : 0;
+		char base[32];
+		state_words(json_object_get(json_object_get(x, "state"), "current"), base,
+			    sizeof(base), "", NULL);
+		a->state = job_state_of(base, false, false);
+		a->preempted = !strcmp(base, "PREEMPTED");
+		const json_t *t = json_object_get(x, "time");
+		a->submit = num0(t, "submission");
+		if (a->state != JOB_PENDING) {
+			a->start = num0(t, "start");
+			if (!job_state_active(a->state))
+				a->end = num0(t, "end");
+		}
+	}
+	json_decref(v);
+	return 0;
+}
+
 int slurm_jobs_decode(const char *text, size_t len, struct snapshot *s, const struct slurm_map *m,
 		      struct slurm_job_extra **extra, size_t *nextra, struct gq_err *e)
 {
@@ -1134,7 +1188,8 @@ char *slurm_submit_encode(const struct slurm_submit *r, int minor)
 					 r->gpus);
 			json_object_set_new(job, minor >= 40 ? "tres_per_node" : "gres",
 					    json_string(g));
-			json_object_set_new(job, "minimum_nodes", json_integer(1));
+			if (!r->nodes_min)
+				json_object_set_new(job, "minimum_nodes", json_integer(1));
 		} else {
 			if (minor >= 40)
 				snprintf(g, sizeof(g), "gres/gpu%s%s:%d", t ? ":" : "", t ? t : "",
@@ -1144,6 +1199,49 @@ char *slurm_submit_encode(const struct slurm_submit *r, int minor)
 			json_object_set_new(job, minor >= 40 ? "tres_per_job" : "gpus",
 					    json_string(g));
 		}
+	}
+	/* Nodes: v0.0.38 reads "MIN[-MAX]" as sbatch's -N (an array, as its
+	 * OpenAPI says, is taken and ignored); v0.0.40 on have two numbers. */
+	if (r->nodes_min > 0) {
+		if (minor >= 40) {
+			json_object_set_new(job, "minimum_nodes", json_integer(r->nodes_min));
+			json_object_set_new(
+			    job, "maximum_nodes",
+			    json_integer(r->nodes_max ? r->nodes_max : r->nodes_min));
+		} else {
+			char nodes[32];
+			if (r->nodes_max)
+				snprintf(nodes, sizeof(nodes), "%d-%d", r->nodes_min, r->nodes_max);
+			else
+				snprintf(nodes, sizeof(nodes), "%d", r->nodes_min);
+			set_str(job, "nodes", nodes);
+		}
+	}
+	if (r->tasks > 0)
+		json_object_set_new(job, "tasks", json_integer(r->tasks));
+	if (r->tasks_per_node > 0)
+		json_object_set_new(job, "tasks_per_node", json_integer(r->tasks_per_node));
+	set_str(job, "constraints", r->constraint);
+	set_str(job, "mail_user", r->mail_user);
+	/* v0.0.38 takes sbatch's text for both ("exclusive" is the whole node,
+	 * though its OpenAPI lists "true", which slurmctld refuses); v0.0.40 on
+	 * take lists of flags *(unverified: no such server here)*. */
+	if (r->exclusive && minor >= 40)
+		json_object_set_new(
+		    job, "exclusive",
+		    json_pack("[s]", !strcmp(r->exclusive, "exclusive") ? "true" : r->exclusive));
+	else
+		set_str(job, "exclusive", r->exclusive);
+	if (r->mail_type && minor >= 40) {
+		json_t *l = json_array();
+		char mt[64];
+		snprintf(mt, sizeof(mt), "%s", r->mail_type);
+		for (char *save = NULL, *w = strtok_r(mt, ",", &save); w;
+		     w = strtok_r(NULL, ",", &save))
+			json_array_append_new(l, json_string(w));
+		json_object_set_new(job, "mail_type", l);
+	} else {
+		set_str(job, "mail_type", r->mail_type);
 	}
 	if (r->cpus > 0)
 		json_object_set_new(job, minor >= 40 ? "minimum_cpus" : "cpus_per_task",

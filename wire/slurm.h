@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "core/job.h"
+#include "core/stats.h"
 #include "core/util.h"
 
 /* The newest and oldest openapi/v0.0.N gq understands. */
@@ -132,6 +133,16 @@ struct slurm_job_extra {
  */
 int slurm_history_decode(const char *text, size_t len, const char *user, int64_t **runtimes,
 			 size_t *n, struct gq_err *e);
+/*
+ * GET /slurmdb/v0.0.N/jobs?start_time=..&end_time=.. as the records gq
+ * stats computes from (core/stats.h's stats_acct): partition, account,
+ * QOS through the map, GPUs allocated (else requested), submission, start
+ * and end (0 while pending / running: slurmdbd writes its "now" there),
+ * the state now, and whether a preemption ended it. Appends to *out
+ * (xrealloc'd; *n entries).
+ */
+int slurm_acct_decode(const char *text, size_t len, const struct slurm_map *m,
+		      struct stats_acct **out, size_t *n, struct gq_err *e);
 int slurm_jobs_decode(const char *text, size_t len, struct snapshot *s, const struct slurm_map *m,
 		      struct slurm_job_extra **extra, size_t *nextra, struct gq_err *e);
 
@@ -176,6 +187,12 @@ struct slurm_submit {
 	 * win over dependency. NULL or "": none. */
 	const char *after;
 	const char *array; /* sbatch's --array ("0-99%8"), NULL: not an array */
+	/* From a script's #SBATCH lines; 0 or NULL: not asked. */
+	int nodes_min, nodes_max; /* -N MIN[-MAX]; max 0: MIN only */
+	int tasks, tasks_per_node;
+	const char *constraint; /* -C, Slurm's feature expression */
+	const char *exclusive;	/* "exclusive" (whole nodes), "user" or "mcs" */
+	const char *mail_type, *mail_user;
 };
 /* The JSON body of POST job/submit for openapi/v0.0.<minor>; caller frees. */
 char *slurm_submit_encode(const struct slurm_submit *r, int minor);

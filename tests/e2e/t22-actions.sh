@@ -29,6 +29,12 @@ check_eq "prio sets an override" "$("$GQ" prio --reason 'incident 7' 2 P0)" "job
 check_eq "the override is recorded" "$("$GQ" show --json 2 | jq -c '[.tier, .override.tier, .override.reason]')" '["P1","P0","incident 7"]'
 check_eq "prio --clear" "$("$GQ" prio --reason over --clear 2)" "job 2: override cleared"
 check_eq "cleared" "$("$GQ" show --json 2 | jq -c .override)" null
+out=$("$GQ" prio --priority 5000 2 2>&1); rc=$?
+check_eq "prio --priority on gq serve: exit 5" "$rc" 5
+check_match "prio --priority on gq serve: says it is not supported" "$out" '^gq: gq prio --priority is not supported on gq serve: '
+check_eq "prio --priority on gq serve: one line" "$(printf '%s\n' "$out" | wc -l)" 1
+check_fail 2 "prio --priority with a tier: exit 2" "$GQ" prio --priority 5000 2 P0
+check_fail 2 "prio --priority 0: exit 2" "$GQ" prio --priority 0 2
 
 check_fail 1 "confirm of a P1 job: exit 1" "$GQ" confirm 2
 check_eq "confirm of a pending P0 job" "$("$GQ" confirm 3)" "confirmed job 3"

@@ -22,6 +22,7 @@ check_eq "bash: tiers after --tier" "$(bc gq submit --tier '' | tr '\n' ' ')" "P
 check_eq "bash: queues after --queue" "$(bc gq submit --queue '')" "default"
 check_eq "bash: states after --state" "$(bc gq ls --state ru)" "running"
 check_eq "bash: a tier after prio JOB" "$(bc gq prio 1 P | tr '\n' ' ')" "P0 P1 P2 "
+check_eq "bash: a job after prio --priority N" "$(bc gq prio --priority 5 '')" "1"
 
 # zsh: autoload it from fpath under compinit, then drive _gq with compadd
 # replaced by a recorder.
@@ -35,6 +36,7 @@ check_eq "zsh: compinit finds _gq without error" "$(zsh -f -c "fpath=('$ROOT/com
 check_eq "zsh: commands" "$(zc gq '' | grep -c .)" "$("$GQ" __complete commands | grep -c .)"
 check_eq "zsh: a live job id" "$(zc gq hold '')" "1"
 check_eq "zsh: flags" "$(zc gq logs - | tr '\n' ' ')" "-f --follow --stderr "
+check_eq "zsh: a job after prio --priority N" "$(zc gq prio --priority 5 '')" "1"
 check_eq "zsh: tiers after --tier" "$(zc gq submit --tier '' | tr '\n' ' ')" "P0 P1 P2 "
 
 # fish: its own completer.
@@ -43,5 +45,6 @@ fc() { fish -N -c "source '$ROOT/completions/gq.fish'; complete -C '$1'" | cut -
 check_eq "fish: commands" "$(fc 'gq canc')" "cancel"
 check_eq "fish: a live job id" "$(fc 'gq release ')" "1"
 check_eq "fish: flags" "$(fc 'gq logs --' | tr '\n' ' ')" "--follow --stderr "
+check_eq "fish: a job after prio --priority N" "$(fc 'gq prio --priority 5 ')" "1"
 check_eq "fish: tiers after --tier" "$(fc 'gq submit --tier ' | tr '\n' ' ')" "P0 P1 P2 "
 finish

@@ -22,7 +22,7 @@ cleanup() {
 trap cleanup EXIT
 export HOME=$d XDG_CONFIG_HOME=$d/config XDG_STATE_HOME=$d/state XDG_RUNTIME_DIR=$d/run TZ=UTC LC_ALL=C
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-for t in api submit snapshot jobtext events stats policy directives units config trace; do
+for t in api submit snapshot jobtext events stats policy directives sbatch units config trace; do
 	rm -rf "${c:?}/$t"
 	mkdir -p "$c/$t"
 done
@@ -114,6 +114,20 @@ seed directives flags.sh <<'S'
 #GQ	--checkpointable --after 1,#2 --hold --json
 
 python train.py
+S
+
+# #SBATCH scripts: every option gq honours in sbatch's spellings, and some
+# it does not.
+seed sbatch train.sh <<'S'
+#!/bin/bash
+#SBATCH -J train -p gpu -q p0 -A proj_a
+#SBATCH --output=out/%j.log --error err/%x-%j.log
+#SBATCH -N 2-4 --ntasks=8 --ntasks-per-node=4 -c 6
+#SBATCH -C a100 --array=0-9%2 --exclusive=user
+#SBATCH --mail-type=END,FAIL --mail-user "alice@example.com"
+#SBATCH -t 1-02:03:04 --mem=16G --gres=gpu:a100:4
+#SBATCH -D /scratch --export=NONE,X=1 --mem-per-cpu=2G --requeue -w gpu1
+srun python train.py
 S
 
 # Policy files of the t3x scenarios.

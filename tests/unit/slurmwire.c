@@ -11,6 +11,7 @@
 #include "core/depend.h"
 #include "core/job.h"
 #include "core/order.h"
+#include "core/stats.h"
 #include "explain/explain.h"
 #include "harness.h"
 #include "wire/slurm.h"
@@ -591,6 +592,177 @@ static void submit_bodies(void)
 	free(b);
 }
 
+/* A script's #SBATCH requests in the submit body: v0.0.38's nodes as
+ * sbatch's "MIN-MAX" text (the array its OpenAPI names is ignored by
+ * slurmctld, seen on the kit), exclusive as "exclusive" (its "true" is
+ * refused); v0.0.40 on as numbers and lists. */
+static void submit_sbatch_fields(void)
+{
+	char e1[] = "PATH=/bin";
+	char *env[] = {e1, NULL};
+	struct slurm_submit r = {.name = "s",
+				 .gpus = 1,
+				 .gpus_per_node = true,
+				 .cwd = "/tmp",
+				 .env = env,
+				 .nodes_min = 1,
+				 .nodes_max = 2,
+				 .tasks = 2,
+				 .tasks_per_node = 1,
+				 .constraint = "a100",
+				 .exclusive = "exclusive",
+				 .mail_type = "END,FAIL",
+				 .mail_user = "a@b"};
+	char *b = slurm_submit_encode(&r, 38);
+	CHECK(strstr(b, "\"nodes\":\"1-2\"") != NULL);
+	CHECK(strstr(b, "minimum_nodes") == NULL);
+	CHECK(strstr(b, "\"tasks\":2,\"tasks_per_node\":1") != NULL);
+	CHECK(strstr(b, "\"constraints\":\"a100\"") != NULL);
+	CHECK(strstr(b, "\"exclusive\":\"exclusive\"") != NULL);
+	CHECK(strstr(b, "\"mail_type\":\"END,FAIL\"") != NULL);
+	CHECK(strstr(b, "\"mail_user\":\"a@b\"") != NULL);
+	free(b);
+	r.nodes_max = 0;
+	b = slurm_submit_encode(&r, 38);
+	CHECK(strstr(b, "\"nodes\":\"1\"") != NULL);
+	free(b);
+	b = slurm_submit_encode(&r, 41);
+	CHECK(strstr(b, "\"minimum_nodes\":1,\"maximum_nodes\":1") != NULL);
+	CHECK(strstr(b, "\"mail_type\":[\"END\",\"FAIL\"]") != NULL);
+	CHECK(strstr(b, "\"exclusive\":[\"true\"]") != NULL);
+	free(b);
+}
+
+/* gq stats on Slurm: slurmdbd's records of the kit (db_jobs.json, 12 jobs
+ * over 21 s) through stats_acct_events into stats_compute, figures worked
+ * by hand from the fixture's times (t0 = 1795947624). */
+static const struct stats_group *group(const struct stats *st, const char *q, enum tier t)
+{
+	for (size_t i = 0; i < st->ngroups; i++)
+		if (!strcmp(st->groups[i].queue, q) && st->groups[i].tier == t)
+			return &st->groups[i];
+	return NULL;
+}
+
+static void stats_from_accounting(void)
+{
+	size_t len, n = 0, nev = 0;
+	char *t = slurp("v0.0.38/db_jobs.json", &len);
+	struct slurm_map m;
+	struct gq_err e = GQ_ERR_INIT;
+	struct stats_acct *acc = NULL;
+	slurm_map_parse(NULL, &m, &e);
+	CHECK_INT(slurm_acct_decode(t, len, &m, &acc, &n, &e), 0);
+	free(t);
+	CHECK_INT(n, 12);
+	/* job 4: 2 a100 allocated, running (slurmdbd's end is its "now") */
+	CHECK_INT(acc[3].gpus, 2);
+	CHECK_INT(acc[3].end, 0);
+	CHECK_INT(acc[5].preempted, 1);
+	CHECK_INT(acc[8].start, 0); /* job 10 pending: its "start" is not one */
+	CHECK_INT(acc[8].gpus, 4);  /* requested */
+	CHECK_INT(acc[8].tier, TIER_P0);
+	struct snapshot s;
+	snapshot_init(&s);
+	for (int i = 0; i < 2; i++) {
+		struct node *nd = snapshot_add_node(&s);
+		nd->ngpus = 4;
+		nd->up = true;
+	}
+	struct event *ev = NULL;
+	stats_acct_events(acc, n, &s, &ev, &nev);
+	CHECK_INT(s.njobs, 12);
+	for (size_t i = 1; i < nev; i++)
+		CHECK(ev[i].seq == ev[i - 1].seq + 1 && ev[i].time >= ev[i - 1].time);
+	const int64_t t0 = 1795947624;
+	struct stats st;
+	CHECK_INT(stats_compute(&s, ev, nev, t0, t0 + 21, &st, &e), 0);
+	const struct stats_group *g = group(&st, "debug", TIER_P1);
+	CHECK(g != NULL);
+	if (g) { /* jobs 1, 2, 3, 8 waited 0, 1, 1, 3 s */
+		CHECK_INT(g->starts, 4);
+		CHECK_INT(g->p50_wait, 1);
+		CHECK_INT(g->p95_wait, 3);
+		CHECK_INT(g->longest_wait, 3);
+		CHECK_INT(g->longest_job, 8);
+	}
+	g = group(&st, "gpu", TIER_P1);
+	CHECK(g != NULL);
+	if (g) { /* 4 and 5 waited 3 s; 11 and 15 still wait, 15 s at the end */
+		CHECK_INT(g->starts, 2);
+		CHECK_INT(g->p50_wait, 3);
+		CHECK_INT(g->longest_wait, 15);
+	}
+	g = group(&st, "gpu", TIER_P2);
+	CHECK(g != NULL);
+	if (g) /* job 6 ended PREEMPTED */
+		CHECK_INT(g->preemptions, 1);
+	g = group(&st, "gpu", TIER_P0);
+	CHECK(g != NULL);
+	if (g) { /* 16 waited 1 s; 10 still waits */
+		CHECK_INT(g->starts, 1);
+		CHECK_INT(g->longest_wait, 15);
+		CHECK_INT(g->longest_job, 10);
+	}
+	/* 2x16 + 4x16 + 1x10 + 1x16 + 1x6 GPU-seconds of 8 GPUs x 21 s */
+	CHECK_INT(st.gpus, 8);
+	CHECK_DBL(st.gpu_seconds, 128, 1e-9);
+	CHECK_DBL(st.utilisation, 128.0 / 168.0, 1e-9);
+	stats_release(&st);
+	free(ev);
+	free(acc);
+	snapshot_release(&s);
+}
+
+/* A preempted and requeued job has a record per run in slurmdbd (sacct
+ * -D shows them): one job, two waits, one preemption. */
+static void stats_requeued_runs(void)
+{
+	struct stats_acct r[2] = {
+	    {.id = 50,
+	     .queue = "gpu",
+	     .tier = TIER_P1,
+	     .gpus = 1,
+	     .submit = 150,
+	     .start = 170,
+	     .end = 200,
+	     .state = JOB_COMPLETED},
+	    {.id = 50,
+	     .queue = "gpu",
+	     .tier = TIER_P1,
+	     .gpus = 1,
+	     .submit = 100,
+	     .start = 110,
+	     .end = 150,
+	     .state = JOB_FAILED,
+	     .preempted = true},
+	};
+	struct snapshot s;
+	snapshot_init(&s);
+	struct node *nd = snapshot_add_node(&s);
+	nd->ngpus = 1;
+	nd->up = true;
+	struct event *ev = NULL;
+	size_t nev = 0;
+	stats_acct_events(r, 2, &s, &ev, &nev);
+	CHECK_INT(s.njobs, 1);
+	CHECK_INT(s.jobs[0].state, JOB_COMPLETED);
+	struct stats st;
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(stats_compute(&s, ev, nev, 100, 300, &st, &e), 0);
+	const struct stats_group *g = group(&st, "gpu", TIER_P1);
+	CHECK(g != NULL);
+	if (g) {
+		CHECK_INT(g->starts, 2);
+		CHECK_INT(g->longest_wait, 20);
+		CHECK_INT(g->preemptions, 1);
+	}
+	CHECK_DBL(st.gpu_seconds, 40 + 30, 1e-9);
+	stats_release(&st);
+	free(ev);
+	snapshot_release(&s);
+}
+
 /* gq update's body for POST job/ID: only the fields given, in Slurm's
  * names and units. */
 static void update_bodies(void)
@@ -770,6 +942,9 @@ void suite_slurmwire(void)
 	RUN(errors);
 	RUN(pieces);
 	RUN(submit_bodies);
+	RUN(submit_sbatch_fields);
+	RUN(stats_from_accounting);
+	RUN(stats_requeued_runs);
 	RUN(update_bodies);
 	RUN(wide_allocations);
 	RUN(cpu_partition);

@@ -1,0 +1,189 @@
+#!/bin/bash
+# ts07-slurm-actions.sh - gq's actions on the real Slurm kit beyond ts01:
+# an operator's numeric priority (gq prio --priority, root's token is the
+# kit's admin), Slurm's refusal of it to a user, and the actions this
+# Slurm's REST API cannot do (exit 5, one line saying what can). Runs as
+# root; cancels every job of alice first and last. Skips with one line when
+# the kit is not running. Never in parallel with another Slurm script.
+set -u
+GQ=${GQ:-$(cd "$(dirname "$0")/../.." && pwd)/gq}
+ENV=${SLURM_TEST_ENV:-/tmp/slurm-test/env}
+n=0
+failed=0
+t_report() { # ok? desc
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - ts07 $2"; else
+		echo "not ok $n - ts07 $2"
+		failed=$((failed + 1))
+	fi
+}
+check_eq() { # desc got want
+	if [ "$2" = "$3" ]; then t_report 0 "$1"; else
+		printf '# got:  %s\n# want: %s\n' "$2" "$3"
+		t_report 1 "$1"
+	fi
+}
+check_match() { # desc got regex
+	if printf '%s' "$2" | grep -Eq -- "$3"; then t_report 0 "$1"; else
+		printf '# got: %s\n# want match: %s\n' "$2" "$3"
+		t_report 1 "$1"
+	fi
+}
+if [ "$(id -u)" != 0 ] || [ ! -r "$ENV" ]; then
+	echo "ok 1 - ts07 # SKIP the Slurm kit is not running (bash shared/slurm/start.sh as root)"
+	exit 0
+fi
+. "$ENV"
+ALICE_JWT=$SLURM_JWT
+ADMIN_JWT=$SLURM_ADMIN_JWT
+unset SLURM_JWT
+if ! curl -sf -o /dev/null -H "X-SLURM-USER-NAME: $SLURM_USER" -H "X-SLURM-USER-TOKEN: $ALICE_JWT" \
+	"$SLURM_URL/slurm/$SLURM_API_VERSION/ping"; then
+	echo "ok 1 - ts07 # SKIP slurmrestd does not answer at $SLURM_URL"
+	exit 0
+fi
+work=$(mktemp -d)
+chmod 1777 "$work"
+cleanup() {
+	scancel -u alice >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+# as USER CMD...: runs CMD as alice (her token) or root (the admin's).
+as() {
+	local u=$1 tok=$ALICE_JWT run=(runuser -u "$1" --)
+	shift
+	[ "$u" = root ] && tok=$ADMIN_JWT run=()
+	(cd "$work" && "${run[@]}" env -i SLURM_JWT="$tok" GQ_BACKEND=slurm \
+		GQ_SERVER="$SLURM_URL" HOME="$work" XDG_CONFIG_HOME="$work/cfg" \
+		XDG_CACHE_HOME="$work/cache-$u" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$@")
+}
+sub() { # USER gq-submit-args... -> job id
+	as "$@" | sed -n 's/^submitted job //p'
+}
+jobf() { # ID FORMAT -> squeue field
+	squeue -h -j "$1" -o "$2" 2>/dev/null
+}
+scancel -u alice >/dev/null 2>&1
+start=$SECONDS
+
+# 1. gq prio --priority: Slurm's job priority, set by an operator.
+J=$(sub alice "$GQ" submit --begin now+1h --gpus 1 --time-limit 10m --name ts07 -- sleep 60)
+check_match "a job waiting for its begin time to act on" "$J" '^[0-9]+$'
+out=$(as root "$GQ" prio --priority 4242 "$J" 2>&1)
+check_eq "prio --priority as the admin: exit 0" "$?" 0
+check_eq "prio --priority: says what it set" "$out" "job $J: priority 4242"
+check_eq "prio --priority: Slurm's priority is the number (squeue %Q)" "$(jobf "$J" %Q)" 4242
+out=$(as alice "$GQ" prio --priority 99999 "$J" 2>&1)
+check_eq "prio --priority as a user: Slurm's refusal, exit 4" "$?" 4
+check_match "prio --priority as a user: Slurm's message" "$out" "^gq: .*Slurm.*(denied|permission|Access)"
+check_eq "prio --priority as a user: one line" "$(printf '%s\n' "$out" | wc -l)" 1
+check_eq "prio --priority refused: the priority is unchanged" "$(jobf "$J" %Q)" 4242
+
+# 2. What this Slurm's REST API cannot do: exit 5 and one line saying so
+# (and what can), never a generic refusal.
+unavail() { # desc regex gq-args...
+	local desc=$1 re=$2 out rc
+	shift 2
+	out=$(as alice "$GQ" "$@" 2>&1)
+	rc=$?
+	check_eq "$desc: exit 5" "$rc" 5
+	check_match "$desc: says so" "$out" "$re"
+	check_eq "$desc: one line" "$(printf '%s\n' "$out" | wc -l)" 1
+}
+unavail "requeue" "^gq: gq requeue is not available on Slurm: this Slurm's REST API \(v0\.0\.[0-9]+\) cannot requeue a job; an operator can, with 'scontrol requeue $J'$" requeue "$J"
+unavail "prio --clear" "^gq: gq prio --clear is not available on Slurm: " prio --reason x --clear "$J"
+unavail "confirm" "^gq: gq confirm is not available on Slurm: " confirm "$J"
+unavail "checkpoint" "^gq: gq checkpoint is not available on Slurm: " checkpoint "$J"
+unavail "clock +1h" "^gq: gq clock is not available on Slurm: " clock +1h
+unavail "policy apply" "^gq: gq policy apply is not available on Slurm: .*gq policy export slurm" policy apply HEAD
+
+# 3. An existing sbatch script, unchanged: its #SBATCH lines land in Slurm
+# as sbatch would put them; gq's command line and #GQ lines win; what gq
+# cannot honour is warned about by name.
+cat >"$work/train.sh" <<EOS
+#!/bin/bash
+#SBATCH -J ts07-sbatch
+#SBATCH -p debug -A proj_a
+#SBATCH -q p2
+#SBATCH -N 1-2 -n 2 --ntasks-per-node=2
+#SBATCH -c 2 --mem=1G -t 0:30:00
+#SBATCH --gres=gpu:1 -C a100
+#SBATCH --exclusive --hold
+#SBATCH --array=0-3%2
+#SBATCH --mail-type=END,FAIL --mail-user=alice@example.com
+#SBATCH -D $work -o $work/o-%A_%a.log -e $work/e-%A_%a.log
+#SBATCH --mem-per-cpu=2G
+#SBATCH --requeue
+srun hostname
+EOS
+chmod 644 "$work/train.sh"
+out=$(as alice "$GQ" submit train.sh 2>"$work/warn")
+J=${out#submitted job }
+check_match "sbatch script: submitted" "$J" '^[0-9]+$'
+check_eq "sbatch script: a warning by name for each option gq cannot honour" "$(cat "$work/warn")" \
+	"gq: warning: script 'train.sh': #SBATCH --mem-per-cpu=2G is not honoured by gq; ignored
+gq: warning: script 'train.sh': #SBATCH --requeue is not honoured by gq; ignored"
+show=$(scontrol show job "$J" 2>/dev/null | tr ' ' '\n')
+sfield() { printf '%s\n' "$show" | sed -n "s|^$1=||p" | head -1; }
+check_eq "sbatch script: -J" "$(sfield JobName)" ts07-sbatch
+check_eq "sbatch script: -p, -A, -q" "$(sfield Partition) $(sfield Account) $(sfield QOS)" "debug proj_a p2"
+check_eq "sbatch script: -N 1-2, -n 2" "$(sfield NumNodes) $(sfield NumTasks)" "1-2 2"
+check_match "sbatch script: --ntasks-per-node=2" "$(sfield NtasksPerN:B:S:C)" "^2:"
+check_eq "sbatch script: -c 2, --mem=1G, -t 0:30:00" "$(sfield CPUs/Task) $(sfield MinMemoryNode) $(sfield TimeLimit)" "2 1G 00:30:00"
+check_eq "sbatch script: --gres=gpu:1, -C a100" "$(sfield TresPerNode) $(sfield Features)" "gres:gpu:1 a100"
+check_eq "sbatch script: --exclusive, --hold" "$(sfield OverSubscribe) $(sfield Reason)" "NO JobHeldUser"
+check_eq "sbatch script: --array=0-3%2" "$(sfield ArrayTaskId)" "0-3%2"
+check_eq "sbatch script: --mail-type, --mail-user" "$(sfield MailType) $(sfield MailUser)" "END,FAIL alice@example.com"
+check_eq "sbatch script: -D, -o, -e" "$(sfield WorkDir) $(sfield StdOut) $(sfield StdErr)" \
+	"$work $work/o-${J}_4294967294.log $work/e-${J}_4294967294.log"
+scancel "$J" >/dev/null 2>&1
+# gq's command line and #GQ lines win over #SBATCH.
+sed -i 's/^#SBATCH -J ts07-sbatch$/&\n#GQ --tier P0 --cpus 3/' "$work/train.sh"
+out=$(as alice "$GQ" submit --name cli-name --time-limit 10m --queue gpu train.sh 2>/dev/null)
+J=${out#submitted job }
+show=$(scontrol show job "$J" 2>/dev/null | tr ' ' '\n')
+check_eq "sbatch script: --name, --time-limit, --queue and #GQ's --tier, --cpus win" \
+	"$(sfield JobName) $(sfield TimeLimit) $(sfield Partition) $(sfield QOS) $(sfield CPUs/Task)" \
+	"cli-name 00:10:00 gpu p0 3"
+scancel "$J" >/dev/null 2>&1
+# --export: NONE plus a pair, seen by the job itself; no #SBATCH GPU line
+# asks for no GPU, as under sbatch.
+cat >"$work/env.sh" <<EOS
+#!/bin/sh
+#SBATCH -p debug -t 1 -o $work/env-%j.out
+#SBATCH --export=NONE,TS04_X=7
+echo "x=\$TS04_X y=\$TS04_Y"
+EOS
+chmod 644 "$work/env.sh"
+out=$(as alice env TS04_Y=1 "$GQ" submit env.sh 2>&1)
+J=${out#submitted job }
+check_eq "sbatch script: no #SBATCH GPU line, no GPU" "$(scontrol show job "$J" | grep -c 'gres:gpu')" 0
+for ((i = 0; i < 40; i++)); do [ -s "$work/env-$J.out" ] && break; sleep 0.5; done
+check_eq "sbatch script: --export=NONE,TS04_X=7" "$(cat "$work/env-$J.out" 2>/dev/null)" "x=7 y="
+
+# 4. gq stats from slurmdbd's records, by gq's core: the starts of a past
+# window are sacct's (-D: a requeued job's every run), the columns Slurm
+# does not record are null and named.
+out=$(as alice "$GQ" stats --json --since now-2h --until now-1m)
+check_eq "stats on Slurm: exit 0" "$?" 0
+check_eq "stats --json: not_recorded" "$(printf '%s' "$out" | jq -c .not_recorded)" \
+	'["over_limit","overtaken","would_preempt","work_lost"]'
+check_eq "stats --json: those columns are null in every group" \
+	"$(printf '%s' "$out" | jq '[.groups[] | .overtaken, .over_limit, .would_preempt, .work_lost | select(. != null)] | length')" 0
+from=$(printf '%s' "$out" | jq .from)
+to=$(printf '%s' "$out" | jq .to)
+starts=$(printf '%s' "$out" | jq '[.groups[] | select(.queue == "*") | .starts] | add // 0')
+sstarts=$(SLURM_TIME_FORMAT=%s sacct -X -D -a -n -P -S "$(date -u -d @$((from - 86400)) +%Y-%m-%dT%H:%M:%S)" \
+	-E "$(date -u -d @$((to + 86400)) +%Y-%m-%dT%H:%M:%S)" -o Start,Submit |
+	awk -F'|' -v f="$from" -v t="$to" '$1 ~ /^[0-9]+$/ && $1 >= $2 && $1 >= f && $1 < t { n++ } END { print n + 0 }')
+check_eq "stats: the window's starts are sacct's" "$starts" "$sstarts"
+check_match "stats: some jobs started in the window" "$starts" '^[1-9]'
+out=$(as alice "$GQ" stats --since now-2h 2>&1)
+check_match "stats: the window" "$out" '^from ([A-Z][a-z]{2} [0-9]{2} )?[0-9:]+ to ([A-Z][a-z]{2} [0-9]{2} )?[0-9:]+, 2h'
+check_match "stats: '-' for what Slurm does not record" "$out" '^\* +P1 +[0-9]+ +[0-9a-z]+ +[0-9a-z]+ +[0-9a-z]+ +- +- +[0-9]+ +- +- +[0-9]+$'
+check_match "stats: one line saying so" "$out" '^OVER, OVERTAKEN, WOULD and LOST are not recorded on Slurm'
+
+echo "# ts07: $((SECONDS - start))s"
+echo "1..$n"
+[ "$failed" = 0 ]

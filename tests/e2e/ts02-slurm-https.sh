@@ -4,26 +4,11 @@
 # slurmrestd. With the certificate as gq.caFile (GQ_CA_FILE) gq ls works;
 # without it libcurl refuses the unknown issuer and gq says it cannot reach
 # the server (exit 5). Skips without the kit, stunnel4 or openssl.
-set -u
-GQ=${GQ:-$(cd "$(dirname "$0")/../.." && pwd)/gq}
-ENV=${SLURM_TEST_ENV:-/tmp/slurm-test/env}
-n=0
-failed=0
-t_report() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - ts02 $2"; else
-		echo "not ok $n - ts02 $2"
-		failed=$((failed + 1))
-	fi
-}
-if [ "$(id -u)" != 0 ] || [ ! -r "$ENV" ] || ! command -v stunnel4 >/dev/null ||
-	! command -v openssl >/dev/null; then
-	echo "ok 1 - ts02 # SKIP needs root, the Slurm kit, stunnel4 and openssl"
-	exit 0
-fi
-. "$ENV"
-ALICE_JWT=$SLURM_JWT
-unset SLURM_JWT
+TS=ts02
+. "$(dirname "$0")/slurm.sh"
+command -v stunnel4 >/dev/null && command -v openssl >/dev/null ||
+	slurm_skip "needs stunnel4 and openssl"
+slurm_env
 work=$(mktemp -d)
 chmod 755 "$work"
 port=${GQ_TS02_PORT:-6829}

@@ -9,37 +9,11 @@
 # an expired one too. Requests are counted in slurmrestd's own log. Runs
 # as root (it acts as alice through runuser); cancels alice's jobs first
 # and last. Skips with one line when the kit is not running.
-set -u
-GQ=${GQ:-$(cd "$(dirname "$0")/../.." && pwd)/gq}
-ENV=${SLURM_TEST_ENV:-/tmp/slurm-test/env}
-n=0
-failed=0
-t_report() { # ok? desc
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - ts03 $2"; else
-		echo "not ok $n - ts03 $2"
-		failed=$((failed + 1))
-	fi
-}
-check_eq() { # desc got want
-	if [ "$2" = "$3" ]; then t_report 0 "$1"; else
-		printf '# got:  %s\n# want: %s\n' "$2" "$3"
-		t_report 1 "$1"
-	fi
-}
-if [ "$(id -u)" != 0 ] || [ ! -r "$ENV" ]; then
-	echo "ok 1 - ts03 # SKIP the Slurm kit is not running (bash shared/slurm/start.sh as root)"
-	exit 0
-fi
-. "$ENV"
-ALICE_JWT=$SLURM_JWT
-unset SLURM_JWT
+TS=ts03
+. "$(dirname "$0")/slurm.sh"
+slurm_env
 LOG=$SLURM_TEST_DIR/log/slurmrestd.log
-if [ ! -r "$LOG" ] || ! curl -sf -o /dev/null -H "X-SLURM-USER-NAME: $SLURM_USER" \
-	-H "X-SLURM-USER-TOKEN: $ALICE_JWT" "$SLURM_URL/slurm/$SLURM_API_VERSION/ping"; then
-	echo "ok 1 - ts03 # SKIP slurmrestd does not answer at $SLURM_URL (or has no log)"
-	exit 0
-fi
+[ -r "$LOG" ] || slurm_skip "slurmrestd has no log at $LOG"
 work=$(mktemp -d)
 chmod 1777 "$work"
 cleanup() {

@@ -15,37 +15,11 @@
 # as root; cancels alice's jobs first and last. Skips with one line when
 # the kit is not running. Run under the kit's lock, never in parallel
 # with another Slurm script.
-set -u
-GQ=${GQ:-$(cd "$(dirname "$0")/../.." && pwd)/gq}
-ENV=${SLURM_TEST_ENV:-/tmp/slurm-test/env}
+TS=ts04
+. "$(dirname "$0")/slurm.sh"
 CONF=${SLURM_CONF:-/etc/slurm/slurm.conf}
-n=0
-failed=0
-t_report() { # ok? desc
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - ts04 $2"; else
-		echo "not ok $n - ts04 $2"
-		failed=$((failed + 1))
-	fi
-}
-check_eq() { # desc got want
-	if [ "$2" = "$3" ]; then t_report 0 "$1"; else
-		printf '# got:  %s\n# want: %s\n' "$2" "$3"
-		t_report 1 "$1"
-	fi
-}
-if [ "$(id -u)" != 0 ] || [ ! -r "$ENV" ] || [ ! -w "$CONF" ]; then
-	echo "ok 1 - ts04 # SKIP the Slurm kit is not running (bash shared/slurm/start.sh as root)"
-	exit 0
-fi
-. "$ENV"
-ALICE_JWT=$SLURM_JWT
-unset SLURM_JWT
-if ! curl -sf -o /dev/null -H "X-SLURM-USER-NAME: $SLURM_USER" -H "X-SLURM-USER-TOKEN: $ALICE_JWT" \
-	"$SLURM_URL/slurm/$SLURM_API_VERSION/ping"; then
-	echo "ok 1 - ts04 # SKIP slurmrestd does not answer at $SLURM_URL"
-	exit 0
-fi
+slurm_env
+[ -w "$CONF" ] || slurm_skip "cannot write the kit's $CONF"
 start=$SECONDS
 work=$(mktemp -d)
 chmod 1777 "$work"

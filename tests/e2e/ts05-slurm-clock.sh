@@ -10,40 +10,10 @@
 # is slurmctld's too (a wait is not an hour off). Runs as root
 # (acts as alice through runuser); cancels alice's jobs first and last.
 # Skips with one line when the kit or faketime is not there.
-set -u
-GQ=${GQ:-$(cd "$(dirname "$0")/../.." && pwd)/gq}
-ENV=${SLURM_TEST_ENV:-/tmp/slurm-test/env}
-n=0
-failed=0
-t_report() { # ok? desc
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - ts05 $2"; else
-		echo "not ok $n - ts05 $2"
-		failed=$((failed + 1))
-	fi
-}
-check_match() { # desc got regex
-	if printf '%s' "$2" | grep -Eq -- "$3"; then t_report 0 "$1"; else
-		printf '# got: %s\n# want match: %s\n' "$2" "$3"
-		t_report 1 "$1"
-	fi
-}
-if [ "$(id -u)" != 0 ] || [ ! -r "$ENV" ]; then
-	echo "ok 1 - ts05 # SKIP the Slurm kit is not running (bash shared/slurm/start.sh as root)"
-	exit 0
-fi
-if ! command -v faketime >/dev/null; then
-	echo "ok 1 - ts05 # SKIP no faketime (Debian's faketime, make deps)"
-	exit 0
-fi
-. "$ENV"
-ALICE_JWT=$SLURM_JWT
-unset SLURM_JWT
-if ! curl -sf -o /dev/null -H "X-SLURM-USER-NAME: $SLURM_USER" -H "X-SLURM-USER-TOKEN: $ALICE_JWT" \
-	"$SLURM_URL/slurm/$SLURM_API_VERSION/ping"; then
-	echo "ok 1 - ts05 # SKIP slurmrestd does not answer at $SLURM_URL"
-	exit 0
-fi
+TS=ts05
+. "$(dirname "$0")/slurm.sh"
+command -v faketime >/dev/null || slurm_skip "no faketime (Debian's faketime, make deps)"
+slurm_env
 start=$SECONDS
 work=$(mktemp -d)
 chmod 1777 "$work"

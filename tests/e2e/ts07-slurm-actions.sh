@@ -5,43 +5,9 @@
 # Slurm's REST API cannot do (exit 5, one line saying what can). Runs as
 # root; cancels every job of alice first and last. Skips with one line when
 # the kit is not running. Never in parallel with another Slurm script.
-set -u
-GQ=${GQ:-$(cd "$(dirname "$0")/../.." && pwd)/gq}
-ENV=${SLURM_TEST_ENV:-/tmp/slurm-test/env}
-n=0
-failed=0
-t_report() { # ok? desc
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - ts07 $2"; else
-		echo "not ok $n - ts07 $2"
-		failed=$((failed + 1))
-	fi
-}
-check_eq() { # desc got want
-	if [ "$2" = "$3" ]; then t_report 0 "$1"; else
-		printf '# got:  %s\n# want: %s\n' "$2" "$3"
-		t_report 1 "$1"
-	fi
-}
-check_match() { # desc got regex
-	if printf '%s' "$2" | grep -Eq -- "$3"; then t_report 0 "$1"; else
-		printf '# got: %s\n# want match: %s\n' "$2" "$3"
-		t_report 1 "$1"
-	fi
-}
-if [ "$(id -u)" != 0 ] || [ ! -r "$ENV" ]; then
-	echo "ok 1 - ts07 # SKIP the Slurm kit is not running (bash shared/slurm/start.sh as root)"
-	exit 0
-fi
-. "$ENV"
-ALICE_JWT=$SLURM_JWT
-ADMIN_JWT=$SLURM_ADMIN_JWT
-unset SLURM_JWT
-if ! curl -sf -o /dev/null -H "X-SLURM-USER-NAME: $SLURM_USER" -H "X-SLURM-USER-TOKEN: $ALICE_JWT" \
-	"$SLURM_URL/slurm/$SLURM_API_VERSION/ping"; then
-	echo "ok 1 - ts07 # SKIP slurmrestd does not answer at $SLURM_URL"
-	exit 0
-fi
+TS=ts07
+. "$(dirname "$0")/slurm.sh"
+slurm_env
 work=$(mktemp -d)
 chmod 1777 "$work"
 cleanup() {

@@ -1011,8 +1011,8 @@ static int sl_stats(struct backend *b, int64_t from, int64_t to, struct stats_re
 	stats_acct_events(acc, nacc, &s, &ev, &nev);
 	if (stats_compute(&s, ev, nev, from, to, &r.st, e) < 0)
 		goto out;
-	r.not_recorded =
-	    STATS_NR_OVER_LIMIT | STATS_NR_OVERTAKEN | STATS_NR_WOULD_PREEMPT | STATS_NR_WORK_LOST;
+	r.not_recorded = STATS_NR_OVER_LIMIT | STATS_NR_OVERTAKEN | STATS_NR_WOULD_PREEMPT |
+			 STATS_NR_WORK_LOST | STATS_NR_CHARGED;
 	r.scheduler = "Slurm";
 	*out = r;
 	rc = 0;

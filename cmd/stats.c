@@ -71,10 +71,18 @@ static void stats_render(const struct stats_report *r)
 			       r->scheduler ? r->scheduler : "this scheduler");
 	}
 	if (st->ndepts) {
+		bool charged = !(r->not_recorded & STATS_NR_CHARGED);
 		printf("\n%-12s %10s %10s\n", "DEPARTMENT", "GPU-HOURS", "CHARGED");
-		for (size_t i = 0; i < st->ndepts; i++)
-			printf("%-12s %10.2f %10.2f\n", st->depts[i].dept, st->depts[i].gpu_hours,
-			       st->depts[i].charged);
+		for (size_t i = 0; i < st->ndepts; i++) {
+			char c[24] = "-";
+			if (charged)
+				snprintf(c, sizeof(c), "%.2f", st->depts[i].charged);
+			printf("%-12s %10.2f %10s\n", st->depts[i].dept, st->depts[i].gpu_hours, c);
+		}
+		if (!charged)
+			printf("CHARGED is not computed on %s: its charges are its QOS' usage "
+			       "factors, not gq's tier prices\n",
+			       r->scheduler ? r->scheduler : "this scheduler");
 	}
 }
 

@@ -232,14 +232,15 @@ char *wire_stats_text(const struct stats_report *r)
 	if (r->started)
 		json_object_set_new(o, "server_start", json_integer(r->started));
 	if (r->not_recorded) {
-		json_t *nr = json_array(), *groups = json_object_get(o, "groups");
-		for (int b = 0; b < 4; b++) {
+		json_t *nr = json_array(), *groups = json_object_get(o, "groups"),
+		       *depts = json_object_get(o, "depts");
+		for (int b = 0; b < STATS_NR_COUNT; b++) {
 			if (!(r->not_recorded & (1u << b)))
 				continue;
 			json_array_append_new(nr, json_string(stats_not_recorded_names[b]));
 			size_t i;
 			json_t *g;
-			json_array_foreach(groups, i, g)
+			json_array_foreach(1u << b == STATS_NR_CHARGED ? depts : groups, i, g)
 			    json_object_set_new(g, stats_not_recorded_names[b], json_null());
 		}
 		json_object_set_new(o, "not_recorded", nr);

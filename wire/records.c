@@ -13,8 +13,8 @@ void event_list_release(struct event_list *l)
 	l->n = l->cap = 0;
 }
 
-const char *const stats_not_recorded_names[4] = {"over_limit", "overtaken", "would_preempt",
-						 "work_lost"};
+const char *const stats_not_recorded_names[STATS_NR_COUNT] = {
+    "over_limit", "overtaken", "would_preempt", "work_lost", "charged"};
 
 void stats_report_release(struct stats_report *r)
 {

@@ -55,16 +55,19 @@ struct event_list {
 void event_list_release(struct event_list *l);
 
 /* Metrics of a window (core/stats.h) with the jobs per state now. */
-/* Group columns a scheduler's own records cannot give (gq stats on Slurm):
- * null in the JSON, "-" in the table, named in "not_recorded". */
+/* Columns a scheduler's own records cannot give (gq stats on Slurm): null
+ * in the JSON (a group's, or a department's for charged), "-" in the
+ * table, named in "not_recorded". */
 enum stats_not_recorded {
 	STATS_NR_OVER_LIMIT = 1u << 0,
 	STATS_NR_OVERTAKEN = 1u << 1,
 	STATS_NR_WOULD_PREEMPT = 1u << 2,
 	STATS_NR_WORK_LOST = 1u << 3,
+	STATS_NR_CHARGED = 1u << 4, /* a department's, by gq's tier prices */
 };
+#define STATS_NR_COUNT 5
 /* The JSON names of enum stats_not_recorded's bits, in bit order. */
-extern const char *const stats_not_recorded_names[4];
+extern const char *const stats_not_recorded_names[STATS_NR_COUNT];
 
 struct stats_report {
 	unsigned not_recorded; /* enum stats_not_recorded bits; 0 on gq serve */

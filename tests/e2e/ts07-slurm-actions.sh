@@ -134,7 +134,7 @@ check_eq "sbatch script: --export=NONE,TS04_X=7" "$(cat "$work/env-$J.out" 2>/de
 out=$(as alice "$GQ" stats --json --since now-2h --until now-1m)
 check_eq "stats on Slurm: exit 0" "$?" 0
 check_eq "stats --json: not_recorded" "$(printf '%s' "$out" | jq -c .not_recorded)" \
-	'["over_limit","overtaken","would_preempt","work_lost"]'
+	'["over_limit","overtaken","would_preempt","work_lost","charged"]'
 check_eq "stats --json: those columns are null in every group" \
 	"$(printf '%s' "$out" | jq '[.groups[] | .overtaken, .over_limit, .would_preempt, .work_lost | select(. != null)] | length')" 0
 from=$(printf '%s' "$out" | jq .from)
@@ -149,6 +149,13 @@ out=$(as alice "$GQ" stats --since now-2h 2>&1)
 check_match "stats: the window" "$out" '^from ([A-Z][a-z]{2} [0-9]{2} )?[0-9:]+ to ([A-Z][a-z]{2} [0-9]{2} )?[0-9:]+, 2h'
 check_match "stats: '-' for what Slurm does not record" "$out" '^\* +P1 +[0-9]+ +[0-9a-z]+ +[0-9a-z]+ +[0-9a-z]+ +- +- +[0-9]+ +- +- +[0-9]+$'
 check_match "stats: one line saying so" "$out" '^OVER, OVERTAKEN, WOULD and LOST are not recorded on Slurm'
+# A department's charge would be gq's tier prices, which Slurm does not use.
+check_eq "stats --json: no department's charge" \
+	"$(as alice "$GQ" stats --json --since now-2h | jq '[.depts[] | .charged | select(. != null)] | length')" 0
+check_match "stats: CHARGED '-' for every account" "$(printf '%s\n' "$out" | sed -n '/^DEPARTMENT/,$p' | sed -n 2p)" \
+	'^proj_[ab] +[0-9.]+ +-$'
+check_match "stats: and one line saying why" "$out" \
+	"^CHARGED is not computed on Slurm: its charges are its QOS' usage factors, not gq's tier prices$"
 
 echo "# ts07: $((SECONDS - start))s"
 echo "1..$n"

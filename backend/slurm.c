@@ -122,17 +122,29 @@ static void clock_measure(struct slurm *sl)
 	buf_release(&out);
 }
 
-/* The version from the cache, else the first that answers, newest first. */
+/* The version from the cache, else the one slurmrestd says it serves:
+ * GET /openapi/v3 names every path, and the newest version gq speaks is
+ * pinged (its answer names the Slurm release). A slurmrestd that does not
+ * answer that, or whose versions are all newer, is asked version by
+ * version, newest first. */
 static int negotiate(struct slurm *sl, struct gq_err *e)
 {
 	if (sl->minor || (!sl->api_stale && api_load(sl)))
 		return 0;
 	struct buf out;
 	buf_init(&out, MAX_ANSWER);
-	int rc = -1;
-	for (int v = SLURM_API_NEWEST; v >= SLURM_API_OLDEST; v--) {
+	int rc = -1, first = SLURM_API_NEWEST;
+	long st = 0;
+	if (http(sl, "GET", "/openapi/v3", NULL, &out, &st, e) < 0)
+		goto out;
+	if (st == 200 && out.data) {
+		struct gq_err ignored = GQ_ERR_INIT;
+		int v = slurm_openapi_newest(out.data, out.len, &ignored);
+		if (v > 0)
+			first = v;
+	}
+	for (int v = first; v >= SLURM_API_OLDEST; v--) {
 		char path[64];
-		long st = 0;
 		snprintf(path, sizeof(path), "/slurm/v0.0.%d/ping", v);
 		if (http(sl, "GET", path, NULL, &out, &st, e) < 0)
 			goto out;

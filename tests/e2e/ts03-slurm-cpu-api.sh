@@ -4,9 +4,10 @@
 # is gpu1-2 and `debug` is cpu1 and gpu1-2, so a CPU-only job without
 # --queue is refused with a line saying how to name one, and --queue is
 # respected), and the API version kept per cluster in the cache: the first
-# command pings every version from v0.0.42 down, the next ones none, a
+# command asks which versions slurmrestd serves, the next ones nothing, a
 # cached version slurmrestd does not serve (404) is negotiated again, and
-# an expired one too. Requests are counted in slurmrestd's own log. Runs
+# an expired one too; negotiating is GET /openapi/v3 (the versions it
+# serves) and one ping of the newest gq speaks. Requests are counted in slurmrestd's own log. Runs
 # as root (it acts as alice through runuser); cancels alice's jobs first
 # and last. Skips with one line when the kit is not running.
 TS=ts03
@@ -27,13 +28,13 @@ as() { # CMD... as alice with the backend set, in $work, her cache in $work/cach
 		XDG_CACHE_HOME="$work/cache" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$@")
 }
 # requests CMD...: runs CMD, then prints the requests slurmrestd logged
-# meanwhile, "GET /slurm/v0.0.38/nodes" a line.
+# meanwhile, "GET /slurm/v0.0.38/nodes" a line (and "GET /openapi/v3").
 requests() {
 	local before
 	before=$(wc -l <"$LOG")
 	"$@" >/dev/null 2>&1
 	sleep 0.3
-	tail -n +$((before + 1)) "$LOG" | sed -n 's/.*operations_router: [^ ]* \([A-Z]* \/slurm[^ ]*\).*/\1/p'
+	tail -n +$((before + 1)) "$LOG" | sed -n 's/.*operations_router: [^ ]* \([A-Z]* \/\(slurm\|openapi\)[^ ]*\).*/\1/p'
 }
 scancel -u alice >/dev/null 2>&1
 
@@ -50,9 +51,9 @@ scancel -u alice >/dev/null 2>&1
 # 2. The API version, once per cluster.
 rm -rf "$work/cache"
 first=$(requests as "$GQ" ls)
-check_eq "an empty cache: every version pinged, newest first, slurmctld's clock, then the snapshot" \
+check_eq "an empty cache: the versions it serves, one ping of the newest gq speaks, slurmctld's clock, then the snapshot" \
 	"$(printf '%s\n' "$first" | tr '\n' ' ')" \
-	"GET /slurm/v0.0.42/ping GET /slurm/v0.0.41/ping GET /slurm/v0.0.40/ping GET /slurm/v0.0.39/ping GET /slurm/v0.0.38/ping GET /slurm/v0.0.38/diag GET /slurm/v0.0.38/nodes GET /slurm/v0.0.38/partitions GET /slurm/v0.0.38/jobs "
+	"GET /openapi/v3 GET /slurm/v0.0.38/ping GET /slurm/v0.0.38/diag GET /slurm/v0.0.38/nodes GET /slurm/v0.0.38/partitions GET /slurm/v0.0.38/jobs "
 api=$(ls "$work/cache/gq/" | grep -- '-api$')
 check_eq "the version is kept per cluster (no user in the name)" "$api" "slurm-http___127.0.0.1_6820-api"
 check_eq "it says v0.0.38" "$(head -1 "$work/cache/gq/$api" | cut -d' ' -f1-2)" "gq-slurm-api 38"
@@ -67,13 +68,13 @@ printf 'gq-slurm-api 42 %s\n{}' "$(date +%s)" >"$work/cache/gq/$api"
 stale=$(requests as "$GQ" ls)
 check_eq "a cached version that is gone: one 404, negotiated again, the command answers" \
 	"$(printf '%s\n' "$stale" | head -3 | tr '\n' ' ')" \
-	"GET /slurm/v0.0.42/nodes GET /slurm/v0.0.42/ping GET /slurm/v0.0.41/ping "
+	"GET /slurm/v0.0.42/nodes GET /openapi/v3 GET /slurm/v0.0.38/ping "
 check_eq "... and gq ls exits 0" "$(as "$GQ" ls >/dev/null 2>&1; echo $?)" 0
 check_eq "... and the cache says v0.0.38 again" "$(head -1 "$work/cache/gq/$api" | cut -d' ' -f1-2)" \
 	"gq-slurm-api 38"
 printf 'gq-slurm-api 38 %s\n{}' $(($(date +%s) - 86401)) >"$work/cache/gq/$api"
 old=$(requests as "$GQ" ls)
-check_eq "an expired version is asked again" "$(printf '%s\n' "$old" | head -1)" \
-	"GET /slurm/v0.0.42/ping"
+check_eq "an expired version is asked again" "$(printf '%s\n' "$old" | head -2 | tr '\n' ' ')" \
+	"GET /openapi/v3 GET /slurm/v0.0.38/ping "
 echo "# ts03: $n checks, $failed failed"
 [ "$failed" = 0 ]

@@ -926,6 +926,25 @@ static void cpu_partition(void)
 	snapshot_release(&s);
 }
 
+/* GET /openapi/v3: the newest version gq speaks among the paths (the
+ * kit's slurmrestd serves v0.0.36 to v0.0.38); none it speaks is -1. */
+static void openapi_versions(void)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	size_t len;
+	char *t = slurp("v0.0.38/openapi_v3.json", &len);
+	CHECK(t && slurm_openapi_newest(t, len, &e) == 38);
+	free(t);
+	static const char *const newer =
+	    "{\"paths\":{\"/slurm/v0.0.38/ping\":{},\"/slurm/v0.0.41/jobs\":{},"
+	    "\"/slurm/v0.0.43/jobs\":{},\"/slurmdb/v0.0.42/jobs\":{}}}";
+	CHECK_INT(slurm_openapi_newest(newer, strlen(newer), &e), 41);
+	static const char *const old = "{\"paths\":{\"/slurm/v0.0.37/ping\":{}}}";
+	CHECK_INT(slurm_openapi_newest(old, strlen(old), &e), -1);
+	CHECK_INT(e.code, GQ_EUNAVAIL);
+	CHECK_INT(slurm_openapi_newest("<html>", 6, &e), -1);
+}
+
 void suite_slurmwire(void)
 {
 	RUN(order_backend);
@@ -948,4 +967,5 @@ void suite_slurmwire(void)
 	RUN(update_bodies);
 	RUN(wide_allocations);
 	RUN(cpu_partition);
+	RUN(openapi_versions);
 }

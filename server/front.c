@@ -34,11 +34,10 @@ struct front {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stop;
-	/* Guarded by lock: the last good snapshot and its rows text. */
+	/* Guarded by lock: the last good snapshot. */
 	struct snapshot snap;
-	char *rows;
-	size_t rows_len;
 	int64_t data_t;	    /* when snap was fetched (our clock), 0 none */
+	int64_t clock_off;  /* snap.now - data_t: slurmctld's clock against ours */
 	int64_t down_since; /* first failed poll since the last good one, 0 up */
 	char down_msg[256];
 	int64_t polls, changes;
@@ -75,16 +74,12 @@ static void *poller(void *arg)
 		snapshot_init(&s);
 		struct gq_err e = GQ_ERR_INIT;
 		int rc = f->slurm->ops->snapshot(f->slurm, &s, &e);
-		char *rows = NULL;
-		size_t len = 0;
 		/* The backend says "no wait limit" with INT64_MAX, which the
 		 * policy's text cannot carry: the longest it can (366 days)
 		 * says the same for any job a cluster keeps pending. */
 		for (int t = 0; rc == 0 && t < TIER_COUNT; t++)
 			if (s.policy.tier[t].wait_limit > FRONT_WAIT_LIMIT)
 				s.policy.tier[t].wait_limit = FRONT_WAIT_LIMIT;
-		if (rc == 0 && !(rows = codec_snapshot_text(&s, CODEC_ROWS, &len, &e)))
-			rc = -1;
 		int64_t now = time(NULL);
 		pthread_mutex_lock(&f->lock);
 		f->polls++;
@@ -95,10 +90,8 @@ static void *poller(void *arg)
 					 f->down_since);
 			snapshot_release(&f->snap);
 			f->snap = s;
-			free(f->rows);
-			f->rows = rows;
-			f->rows_len = len;
 			f->data_t = now;
+			f->clock_off = s.now - now;
 			f->down_since = 0;
 			if (changed)
 				f->changes++;
@@ -237,10 +230,19 @@ static void handle(void *arg, const struct http_req *req, struct http_resp *resp
 					"no snapshot of the cluster yet; try again in a second");
 			reply_err(resp, 503, &e);
 		} else {
-			resp->status = 200;
-			resp->body = xmalloc(f->rows_len + 1);
-			memcpy(resp->body, f->rows, f->rows_len + 1);
-			resp->len = f->rows_len;
+			/* While slurmrestd answers, the snapshot is the cluster now
+			 * (a change is seen at the next poll): its times are read
+			 * against now. Else against the time of its data, with
+			 * Gq-Upstream saying how old that is. */
+			int64_t data_now = f->snap.now;
+			if (!f->down_since)
+				f->snap.now = (int64_t)time(NULL) + f->clock_off;
+			resp->body = codec_snapshot_text(&f->snap, CODEC_ROWS, &resp->len, &e);
+			f->snap.now = data_now;
+			if (resp->body)
+				resp->status = 200;
+			else
+				reply_err(resp, 500, &e);
 		}
 	} else if (!strncmp(path, "/v1/jobs/", 9) && (id = strtoll(path + 9, &end, 10)) > 0 &&
 		   !*end) {
@@ -311,7 +313,6 @@ int front_run(const struct front_config *cfg, struct gq_err *e)
 	rc = 0;
 out:
 	snapshot_release(&f.snap);
-	free(f.rows);
 	backend_close(sb);
 	pthread_mutex_destroy(&f.lock);
 	pthread_cond_destroy(&f.wake);

@@ -194,6 +194,14 @@ static int serve_exec(int argc, char **argv)
 		rc = cmd_usage_error(&cmd_serve, "%s needs a value", a);
 		goto out;
 	}
+	if (slurm && (cfg.state_dir || cfg.metrics_listen || cfg.gpus >= 0 || cfg.gpu_model ||
+		      cfg.gpu_mem_mb >= 0 || cfg.cpus >= 0 || cfg.mem_mb >= 0 || cfg.tokens_file ||
+		      cfg.admin_groups || cfg.policy || cfg.keep_finished || cfg.manual_clock)) {
+		rc = cmd_usage_error(
+		    &cmd_serve, "--slurm takes only --listen unix:PATH, --slurm-token-file and "
+				"--log-level: the scheduler's options are not for a front");
+		goto out;
+	}
 	if (slurm_token && !slurm) {
 		rc = cmd_usage_error(&cmd_serve, "--slurm-token-file needs --slurm URL");
 		goto out;

@@ -267,6 +267,12 @@ static void handle(void *arg, const struct http_req *req, struct http_resp *resp
 
 int front_run(const struct front_config *cfg, struct gq_err *e)
 {
+	const char *jwt = getenv("SLURM_JWT");
+	if ((!jwt || !*jwt) && !cfg->token_file)
+		return err_set(
+		    e, GQ_EPERM,
+		    "gq serve --slurm: no Slurm token for the front: set SLURM_JWT (from "
+		    "'scontrol token') or give --slurm-token-file FILE");
 	struct backend_target t = {
 	    .server = cfg->url, .token_file = cfg->token_file, .qos_map = ""};
 	struct backend *sb = backend_slurm.open(&t, e);

@@ -7,6 +7,7 @@
  * (wire/wire.h).
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,6 +532,14 @@ static void n_close(struct backend *b)
 	free(nt);
 }
 
+static const struct backend_ops native_ops;
+static pthread_once_t front_once = PTHREAD_ONCE_INIT;
+static void front_ops_init(void)
+{
+	front_ops = native_ops;
+	front_ops.scheduler = "Slurm";
+}
+
 static const struct backend_ops native_ops = {
     .name = "native",
     .ping = n_ping,
@@ -561,10 +570,7 @@ static struct backend *native_open(const struct backend_target *t, struct gq_err
 {
 	struct native *nt = xcalloc(1, sizeof(*nt));
 	nt->b.ops = &native_ops;
-	if (!front_ops.name) { /* one thread per backend, and the same value */
-		front_ops = native_ops;
-		front_ops.scheduler = "Slurm";
-	}
+	pthread_once(&front_once, front_ops_init);
 	nt->b.impl = nt;
 	nt->describe = xasprintf("gq serve at '%s'", t->server);
 	wire_api_self(&nt->api);

@@ -7,10 +7,12 @@
  * (wire/wire.h).
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "backend.h"
 #include "config.h"
@@ -30,6 +32,8 @@ struct native {
 	int64_t next_offset;
 	bool have_next_offset;
 	char api_version[16], api_oldest[16]; /* "" when absent */
+	char upstream[64];		      /* Gq-Upstream (gq serve --slurm), "" none */
+	bool front;			      /* an answer said Gq-Scheduler: Slurm */
 	/* Ours, and the headers that say so. */
 	struct wire_api api;
 	char api_hdr[2][48];
@@ -70,8 +74,17 @@ static void on_header(void *arg, const char *name, size_t nlen, const char *valu
 		header_copy(value, vlen, nt->api_version, sizeof(nt->api_version));
 	} else if (header_is(name, nlen, "gq-api-oldest")) {
 		header_copy(value, vlen, nt->api_oldest, sizeof(nt->api_oldest));
+	} else if (header_is(name, nlen, "gq-upstream")) {
+		header_copy(value, vlen, nt->upstream, sizeof(nt->upstream));
+	} else if (header_is(name, nlen, "gq-scheduler")) {
+		nt->front = true;
 	}
 }
+
+/* gq serve --slurm's: native_ops but for the scheduler, set by the first
+ * answer that names one (Gq-Scheduler), so that commands treat it as the
+ * Slurm backend they read through it (backend_records, show). */
+static struct backend_ops front_ops;
 
 /* Do the server's versions (headers of the last answer) meet ours? A
  * server older than versioning sends none and speaks version 1. */
@@ -112,10 +125,12 @@ static int request(struct native *nt, const char *method, const char *path, cons
 	    .header_arg = nt,
 	};
 	nt->have_next_offset = false;
-	nt->api_version[0] = nt->api_oldest[0] = '\0';
+	nt->api_version[0] = nt->api_oldest[0] = nt->upstream[0] = '\0';
 	long status = 0;
 	if (http_do(nt->conn, &r, out, &status, e) < 0)
 		return -1;
+	if (nt->front)
+		nt->b.ops = &front_ops;
 	if (api_check(nt, e) < 0)
 		return -1;
 	if (status >= 200 && status < 300)
@@ -189,6 +204,23 @@ static int n_ping(struct backend *b, struct gq_err *e)
 	return rc;
 }
 
+/* gq serve --slurm cannot reach slurmrestd: the snapshot it answers is
+ * old, and the reader must know it. One line on stderr, here because every
+ * read command goes through the snapshot; its data's time is data_t. */
+static void upstream_note(struct native *nt, int64_t data_t)
+{
+	long long since = 0, data = 0;
+	if (!nt->upstream[0] || sscanf(nt->upstream, "since=%lld data=%lld", &since, &data) < 1)
+		return;
+	time_t now = time(NULL), st = (time_t)since;
+	struct tm tm;
+	char hm[32] = "?";
+	if (localtime_r(&st, &tm))
+		strftime(hm, sizeof(hm), "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(stderr, "gq: upstream unreachable since %s (%s); data is %lld s old\n", hm,
+		nt->describe, (long long)(now - (data ? data : data_t)));
+}
+
 static int n_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e)
 {
 	struct buf text;
@@ -208,6 +240,7 @@ static int n_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e)
 	}
 	snapshot_release(out);
 	*out = s;
+	upstream_note(N(b), out->now);
 	return 0;
 }
 
@@ -499,6 +532,14 @@ static void n_close(struct backend *b)
 	free(nt);
 }
 
+static const struct backend_ops native_ops;
+static pthread_once_t front_once = PTHREAD_ONCE_INIT;
+static void front_ops_init(void)
+{
+	front_ops = native_ops;
+	front_ops.scheduler = "Slurm";
+}
+
 static const struct backend_ops native_ops = {
     .name = "native",
     .ping = n_ping,
@@ -529,6 +570,7 @@ static struct backend *native_open(const struct backend_target *t, struct gq_err
 {
 	struct native *nt = xcalloc(1, sizeof(*nt));
 	nt->b.ops = &native_ops;
+	pthread_once(&front_once, front_ops_init);
 	nt->b.impl = nt;
 	nt->describe = xasprintf("gq serve at '%s'", t->server);
 	wire_api_self(&nt->api);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "server/front.h"
 #include "server/server.h"
 
 static const char *arg_value(int argc, char **argv, int *i, const char *name)
@@ -65,6 +66,7 @@ static int serve_exec(int argc, char **argv)
 	cfg.log_level = LV_INFO;
 	char **listen = xcalloc((size_t)argc + 1, sizeof(*listen));
 	char *state = NULL, *sock = NULL;
+	const char *slurm = NULL, *slurm_token = NULL;
 	struct gq_err e = GQ_ERR_INIT;
 	int rc = EXIT_USAGE;
 	for (int i = 1; i < argc; i++) {
@@ -84,6 +86,21 @@ static int serve_exec(int argc, char **argv)
 				goto out;
 			}
 			listen[cfg.nlisten++] = (char *)(uintptr_t)v;
+		} else if (is_opt(a, "--slurm")) {
+			if (!(v = arg_value(argc, argv, &i, "--slurm")))
+				goto missing;
+			if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8)) {
+				rc = cmd_usage_error(&cmd_serve,
+						     "--slurm '%s': expected slurmrestd's URL, "
+						     "http://HOST:PORT or https://HOST:PORT",
+						     v);
+				goto out;
+			}
+			slurm = v;
+		} else if (is_opt(a, "--slurm-token-file")) {
+			if (!(v = arg_value(argc, argv, &i, "--slurm-token-file")))
+				goto missing;
+			slurm_token = v;
 		} else if (is_opt(a, "--metrics-listen")) {
 			if (!(v = arg_value(argc, argv, &i, "--metrics-listen")))
 				goto missing;
@@ -177,6 +194,27 @@ static int serve_exec(int argc, char **argv)
 		rc = cmd_usage_error(&cmd_serve, "%s needs a value", a);
 		goto out;
 	}
+	if (slurm && (cfg.state_dir || cfg.metrics_listen || cfg.gpus >= 0 || cfg.gpu_model ||
+		      cfg.gpu_mem_mb >= 0 || cfg.cpus >= 0 || cfg.mem_mb >= 0 || cfg.tokens_file ||
+		      cfg.admin_groups || cfg.policy || cfg.keep_finished || cfg.manual_clock)) {
+		rc = cmd_usage_error(
+		    &cmd_serve, "--slurm takes only --listen unix:PATH, --slurm-token-file and "
+				"--log-level: the scheduler's options are not for a front");
+		goto out;
+	}
+	if (slurm_token && !slurm) {
+		rc = cmd_usage_error(&cmd_serve, "--slurm-token-file needs --slurm URL");
+		goto out;
+	}
+	for (int i = 0; slurm && i < cfg.nlisten; i++)
+		if (strncmp(listen[i], "unix:", 5) != 0) {
+			rc = cmd_usage_error(&cmd_serve,
+					     "--listen '%s': gq serve --slurm listens on unix "
+					     "sockets only for now (readers over TCP are not "
+					     "identified yet)",
+					     listen[i]);
+			goto out;
+		}
 	for (int i = 0; i < cfg.nlisten; i++)
 		if (strncmp(listen[i], "unix:", 5) != 0 && !cfg.tokens_file) {
 			rc = cmd_usage_error(
@@ -191,6 +229,24 @@ static int serve_exec(int argc, char **argv)
 		listen[cfg.nlisten++] = sock;
 	}
 	cfg.listen = listen;
+	if (slurm) {
+		log_set_level(cfg.log_level);
+		struct front_config fc = {
+		    .listen = listen,
+		    .nlisten = cfg.nlisten,
+		    .url = slurm,
+		    .token_file = slurm_token,
+		};
+		if (front_run(&fc, &e) < 0) {
+			log_error("%s", e.msg);
+			rc = cmd_exit_code(e.code);
+			if (rc == EXIT_OK)
+				rc = EXIT_FAIL;
+			goto out;
+		}
+		rc = EXIT_OK;
+		goto out;
+	}
 	if (!cfg.state_dir)
 		cfg.state_dir = state = default_state_dir();
 	char exe[PATH_MAX];
@@ -228,7 +284,8 @@ out:
 
 const struct cmd_entry cmd_serve = {
     .name = "serve",
-    .usage = "[--listen ADDR]... [--metrics-listen ADDR] [--state-dir DIR] [--gpus N] [--gpu-model "
+    .usage = "[--slurm URL [--slurm-token-file FILE]] [--listen ADDR]... [--metrics-listen ADDR] "
+	     "[--state-dir DIR] [--gpus N] [--gpu-model "
 	     "NAME] [--gpu-mem SIZE] "
 	     "[--cpus N] [--mem SIZE] [--tokens FILE] [--admin-group GROUP] [--policy-repo REPO] "
 	     "[--keep-finished DURATION] [--manual-clock] "

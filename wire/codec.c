@@ -77,6 +77,15 @@ static const struct field job_fields[] = {
     FLD(job, sig_before, F_I64),
     FLD(job, sig_sent, F_BOOL),
     FLD(job, notify, F_STR),
+    /* The backend scheduler's view (Slurm), default (and so not sent in
+     * the rows form) on gq serve: gq serve --slurm carries them. */
+    FLD(job, ext_reason, F_STR),
+    FLD(job, ext_class, F_STR),
+    FLD(job, ext_start, F_TIME),
+    FLD(job, ext_prio, F_I64),
+    FLD(job, ext_array, F_STR),
+    FLD(job, ext_qos, F_STR),
+    FLD(job, ext_detail, F_STR),
 };
 
 /* What a submission may set; everything else of a job is the server's. */
@@ -320,6 +329,8 @@ json_t *codec_snapshot_encode(const struct snapshot *s)
 	    json_pack("{s:I,s:i,s:o,s:o,s:o,s:o,s:o}", "now", (json_int_t)s->now, "tz_offset",
 		      (int)s->tz_offset, "policy", codec_policy_encode(&s->policy), "jobs", jobs,
 		      "nodes", nodes, "queues", queues, "depts", depts);
+	if (s->order == ORDER_BACKEND) /* only then: older clients know no "order" */
+		json_object_set_new(v, "order", json_string("backend"));
 	if (s->calib.n > 0)
 		json_object_set_new(v, "calib",
 				    json_pack("{s:f,s:f,s:i}", "lo", s->calib.lo, "hi", s->calib.hi,
@@ -1116,6 +1127,15 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 		} else if (!strcmp(key, "calib")) {
 			if (decode_calib(val, &out->calib, e) < 0)
 				goto fail;
+		} else if (!strcmp(key, "order")) {
+			if (!json_is_string(val) || (strcmp(json_string_value(val), "backend") &&
+						     strcmp(json_string_value(val), "gq"))) {
+				err_set(e, GQ_EINVAL,
+					"snapshot.order: expected \"gq\" or \"backend\"");
+				goto fail;
+			}
+			out->order =
+			    strcmp(json_string_value(val), "backend") ? ORDER_GQ : ORDER_BACKEND;
 		} else {
 			err_set(e, GQ_EINVAL, "snapshot: unknown field '%s'", key);
 			goto fail;

@@ -594,6 +594,57 @@ static void test_times_out_of_range_are_refused(void)
 	json_decref(v);
 }
 
+/* gq serve --slurm hands on the Slurm backend's snapshot: Slurm's view of
+ * each job (ext_*) and who orders the queue must survive the rows form,
+ * or why and eta through the front would explain another queue. */
+static void test_snapshot_rows_carry_slurm_fields(void)
+{
+	struct snapshot s, t;
+	snapshot_init(&s);
+	snapshot_init(&t);
+	s.now = 1700000000;
+	s.order = ORDER_BACKEND;
+	struct job *j = snapshot_add_job(&s);
+	j->id = 12;
+	STR_COPY(j->ext_reason, "QOSMaxGRESPerUser");
+	STR_COPY(j->ext_class, "quota");
+	j->ext_start = 1700000600;
+	j->ext_prio = 11059;
+	STR_COPY(j->ext_array, "0-3%2");
+	STR_COPY(j->ext_qos, "p2");
+	STR_COPY(j->ext_detail, "gpu2 down or drained");
+	j = snapshot_add_job(&s);
+	j->id = 13;
+	size_t len = 0;
+	struct gq_err e = GQ_ERR_INIT;
+	char *got = codec_snapshot_text(&s, CODEC_ROWS, &len, &e);
+	CHECK(got != NULL);
+	CHECK_INT(codec_snapshot_parse(got ? got : "", len, &t, &e), 0);
+	CHECK_INT(t.order, ORDER_BACKEND);
+	CHECK_INT(t.njobs, 2);
+	if (t.njobs == 2) {
+		CHECK_STR(t.jobs[0].ext_reason, "QOSMaxGRESPerUser");
+		CHECK_STR(t.jobs[0].ext_class, "quota");
+		CHECK_INT(t.jobs[0].ext_start, 1700000600);
+		CHECK_INT(t.jobs[0].ext_prio, 11059);
+		CHECK_STR(t.jobs[0].ext_array, "0-3%2");
+		CHECK_STR(t.jobs[0].ext_qos, "p2");
+		CHECK_STR(t.jobs[0].ext_detail, "gpu2 down or drained");
+		CHECK_STR(t.jobs[1].ext_reason, "");
+	}
+	free(got);
+	/* gq serve's own snapshot says nothing of them: its text is as before */
+	snapshot_release(&s);
+	snapshot_init(&s);
+	s.now = 1700000000;
+	snapshot_add_job(&s)->id = 1;
+	got = codec_snapshot_text(&s, CODEC_ROWS, &len, &e);
+	CHECK(got && !strstr(got, "\"order\"") && !strstr(got, "ext_"));
+	free(got);
+	snapshot_release(&s);
+	snapshot_release(&t);
+}
+
 static void test_snapshot_rows(void)
 {
 	struct snapshot s, t;
@@ -737,6 +788,7 @@ void suite_codec(void)
 	RUN(test_snapshot_text_refuses_non_finite);
 	RUN(test_times_out_of_range_are_refused);
 	RUN(test_snapshot_rows);
+	RUN(test_snapshot_rows_carry_slurm_fields);
 	RUN(test_job_round_trip);
 	RUN(test_job_without_override_encodes_null);
 	RUN(test_job_rejects_bad_fields);

@@ -1,0 +1,326 @@
+/*
+ * front.c - gq serve --slurm: the poller and the read API in front of a
+ * Slurm cluster (front.h). The snapshot is the Slurm backend's
+ * (backend_slurm's ops->snapshot), so the front and a client with
+ * GQ_BACKEND=slurm see the same jobs, reasons and order; this file only
+ * keeps it, times the polls and answers. It is not the native server:
+ * nothing here schedules, journals or acts.
+ */
+#define _GNU_SOURCE /* struct ucred */
+#include "front.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "server/http.h"
+#include "server/log.h"
+#include "wire/wire.h"
+
+#define FRONT_WAIT_LIMIT ((int64_t)366 * 86400)
+
+struct front {
+	const struct front_config *cfg;
+	struct backend *slurm; /* the poller's alone */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool stop;
+	/* Guarded by lock: the last good snapshot. */
+	struct snapshot snap;
+	int64_t data_t;	    /* when snap was fetched (our clock), 0 none */
+	int64_t clock_off;  /* snap.now - data_t: slurmctld's clock against ours */
+	int64_t down_since; /* first failed poll since the last good one, 0 up */
+	char down_msg[256];
+	int64_t polls, changes;
+};
+
+/* Did the cluster change between two snapshots (sorted by id)? What a
+ * client shows of a job: its state, Slurm's reason, priority and estimate,
+ * its hold. */
+static bool snap_changed(const struct snapshot *a, const struct snapshot *b)
+{
+	if (a->njobs != b->njobs || a->nnodes != b->nnodes)
+		return true;
+	for (size_t i = 0; i < a->njobs; i++) {
+		const struct job *x = &a->jobs[i], *y = &b->jobs[i];
+		if (x->id != y->id || x->state != y->state || x->held != y->held ||
+		    x->ext_prio != y->ext_prio || x->ext_start != y->ext_start ||
+		    x->restarts != y->restarts || strcmp(x->ext_reason, y->ext_reason))
+			return true;
+	}
+	for (size_t i = 0; i < a->nnodes; i++)
+		if (a->nodes[i].up != b->nodes[i].up)
+			return true;
+	return false;
+}
+
+static void *poller(void *arg)
+{
+	struct front *f = arg;
+	int interval = FRONT_POLL_MIN;
+	pthread_mutex_lock(&f->lock);
+	while (!f->stop) {
+		pthread_mutex_unlock(&f->lock);
+		struct snapshot s;
+		snapshot_init(&s);
+		struct gq_err e = GQ_ERR_INIT;
+		int rc = f->slurm->ops->snapshot(f->slurm, &s, &e);
+		/* The backend says "no wait limit" with INT64_MAX, which the
+		 * policy's text cannot carry: the longest it can (366 days)
+		 * says the same for any job a cluster keeps pending. */
+		for (int t = 0; rc == 0 && t < TIER_COUNT; t++)
+			if (s.policy.tier[t].wait_limit > FRONT_WAIT_LIMIT)
+				s.policy.tier[t].wait_limit = FRONT_WAIT_LIMIT;
+		int64_t now = time(NULL);
+		pthread_mutex_lock(&f->lock);
+		f->polls++;
+		if (rc == 0) {
+			bool changed = !f->data_t || snap_changed(&f->snap, &s);
+			if (f->down_since)
+				log_info("slurmrestd answers again (unreachable since %" PRId64 ")",
+					 f->down_since);
+			snapshot_release(&f->snap);
+			f->snap = s;
+			f->data_t = now;
+			f->clock_off = s.now - now;
+			f->down_since = 0;
+			if (changed)
+				f->changes++;
+			interval = changed ? FRONT_POLL_MIN
+					   : (interval * 2 > FRONT_POLL_MAX ? FRONT_POLL_MAX
+									    : interval * 2);
+		} else {
+			snapshot_release(&s);
+			if (!f->down_since) {
+				f->down_since = now;
+				interval = FRONT_POLL_MIN;
+				log_warn("upstream unreachable: %s", e.msg);
+			} else {
+				interval =
+				    interval * 2 > FRONT_POLL_MAX ? FRONT_POLL_MAX : interval * 2;
+			}
+			snprintf(f->down_msg, sizeof(f->down_msg), "%s", e.msg);
+		}
+		log_msg(LV_DEBUG, "poll %" PRId64 ": %s, next in %d s", f->polls,
+			rc == 0 ? "ok" : "failed", interval);
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += interval;
+		while (!f->stop && pthread_cond_timedwait(&f->wake, &f->lock, &until) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return NULL;
+}
+
+/* ---- the read API ---- */
+
+static void reply_err(struct http_resp *resp, int status, const struct gq_err *e)
+{
+	resp->status = status;
+	resp->body = wire_error_text(e);
+	resp->len = strlen(resp->body);
+}
+
+static void h_ping(struct http_resp *resp, const struct http_req *req)
+{
+	struct ucred cr = {.uid = (uid_t)-1};
+	socklen_t cl = sizeof(cr);
+	char name[64] = "";
+	if (req->unix_socket && getsockopt(req->fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0) {
+		struct passwd pw, *pp = NULL;
+		char pb[1024];
+		if (getpwuid_r(cr.uid, &pw, pb, sizeof(pb), &pp) == 0 && pp)
+			snprintf(name, sizeof(name), "%s", pp->pw_name);
+	}
+	struct wire_ping p = {
+	    .user = name,
+	    .uid = cr.uid,
+	    .now = time(NULL),
+	};
+	wire_api_self(&p.api);
+	resp->status = 200;
+	resp->body = wire_ping_text(&p);
+	resp->len = strlen(resp->body);
+}
+
+/* Under f->lock. */
+static void h_job(struct front *f, struct http_resp *resp, int64_t id)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	const struct job *j = f->data_t ? snapshot_find(&f->snap, id) : NULL;
+	if (!j) {
+		err_set(&e, GQ_ENOENT, "no job %" PRId64 " in the cluster's snapshot", id);
+		reply_err(resp, 404, &e);
+		return;
+	}
+	struct buf b;
+	buf_init(&b, 0);
+	codec_job_write(&b, j);
+	resp->status = 200;
+	resp->len = b.len;
+	resp->body = buf_detach(&b);
+}
+
+static void handle(void *arg, const struct http_req *req, struct http_resp *resp)
+{
+	struct front *f = arg;
+	struct gq_err e = GQ_ERR_INIT;
+	struct wire_api self, peer;
+	wire_api_self(&self);
+	http_resp_header(resp, "Gq-Api-Version", "%d", self.current);
+	http_resp_header(resp, "Gq-Api-Oldest", "%d", self.oldest);
+	http_resp_header(resp, "Gq-Scheduler", "Slurm");
+	if (wire_api_parse(http_header(req, "Gq-Api-Version"), http_header(req, "Gq-Api-Oldest"),
+			   &peer, &e) < 0) {
+		reply_err(resp, 400, &e);
+		return;
+	}
+	if (wire_api_check(&self, &peer, false, "gq serve --slurm", &e) < 0) {
+		reply_err(resp, 400, &e);
+		return;
+	}
+	const char *path = req->path;
+	bool get = !strcmp(req->method, "GET");
+	if (get && !strcmp(path, "/v1/ping")) {
+		h_ping(resp, req);
+		return;
+	}
+	if (!get) {
+		err_set(&e, GQ_EUNAVAIL,
+			"actions through gq serve --slurm are not built yet; run them with "
+			"GQ_BACKEND=slurm");
+		reply_err(resp, 503, &e);
+		return;
+	}
+	pthread_mutex_lock(&f->lock);
+	if (f->down_since)
+		http_resp_header(resp, "Gq-Upstream", "since=%" PRId64 " data=%" PRId64,
+				 f->down_since, f->data_t);
+	char *end;
+	long long id;
+	if (!strcmp(path, "/v1/snapshot")) {
+		const char *form = http_query(req, "form");
+		if (!form || strcmp(form, "rows")) {
+			err_set(&e, GQ_EINVAL,
+				"gq serve --slurm answers the snapshot in the rows form only "
+				"(form=rows)");
+			reply_err(resp, 400, &e);
+		} else if (!f->data_t) {
+			if (f->down_since) {
+				time_t ds = (time_t)f->down_since;
+				struct tm tm;
+				char when[32] = "?";
+				if (gmtime_r(&ds, &tm))
+					strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+				err_set(&e, GQ_EUNAVAIL,
+					"upstream unreachable since %s, no snapshot yet: %s", when,
+					f->down_msg);
+			} else
+				err_set(&e, GQ_EUNAVAIL,
+					"no snapshot of the cluster yet; try again in a second");
+			reply_err(resp, 503, &e);
+		} else {
+			/* While slurmrestd answers, the snapshot is the cluster now
+			 * (a change is seen at the next poll): its times are read
+			 * against now. Else against the time of its data, with
+			 * Gq-Upstream saying how old that is. */
+			int64_t data_now = f->snap.now;
+			if (!f->down_since)
+				f->snap.now = (int64_t)time(NULL) + f->clock_off;
+			resp->body = codec_snapshot_text(&f->snap, CODEC_ROWS, &resp->len, &e);
+			f->snap.now = data_now;
+			if (resp->body)
+				resp->status = 200;
+			else
+				reply_err(resp, 500, &e);
+		}
+	} else if (!strncmp(path, "/v1/jobs/", 9) && (id = strtoll(path + 9, &end, 10)) > 0 &&
+		   !*end) {
+		h_job(f, resp, id);
+	} else if (!strncmp(path, "/v1/jobs/", 9) && strtoll(path + 9, &end, 10) > 0 &&
+		   !strcmp(end, "/command")) {
+		/* A client shows the rest of the job without it (as when it
+		 * is not the caller's to see). */
+		err_set(&e, GQ_ENOENT,
+			"gq serve --slurm does not keep what jobs run; ask with "
+			"GQ_BACKEND=slurm");
+		reply_err(resp, 404, &e);
+	} else {
+		err_set(&e, GQ_EUNAVAIL,
+			"gq serve --slurm does not answer '%s' yet (events, history and "
+			"logs are not built)",
+			path);
+		reply_err(resp, 503, &e);
+	}
+	pthread_mutex_unlock(&f->lock);
+}
+
+int front_run(const struct front_config *cfg, struct gq_err *e)
+{
+	const char *jwt = getenv("SLURM_JWT");
+	if ((!jwt || !*jwt) && !cfg->token_file)
+		return err_set(
+		    e, GQ_EPERM,
+		    "gq serve --slurm: no Slurm token for the front: set SLURM_JWT (from "
+		    "'scontrol token') or give --slurm-token-file FILE");
+	struct backend_target t = {
+	    .server = cfg->url, .token_file = cfg->token_file, .qos_map = ""};
+	struct backend *sb = backend_slurm.open(&t, e);
+	if (!sb) {
+		err_prefix(e, "gq serve --slurm");
+		return -1;
+	}
+	struct front f;
+	memset(&f, 0, sizeof(f));
+	f.cfg = cfg;
+	f.slurm = sb;
+	pthread_mutex_init(&f.lock, NULL);
+	pthread_cond_init(&f.wake, NULL);
+	snapshot_init(&f.snap);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	int rc = -1;
+	struct http_server *http = NULL;
+	pthread_t th;
+	if (http_start(cfg->listen, cfg->nlisten, getuid() == 0, 1 << 16, handle, &f, &http, e) < 0)
+		goto out;
+	if (pthread_create(&th, NULL, poller, &f) != 0) {
+		http_stop(http);
+		err_set(e, GQ_EINTERNAL, "cannot start the poller thread");
+		goto out;
+	}
+	log_info("gq serve --slurm: in front of %s, polling every %d to %d s", cfg->url,
+		 FRONT_POLL_MIN, FRONT_POLL_MAX);
+	int sig = 0;
+	sigdelset(&set, SIGPIPE);
+	while (sigwait(&set, &sig) == 0 && sig != SIGTERM && sig != SIGINT)
+		;
+	log_info("gq serve --slurm: stopping (signal %d)", sig);
+	pthread_mutex_lock(&f.lock);
+	f.stop = true;
+	pthread_cond_signal(&f.wake);
+	pthread_mutex_unlock(&f.lock);
+	pthread_join(th, NULL);
+	http_stop(http);
+	rc = 0;
+out:
+	snapshot_release(&f.snap);
+	backend_close(sb);
+	pthread_mutex_destroy(&f.lock);
+	pthread_cond_destroy(&f.wake);
+	return rc;
+}

@@ -1,0 +1,40 @@
+/*
+ * front.h - gq serve in front of a Slurm cluster (gq serve --slurm URL):
+ * instead of scheduling, one poller thread keeps the cluster's snapshot
+ * through the Slurm backend's own requests and decoding (backend/slurm.c),
+ * and every client reading through the front is answered from it, so that
+ * the number of requests to slurmctld does not grow with the clients.
+ *
+ * This first slice answers the read API (ping, the snapshot, one job);
+ * every action is refused (GQ_EUNAVAIL, exit 5 in the client): the front
+ * never acts with its own token on a user's behalf. It keeps no journal,
+ * events or history yet.
+ *
+ * Polling: at FRONT_POLL_MIN seconds after a poll that saw a change, the
+ * interval doubling up to FRONT_POLL_MAX while nothing changes; GET /jobs
+ * carries update_time, so an unchanged cluster answers 304. When
+ * slurmrestd does not answer, the interval doubles the same way, every
+ * answer carries "Gq-Upstream: since=T data=D" (down since T, the data of
+ * time D, 0 when there is none) and the snapshot answer is refused with
+ * 503 until a first poll has succeeded.
+ */
+#ifndef GQ_SERVER_FRONT_H
+#define GQ_SERVER_FRONT_H
+
+#include "core/util.h"
+
+#define FRONT_POLL_MIN 2
+#define FRONT_POLL_MAX 30
+
+struct front_config {
+	char **listen; /* "unix:PATH" / "HOST:PORT" */
+	int nlisten;
+	const char *url;	/* slurmrestd: "http://HOST:PORT" */
+	const char *token_file; /* when SLURM_JWT is not set; NULL none */
+};
+
+/* Runs the front in the foreground until SIGTERM or SIGINT. -1 with e
+ * when it cannot start (no token, cannot listen). */
+int front_run(const struct front_config *cfg, struct gq_err *e);
+
+#endif

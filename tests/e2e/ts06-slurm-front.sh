@@ -1,0 +1,232 @@
+#!/bin/bash
+# ts06-slurm-front.sh - gq serve --slurm in front of the real Slurm kit
+# (gq-serve(8), "In front of a Slurm cluster"): 1 ids and states through
+# the front equal squeue's, and why equals the Slurm backend's own; 2 ten
+# clients' gq ls add no job query to slurmctld's (GET /diag's
+# REQUEST_JOB_INFO count over a window, against the front's own polls);
+# 3 actions are refused with exit 5; 4 a front whose slurmrestd port has
+# nothing listening says "upstream unreachable since T" and exits 5; 5 a
+# front behind a socat relay that is stopped (its process group, by id)
+# says its data is old on stderr, and recovers when the relay is back.
+# slurmrestd itself is never stopped: the kit is shared. Runs as root (the
+# front with the kit's root token, clients as alice through runuser);
+# cancels alice's jobs first and last. Skips with one line when the kit
+# is not running; part 5 skips without socat.
+set -u
+GQ=${GQ:-$(cd "$(dirname "$0")/../.." && pwd)/gq}
+ENV=${SLURM_TEST_ENV:-/tmp/slurm-test/env}
+HM='([A-Z][a-z]{2} [0-9]{2} )?[0-9:]+'
+n=0
+failed=0
+t_report() { # ok? desc
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - ts06 $2"; else
+		echo "not ok $n - ts06 $2"
+		failed=$((failed + 1))
+	fi
+}
+check_eq() { # desc got want
+	if [ "$2" = "$3" ]; then t_report 0 "$1"; else
+		printf '# got:  %s\n# want: %s\n' "$2" "$3"
+		t_report 1 "$1"
+	fi
+}
+check_match() { # desc got regex
+	if printf '%s' "$2" | grep -Eq -- "$3"; then t_report 0 "$1"; else
+		printf '# got: %s\n# want match: %s\n' "$2" "$3"
+		t_report 1 "$1"
+	fi
+}
+# The command line, without the kit.
+out=$(env -u SLURM_JWT "$GQ" serve --slurm http://127.0.0.1:1 --listen unix:/nonexistent/s 2>&1)
+check_eq "no token: exit 4" "$?" 4
+check_match "... says how to give one" "$out" "no Slurm token for the front: set SLURM_JWT .* --slurm-token-file FILE\$"
+out=$("$GQ" serve --slurm http://127.0.0.1:1 --gpus 2 2>&1)
+check_eq "--slurm with a scheduler's option: exit 2" "$?" 2
+out=$("$GQ" serve --slurm http://127.0.0.1:1 --listen 127.0.0.1:9 2>&1)
+check_eq "--slurm on TCP: exit 2 (unix sockets only for now)" "$?" 2
+if [ "$(id -u)" != 0 ] || [ ! -r "$ENV" ]; then
+	echo "ok $((n + 1)) - ts06 # SKIP the Slurm kit is not running (bash shared/slurm/start.sh as root)"
+	[ "$failed" = 0 ]
+	exit
+fi
+. "$ENV"
+ALICE_JWT=$SLURM_JWT
+unset SLURM_JWT
+if ! curl -sf -o /dev/null -H "X-SLURM-USER-NAME: $SLURM_USER" -H "X-SLURM-USER-TOKEN: $ALICE_JWT" \
+	"$SLURM_URL/slurm/$SLURM_API_VERSION/ping"; then
+	echo "ok $((n + 1)) - ts06 # SKIP slurmrestd does not answer at $SLURM_URL"
+	[ "$failed" = 0 ]
+	exit
+fi
+work=$(mktemp -d)
+chmod 1777 "$work"
+fronts=()
+relay=
+cleanup() {
+	local p
+	for p in "${fronts[@]}"; do kill "$p" 2>/dev/null; done
+	[ -n "$relay" ] && kill -- "-$relay" 2>/dev/null
+	scancel -u alice >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+scancel -u alice >/dev/null 2>&1
+sleep 1
+# front NAME URL: starts gq serve --slurm URL on unix:$work/NAME.sock
+# with root's token, its log in $work/NAME.log.
+front() {
+	mkdir -p "$work/$1-home"
+	env -i SLURM_JWT="$SLURM_ADMIN_JWT" HOME="$work/$1-home" XDG_CACHE_HOME="$work/$1-home/cache" \
+		PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" serve --slurm "$2" --listen "unix:$work/$1.sock" \
+		--log-level debug >"$work/$1.log" 2>&1 &
+	fronts+=($!)
+}
+# via NAME CMD...: runs gq CMD as alice through front NAME.
+via() {
+	local f=$1
+	shift
+	(cd "$work" && runuser -u alice -- env -i GQ_SERVER="unix:$work/$f.sock" HOME="$work" \
+		XDG_CONFIG_HOME="$work/cfg" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@")
+}
+# direct CMD...: gq CMD as alice straight to slurmrestd (the Slurm backend).
+direct() {
+	(cd "$work" && runuser -u alice -- env -i SLURM_JWT="$ALICE_JWT" GQ_BACKEND=slurm \
+		GQ_SERVER="$SLURM_URL" HOME="$work" XDG_CONFIG_HOME="$work/cfg" \
+		XDG_CACHE_HOME="$work/cache-direct" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@")
+}
+job_queries() { # slurmctld's REQUEST_JOB_INFO count so far
+	curl -s -H "X-SLURM-USER-NAME: root" -H "X-SLURM-USER-TOKEN: $SLURM_ADMIN_JWT" \
+		"$SLURM_URL/slurm/$SLURM_API_VERSION/diag" |
+		jq '[.statistics.rpcs_by_message_type[] | select(.message_type == "REQUEST_JOB_INFO") | .count] | add // 0'
+}
+squeue_ids() { # "ID state" lines of alice's jobs, as squeue says
+	squeue -h -u alice -o '%i %T' | awk '{print $1, tolower($2)}' | sort -n
+}
+front_ids() { # the same through the front
+	via main ls --user alice --format '{id} {state}' 2>/dev/null | sort -n
+}
+
+# Three one-GPU jobs in QOS p2 (at most 2 GPUs per user: the third waits
+# with QOSMaxGRESPerUser), one held.
+for i in 1 2 3; do
+	runuser -u alice -- env -u SLURM_JWT sbatch -Q -p gpu -q p2 --gres=gpu:1 -t 10 \
+		-J "front$i" -o /dev/null --wrap 'sleep 300' >/dev/null
+done
+runuser -u alice -- env -u SLURM_JWT sbatch -Q -p gpu -H --gres=gpu:1 -t 10 -J fronth \
+	-o /dev/null --wrap 'sleep 300' >/dev/null
+front main "$SLURM_URL"
+# 1: the same ids and states as squeue, once both have settled (the front
+# sees a change within 30 s, 2 s while things change).
+want=
+got=
+for ((i = 0; i < 40; i++)); do
+	want=$(squeue_ids)
+	got=$(front_ids)
+	[ -n "$got" ] && [ "$got" = "$want" ] && [ "$(echo "$want" | grep -c running)" = 2 ] && break
+	sleep 1
+done
+check_eq "ids and states through the front equal squeue's" "$got" "$want"
+check_eq "four jobs of alice's, two running" "$(echo "$got" | wc -l) $(echo "$got" | grep -c running)" "4 2"
+pend=$(squeue -h -u alice -t PD -o '%i %q' | awk '$2 == "p2" {print $1}' | head -1)
+# Slurm's reason reads None until its next scheduler pass, and the front
+# sees it at its next poll (up to 30 s when idle).
+for ((i = 0; i < 40; i++)); do
+	w1=$(via main why "$pend" 2>&1 | sed -E 's/[0-9]+s\b/Ns/g')
+	w2=$(direct why "$pend" 2>&1 | sed -E 's/[0-9]+s\b/Ns/g')
+	[ "$w1" = "$w2" ] && printf '%s' "$w1" | grep -q QOSMaxGRESPerUser && break
+	sleep 1
+done
+echo "# why $pend through the front: $w1"
+check_eq "why through the front equals the Slurm backend's" "$w1" "$w2"
+check_match "why names Slurm's reason" "$w1" "QOSMaxGRESPerUser"
+
+# 2: one client, then ten, each running gq ls as fast as it can for 15 s.
+# Between them no squeue (it asks slurmctld too).
+load() { # HOW CLIENTS SECONDS -> slurmctld's job queries meanwhile, and gq ls runs
+	local before after pids=() c end p0
+	p0=$(grep -c ' poll ' "$work/main.log")
+	before=$(job_queries)
+	end=$((SECONDS + $3))
+	for ((c = 0; c < $2; c++)); do
+		(k=0; while [ $SECONDS -lt $end ]; do $1 ls >/dev/null 2>&1; k=$((k + 1)); done; echo $k >"$work/runs.$c") &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	after=$(job_queries)
+	echo "$((after - before)) $(cat "$work"/runs.* | awk '{s += $1} END {print s}')" \
+		"$(($(grep -c ' poll ' "$work/main.log") - p0))"
+	rm -f "$work"/runs.*
+}
+via_main() { via main "$@"; }
+q1=$(load via_main 1 15)
+q10=$(load via_main 10 15)
+qd=$(load direct 10 5)
+echo "# slurmctld job queries, gq ls runs, the front's polls: 15 s of 1 client through the" \
+	"front $q1, of 10 clients $q10; 5 s of 10 clients straight to slurmrestd $qd"
+# One job query per poll of the front's (at most every 2 s), whatever the
+# clients; 2 more allowed for someone else on the kit.
+set -- $q1
+check_eq "1 client: the front's polls only" "$(($1 <= $3 + 2 && $3 <= 8))" 1
+set -- $q10
+check_eq "10 clients: the front's polls only" "$(($1 <= $3 + 2 && $3 <= 8))" 1
+# the count does see clients that ask slurmrestd themselves: one each per gq ls
+set -- $qd
+check_eq "10 clients straight to slurmrestd: one job query per gq ls" "$(($1 >= $2 && $2 > 10))" 1
+
+# 3: actions are refused, never done with the front's token
+out=$(via main cancel "$pend" 2>&1)
+check_eq "cancel through the front: exit 5" "$?" 5
+check_eq "... and says so" "$out" \
+	"gq: actions through gq serve --slurm are not built yet; run them with GQ_BACKEND=slurm"
+check_eq "... and the job is still pending" "$(squeue -h -j "$pend" -o %T)" PENDING
+
+# 4: nothing listens: unreachable since T, exit 5
+port=6899
+while ss -ltn | awk '{print $4}' | grep -q ":$port\$"; do port=$((port + 1)); done
+front dead "http://127.0.0.1:$port"
+sleep 1
+out=$(via dead ls 2>&1)
+check_eq "a front with no slurmrestd: exit 5" "$?" 5
+check_match "... upstream unreachable since T" "$out" \
+	"^gq: upstream unreachable since [0-9-]+T[0-9:]+Z, no snapshot yet: "
+check_match "... and its log says so" "$(cat "$work/dead.log")" "upstream unreachable: "
+
+# 5: data, then slurmrestd gone (a relay stopped), then back
+if ! command -v socat >/dev/null; then
+	echo "ok $((n + 1)) - ts06 # SKIP no socat for the relay"
+else
+	rport=$((port + 1))
+	while ss -ltn | awk '{print $4}' | grep -q ":$rport\$"; do rport=$((rport + 1)); done
+	start_relay() {
+		setsid socat "TCP-LISTEN:$rport,fork,reuseaddr,bind=127.0.0.1" "TCP:${SLURM_URL#http://}" &
+		relay=$!
+		sleep 0.5
+	}
+	start_relay
+	front relayed "http://127.0.0.1:$rport"
+	for ((i = 0; i < 20; i++)); do via relayed ls >/dev/null 2>&1 && break; sleep 0.5; done
+	err=$(via relayed ls 2>&1 >/dev/null)
+	check_eq "through a relay: no staleness line while it answers" "$err" ""
+	kill -- "-$relay"
+	relay=
+	for ((i = 0; i < 40; i++)); do
+		grep -q "upstream unreachable" "$work/relayed.log" && break
+		sleep 1
+	done
+	out=$(via relayed ls --user alice --format '{id} {state}' 2>"$work/err")
+	rc=$?
+	check_eq "relay gone: the old snapshot, exit 0" "$rc" 0
+	check_match "... says upstream unreachable since T with the data's age" "$(cat "$work/err")" \
+		"^gq: upstream unreachable since [0-9-]+ $HM \\(gq serve at '[^']+'\\); data is [0-9]+ s old\$"
+	check_eq "... the data is the last snapshot" "$(echo "$out" | sort -n)" "$want"
+	start_relay
+	for ((i = 0; i < 45; i++)); do
+		err=$(via relayed ls 2>&1 >/dev/null)
+		[ -z "$err" ] && break
+		sleep 1
+	done
+	check_eq "relay back: recovered by itself (within the 30 s interval)" "$err" ""
+fi
+echo "# ts06: $n checks, $failed failed"
+[ "$failed" = 0 ]

@@ -12,31 +12,9 @@
 # front with the kit's root token, clients as alice through runuser);
 # cancels alice's jobs first and last. Skips with one line when the kit
 # is not running; part 5 skips without socat.
-set -u
-GQ=${GQ:-$(cd "$(dirname "$0")/../.." && pwd)/gq}
-ENV=${SLURM_TEST_ENV:-/tmp/slurm-test/env}
+TS=ts06
+. "$(dirname "$0")/slurm.sh"
 HM='([A-Z][a-z]{2} [0-9]{2} )?[0-9:]+'
-n=0
-failed=0
-t_report() { # ok? desc
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - ts06 $2"; else
-		echo "not ok $n - ts06 $2"
-		failed=$((failed + 1))
-	fi
-}
-check_eq() { # desc got want
-	if [ "$2" = "$3" ]; then t_report 0 "$1"; else
-		printf '# got:  %s\n# want: %s\n' "$2" "$3"
-		t_report 1 "$1"
-	fi
-}
-check_match() { # desc got regex
-	if printf '%s' "$2" | grep -Eq -- "$3"; then t_report 0 "$1"; else
-		printf '# got: %s\n# want match: %s\n' "$2" "$3"
-		t_report 1 "$1"
-	fi
-}
 # The command line, without the kit.
 out=$(env -u SLURM_JWT "$GQ" serve --slurm http://127.0.0.1:1 --listen unix:/nonexistent/s 2>&1)
 check_eq "no token: exit 4" "$?" 4
@@ -45,20 +23,7 @@ out=$("$GQ" serve --slurm http://127.0.0.1:1 --gpus 2 2>&1)
 check_eq "--slurm with a scheduler's option: exit 2" "$?" 2
 out=$("$GQ" serve --slurm http://127.0.0.1:1 --listen 127.0.0.1:9 2>&1)
 check_eq "--slurm on TCP: exit 2 (unix sockets only for now)" "$?" 2
-if [ "$(id -u)" != 0 ] || [ ! -r "$ENV" ]; then
-	echo "ok $((n + 1)) - ts06 # SKIP the Slurm kit is not running (bash shared/slurm/start.sh as root)"
-	[ "$failed" = 0 ]
-	exit
-fi
-. "$ENV"
-ALICE_JWT=$SLURM_JWT
-unset SLURM_JWT
-if ! curl -sf -o /dev/null -H "X-SLURM-USER-NAME: $SLURM_USER" -H "X-SLURM-USER-TOKEN: $ALICE_JWT" \
-	"$SLURM_URL/slurm/$SLURM_API_VERSION/ping"; then
-	echo "ok $((n + 1)) - ts06 # SKIP slurmrestd does not answer at $SLURM_URL"
-	[ "$failed" = 0 ]
-	exit
-fi
+slurm_env
 work=$(mktemp -d)
 chmod 1777 "$work"
 fronts=()

@@ -107,17 +107,20 @@ kill "$RECV_PID"
 wait "$RECV_PID" 2>/dev/null
 f=$(sub --notify end --name durable -- true)
 check "job f completes" wait_state "$f" completed
-check "its note is in the journal" sh -c "sqlite3 '$SERVER_STATE/gq.db' 'select count(*) from notes where job = $f' | grep -qx 1"
+# sqlite3 waits for gq serve's write (.timeout), else a busy journal
+# reads as no row (CI saw that once).
+journal() { sqlite3 -cmd '.timeout 5000' "$SERVER_STATE/gq.db" "$1"; }
+check "its note is in the journal" test "$(journal "select count(*) from notes where job = $f")" = 1
 kill -KILL "$SERVER_PID"
 wait "$SERVER_PID" 2>/dev/null
 receiver
 server_start --gpus 8
 check "after kill -9 and a restart the webhook gets f's end" got "$T_DIR/hook.txt" ".job == $f and .event == \"end\" and .name == \"durable\""
 for _ in $(seq 1 100); do
-	[ "$(sqlite3 "$SERVER_STATE/gq.db" 'select count(*) from notes')" = 0 ] && break
+	[ "$(journal 'select count(*) from notes')" = 0 ] && break
 	sleep 0.1
 done
-check_eq "delivered notes leave the journal" "$(sqlite3 "$SERVER_STATE/gq.db" 'select count(*) from notes')" 0
+check_eq "delivered notes leave the journal" "$(journal 'select count(*) from notes')" 0
 
 check_match "gq show has the list" "$("$GQ" show "$d")" "^notify +start,end,fail,requeue$"
 g=$(sub --hold -- true)

@@ -1008,14 +1008,17 @@ static int sl_stats(struct backend *b, int64_t from, int64_t to, struct stats_re
 	if (http(sl, "GET", path, NULL, &ans, &st, e) < 0)
 		goto out;
 	const char *t = ans.data ? ans.data : "";
-	if (slurm_errors(t, ans.len, st, e) < 0)
-		goto out;
-	if (st < 200 || st >= 300) {
-		slurm_http_error(st, t, ans.len, sl->describe, e);
-		goto out;
+	/* A window without a record is an empty one, not a failure. */
+	if (!slurm_nothing_found(t, ans.len)) {
+		if (slurm_errors(t, ans.len, st, e) < 0)
+			goto out;
+		if (st < 200 || st >= 300) {
+			slurm_http_error(st, t, ans.len, sl->describe, e);
+			goto out;
+		}
+		if (slurm_acct_decode(t, ans.len, &sl->map, &acc, &nacc, e) < 0)
+			goto out;
 	}
-	if (slurm_acct_decode(t, ans.len, &sl->map, &acc, &nacc, e) < 0)
-		goto out;
 	/* The queue's jobs give way to the window's records. */
 	for (size_t i = 0; i < s.njobs; i++)
 		job_release(&s.jobs[i]);

@@ -230,6 +230,26 @@ static enum gq_errcode errno_code(int64_t n, const char *desc)
 	}
 }
 
+bool slurm_nothing_found(const char *text, size_t len)
+{
+	struct gq_err pe = GQ_ERR_INIT;
+	json_t *v = parse(text, len, &pe);
+	if (!v)
+		return false;
+	const json_t *errs = json_object_get(v, "errors");
+	bool found = json_array_size(errs) > 0;
+	size_t i;
+	json_t *x;
+	json_array_foreach(errs, i, x)
+	{
+		int64_t k = 0;
+		if (num(json_object_get(x, "error_number"), &k) != NUM_SET || k != 9003)
+			found = false;
+	}
+	json_decref(v);
+	return found;
+}
+
 int slurm_errors(const char *text, size_t len, long http_status, struct gq_err *e)
 {
 	struct gq_err pe = GQ_ERR_INIT;

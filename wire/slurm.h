@@ -69,6 +69,10 @@ int slurm_errors(const char *text, size_t len, long http_status, struct gq_err *
 int slurm_http_error(long http_status, const char *text, size_t len, const char *what,
 		     struct gq_err *e);
 
+/* slurmdbd's answer to a query that matched no record: only error 9003
+ * ("Nothing found with query", HTTP 500 in v0.0.38), an empty result. */
+bool slurm_nothing_found(const char *text, size_t len);
+
 /* meta of any answer; -1 when text is not a JSON object. */
 int slurm_meta_decode(const char *text, size_t len, struct slurm_meta *m, struct gq_err *e);
 

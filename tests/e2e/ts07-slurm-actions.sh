@@ -131,6 +131,14 @@ check_eq "sbatch script: --export=NONE,TS04_X=7" "$(cat "$work/env-$J.out" 2>/de
 # 4. gq stats from slurmdbd's records, by gq's core: the starts of a past
 # window are sacct's (-D: a requeued job's every run), the columns Slurm
 # does not record are null and named.
+# slurmctld hands its records to slurmdbd in the background (on a fresh
+# kit, after the cluster registers): wait until sacct has a start in the
+# window, as gq stats asks the same slurmdbd.
+for _ in $(seq 1 30); do
+	sacct -X -a -n -P -S now-2hours -E now-1minutes -o Start 2>/dev/null |
+		grep -q '^[0-9]' && break
+	sleep 1
+done
 out=$(as alice "$GQ" stats --json --since now-2h --until now-1m)
 check_eq "stats on Slurm: exit 0" "$?" 0
 check_eq "stats --json: not_recorded" "$(printf '%s' "$out" | jq -c .not_recorded)" \

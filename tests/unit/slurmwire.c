@@ -945,6 +945,25 @@ static void openapi_versions(void)
 	CHECK_INT(slurm_openapi_newest("<html>", 6, &e), -1);
 }
 
+/* slurmdbd's "Nothing found" (9003, HTTP 500) is an empty window; any
+ * other error, or none, is not. */
+static void nothing_found(void)
+{
+	size_t len;
+	char *t = slurp("v0.0.38/db_jobs_nothing_found.json", &len);
+	CHECK(t && slurm_nothing_found(t, len));
+	free(t);
+	t = slurp("v0.0.38/db_jobs.json", &len);
+	CHECK(t && !slurm_nothing_found(t, len));
+	free(t);
+	t = slurp("v0.0.38/error_job_not_found.json", &len);
+	CHECK(t && !slurm_nothing_found(t, len));
+	free(t);
+	static const char *const two = "{\"errors\":[{\"error_number\":9003},"
+				       "{\"error_number\":1}]}";
+	CHECK(!slurm_nothing_found(two, strlen(two)));
+}
+
 void suite_slurmwire(void)
 {
 	RUN(order_backend);
@@ -968,4 +987,5 @@ void suite_slurmwire(void)
 	RUN(wide_allocations);
 	RUN(cpu_partition);
 	RUN(openapi_versions);
+	RUN(nothing_found);
 }

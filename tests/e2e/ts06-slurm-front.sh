@@ -105,6 +105,19 @@ done
 echo "# why $pend through the front: $w1"
 check_eq "why through the front equals the Slurm backend's" "$w1" "$w2"
 check_match "why names Slurm's reason" "$w1" "QOSMaxGRESPerUser"
+# gq top through the front: its queue shows the pending job (it followed
+# the front's events first and went offline, "waiting for the first
+# snapshot", before the front answered it none).
+if command -v tmux >/dev/null; then
+	tmux -L "ts06$$" new-session -d -x 120 -y 30 "runuser -u alice -- env -i GQ_SERVER=unix:$work/main.sock HOME=$work TERM=xterm TZ=UTC LC_ALL=C $GQ top"
+	for ((i = 0; i < 20; i++)); do
+		pane=$(tmux -L "ts06$$" capture-pane -p 2>/dev/null)
+		printf '%s\n' "$pane" | grep -Eq "^ +[0-9]+ +${pend%%_*} +alice " && break
+		sleep 0.5
+	done
+	tmux -L "ts06$$" kill-server 2>/dev/null
+	check_match "top through the front: the pending job in its queue" "$pane" "^ +[0-9]+ +${pend%%_*} +alice "
+fi
 
 # 2: one client, then ten, each running gq ls as fast as it can for 15 s.
 # Between them no squeue (it asks slurmctld too).

@@ -206,20 +206,15 @@ static int n_ping(struct backend *b, struct gq_err *e)
 }
 
 /* gq serve --slurm cannot reach slurmrestd: the snapshot it answers is
- * old, and the reader must know it. One line on stderr, here because every
- * read command goes through the snapshot; its data's time is data_t. */
-static void upstream_note(struct native *nt, int64_t data_t)
+ * old (Gq-Upstream: since=T data=D), which the snapshot then says. */
+static void upstream_mark(const struct native *nt, struct snapshot *s)
 {
 	long long since = 0, data = 0;
-	if (!nt->upstream[0] || sscanf(nt->upstream, "since=%lld data=%lld", &since, &data) < 1)
+	if (!nt->upstream[0] || sscanf(nt->upstream, "since=%lld data=%lld", &since, &data) < 1 ||
+	    since <= 0)
 		return;
-	time_t now = time(NULL), st = (time_t)since;
-	struct tm tm;
-	char hm[32] = "?";
-	if (localtime_r(&st, &tm))
-		strftime(hm, sizeof(hm), "%Y-%m-%d %H:%M:%S", &tm);
-	fprintf(stderr, "gq: upstream unreachable since %s (%s); data is %lld s old\n", hm,
-		nt->describe, (long long)(now - (data ? data : data_t)));
+	s->stale_since = since;
+	s->data_time = data > 0 ? data : 0;
 }
 
 static int n_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e)
@@ -241,7 +236,7 @@ static int n_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e)
 	}
 	snapshot_release(out);
 	*out = s;
-	upstream_note(N(b), out->now);
+	upstream_mark(N(b), out);
 	return 0;
 }
 

@@ -271,7 +271,24 @@ struct backend *cmd_snapshot(struct snapshot *s, int *rc)
 		backend_close(b);
 		return NULL;
 	}
+	cmd_note_stale(b, s);
 	return b;
+}
+
+void cmd_note_stale(struct backend *b, const struct snapshot *s)
+{
+	if (!s->stale_since)
+		return;
+	time_t since = (time_t)s->stale_since;
+	struct tm tm;
+	char when[32] = "?";
+	if (localtime_r(&since, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(stderr, "gq: upstream unreachable since %s (%s); ", when, b->ops->describe(b));
+	if (s->data_time > 0)
+		fprintf(stderr, "data is %lld s old\n", (long long)(time(NULL) - s->data_time));
+	else
+		fprintf(stderr, "data is of an unknown time\n");
 }
 
 volatile int cmd_interrupted;

@@ -114,6 +114,9 @@ struct backend *cmd_backend(bool autostart, int *rc);
  * backend_close(). On failure prints the error, leaves s released, sets
  * *rc and returns NULL. */
 struct backend *cmd_snapshot(struct snapshot *s, int *rc);
+/* One line on stderr when s is a front's old data (snapshot.stale_since):
+ * since when its scheduler is unreachable and how old the data is. */
+void cmd_note_stale(struct backend *b, const struct snapshot *s);
 
 /* --state STATE[,STATE...] into a bit per enum job_state: EXIT_OK, or
  * EXIT_USAGE after one line naming the word that is unknown or not among

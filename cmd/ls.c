@@ -241,7 +241,10 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 		if (start)
 			buf_addstr(out, start <= now ? "now" : cmd_time(start, now, d, sizeof(d)));
 		else
-			buf_addstr(out, ex ? "never" : "-");
+			/* never under this snapshot; a limit gq cannot read: unknown */
+			buf_addstr(out, !ex ? "-"
+					: ex->pred && ex->pred->never == NEVER_LIMIT ? "unknown"
+										      : "never");
 		break;
 	case F_REASON:
 		if (ex)

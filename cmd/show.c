@@ -253,6 +253,7 @@ static int show_exec(int argc, char **argv)
 		} else if (b->ops->snapshot(b, &s, &e) < 0) {
 			rc = cmd_fail(&e);
 		} else {
+			cmd_note_stale(b, &s);
 			show_text(&ji, &s);
 		}
 		job_info_release(&ji);

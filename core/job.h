@@ -260,6 +260,10 @@ struct snapshot {
 	struct queue_state qstate[GQ_MAX_QUEUES];
 	struct dept_state dstate[GQ_MAX_DEPTS];
 	struct predict_calib calib;
+	/* A snapshot kept by gq serve in front of a scheduler it cannot reach
+	 * now (gq serve --slurm): unreachable since stale_since, its data of
+	 * data_time (0 unknown); stale_since 0 while the data is current. */
+	int64_t stale_since, data_time;
 };
 
 /* Empty snapshot with the default policy; allocates nothing. */

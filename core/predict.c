@@ -46,6 +46,7 @@ static const char *const never_names[NEVER_COUNT] = {
     [NEVER_UNSATISFIABLE] = "unsatisfiable",
     [NEVER_DEPT_QUOTA] = "dept_quota",
     [NEVER_CAPACITY] = "capacity",
+    [NEVER_LIMIT] = "limit",
 };
 
 const char *predict_never_name(enum predict_never n)

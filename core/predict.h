@@ -108,10 +108,11 @@ enum predict_never {
 	NEVER_UNSATISFIABLE, /* no node set could ever fit it (place_satisfiable) */
 	NEVER_DEPT_QUOTA,    /* its department used its monthly GPU-hours */
 	NEVER_CAPACITY,	     /* fits on paper, but not on the nodes that are up */
+	NEVER_LIMIT,	     /* the backend holds it by a limit no running job's end lifts */
 	NEVER_COUNT
 };
 /* Stable tokens: "", "held", "dependency_failed", "dependency_never",
- * "unsatisfiable", "dept_quota", "capacity". */
+ * "unsatisfiable", "dept_quota", "capacity", "limit". */
 const char *predict_never_name(enum predict_never n);
 
 /* What finally set the start time. */

@@ -223,6 +223,8 @@ static void reeval(const struct ctx *c, const struct place_result *r, struct wor
 		w->reeval_at = it->until;
 		return;
 	case REASON_QUOTA:
+		if (!strcmp(it->detail, "slurm"))
+			break; /* a backend's limit: when a job it waits for ends */
 		/* Its department out of GPU-hours: no job's end changes that,
 		 * whether or not its queue is at its limit too. */
 		if (r->quota_dept || r->queue < 0 || !c->qend[r->queue]) {
@@ -234,6 +236,8 @@ static void reeval(const struct ctx *c, const struct place_result *r, struct wor
 		w->reeval_at = c->qend[r->queue];
 		return;
 	case REASON_USER_LIMIT: {
+		if (!strcmp(it->detail, "slurm"))
+			break;
 		/* When one of the user's jobs (of the queue, for its limit) ends. */
 		const struct job *j = &c->s->jobs[w->idx];
 		size_t at = (size_t)c->ut.of_job[w->idx] * (GQ_MAX_QUEUES + 1);
@@ -249,6 +253,10 @@ static void reeval(const struct ctx *c, const struct place_result *r, struct wor
 		return;
 	default:
 		break;
+	}
+	if (it->never && !strcmp(it->detail, "slurm")) {
+		w->reeval = REEVAL_POLICY;
+		return;
 	}
 	/* Capacity and contention: the first running job it waits for, else
 	 * the next end of any job. */
@@ -325,6 +333,15 @@ static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
 	if (j->begin_time > now) {
 		struct reason_item *it = add_item(k, REASON_BEGIN);
 		it->until = j->begin_time;
+	}
+	/* A limit the backend holds it by, whose numbers the snapshot does
+	 * not carry (sim_init.c's init_backend_limits). */
+	bool blimit = s->order == ORDER_BACKEND && !strcmp(j->ext_class, "user_limit");
+	if (blimit || (s->order == ORDER_BACKEND && !strcmp(j->ext_class, "quota"))) {
+		struct reason_item *it = add_item(k, blimit ? REASON_USER_LIMIT : REASON_QUOTA);
+		STR_COPY(it->detail, "slurm");
+		it->need = j->req.gpus;
+		it->never = pr->never == NEVER_LIMIT;
 	}
 	if (r.quota_queue) {
 		struct reason_item *it = add_item(k, REASON_QUOTA);

@@ -599,8 +599,7 @@ void sim_on_end(struct sim *S, uint32_t jidx, int64_t t)
 		if (--x->deps_left > 0)
 			continue;
 		if (x->release_at > t) {
-			gate_raise(x, x->release_at, x->release_at, x->release_at, x->release_gate,
-				   0);
+			gate_release(S, x);
 			theap_push(&S->events, x->release_at, EV_RELEASE, p);
 			S->nrelease++;
 		} else {

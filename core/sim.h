@@ -50,7 +50,11 @@ struct pj { /* a pending job in the simulation; index = position - 1 */
 	int64_t q; /* aging reference: queued_time, INT64_MAX/4 when unset */
 	int64_t rt_low, rt_high;
 	int64_t release_at;		/* earliest start allowed by cooldown or --begin */
-	enum predict_gate release_gate; /* GATE_COOLDOWN or GATE_BEGIN: which set release_at */
+	/* GATE_COOLDOWN or GATE_BEGIN: which set release_at; GATE_USER or
+	 * GATE_QUOTA when a backend's limit holds it until the end of
+	 * snapshot job release_jidx (init_backend_limits) */
+	enum predict_gate release_gate;
+	int32_t release_jidx; /* -1 none */
 	int64_t gate_t, gate_low, gate_high;
 	enum predict_gate gate;
 	int64_t gate_job; /* the job whose end released it (dependency, quota), 0 none */
@@ -231,6 +235,20 @@ static inline void gate_raise(struct pj *x, int64_t t, int64_t lo, int64_t hi, e
 		x->gate_low = lo;
 	if (hi > x->gate_high)
 		x->gate_high = hi;
+}
+
+/* Raises x's gate to its release (release_at), with the range and the
+ * job of the end that sets it when a backend's limit does. */
+static inline void gate_release(const struct sim *S, struct pj *x)
+{
+	int64_t lo = x->release_at, hi = x->release_at, job = 0;
+	if (x->release_jidx >= 0) {
+		const struct jinfo *h = &S->ji[x->release_jidx];
+		lo = h->end_low;
+		hi = h->end_high;
+		job = h->id;
+	}
+	gate_raise(x, x->release_at, lo, hi, x->release_gate, job);
 }
 
 /* Job i of the simulated snapshot. */

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "job.h"
+
 #include "array.h"
 #include "depend.h"
 #include "permit.h"
@@ -62,6 +64,7 @@ static void stage_pending(struct sim *S, const struct job *j, size_t i, struct n
 	x->rt_high = predict_runtime_high(S->p, j);
 	x->release_at = j->not_before > S->now ? j->not_before : S->now;
 	x->release_gate = GATE_COOLDOWN;
+	x->release_jidx = -1;
 	if (j->begin_time > x->release_at) {
 		x->release_at = j->begin_time;
 		x->release_gate = GATE_BEGIN;
@@ -300,6 +303,100 @@ static void init_positions(struct sim *S, struct staging *st)
 	S->cursor = xcalloc(nb, sizeof(*S->cursor));
 }
 
+/* A job of a holder of GPUs (a user or an account) and its expected end. */
+struct holder_end {
+	const char *name;
+	int64_t end;
+	uint32_t jidx;
+};
+
+static int cmp_holder_end(const void *a, const void *b)
+{
+	const struct holder_end *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return (x->jidx > y->jidx) - (x->jidx < y->jidx);
+}
+
+/* The earliest end among v[0..n) (sorted) of holder name, or NULL. */
+static const struct holder_end *holder_first(const struct holder_end *v, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(v[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(v[lo].name, name) ? &v[lo] : NULL;
+}
+
+/*
+ * A backend that schedules itself (ORDER_BACKEND: Slurm) holds some jobs
+ * by limits whose numbers the snapshot does not carry: a user's
+ * (QOSMaxGRESPerUser: ext_class "user_limit") or a group's (AssocGrpGRES:
+ * "quota"). Such a job cannot start before a job of its user (of its
+ * account, job.dept, for a group's limit) that holds resources ends: it
+ * is released then, a bound the simulation may only make later; when no
+ * such job runs, no end the snapshot knows of lifts the limit
+ * (NEVER_LIMIT).
+ */
+static void init_backend_limits(struct sim *S, const int64_t *ends)
+{
+	const struct snapshot *s = S->s;
+	if (s->order != ORDER_BACKEND)
+		return;
+	size_t nlim = 0;
+	for (size_t p = 0; p < S->np; p++) {
+		const struct job *j = sim_job(S, S->pj[p].jidx);
+		nlim += S->pj[p].status != ST_NEVER &&
+			(!strcmp(j->ext_class, "user_limit") || !strcmp(j->ext_class, "quota"));
+	}
+	if (!nlim)
+		return;
+	size_t nh = 0;
+	for (size_t i = 0; i < s->njobs; i++)
+		nh += job_state_holds_gpus(sim_job(S, i)->state);
+	struct holder_end *by_user = xmalloc((nh ? nh : 1) * sizeof(*by_user));
+	struct holder_end *by_acct = xmalloc((nh ? nh : 1) * sizeof(*by_acct));
+	size_t k = 0;
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *j = sim_job(S, i);
+		if (!job_state_holds_gpus(j->state))
+			continue;
+		by_user[k] = (struct holder_end){j->user, ends[i], (uint32_t)i};
+		by_acct[k++] = (struct holder_end){j->dept, ends[i], (uint32_t)i};
+	}
+	qsort(by_user, nh, sizeof(*by_user), cmp_holder_end);
+	qsort(by_acct, nh, sizeof(*by_acct), cmp_holder_end);
+	for (size_t p = 0; p < S->np; p++) {
+		struct pj *x = &S->pj[p];
+		const struct job *j = sim_job(S, x->jidx);
+		bool user = !strcmp(j->ext_class, "user_limit");
+		if (x->status == ST_NEVER || (!user && strcmp(j->ext_class, "quota")))
+			continue;
+		const struct holder_end *h = user ? holder_first(by_user, nh, j->user)
+						  : holder_first(by_acct, nh, j->dept);
+		if (!h) {
+			x->never = S->out[p].never = NEVER_LIMIT;
+			x->status = ST_NEVER;
+			x->deps_left = 0;
+			continue;
+		}
+		if (h->end > x->release_at) {
+			x->release_at = h->end;
+			x->release_gate = user ? GATE_USER : GATE_QUOTA;
+			x->release_jidx = (int32_t)h->jidx;
+		}
+	}
+	free(by_user);
+	free(by_acct);
+}
+
 static void init_pool(struct sim *S, struct prediction_set *out, const struct staging *st)
 {
 	const struct snapshot *s = S->s;
@@ -423,8 +520,7 @@ static void init_gates(struct sim *S)
 		if (x->status != ST_GATED || x->deps_left)
 			continue;
 		if (x->release_at > S->now) {
-			gate_raise(x, x->release_at, x->release_at, x->release_at, x->release_gate,
-				   0);
+			gate_release(S, x);
 			theap_push(&S->events, x->release_at, EV_RELEASE, (uint32_t)p);
 			S->nrelease++;
 		} else {
@@ -441,6 +537,7 @@ void sim_init(struct sim *S, const struct snapshot *s, const struct job *as, siz
 	init_releases(S);
 	init_stage(S, out, &st);
 	init_positions(S, &st);
+	init_backend_limits(S, out->ends);
 	init_pool(S, out, &st);
 	init_dependents(S, &st);
 	init_aging(S);

@@ -80,6 +80,14 @@ static void never_text(const struct explain *ex, struct buf *out)
 	case NEVER_CAPACITY:
 		buf_addstr(out, "not until more nodes are up");
 		break;
+	case NEVER_LIMIT: {
+		bool user = !strcmp(ex->job->ext_class, "user_limit");
+		buf_printf(out,
+			   "unknown: no running job of its %s ends to make room under Slurm's "
+			   "limit %s; it starts when that limit or their use changes",
+			   user ? "user" : "account", ex->job->ext_reason);
+		break;
+	}
 	case NEVER_NO:
 	case NEVER_COUNT:
 		buf_addstr(out, "unknown");
@@ -173,6 +181,8 @@ void explain_short(const struct explain *ex, struct buf *out)
 		break;
 	case REASON_USER_LIMIT:
 	case REASON_THROTTLE:
+		if (it && !strcmp(it->detail, "slurm"))
+			break; /* Slurm's own reason is shown beside it */
 		if (it)
 			buf_printf(out, " (%.0f/%.0f)", it->used, it->limit);
 		break;
@@ -275,7 +285,12 @@ static void item_detail(const struct explain_set *x, const struct explain *ex,
 			   tm(x, it->until, t, sizeof(t)));
 		break;
 	case REASON_QUOTA:
-		if (!strcmp(it->detail, "dept")) {
+		if (!strcmp(it->detail, "slurm")) {
+			buf_printf(out,
+				   " Slurm holds it by %s, a limit of account %s whose numbers gq "
+				   "does not read.",
+				   j->ext_reason, j->dept);
+		} else if (!strcmp(it->detail, "dept")) {
 			buf_printf(out, " Department %s used ", j->dept);
 			quota_num(it->used, true, out);
 			buf_addstr(out, " of its ");
@@ -289,6 +304,13 @@ static void item_detail(const struct explain_set *x, const struct explain *ex,
 		}
 		break;
 	case REASON_USER_LIMIT: {
+		if (!strcmp(it->detail, "slurm")) {
+			buf_printf(out,
+				   " Slurm holds it by %s, a limit of user %s whose numbers gq "
+				   "does not read.",
+				   j->ext_reason, j->user);
+			break;
+		}
 		int used = (int)it->used;
 		buf_printf(out, " User %s holds %d GPU%s of the %d one user may hold", j->user,
 			   used, used == 1 ? "" : "s", (int)it->limit);
@@ -448,6 +470,16 @@ static void overdue_text(const struct explain_set *x, const struct why *w, struc
 	}
 }
 
+/* Held by a limit of the backend's own (reason.c's item "slurm"). */
+static bool backend_limit(const struct explain *ex)
+{
+	const struct why *w = ex->why;
+	for (int i = 0; i < w->nitems; i++)
+		if (!strcmp(w->items[i].detail, "slurm"))
+			return true;
+	return false;
+}
+
 /* The likely start and what sets it, as a sentence with a leading space. */
 static void start_text(const struct explain_set *x, const struct explain *ex, struct buf *out)
 {
@@ -486,10 +518,18 @@ static void start_text(const struct explain_set *x, const struct explain *ex, st
 		buf_addstr(out, " when its queue's window opens");
 		break;
 	case GATE_QUOTA:
-		buf_addstr(out, " when its queue has room under its quota");
+		if (backend_limit(ex))
+			buf_addstr(out, " at the earliest: Slurm's limit may let it start when a "
+					"running job of its account ends");
+		else
+			buf_addstr(out, " when its queue has room under its quota");
 		break;
 	case GATE_USER:
-		buf_addstr(out, " when its owner has room under the per-user GPU limit");
+		if (backend_limit(ex))
+			buf_addstr(out, " at the earliest: Slurm's limit may let it start when a "
+					"running job of its user ends");
+		else
+			buf_addstr(out, " when its owner has room under the per-user GPU limit");
 		break;
 	case GATE_PERMIT:
 		buf_addstr(out,

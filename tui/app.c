@@ -770,8 +770,22 @@ static void draw_status(struct app *a, int y, int w)
 		return;
 	}
 	int c = 0;
+	const struct snapshot *ms = &a->m->snap;
+	if (ms->stale_since) {
+		/* gq serve --slurm cannot reach Slurm: what is shown is old. */
+		char when[32] = "?", age[32] = "";
+		time_t since = (time_t)ms->stale_since;
+		struct tm tm;
+		if (localtime_r(&since, &tm))
+			strftime(when, sizeof(when), "%H:%M:%S", &tm);
+		if (ms->data_time > 0)
+			snprintf(age, sizeof(age), "; data %llds old",
+				 (long long)(time(NULL) - ms->data_time));
+		snprintf(line, sizeof(line), "upstream unreachable since %s%s  ", when, age);
+		c = grid_put(g, 0, y, w - right - 1, GC_BAD | GA_BOLD, line);
+	}
 	if (a->msg[0])
-		c = grid_put(g, 0, y, w - right - 1, a->msg_attr, a->msg);
+		c += grid_put(g, c, y, w - right - 1 - c, a->msg_attr, a->msg);
 	if (v->filter[0]) {
 		snprintf(line, sizeof(line), "%sfilter '%s' (Esc clears)", c ? "  " : "",
 			 v->filter);

@@ -183,6 +183,14 @@ wait_reason "$J_BIG" Resources 20 || wait_reason "$J_BIG" Priority 5
 out=$(as alice "$GQ" why "$J_QUOTA")
 check_match "why: QOSMaxGRESPerUser shown, as user_limit" "$out" \
 	"Slurm: QOSMaxGRESPerUser \(gq's word: user_limit\)"
+# gq cannot read the limit's numbers: the job starts at the earliest when
+# one of alice's running jobs ends (later when the jobs ahead take the GPUs
+# then), never "Starts now" beside free GPUs.
+check_match "why: a Slurm limit is gq's reason too" "$out" \
+	"^Pending: user_limit(; also [a-z_]+)?\. Slurm holds it by QOSMaxGRESPerUser, a limit of user alice whose numbers gq does not read\."
+if printf '%s' "$out" | grep -Eq 'Starts now|gq and Slurm disagree'; then
+	t_report 1 "why: no 'Starts now' for a job Slurm holds by a limit"
+else t_report 0 "why: no 'Starts now' for a job Slurm holds by a limit"; fi
 out=$(as alice "$GQ" why "$J_BIG")
 check_match "why: Slurm's Resources or Priority beside gq's" "$out" \
 	"Slurm: (Resources|Priority) \(gq's word: (resources|priority)\); priority [0-9]+"

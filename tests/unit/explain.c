@@ -163,6 +163,74 @@ static void test_backend_order_says_its_priority(void)
 	snapshot_release(&s);
 }
 
+/* A job Slurm holds by a limit whose numbers gq does not read
+ * (QOSMaxGRESPerUser, AssocGrpGRES) never reads "Starts now" beside free
+ * GPUs: it starts, at the earliest, when a running job of its user (of
+ * its account, for a group's limit) ends, and when none runs the start
+ * is unknown. */
+static void test_backend_limit_is_not_starts_now(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	s.order = ORDER_BACKEND;
+	fx_running(&s, 1, TIER_P2, 0, 2, MIN(-10), 3600); /* alice's, ends at +50 */
+	struct job *b = fx_running(&s, 2, TIER_P1, 0, 1, MIN(-10), 1800);
+	STR_COPY(b->user, "bob");
+	STR_COPY(b->dept, "proj_b"); /* bob's account, ends at +20 */
+	struct job *u = fx_pending(&s, 10, TIER_P2, 1, MIN(-5));
+	STR_COPY(u->ext_reason, "QOSMaxGRESPerUser");
+	STR_COPY(u->ext_class, "user_limit");
+	struct job *q = fx_pending(&s, 11, TIER_P1, 1, MIN(-4));
+	STR_COPY(q->user, "carol");
+	STR_COPY(q->dept, "proj_b");
+	STR_COPY(q->ext_reason, "AssocGrpGRES");
+	STR_COPY(q->ext_class, "quota");
+	struct job *n = fx_pending(&s, 12, TIER_P1, 1, MIN(-3));
+	STR_COPY(n->user, "dave");
+	STR_COPY(n->dept, "proj_c");
+	STR_COPY(n->ext_reason, "QOSMaxGRESPerUser");
+	STR_COPY(n->ext_class, "user_limit");
+	fx_pending(&s, 13, TIER_P1, 1, MIN(-2)); /* free to start */
+	snapshot_sort(&s);
+	struct explain_set x;
+	explain_compute(&s, NULL, &x);
+	struct buf t;
+	buf_init(&t, 0);
+	const struct explain *ex = explain_find(&x, 10);
+	if (CHECK(ex != NULL)) {
+		CHECK_INT(ex->pred->start, MIN(50));
+		CHECK_INT(ex->pred->gate, GATE_USER);
+		CHECK_INT(ex->why->primary, REASON_USER_LIMIT);
+		explain_text(&x, ex, &t);
+		CHECK(strstr(t.data, "Pending: user_limit. Slurm holds it by QOSMaxGRESPerUser, a "
+				     "limit of user alice whose numbers gq does not read.") == t.data);
+		CHECK(strstr(t.data, "Starts now") == NULL);
+		CHECK(strstr(t.data, "at the earliest: Slurm's limit may let it start when a "
+				     "running job of its user ends") != NULL);
+		CHECK(strstr(t.data, "Looked at again when #1 ends") != NULL);
+	}
+	ex = explain_find(&x, 11);
+	if (CHECK(ex != NULL)) {
+		CHECK_INT(ex->pred->start, MIN(20)); /* bob's job, of account proj_b */
+		CHECK_INT(ex->pred->gate, GATE_QUOTA);
+		CHECK_INT(ex->why->primary, REASON_QUOTA);
+	}
+	ex = explain_find(&x, 12);
+	if (CHECK(ex != NULL)) {
+		CHECK_INT(ex->pred->never, NEVER_LIMIT);
+		buf_reset(&t);
+		explain_text(&x, ex, &t);
+		CHECK(strstr(t.data, " Start: unknown: no running job of its user ends to make "
+				     "room under Slurm's limit QOSMaxGRESPerUser") != NULL);
+	}
+	ex = explain_find(&x, 13);
+	if (CHECK(ex != NULL))
+		CHECK_INT(ex->pred->start, s.now);
+	buf_release(&t);
+	explain_release(&x);
+	snapshot_release(&s);
+}
+
 struct seen {
 	size_t job[8];
 	uint64_t mask[8];
@@ -319,6 +387,7 @@ void suite_explain(void)
 {
 	RUN(test_words_follow_reader_and_charset);
 	RUN(test_backend_order_says_its_priority);
+	RUN(test_backend_limit_is_not_starts_now);
 	RUN(test_zone_local_is_civil_time);
 	RUN(test_zone_matches_gmtime);
 	RUN(test_zone_time_same_day_or_date);

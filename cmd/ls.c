@@ -242,9 +242,9 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 			buf_addstr(out, start <= now ? "now" : cmd_time(start, now, d, sizeof(d)));
 		else
 			/* never under this snapshot; a limit gq cannot read: unknown */
-			buf_addstr(out, !ex ? "-"
+			buf_addstr(out, !ex					     ? "-"
 					: ex->pred && ex->pred->never == NEVER_LIMIT ? "unknown"
-										      : "never");
+										     : "never");
 		break;
 	case F_REASON:
 		if (ex)

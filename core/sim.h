@@ -49,7 +49,7 @@ struct pj { /* a pending job in the simulation; index = position - 1 */
 	int otier;
 	int64_t q; /* aging reference: queued_time, INT64_MAX/4 when unset */
 	int64_t rt_low, rt_high;
-	int64_t release_at;		/* earliest start allowed by cooldown or --begin */
+	int64_t release_at; /* earliest start allowed by cooldown or --begin */
 	/* GATE_COOLDOWN or GATE_BEGIN: which set release_at; GATE_USER or
 	 * GATE_QUOTA when a backend's limit holds it until the end of
 	 * snapshot job release_jidx (init_backend_limits) */

@@ -379,8 +379,8 @@ static void init_backend_limits(struct sim *S, const int64_t *ends)
 		bool user = !strcmp(j->ext_class, "user_limit");
 		if (x->status == ST_NEVER || (!user && strcmp(j->ext_class, "quota")))
 			continue;
-		const struct holder_end *h = user ? holder_first(by_user, nh, j->user)
-						  : holder_first(by_acct, nh, j->dept);
+		const struct holder_end *h =
+		    user ? holder_first(by_user, nh, j->user) : holder_first(by_acct, nh, j->dept);
 		if (!h) {
 			x->never = S->out[p].never = NEVER_LIMIT;
 			x->status = ST_NEVER;

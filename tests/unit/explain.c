@@ -202,8 +202,9 @@ static void test_backend_limit_is_not_starts_now(void)
 		CHECK_INT(ex->pred->gate, GATE_USER);
 		CHECK_INT(ex->why->primary, REASON_USER_LIMIT);
 		explain_text(&x, ex, &t);
-		CHECK(strstr(t.data, "Pending: user_limit. Slurm holds it by QOSMaxGRESPerUser, a "
-				     "limit of user alice whose numbers gq does not read.") == t.data);
+		CHECK(strstr(t.data,
+			     "Pending: user_limit. Slurm holds it by QOSMaxGRESPerUser, a "
+			     "limit of user alice whose numbers gq does not read.") == t.data);
 		CHECK(strstr(t.data, "Starts now") == NULL);
 		CHECK(strstr(t.data, "at the earliest: Slurm's limit may let it start when a "
 				     "running job of its user ends") != NULL);

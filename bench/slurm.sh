@@ -5,7 +5,11 @@
 # and with its cache); `gq submit` vs `sbatch`, one process per job, 8
 # clients at once (jobs per second, 1,000 jobs each); and which fraction
 # of the pending jobs has a start estimate in `squeue --start` and in `gq
-# eta`. Prints every figure and the ratios; asserts nothing.
+# eta`; `gq ls` through gq serve --slurm (a front started here with root's
+# token) beside squeue; and, at 1,000 jobs, slurmctld's job queries (GET
+# /diag's REQUEST_JOB_INFO) in 60 s with 1 and 20 `gq top` clients, through
+# the front and each straight to slurmrestd. Prints every figure and the
+# ratios; asserts nothing.
 #
 # The jobs are alice's: 1 GPU, a 1-hour limit, `sleep 3600`, so 8 run and
 # the rest wait. Slurm's default MaxJobCount (10,000) counts every job in
@@ -34,14 +38,21 @@ JWT=$SLURM_JWT
 work=$(mktemp -d) # alice's scratch directory: her cwd, HOME and cache
 chmod 1777 "$work"
 cleanup() {
+	[ -n "${front_pid:-}" ] && kill "$front_pid" 2>/dev/null
+	tmux -L gqbench kill-server 2>/dev/null
 	scancel -u alice >/dev/null 2>&1
 	rm -rf "$work"
 }
 trap cleanup EXIT
+front_pid=
 
 gq_as() { # gq ARGS... as alice; CACHE=1 keeps $XDG_CACHE_HOME between calls
 	(cd "$work" && runuser -u alice -- env -i SLURM_JWT="$JWT" GQ_BACKEND=slurm \
 		GQ_SERVER="$SLURM_URL" HOME="$work" XDG_CACHE_HOME="$work/cache${CACHE:+-kept}" \
+		PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@")
+}
+gq_front() { # gq ARGS... as alice through the front (gq serve --slurm)
+	(cd "$work" && runuser -u alice -- env -i GQ_SERVER="unix:$work/front.sock" HOME="$work" \
 		PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@")
 }
 slurm_as() { # a Slurm tool as alice (munge)
@@ -113,8 +124,10 @@ measure() {
 	glj=$(median_ms gq_as ls --json)
 	gq_as ls >/dev/null 2>&1 # fills the kept cache
 	glc=$(CACHE=1 median_ms gq_as ls)
-	printf '%-7s squeue %6s ms   gq ls %6s ms (x%s)   with the cache %6s ms (x%s)\n' "$1" \
-		"$sq" "$gl" "$(ratio "$gl" "$sq")" "$glc" "$(ratio "$glc" "$sq")"
+	front_current
+	glf=$(median_ms gq_front ls)
+	printf '%-7s squeue %6s ms   gq ls %6s ms (x%s)   with the cache %6s ms (x%s)   through gq serve --slurm %6s ms (x%s)\n' "$1" \
+		"$sq" "$gl" "$(ratio "$gl" "$sq")" "$glc" "$(ratio "$glc" "$sq")" "$glf" "$(ratio "$glf" "$sq")"
 	printf '%-7s squeue --json %6s ms   gq ls --json %6s ms (x%s)\n' "$1" "$sqj" "$glj" \
 		"$(ratio "$glj" "$sqj")"
 	local np ns ng
@@ -126,10 +139,59 @@ measure() {
 		"$ng" "$(awk -v a="$ng" -v b="$np" 'BEGIN { printf "%.1f", (b ? 100 * a / b : 0) }')"
 }
 
+# The front: gq serve --slurm with root's token on a socket alice reaches.
+env -i SLURM_JWT="$SLURM_ADMIN_JWT" HOME="$work" XDG_CACHE_HOME="$work/front-cache" \
+	PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" serve --slurm "$SLURM_URL" \
+	--listen "unix:$work/front.sock" >"$work/front.log" 2>&1 &
+front_pid=$!
+# front_current: waits until the front's snapshot has alice's jobs as
+# squeue counts them (it polls every 2 to 30 s).
+front_current() {
+	local want i
+	want=$(njobs)
+	for ((i = 0; i < 120; i++)); do
+		[ "$(gq_front ls --user alice --format '{id}' 2>/dev/null | wc -l)" -ge "$want" ] && return
+		sleep 1
+	done
+	echo "# the front did not catch up with $want jobs in 120 s" >&2
+}
+job_queries() { # slurmctld's REQUEST_JOB_INFO count so far (GET /diag)
+	curl -s -H "X-SLURM-USER-NAME: root" -H "X-SLURM-USER-TOKEN: $SLURM_ADMIN_JWT" \
+		"$SLURM_URL/slurm/$SLURM_API_VERSION/diag" |
+		jq '[.statistics.rpcs_by_message_type[] | select(.message_type == "REQUEST_JOB_INFO") | .count] | add // 0'
+}
+# top_load N HOW: slurmctld's job queries in 60 s with N gq top clients at
+# --interval 2 as alice, HOW "front" (through the front) or "direct" (each
+# to slurmrestd itself).
+top_load() {
+	local n=$1 how=$2 i q0 q1 envs
+	if [ "$how" = front ]; then
+		envs="GQ_SERVER=unix:$work/front.sock"
+	else
+		envs="SLURM_JWT=$JWT GQ_BACKEND=slurm GQ_SERVER=$SLURM_URL XDG_CACHE_HOME=$work/cache-top"
+	fi
+	for ((i = 0; i < n; i++)); do
+		tmux -L gqbench new-session -d -s "t$i" -x 160 -y 40 "runuser -u alice -- env -i $envs \
+			HOME=$work TERM=xterm TZ=UTC LC_ALL=C $GQ top --interval 2"
+	done
+	sleep 10 # every client has its first snapshot
+	q0=$(job_queries)
+	sleep 60
+	q1=$(job_queries)
+	tmux -L gqbench kill-server 2>/dev/null
+	echo $((q1 - q0))
+}
+
 echo "# $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), RUNS=$RUNS, $("$GQ" version | head -1)"
 sb=$(submit_rate 1000 sbatch)
 sleep 6 # a scheduler pass
 measure 1000
+for how in front direct; do
+	t1=$(top_load 1 "$how")
+	t20=$(top_load 20 "$how")
+	printf 'gq top  %-6s slurmctld job queries in 60 s: 1 client %s, 20 clients %s (x%s)\n' \
+		"$how" "$t1" "$t20" "$(ratio "$t20" "$t1")"
+done
 gs=$(submit_rate 1000 gq)
 printf 'submit  sbatch %s jobs/s   gq submit %s jobs/s (x%s), 8 clients, one process a job\n' \
 	"$sb" "$gs" "$(ratio "$gs" "$sb")"

@@ -57,8 +57,9 @@ static void stats_render(const struct stats_report *r)
 			snprintf(would, sizeof(would), "%d", g->would_preempt);
 			printf("%-12s %-4s %6d %7s %7s %8s %5s %9s %8d %5s %12s %9d\n", g->queue,
 			       tier_name(g->tier), g->starts,
-			       dur_format(g->p50_wait, d1, sizeof(d1)),
-			       dur_format(g->p95_wait, d2, sizeof(d2)),
+			       /* no start, no wait to take a percentile of */
+			       g->starts ? dur_format(g->p50_wait, d1, sizeof(d1)) : "-",
+			       g->starts ? dur_format(g->p95_wait, d2, sizeof(d2)) : "-",
 			       dur_format(g->longest_wait, d3, sizeof(d3)),
 			       nr & STATS_NR_OVER_LIMIT ? "-" : over,
 			       nr & STATS_NR_OVERTAKEN ? "-" : overt, g->preemptions,

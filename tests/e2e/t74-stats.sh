@@ -17,9 +17,16 @@ check "job 1 runs" wait_state 1 running
 "$GQ" clock +1h >/dev/null
 "$GQ" cancel 1 >/dev/null
 check "job 1 is cancelled" wait_state 1 cancelled
+# A P2 job cancelled while it waited: its row has no start, so no wait
+# percentile ("-", not "0s").
+"$GQ" submit --gpus 1 --tier P2 --hold -- true >/dev/null
+"$GQ" cancel 2 >/dev/null
+check "job 2 is cancelled" wait_state 2 cancelled
 "$GQ" clock +1h >/dev/null
 
 out=$("$GQ" stats)
+check_match "a row with no start has no P50 or P95" "$(echo "$out" | grep '^\* *P2 ')" \
+	'^\* +P2 +0 +- +- '
 check_match "the window begins at the server's start, 2h long" "$(echo "$out" | head -1)" \
 	"^from $D?[0-9:]{5} \(the server's start\) to $D?[0-9:]{5}, 2h00m$"
 check_match "utilisation of those 2 h only: 1 GPU-hour of 8" "$(echo "$out" | sed -n 2p)" \

@@ -146,6 +146,9 @@ struct backend_target {
 	const char *token_file; /* or NULL */
 	const char *qos_map;	/* slurm: QOS → tier ("" = the default map) */
 	const char *ca_file;	/* https: CA bundle, or NULL for the system's */
+	/* slurm: the history of every user's jobs, not only the caller's
+	 * (gq serve --slurm, whose snapshot every user reads) */
+	bool all_users;
 };
 
 /* An implementation's constructor; listed in backend.c. */

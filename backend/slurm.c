@@ -69,6 +69,13 @@ struct slurm {
 	struct hist hist[HIST_NAMES]; /* runtimes from slurmdbd, per job name */
 	int nhist;
 	bool hist_loaded;
+	/* all_users (gq serve --slurm): every user's completed runs, sorted
+	 * by (user, name, id), from slurmdbd every HIST_TTL and from the
+	 * completed jobs each snapshot shows in between */
+	bool all_users;
+	struct slurm_run *runs;
+	size_t nruns;
+	int64_t runs_t;	  /* when slurmdbd was last asked (our clock), 0 never */
 	struct buf cache; /* the last GET /jobs answer */
 	int64_t cache_t;  /* ... asked again with update_time=cache_t; 0 none */
 	/* slurmctld's clock minus ours (GET /diag's req_time, measured when
@@ -530,6 +537,122 @@ static void hist_fill(struct slurm *sl, struct snapshot *s)
 	buf_release(&b);
 }
 
+/* The days of slurmdbd's records the front reads its history from. */
+#define RUNS_DAYS 14
+
+static int cmp_run(const void *a, const void *b)
+{
+	const struct slurm_run *x = a, *y = b;
+	int c = strcmp(x->user, y->user);
+	if (!c)
+		c = strcmp(x->name, y->name);
+	return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+/* The first run of (user, name) in the sorted v[0..n), n when none. */
+static size_t runs_first(const struct slurm_run *v, size_t n, const char *user, const char *name)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(v[mid].user, user);
+		if (!c)
+			c = strcmp(v[mid].name, name);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool runs_same(const struct slurm_run *r, const char *user, const char *name)
+{
+	return !strcmp(r->user, user) && !strcmp(r->name, name);
+}
+
+/* slurmdbd's completed runs of the last RUNS_DAYS, asked at most every
+ * HIST_TTL seconds; the runs seen only in snapshots so far are kept
+ * beside them. A failure keeps what there is (history only improves a
+ * prediction). */
+static void runs_refresh(struct slurm *sl, int64_t now)
+{
+	if (sl->runs_t && now - sl->runs_t < HIST_TTL)
+		return;
+	sl->runs_t = now;
+	char path[160], t1[32], t2[32];
+	time_t a = (time_t)(now - RUNS_DAYS * 86400), z = (time_t)(now + 86400);
+	struct tm tm;
+	strftime(t1, sizeof(t1), "%Y-%m-%dT%H%%3A%M%%3A%S", gmtime_r(&a, &tm));
+	strftime(t2, sizeof(t2), "%Y-%m-%dT%H%%3A%M%%3A%S", gmtime_r(&z, &tm));
+	snprintf(path, sizeof(path), "/slurmdb/v0.0.%d/jobs?start_time=%s&end_time=%s", sl->minor,
+		 t1, t2);
+	struct buf out;
+	buf_init(&out, MAX_ANSWER);
+	struct gq_err e = GQ_ERR_INIT;
+	long st = 0;
+	struct slurm_run *v = NULL;
+	size_t n = 0;
+	if (http(sl, "GET", path, NULL, &out, &st, &e) < 0 || st != 200 ||
+	    slurm_runs_decode(out.data ? out.data : "", out.len, &v, &n, &e) < 0) {
+		buf_release(&out);
+		free(v);
+		return;
+	}
+	buf_release(&out);
+	qsort(v, n, sizeof(*v), cmp_run);
+	size_t nv = n;
+	for (size_t i = 0; i < sl->nruns; i++) {
+		const struct slurm_run *r = &sl->runs[i];
+		if (!bsearch(r, v, nv, sizeof(*v), cmp_run)) {
+			v = xrealloc(v, (n + 1) * sizeof(*v));
+			v[n++] = *r;
+		}
+	}
+	if (n > nv)
+		qsort(v, n, sizeof(*v), cmp_run);
+	free(sl->runs);
+	sl->runs = v;
+	sl->nruns = n;
+}
+
+/* gq serve --slurm: every running job's hist_runtime from its user's
+ * completed runs of its name, as gq serve fills it from its own finished
+ * jobs; the completed jobs of s join the runs first. */
+static void hist_fill_all(struct slurm *sl, struct snapshot *s)
+{
+	runs_refresh(sl, time(NULL));
+	size_t n0 = sl->nruns;
+	for (size_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (j->state != JOB_COMPLETED || j->start_time <= 0 || j->end_time <= j->start_time)
+			continue;
+		struct slurm_run r = {.id = j->id, .elapsed = j->end_time - j->start_time};
+		snprintf(r.user, sizeof(r.user), "%s", j->user);
+		snprintf(r.name, sizeof(r.name), "%s", j->name);
+		if (bsearch(&r, sl->runs, n0, sizeof(r), cmp_run))
+			continue;
+		sl->runs = xrealloc(sl->runs, (sl->nruns + 1) * sizeof(*sl->runs));
+		sl->runs[sl->nruns++] = r;
+	}
+	if (sl->nruns > n0)
+		qsort(sl->runs, sl->nruns, sizeof(*sl->runs), cmp_run);
+	int64_t *rt = NULL;
+	size_t cap = 0;
+	for (size_t i = 0; i < s->njobs; i++) {
+		struct job *j = &s->jobs[i];
+		if (!job_state_holds_gpus(j->state) || !j->name[0])
+			continue;
+		size_t k = runs_first(sl->runs, sl->nruns, j->user, j->name), m = 0;
+		for (; k < sl->nruns && runs_same(&sl->runs[k], j->user, j->name); k++) {
+			GROW(rt, cap, m + 1);
+			rt[m++] = sl->runs[k].elapsed;
+		}
+		j->hist_runtime = predict_hist_runtime(rt, m);
+	}
+	free(rt);
+}
+
 static int sl_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e)
 {
 	struct snapshot s;
@@ -539,7 +662,10 @@ static int sl_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e
 		return -1;
 	}
 	snapshot_sort(&s);
-	hist_fill(S(b), &s);
+	if (S(b)->all_users)
+		hist_fill_all(S(b), &s);
+	else
+		hist_fill(S(b), &s);
 	snapshot_release(out);
 	*out = s;
 	return 0;
@@ -1137,6 +1263,7 @@ static void sl_close(struct backend *b)
 	}
 	free(sl->describe);
 	buf_release(&sl->cache);
+	free(sl->runs);
 	free(sl);
 }
 
@@ -1184,6 +1311,7 @@ static struct backend *slurm_open(const struct backend_target *t, struct gq_err 
 	while (n > 8 && sl->base[n - 1] == '/')
 		sl->base[--n] = '\0';
 	sl->describe = xasprintf("slurmrestd at '%s'", sl->base);
+	sl->all_users = t->all_users;
 	buf_init(&sl->cache, MAX_ANSWER);
 	struct passwd *pw = getpwuid(getuid());
 	if (!pw) {

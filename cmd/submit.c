@@ -332,8 +332,9 @@ static const char *base_name(const char *p)
 
 /* One warning line for each #SBATCH option the backend cannot honour, or
  * one for them all where it reads none (gq serve): the job is submitted
- * without them, never silently. */
-static void sbatch_warn(const char *path, const char *script, bool reads)
+ * without them, never silently. Returns the tasks of the script's
+ * #SBATCH --array where the backend reads it, else 0. */
+static int sbatch_warn(const char *path, const char *script, bool reads)
 {
 	struct sbatch *sb = xmalloc(sizeof(*sb));
 	sbatch_parse(script, sb);
@@ -344,7 +345,15 @@ static void sbatch_warn(const char *path, const char *script, bool reads)
 				"line%s; put the options on #GQ lines\n",
 				path, sb->nlines, sb->nlines == 1 ? "" : "s");
 		free(sb);
-		return;
+		return 0;
+	}
+	int ntasks = 0;
+	if (sb->array[0]) {
+		struct array_spec *as = xmalloc(sizeof(*as));
+		struct gq_err e = GQ_ERR_INIT;
+		if (array_parse(sb->array, as, &e) == 0)
+			ntasks = as->ntasks;
+		free(as);
 	}
 	for (int i = 0; i < sb->nskipped && i < SBATCH_MAX_SKIPPED; i++) {
 		const struct sbatch_skipped *k = &sb->skipped[i];
@@ -364,6 +373,7 @@ static void sbatch_warn(const char *path, const char *script, bool reads)
 		fprintf(stderr, "gq: warning: script '%s': %d more #SBATCH options ignored\n", path,
 			sb->nskipped - SBATCH_MAX_SKIPPED);
 	free(sb);
+	return ntasks;
 }
 
 extern char **environ;
@@ -518,8 +528,9 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 		backend_close(b);
 		goto out;
 	}
+	int script_tasks = 0; /* the tasks of its #SBATCH --array */
 	if (script)
-		sbatch_warn(args[0], script, b->ops->reads_sbatch);
+		script_tasks = sbatch_warn(args[0], script, b->ops->reads_sbatch);
 	int64_t id;
 	bool has_win = false;
 	struct window_stop win;
@@ -531,7 +542,7 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 	out->b = b;
 	out->id = id;
 	out->json = o.json;
-	out->ntasks = o.array[0] ? o.ntasks : 0;
+	out->ntasks = o.array[0] ? o.ntasks : script_tasks;
 	out->job = r.job;
 	out->has_win = has_win;
 	if (has_win) {

@@ -274,7 +274,7 @@ int front_run(const struct front_config *cfg, struct gq_err *e)
 		    "gq serve --slurm: no Slurm token for the front: set SLURM_JWT (from "
 		    "'scontrol token') or give --slurm-token-file FILE");
 	struct backend_target t = {
-	    .server = cfg->url, .token_file = cfg->token_file, .qos_map = ""};
+	    .server = cfg->url, .token_file = cfg->token_file, .qos_map = "", .all_users = true};
 	struct backend *sb = backend_slurm.open(&t, e);
 	if (!sb) {
 		err_prefix(e, "gq serve --slurm");

@@ -1049,8 +1049,8 @@ static int job_decode(const json_t *x, struct snapshot *s, const struct slurm_ma
 	return 0;
 }
 
-int slurm_history_decode(const char *text, size_t len, const char *user, int64_t **runtimes,
-			 size_t *n, struct gq_err *e)
+int slurm_runs_decode(const char *text, size_t len, struct slurm_run **out, size_t *n,
+		      struct gq_err *e)
 {
 	json_t *v = parse(text, len, e);
 	if (!v)
@@ -1062,15 +1062,34 @@ int slurm_history_decode(const char *text, size_t len, const char *user, int64_t
 		char base[32];
 		state_words(json_object_get(json_object_get(x, "state"), "current"), base,
 			    sizeof(base), "", NULL);
-		if (strcmp(base, "COMPLETED") || strcmp(str(x, "user"), user))
-			continue;
 		int64_t el = num0(json_object_get(x, "time"), "elapsed");
-		if (el <= 0)
+		if (strcmp(base, "COMPLETED") || el <= 0)
 			continue;
-		*runtimes = xrealloc(*runtimes, (*n + 1) * sizeof(**runtimes));
-		(*runtimes)[(*n)++] = el;
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		struct slurm_run *r = &(*out)[(*n)++];
+		r->id = num0(x, "job_id");
+		r->elapsed = el;
+		cpy(r->user, sizeof(r->user), str(x, "user"));
+		cpy(r->name, sizeof(r->name), str(x, "name"));
 	}
 	json_decref(v);
+	return 0;
+}
+
+int slurm_history_decode(const char *text, size_t len, const char *user, int64_t **runtimes,
+			 size_t *n, struct gq_err *e)
+{
+	struct slurm_run *r = NULL;
+	size_t nr = 0;
+	if (slurm_runs_decode(text, len, &r, &nr, e) < 0)
+		return -1;
+	for (size_t i = 0; i < nr; i++) {
+		if (strcmp(r[i].user, user))
+			continue;
+		*runtimes = xrealloc(*runtimes, (*n + 1) * sizeof(**runtimes));
+		(*runtimes)[(*n)++] = r[i].elapsed;
+	}
+	free(r);
 	return 0;
 }
 

@@ -137,6 +137,17 @@ struct slurm_job_extra {
  */
 int slurm_history_decode(const char *text, size_t len, const char *user, int64_t **runtimes,
 			 size_t *n, struct gq_err *e);
+/* A COMPLETED record of slurmdbd's (or a completed job of slurmctld's):
+ * whose, of which name, how long it ran. */
+struct slurm_run {
+	int64_t id, elapsed;
+	char user[32];
+	char name[64];
+};
+/* The same records for every user: appends each COMPLETED one with a
+ * positive elapsed time to *out (xrealloc'd; *n entries). */
+int slurm_runs_decode(const char *text, size_t len, struct slurm_run **out, size_t *n,
+		      struct gq_err *e);
 /*
  * GET /slurmdb/v0.0.N/jobs?start_time=..&end_time=.. as the records gq
  * stats computes from (core/stats.h's stats_acct): partition, account,

@@ -206,5 +206,30 @@ else
 	done
 	check_eq "relay back: recovered by itself (within the 30 s interval)" "$err" ""
 fi
+
+# 6: history for every user's jobs: a running job of alice's is predicted
+# from her completed runs of its name (20 s, not its 1 h limit), through a
+# front reading with root's token as straight to slurmrestd with hers.
+hjob() { runuser -u alice -- env -u SLURM_JWT sbatch -p debug -t 60 -J fronthist \
+	-o /dev/null --parsable --wrap "sleep $1"; }
+H1=$(hjob 20)
+H2=$(hjob 20)
+for ((i = 0; i < 80; i++)); do
+	[ "$(sacct -n -X -j "$H1,$H2" -o state 2>/dev/null | grep -c COMPLETED)" = 2 ] && break
+	sleep 1
+done
+front hist "$SLURM_URL" # a new front: it reads slurmdbd at its start
+H3=$(hjob 600)
+left=
+for ((i = 0; i < 30; i++)); do
+	left=$(via hist ls --json 2>/dev/null | jq --argjson id "$H3" \
+		'.[] | select(.id == $id and .state == "running") | .predicted_end - .start_time')
+	[ -n "$left" ] && break
+	sleep 1
+done
+check_match "history through the front: alice's running job from her completed runs, not its limit" \
+	"${left:-none}" '^([0-9]|[1-9][0-9]|1[01][0-9])$'
+scancel "$H3" 2>/dev/null
+
 echo "# ts06: $n checks, $failed failed"
 [ "$failed" = 0 ]

@@ -85,7 +85,10 @@ srun hostname
 EOS
 chmod 644 "$work/train.sh"
 out=$(as alice "$GQ" submit train.sh 2>"$work/warn")
-J=${out#submitted job }
+check_match "sbatch script: an #SBATCH --array is submitted as an array" "$out" \
+	'^submitted array job [0-9]+ \(4 tasks\)$'
+J=${out#submitted array job }
+J=${J%% *}
 check_match "sbatch script: submitted" "$J" '^[0-9]+$'
 check_eq "sbatch script: a warning by name for each option gq cannot honour" "$(cat "$work/warn")" \
 	"gq: warning: script 'train.sh': #SBATCH --mem-per-cpu=2G is not honoured by gq; ignored

@@ -215,6 +215,17 @@ static void history_v38(void)
 	CHECK_INT(n, before);
 	CHECK_INT(slurm_history_decode("{", 1, "bob", &rt, &n, &e), -1);
 	free(rt);
+	/* every user's, with whose and which name (gq serve --slurm) */
+	struct slurm_run *r = NULL;
+	n = 0;
+	CHECK_INT(slurm_runs_decode(t, len, &r, &n, &e), 0);
+	if (CHECK_INT(n, 1)) {
+		CHECK_STR(r[0].user, "bob");
+		CHECK_STR(r[0].name, "prep-data");
+		CHECK_INT(r[0].elapsed, 1);
+		CHECK(r[0].id > 0);
+	}
+	free(r);
 	free(t);
 }
 

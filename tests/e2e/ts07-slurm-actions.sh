@@ -110,7 +110,8 @@ scancel "$J" >/dev/null 2>&1
 # gq's command line and #GQ lines win over #SBATCH.
 sed -i 's/^#SBATCH -J ts07-sbatch$/&\n#GQ --tier P0 --cpus 3/' "$work/train.sh"
 out=$(as alice "$GQ" submit --name cli-name --time-limit 10m --queue gpu train.sh 2>/dev/null)
-J=${out#submitted job }
+J=${out#submitted array job }
+J=${J%% *}
 show=$(scontrol show job "$J" 2>/dev/null | tr ' ' '\n')
 check_eq "sbatch script: --name, --time-limit, --queue and #GQ's --tier, --cpus win" \
 	"$(sfield JobName) $(sfield TimeLimit) $(sfield Partition) $(sfield QOS) $(sfield CPUs/Task)" \
@@ -136,8 +137,9 @@ check_eq "sbatch script: --export=NONE,TS04_X=7" "$(cat "$work/env-$J.out" 2>/de
 # does not record are null and named.
 # slurmctld hands its records to slurmdbd in the background (on a fresh
 # kit, after the cluster registers): wait until sacct has a start in the
-# window, as gq stats asks the same slurmdbd.
-for _ in $(seq 1 30); do
+# window, as gq stats asks the same slurmdbd (on a kit started just before
+# this script, its own jobs' starts, once they are a minute old).
+for _ in $(seq 1 100); do
 	sacct -X -a -n -P -S now-2hours -E now-1minutes -o Start 2>/dev/null |
 		grep -q '^[0-9]' && break
 	sleep 1

@@ -31,6 +31,7 @@ struct front_config {
 	int nlisten;
 	const char *url;	/* slurmrestd: "http://HOST:PORT" */
 	const char *token_file; /* when SLURM_JWT is not set; NULL none */
+	const char *state_dir;	/* the journal (front_events.h) */
 };
 
 /* Runs the front in the foreground until SIGTERM or SIGINT. -1 with e

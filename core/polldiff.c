@@ -108,18 +108,23 @@ static const struct pknown *find_old(const struct pknown *old, size_t nold, int6
 	return NULL;
 }
 
-/* The job that preempted victim (known now as k, before as o): one of a
- * higher tier running now that started at or after the victim's run
- * began; the lowest such id, 0 none. */
+/* The job that preempted victim o (as known before): one of a higher
+ * tier running now that started at or after the victim's run began, else
+ * one of a higher tier pending now (Slurm starts it once the victim's
+ * resources are free, maybe after this poll); the lowest such id, 0 none. */
 static int64_t preemptor(const struct pknown *o, const struct pknown *now, size_t n)
 {
+	int64_t pending = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct pknown *p = &now[i];
-		if (p->id != o->id && p->state == JOB_RUNNING && p->tier < o->tier &&
-		    p->start >= o->start && p->start > 0)
+		if (p->id == o->id || p->tier >= o->tier)
+			continue;
+		if (p->state == JOB_RUNNING && p->start >= o->start && p->start > 0)
 			return p->id;
+		if (p->state == JOB_PENDING && !p->held && !pending)
+			pending = p->id;
 	}
-	return 0;
+	return pending;
 }
 
 /* The life of a job first seen, as far as its times tell. */

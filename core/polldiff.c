@@ -108,23 +108,28 @@ static const struct pknown *find_old(const struct pknown *old, size_t nold, int6
 	return NULL;
 }
 
-/* The job that preempted victim o (as known before): one of a higher
- * tier running now that started at or after the victim's run began, else
- * one of a higher tier pending now (Slurm starts it once the victim's
- * resources are free, maybe after this poll); the lowest such id, 0 none. */
+/* The job that preempted victim o (as known before): of the jobs of a
+ * higher tier running now that started at or after the victim's run
+ * began, or waiting now (not held: Slurm starts the preemptor once the
+ * victim's resources are free, maybe after this poll), one of the highest
+ * tier, the latest started, else the lowest id waiting; 0 none. */
 static int64_t preemptor(const struct pknown *o, const struct pknown *now, size_t n)
 {
-	int64_t pending = 0;
+	const struct pknown *best = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct pknown *p = &now[i];
 		if (p->id == o->id || p->tier >= o->tier)
 			continue;
-		if (p->state == JOB_RUNNING && p->start >= o->start && p->start > 0)
-			return p->id;
-		if (p->state == JOB_PENDING && !p->held && !pending)
-			pending = p->id;
+		bool ran = p->state == JOB_RUNNING && p->start >= o->start && p->start > 0;
+		if (!ran && (p->state != JOB_PENDING || p->held))
+			continue;
+		if (!best || p->tier < best->tier)
+			best = p;
+		else if (p->tier == best->tier && ran &&
+			 (best->state != JOB_RUNNING || p->start > best->start))
+			best = p;
 	}
-	return pending;
+	return best ? best->id : 0;
 }
 
 /* The life of a job first seen, as far as its times tell. */

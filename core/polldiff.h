@@ -21,9 +21,9 @@
  *   - "hold" / "release", pending -> pending;
  *   - a requeue (Slurm's restart count grew): "preempt" running ->
  *     stopping, reason "preempted by job N", when a job of a higher tier
- *     started since the victim did or (not held) waits, then "state"
- *     stopping -> pending "requeued"; otherwise "state" running ->
- *     pending "requeued";
+ *     started since the victim did or (not held) waits (of those, one of
+ *     the highest tier, the latest started), then "state" stopping ->
+ *     pending "requeued"; otherwise "state" running -> pending "requeued";
  *   - "qos": the QOS changed (from = to, reason "QOS p1 -> p0");
  *   - "priority": Slurm's priority of a pending job changed, when it is
  *     the only job whose priority changed in this poll (a periodic

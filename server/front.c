@@ -3,8 +3,9 @@
  * Slurm cluster (front.h). The snapshot is the Slurm backend's
  * (backend_slurm's ops->snapshot), so the front and a client with
  * GQ_BACKEND=slurm see the same jobs, reasons and order; this file only
- * keeps it, times the polls and answers. It is not the native server:
- * nothing here schedules, journals or acts.
+ * keeps it, times the polls, hands each good poll to the journal
+ * (front_events.c) and answers. It is not the native server: nothing here
+ * schedules or acts.
  */
 #define _GNU_SOURCE /* struct ucred */
 #include "front.h"

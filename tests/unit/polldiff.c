@@ -153,13 +153,16 @@ static void requeue_and_preempt(void)
 	CHECK_INT(d5.nev, 2);
 	CHECK(d5.nev == 2 && d5.ev[0].to == JOB_PENDING && d5.ev[1].to == JOB_RUNNING &&
 	      d5.ev[0].time <= d5.ev[1].time && d5.ev[1].time == 2195);
-	/* Requeued while the P0 still waits for its resources: preempted by it. */
-	struct job w[2] = {J(3, JOB_RUNNING), J(4, JOB_PENDING)};
+	/* Requeued while the P0 still waits for its resources: preempted by
+	 * it, not by a P1 that started with the victim (a P1 preempts no P2
+	 * here, but the tier above is the likelier). */
+	struct job w[3] = {J(3, JOB_RUNNING), J(4, JOB_PENDING), J(5, JOB_RUNNING)};
 	w[0].tier = TIER_P2, w[0].start_time = 2300;
 	w[1].tier = TIER_P0;
-	struct pdiff d6 = poll(NULL, 0, w, 2, 2301, false);
+	w[2].start_time = 2300;
+	struct pdiff d6 = poll(NULL, 0, w, 3, 2301, false);
 	w[0].state = JOB_PENDING, w[0].restarts = 1, w[0].submit_time = 2310;
-	struct pdiff d7 = poll(d6.known, d6.nknown, w, 2, 2311, false);
+	struct pdiff d7 = poll(d6.known, d6.nknown, w, 3, 2311, false);
 	CHECK((e = find(&d7, 3, "preempt", 0)) && !strcmp(e->reason, "preempted by job 4"));
 	struct pdiff *all[] = {&d0, &d1, &d2, &d3, &d4, &d5, &d6, &d7};
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)

@@ -179,6 +179,11 @@ check_eq "F: its cancel while the front was down, once, marked late" \
 	"1 state running>cancelled cancelled LATE"
 check_match "gq events shows it as seen late" "$(via events --job "$F")" \
 	"#$F +state +running->cancelled +slurm +cancelled \(seen late\)\$"
+# A client of API version 1 (curl without the headers) reads it in the reason.
+check_eq "to an API version 1 client: ' (seen late)' in the reason, no 'late'" \
+	"$(curl -s --unix-socket "$work/front.sock" 'http://gq/v1/events?limit=10000' |
+		jq -c "[.events[] | select(.job == $F and .to == \"cancelled\") | [.reason, has(\"late\")]]")" \
+	'[["cancelled (seen late)",false]]'
 after=$(via events --json)
 check_eq "nothing recorded twice: one submission per job" \
 	"$(printf '%s' "$after" | jq '[.[] | select(.kind == "submit") | .job] | length == (unique | length)')" true

@@ -40,21 +40,37 @@ struct fjournal {
 	size_t nknown;
 };
 
+/* Opens the journal at j->path: its last seq, known jobs and creation
+ * time; on failure j->db is NULL. */
 static int load(struct fjournal *j, struct gq_err *e)
 {
-	if (db_open(j->path, &j->db, e) < 0 || db_event_last(j->db, &j->last_seq, e) < 0 ||
-	    db_known_load(j->db, &j->known, &j->nknown, e) < 0)
-		return -1;
+	struct db *db = NULL;
+	struct pknown *known = NULL;
+	size_t nknown = 0;
+	int64_t last = 0;
 	char born[32] = "";
-	if (db_meta_get(j->db, "created", born, sizeof(born), e) < 0)
+	if (db_open(j->path, &db, e) < 0)
 		return -1;
-	j->created = born[0] ? strtoll(born, NULL, 10) : (int64_t)time(NULL);
+	if (db_event_last(db, &last, e) < 0 || db_known_load(db, &known, &nknown, e) < 0 ||
+	    db_meta_get(db, "created", born, sizeof(born), e) < 0)
+		goto fail;
+	int64_t created = born[0] ? strtoll(born, NULL, 10) : (int64_t)time(NULL);
 	if (!born[0]) {
-		snprintf(born, sizeof(born), "%" PRId64, j->created);
-		if (db_meta_set(j->db, "created", born, e) < 0)
-			return -1;
+		snprintf(born, sizeof(born), "%" PRId64, created);
+		if (db_meta_set(db, "created", born, e) < 0)
+			goto fail;
 	}
+	j->db = db;
+	free(j->known);
+	j->known = known;
+	j->nknown = nknown;
+	j->last_seq = last;
+	j->created = created;
 	return 0;
+fail:
+	free(known);
+	db_close(db);
+	return -1;
 }
 
 int fjournal_open(const char *dir, struct fjournal **out, struct gq_err *e)
@@ -153,6 +169,8 @@ static int start_over(struct fjournal *j, int64_t now, char *aside, size_t size,
 	char *to = xasprintf("%s.reset-%s", j->path, stamp);
 	db_close(j->db); /* checkpoints its WAL into the file */
 	j->db = NULL;
+	/* Should the move fail, the old journal is opened again as it was
+	 * and the next poll sees the reset again. */
 	int rc = 0;
 	if (rename(j->path, to) < 0)
 		rc = err_set(e, GQ_EIO, "cannot move the journal '%s' aside to '%s': %s", j->path,
@@ -160,11 +178,12 @@ static int start_over(struct fjournal *j, int64_t now, char *aside, size_t size,
 	snprintf(aside, size, "%s", to);
 	free(to);
 	int64_t last = j->last_seq;
-	free(j->known);
-	j->known = NULL;
-	j->nknown = 0;
-	if (load(j, e) < 0)
+	if (load(j, e) < 0) {
+		free(j->known);
+		j->known = NULL;
+		j->nknown = 0;
 		return -1;
+	}
 	/* Sequence numbers go on: a follower's "after" stays meaningful. */
 	if (j->last_seq < last)
 		j->last_seq = last;
@@ -175,6 +194,11 @@ int fjournal_poll(struct fjournal *j, const struct snapshot *s, bool late, struc
 {
 	struct pdiff d;
 	pthread_mutex_lock(&j->mu);
+	/* A journal that could not be opened again after a reset: retried. */
+	if (!j->db && load(j, e) < 0) {
+		pthread_mutex_unlock(&j->mu);
+		return -1;
+	}
 	pdiff_compute(j->known, j->nknown, s->jobs, s->njobs, s->now, late, &d);
 	int rc = 0;
 	struct event reset;

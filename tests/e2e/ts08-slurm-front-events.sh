@@ -133,7 +133,7 @@ check_eq "V: preempted by the P0, then requeued" "$(evs "$V" | tail -2)" \
 	"preempt running>stopping preempted by job $U
 state stopping>pending requeued"
 wait_ev "$U" '^state pending>running' 40
-check_match "U: the P0 started" "$(evs "$U")" "state pending>running started"
+check_match "U: the P0 started" "$(evs "$U")" "^state pending>running started\$"
 
 # 4. gq stats through the front: the starts above, the preemption, and
 # what it cannot know.

@@ -204,7 +204,14 @@ else
 	front_stop
 	scancel -u alice >/dev/null 2>&1
 	scancel -u bob >/dev/null 2>&1
-	bash /work/shared/slurm/start.sh --restart >/dev/null 2>&1
+	# without the descriptors this script inherited (a caller's flock on
+	# the kit's lock would stay held by the daemons forever)
+	(
+		for fd in $(ls "/proc/$BASHPID/fd"); do
+			[ "$fd" -gt 2 ] && eval "exec $fd>&-"
+		done
+		exec bash /work/shared/slurm/start.sh --restart
+	) >/dev/null 2>&1
 	. "$ENV"
 	ALICE_JWT=$SLURM_JWT ADMIN_JWT=$SLURM_ADMIN_JWT
 	unset SLURM_JWT

@@ -426,7 +426,16 @@ static int n_stats(struct backend *b, int64_t from, int64_t to, struct stats_rep
 	char path[128] = "/v1/stats";
 	if (from || to)
 		snprintf(path, sizeof(path), "/v1/stats?from=%" PRId64 "&to=%" PRId64, from, to);
-	return get_report(b, path, "the metrics", parse_stats, out, e);
+	int rc = get_report(b, path, "the metrics", parse_stats, out, e);
+	/* gq serve --slurm computes them from its journal of Slurm's
+	 * changes: gq's wait limits, observe mode, checkpoints and tier
+	 * prices are not Slurm's. */
+	if (rc == 0 && N(b)->front) {
+		out->not_recorded = STATS_NR_OVER_LIMIT | STATS_NR_WOULD_PREEMPT |
+				    STATS_NR_WORK_LOST | STATS_NR_CHARGED;
+		out->scheduler = "Slurm";
+	}
+	return rc;
 }
 
 static int n_preemptions(struct backend *b, int64_t job, struct preempt_list *out, struct gq_err *e)
@@ -529,28 +538,11 @@ static void n_close(struct backend *b)
 }
 
 static const struct backend_ops native_ops;
-/* gq serve --slurm keeps no events yet: as on Slurm itself there are
- * none, after the wait asked for, so that gq top, which follows events
- * between snapshots, reads the front's snapshots instead of going
- * offline. gq events asks before it knows the front, and is refused. */
-static int f_events(struct backend *b, int64_t after, int wait_ms, struct event_list *out,
-		    struct gq_err *e)
-{
-	(void)b, (void)after, (void)out, (void)e;
-	if (wait_ms > 0) {
-		struct timespec ts = {wait_ms / 1000, (wait_ms % 1000) * 1000000L};
-		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-			;
-	}
-	return 0;
-}
-
 static pthread_once_t front_once = PTHREAD_ONCE_INIT;
 static void front_ops_init(void)
 {
 	front_ops = native_ops;
 	front_ops.scheduler = "Slurm";
-	front_ops.events = f_events;
 }
 
 static const struct backend_ops native_ops = {

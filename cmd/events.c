@@ -29,8 +29,8 @@ static void print_event(const struct event *ev)
 		snprintf(job, sizeof(job), "#%lld", (long long)ev->job);
 	else
 		snprintf(job, sizeof(job), "-");
-	printf("%6lld  %s  %-7s %-12s %-20s %-14s %s\n", (long long)ev->seq, when, job, ev->kind,
-	       change, ev->actor[0] ? ev->actor : "-", ev->reason);
+	printf("%6lld  %s  %-7s %-12s %-20s %-14s %s%s\n", (long long)ev->seq, when, job, ev->kind,
+	       change, ev->actor[0] ? ev->actor : "-", ev->reason, ev->late ? " (seen late)" : "");
 }
 
 static int events_exec(int argc, char **argv)

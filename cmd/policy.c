@@ -1225,7 +1225,21 @@ static int sub_review(const struct popts *o, int argc, char **argv)
 		window = 86400;
 	if (!(b = cmd_backend(true, &rc)))
 		goto out;
-	if (b->ops->snapshot(b, &s, &e) < 0 || all_events(b, &ev, &e) < 0) {
+	if (b->ops->snapshot(b, &s, &e) < 0) {
+		rc = cmd_fail(&e);
+		goto out;
+	}
+	/* Known once a first answer came (gq serve --slurm says so). */
+	if (b->ops->scheduler) {
+		err_set(&e, GQ_EUNAVAIL,
+			"gq policy review is not available on %s: it starts from when gq serve "
+			"applied the revision, and %s's policy is never applied by gq ('gq policy "
+			"export slurm' writes it for slurm.conf and sacctmgr)",
+			b->ops->scheduler, b->ops->scheduler);
+		rc = cmd_fail(&e);
+		goto out;
+	}
+	if (all_events(b, &ev, &e) < 0) {
 		rc = cmd_fail(&e);
 		goto out;
 	}

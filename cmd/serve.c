@@ -194,12 +194,14 @@ static int serve_exec(int argc, char **argv)
 		rc = cmd_usage_error(&cmd_serve, "%s needs a value", a);
 		goto out;
 	}
-	if (slurm && (cfg.state_dir || cfg.metrics_listen || cfg.gpus >= 0 || cfg.gpu_model ||
-		      cfg.gpu_mem_mb >= 0 || cfg.cpus >= 0 || cfg.mem_mb >= 0 || cfg.tokens_file ||
-		      cfg.admin_groups || cfg.policy || cfg.keep_finished || cfg.manual_clock)) {
+	if (slurm && (cfg.metrics_listen || cfg.gpus >= 0 || cfg.gpu_model || cfg.gpu_mem_mb >= 0 ||
+		      cfg.cpus >= 0 || cfg.mem_mb >= 0 || cfg.tokens_file || cfg.admin_groups ||
+		      cfg.policy || cfg.keep_finished || cfg.manual_clock)) {
 		rc = cmd_usage_error(
-		    &cmd_serve, "--slurm takes only --listen unix:PATH, --slurm-token-file and "
-				"--log-level: the scheduler's options are not for a front");
+		    &cmd_serve,
+		    "--slurm takes only --listen unix:PATH, --slurm-token-file, "
+		    "--state-dir and --log-level: the scheduler's options are not for a "
+		    "front");
 		goto out;
 	}
 	if (slurm_token && !slurm) {
@@ -231,11 +233,18 @@ static int serve_exec(int argc, char **argv)
 	cfg.listen = listen;
 	if (slurm) {
 		log_set_level(cfg.log_level);
+		/* Beside gq serve's own: both may run, each with its journal. */
+		if (!cfg.state_dir) {
+			char *d = default_state_dir();
+			cfg.state_dir = state = xasprintf("%s-slurm", d);
+			free(d);
+		}
 		struct front_config fc = {
 		    .listen = listen,
 		    .nlisten = cfg.nlisten,
 		    .url = slurm,
 		    .token_file = slurm_token,
+		    .state_dir = cfg.state_dir,
 		};
 		if (front_run(&fc, &e) < 0) {
 			log_error("%s", e.msg);

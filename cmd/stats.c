@@ -66,9 +66,13 @@ static void stats_render(const struct stats_report *r)
 			       nr & STATS_NR_WOULD_PREEMPT ? "-" : would,
 			       nr & STATS_NR_WORK_LOST ? "-" : lost, g->cancelled);
 		}
-		if (nr)
+		if (nr & STATS_NR_OVERTAKEN)
 			printf("OVER, OVERTAKEN, WOULD and LOST are not recorded on %s: its "
 			       "accounting keeps times, not gq's events\n",
+			       r->scheduler ? r->scheduler : "this scheduler");
+		else if (nr) /* gq serve --slurm: from its events */
+			printf("OVER, WOULD and LOST are not recorded on %s: gq's wait limits, "
+			       "observe mode and checkpoints are not its\n",
 			       r->scheduler ? r->scheduler : "this scheduler");
 	}
 	if (st->ndepts) {

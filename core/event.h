@@ -9,6 +9,7 @@
 #ifndef GQ_EVENT_H
 #define GQ_EVENT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "job.h"
@@ -22,6 +23,9 @@ struct event {
 	enum job_state from, to;
 	char reason[160]; /* a wait-reason token or free text */
 	char actor[32];	  /* user name, "scheduler" or "admin:<name>" */
+	/* Seen late: it happened while nothing watched (gq serve --slurm
+	 * down), recorded at the first poll after. Never on gq serve. */
+	bool late;
 };
 
 #endif

@@ -42,6 +42,8 @@ enum {
 	ST_NOTE_PUT,
 	ST_NOTE_DEL,
 	ST_NOTES_LOAD,
+	ST_KNOWN_PUT,
+	ST_KNOWN_LOAD,
 	ST_COUNT
 };
 
@@ -56,8 +58,8 @@ static const char *const sql_text[ST_COUNT] = {
     [ST_JOB_COMMAND] = "SELECT command FROM jobs WHERE id = ?",
     [ST_JOBS_LOAD] = "SELECT id, uid, idem, job, intent FROM jobs ORDER BY id",
     [ST_EVENT_INSERT] = "INSERT INTO events(seq, time, job, kind, from_state, to_state, "
-			"reason, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    [ST_EVENTS_AFTER] = "SELECT seq, time, job, kind, from_state, to_state, reason, actor "
+			"reason, actor, late) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    [ST_EVENTS_AFTER] = "SELECT seq, time, job, kind, from_state, to_state, reason, actor, late "
 			"FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
     [ST_EVENT_LAST] = "SELECT coalesce(max(seq), 0) FROM events",
     [ST_META_GET] = "SELECT v FROM meta WHERE k = ?",
@@ -83,6 +85,12 @@ static const char *const sql_text[ST_COUNT] = {
 		    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     [ST_NOTE_DEL] = "DELETE FROM notes WHERE id = ?",
     [ST_NOTES_LOAD] = "SELECT id, job, uid, gid, kind, target, body, env FROM notes ORDER BY id",
+    [ST_KNOWN_PUT] = "INSERT OR REPLACE INTO known(id, name, user, queue, dept, qos, tier, state,"
+		     " held, gone, restarts, gpus, exit_status, prio, submit, start, end_time)"
+		     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    [ST_KNOWN_LOAD] = "SELECT id, name, user, queue, dept, qos, tier, state, held, gone,"
+		      " restarts, gpus, exit_status, prio, submit, start, end_time FROM known"
+		      " ORDER BY id",
 };
 
 static const char schema[] =
@@ -107,7 +115,20 @@ static const char schema[] =
     " trigger_job INTEGER NOT NULL, PRIMARY KEY(victim, start, trigger_job));"
     "CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, job INTEGER NOT NULL,"
     " uid INTEGER NOT NULL, gid INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT NOT NULL,"
-    " body TEXT NOT NULL, env TEXT NOT NULL);";
+    " body TEXT NOT NULL, env TEXT NOT NULL);"
+    /* gq serve --slurm's: the last known state of each job of the cluster. */
+    "CREATE TABLE IF NOT EXISTS known(id INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+    " user TEXT NOT NULL, queue TEXT NOT NULL, dept TEXT NOT NULL, qos TEXT NOT NULL,"
+    " tier INTEGER NOT NULL, state INTEGER NOT NULL, held INTEGER NOT NULL,"
+    " gone INTEGER NOT NULL, restarts INTEGER NOT NULL, gpus INTEGER NOT NULL,"
+    " exit_status INTEGER NOT NULL, prio INTEGER NOT NULL, submit INTEGER NOT NULL,"
+    " start INTEGER NOT NULL, end_time INTEGER NOT NULL);";
+
+/* Columns added after the first release, each to a table of the schema:
+ * added to an older database at its next open. */
+static const char *const added_columns[][2] = {
+    {"events", "late INTEGER NOT NULL DEFAULT 0"},
+};
 
 struct db {
 	sqlite3 *h;
@@ -152,6 +173,16 @@ int db_open(const char *path, struct db **out, struct gq_err *e)
 	    sqlite3_exec(db->h, schema, NULL, NULL, NULL) != SQLITE_OK) {
 		sqlite_fail(db, "schema", e);
 		goto fail;
+	}
+	for (size_t i = 0; i < sizeof(added_columns) / sizeof(added_columns[0]); i++) {
+		char *sql = xasprintf("ALTER TABLE %s ADD COLUMN %s", added_columns[i][0],
+				      added_columns[i][1]);
+		int arc = sqlite3_exec(db->h, sql, NULL, NULL, NULL);
+		free(sql);
+		if (arc != SQLITE_OK && !strstr(sqlite3_errmsg(db->h), "duplicate column")) {
+			sqlite_fail(db, "schema", e);
+			goto fail;
+		}
 	}
 	for (int i = 0; i < ST_COUNT; i++) {
 		if (sqlite3_prepare_v3(db->h, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT,
@@ -316,6 +347,7 @@ int db_event_insert(struct db *db, const struct event *ev, struct gq_err *e)
 	sqlite3_bind_int(st, 6, (int)ev->to);
 	sqlite3_bind_text(st, 7, ev->reason, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 8, ev->actor, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 9, ev->late ? 1 : 0);
 	return step_done(db, st, "insert event", e);
 }
 
@@ -338,6 +370,7 @@ int db_events_after(struct db *db, int64_t after, struct event *out, int max, in
 		ev->to = (unsigned)t < JOB_STATE_COUNT ? (enum job_state)t : JOB_PENDING;
 		STR_COPY(ev->reason, col_text(st, 6));
 		STR_COPY(ev->actor, col_text(st, 7));
+		ev->late = sqlite3_column_int(st, 8) != 0;
 	}
 	int ret = 0;
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
@@ -571,4 +604,68 @@ void db_notes_free(struct db_note *v, size_t n)
 		free(v[i].env);
 	}
 	free(v);
+}
+
+int db_known_put(struct db *db, const struct pknown *k, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_KNOWN_PUT];
+	sqlite3_bind_int64(st, 1, k->id);
+	sqlite3_bind_text(st, 2, k->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, k->user, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, k->queue, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, k->dept, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, k->qos, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 7, (int)k->tier);
+	sqlite3_bind_int(st, 8, (int)k->state);
+	sqlite3_bind_int(st, 9, k->held);
+	sqlite3_bind_int(st, 10, k->gone);
+	sqlite3_bind_int(st, 11, k->restarts);
+	sqlite3_bind_int(st, 12, k->gpus);
+	sqlite3_bind_int(st, 13, k->exit_status);
+	sqlite3_bind_int64(st, 14, k->prio);
+	sqlite3_bind_int64(st, 15, k->submit);
+	sqlite3_bind_int64(st, 16, k->start);
+	sqlite3_bind_int64(st, 17, k->end);
+	return step_done(db, st, "save a known job", e);
+}
+
+int db_known_load(struct db *db, struct pknown **out, size_t *n, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_KNOWN_LOAD];
+	struct pknown *v = NULL;
+	size_t cnt = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		GROW(v, cap, cnt + 1);
+		struct pknown *k = &v[cnt++];
+		memset(k, 0, sizeof(*k));
+		k->id = sqlite3_column_int64(st, 0);
+		STR_COPY(k->name, col_text(st, 1));
+		STR_COPY(k->user, col_text(st, 2));
+		STR_COPY(k->queue, col_text(st, 3));
+		STR_COPY(k->dept, col_text(st, 4));
+		STR_COPY(k->qos, col_text(st, 5));
+		int t = sqlite3_column_int(st, 6), s = sqlite3_column_int(st, 7);
+		k->tier = (unsigned)t < TIER_COUNT ? (enum tier)t : TIER_P1;
+		k->state = (unsigned)s < JOB_STATE_COUNT ? (enum job_state)s : JOB_PENDING;
+		k->held = sqlite3_column_int(st, 8) != 0;
+		k->gone = sqlite3_column_int(st, 9) != 0;
+		k->restarts = sqlite3_column_int(st, 10);
+		k->gpus = sqlite3_column_int(st, 11);
+		k->exit_status = sqlite3_column_int(st, 12);
+		k->prio = sqlite3_column_int64(st, 13);
+		k->submit = sqlite3_column_int64(st, 14);
+		k->start = sqlite3_column_int64(st, 15);
+		k->end = sqlite3_column_int64(st, 16);
+	}
+	int ret = 0;
+	if (rc != SQLITE_DONE) {
+		ret = sqlite_fail(db, "load known jobs", e);
+		free(v);
+	} else {
+		*out = v;
+		*n = cnt;
+	}
+	sqlite3_reset(st);
+	return ret;
 }

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "core/event.h"
+#include "core/polldiff.h"
 #include "core/util.h"
 #include "server/enforce.h"
 
@@ -66,6 +67,12 @@ int db_events_after(struct db *db, int64_t after, struct event *out, int max, in
 		    struct gq_err *e);
 /* The highest event seq (0 when none). */
 int db_event_last(struct db *db, int64_t *seq, struct gq_err *e);
+
+/* gq serve --slurm: the last known state of each job of the cluster
+ * (core/polldiff.h); put inserts or replaces k->id; load gives every one
+ * in id order into *out (caller frees; NULL when none). */
+int db_known_put(struct db *db, const struct pknown *k, struct gq_err *e);
+int db_known_load(struct db *db, struct pknown **out, size_t *n, struct gq_err *e);
 
 /* Named values. db_meta_get writes "" when the key is absent. */
 int db_meta_get(struct db *db, const char *key, char *out, size_t size, struct gq_err *e);

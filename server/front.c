@@ -3,8 +3,9 @@
  * Slurm cluster (front.h). The snapshot is the Slurm backend's
  * (backend_slurm's ops->snapshot), so the front and a client with
  * GQ_BACKEND=slurm see the same jobs, reasons and order; this file only
- * keeps it, times the polls and answers. It is not the native server:
- * nothing here schedules, journals or acts.
+ * keeps it, times the polls, hands each good poll to the journal
+ * (front_events.c) and answers. It is not the native server: nothing here
+ * schedules or acts.
  */
 #define _GNU_SOURCE /* struct ucred */
 #include "front.h"
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "server/front_events.h"
 #include "server/http.h"
 #include "server/log.h"
 #include "wire/wire.h"
@@ -41,6 +43,7 @@ struct front {
 	int64_t down_since; /* first failed poll since the last good one, 0 up */
 	char down_msg[256];
 	int64_t polls, changes;
+	struct fjournal *journal; /* its own lock; written by the poller */
 };
 
 /* Did the cluster change between two snapshots (sorted by id)? What a
@@ -67,6 +70,7 @@ static void *poller(void *arg)
 {
 	struct front *f = arg;
 	int interval = FRONT_POLL_MIN;
+	bool late = true; /* changes since the last good poll went unseen */
 	pthread_mutex_lock(&f->lock);
 	while (!f->stop) {
 		pthread_mutex_unlock(&f->lock);
@@ -81,6 +85,10 @@ static void *poller(void *arg)
 			if (s.policy.tier[t].wait_limit > FRONT_WAIT_LIMIT)
 				s.policy.tier[t].wait_limit = FRONT_WAIT_LIMIT;
 		int64_t now = time(NULL);
+		struct gq_err je = GQ_ERR_INIT;
+		if (rc == 0 && fjournal_poll(f->journal, &s, late, &je) < 0)
+			log_error("journal: %s", je.msg);
+		late = rc != 0;
 		pthread_mutex_lock(&f->lock);
 		f->polls++;
 		if (rc == 0) {
@@ -123,6 +131,36 @@ static void *poller(void *arg)
 }
 
 /* ---- the read API ---- */
+
+/* GET /v1/events and /v1/stats, from the journal (front_events.h), outside
+ * f->lock: a long poll waits on the journal's own. true when answered. */
+static bool front_events_route(struct front *f, const char *path, const struct http_req *req,
+			       int peer_api, struct http_resp *resp)
+{
+	if (!strcmp(path, "/v1/events")) {
+		fjournal_h_events(f->journal, req, peer_api, resp);
+		return true;
+	}
+	if (strcmp(path, "/v1/stats"))
+		return false;
+	struct fcluster c;
+	memset(&c, 0, sizeof(c));
+	pthread_mutex_lock(&f->lock);
+	if (f->data_t) {
+		c.have = true;
+		c.now = (f->down_since ? f->snap.now : (int64_t)time(NULL) + f->clock_off);
+		c.policy = f->snap.policy;
+		c.nnodes = f->snap.nnodes;
+		c.nodes = xcalloc(c.nnodes ? c.nnodes : 1, sizeof(*c.nodes));
+		memcpy(c.nodes, f->snap.nodes, c.nnodes * sizeof(*c.nodes));
+		for (size_t i = 0; i < f->snap.njobs; i++)
+			c.counts[f->snap.jobs[i].state]++;
+	}
+	pthread_mutex_unlock(&f->lock);
+	fjournal_h_stats(f->journal, &c, req, resp);
+	fcluster_release(&c);
+	return true;
+}
 
 static void reply_err(struct http_resp *resp, int status, const struct gq_err *e)
 {
@@ -195,6 +233,8 @@ static void handle(void *arg, const struct http_req *req, struct http_resp *resp
 		h_ping(resp, req);
 		return;
 	}
+	if (get && front_events_route(f, path, req, peer.current, resp))
+		return;
 	if (!get) {
 		err_set(&e, GQ_EUNAVAIL,
 			"actions through gq serve --slurm are not built yet; run them with "
@@ -296,6 +336,10 @@ int front_run(const struct front_config *cfg, struct gq_err *e)
 	int rc = -1;
 	struct http_server *http = NULL;
 	pthread_t th;
+	if (fjournal_open(cfg->state_dir, &f.journal, e) < 0) {
+		err_prefix(e, "gq serve --slurm");
+		goto out;
+	}
 	if (http_start(cfg->listen, cfg->nlisten, getuid() == 0, 1 << 16, handle, &f, &http, e) < 0)
 		goto out;
 	if (pthread_create(&th, NULL, poller, &f) != 0) {
@@ -303,8 +347,8 @@ int front_run(const struct front_config *cfg, struct gq_err *e)
 		err_set(e, GQ_EINTERNAL, "cannot start the poller thread");
 		goto out;
 	}
-	log_info("gq serve --slurm: in front of %s, polling every %d to %d s", cfg->url,
-		 FRONT_POLL_MIN, FRONT_POLL_MAX);
+	log_info("gq serve --slurm: in front of %s, polling every %d to %d s, journal in '%s'",
+		 cfg->url, FRONT_POLL_MIN, FRONT_POLL_MAX, cfg->state_dir);
 	int sig = 0;
 	sigdelset(&set, SIGPIPE);
 	while (sigwait(&set, &sig) == 0 && sig != SIGTERM && sig != SIGINT)
@@ -315,9 +359,11 @@ int front_run(const struct front_config *cfg, struct gq_err *e)
 	pthread_cond_signal(&f.wake);
 	pthread_mutex_unlock(&f.lock);
 	pthread_join(th, NULL);
+	fjournal_wake(f.journal);
 	http_stop(http);
 	rc = 0;
 out:
+	fjournal_close(f.journal);
 	snapshot_release(&f.snap);
 	backend_close(sb);
 	pthread_mutex_destroy(&f.lock);

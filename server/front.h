@@ -5,10 +5,11 @@
  * and every client reading through the front is answered from it, so that
  * the number of requests to slurmctld does not grow with the clients.
  *
- * This first slice answers the read API (ping, the snapshot, one job);
- * every action is refused (GQ_EUNAVAIL, exit 5 in the client): the front
- * never acts with its own token on a user's behalf. It keeps no journal,
- * events or history yet.
+ * It answers the read API (ping, the snapshot, one job) and, from the
+ * journal of each poll's changes in its state directory
+ * (front_events.h), GET /v1/events and /v1/stats; every action is
+ * refused (GQ_EUNAVAIL, exit 5 in the client): the front never acts with
+ * its own token on a user's behalf. It keeps no history or logs.
  *
  * Polling: at FRONT_POLL_MIN seconds after a poll that saw a change, the
  * interval doubling up to FRONT_POLL_MAX while nothing changes; GET /jobs
@@ -31,6 +32,7 @@ struct front_config {
 	int nlisten;
 	const char *url;	/* slurmrestd: "http://HOST:PORT" */
 	const char *token_file; /* when SLURM_JWT is not set; NULL none */
+	const char *state_dir;	/* the journal (front_events.h) */
 };
 
 /* Runs the front in the foreground until SIGTERM or SIGINT. -1 with e

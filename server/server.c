@@ -182,6 +182,11 @@ static int mkdirs(const char *path, mode_t mode, struct gq_err *e)
 	return rc;
 }
 
+int server_state_dir_open(const char *dir, unsigned mode, int *lockfd, struct gq_err *e)
+{
+	return mkdirs(dir, (mode_t)mode, e) < 0 ? -1 : lock_state_dir(dir, lockfd, e);
+}
+
 static void server_free(struct server *s);
 
 /* Everything a server is before its threads run: the state directory

@@ -174,4 +174,9 @@ int server_policy_apply(struct server *s, const struct identity *who, const char
 /* The tokens / peer-credential checker, for the request layer. */
 const struct auth *server_auth(struct server *s);
 
+/* Creates state directory dir (mode, its parents 0755) when absent and
+ * locks it for this process (*lockfd, held until exit), as gq serve does:
+ * GQ_ECONFLICT when another gq serve holds it. */
+int server_state_dir_open(const char *dir, unsigned mode, int *lockfd, struct gq_err *e);
+
 #endif

@@ -290,9 +290,13 @@ json_t *codec_node_encode(const struct node *n)
 	return wire_encode_table(node_fields, NF(node_fields), n);
 }
 
+/* "late" (API version 2) only when set: gq serve's events never are. */
 json_t *codec_event_encode(const struct event *ev)
 {
-	return wire_encode_table(event_fields, NF(event_fields), ev);
+	json_t *o = wire_encode_table(event_fields, NF(event_fields), ev);
+	if (ev->late)
+		json_object_set_new(o, "late", json_true());
+	return o;
 }
 
 static void policy_key_cb(const struct policy_key_info *ki, void *arg)
@@ -753,10 +757,15 @@ int codec_node_decode(const json_t *v, struct node *out, struct gq_err *e)
 
 int codec_event_decode(const json_t *v, struct event *out, struct gq_err *e)
 {
+	static const char *const extra[] = {"late", NULL};
 	struct event ev;
 	memset(&ev, 0, sizeof(ev));
-	if (wire_decode_table(v, event_fields, NF(event_fields), &ev, "event", NULL, e) < 0)
+	if (wire_decode_table(v, event_fields, NF(event_fields), &ev, "event", extra, e) < 0)
 		return -1;
+	const json_t *late = json_object_get(v, "late");
+	if (late && !json_is_boolean(late))
+		return wire_type_error(e, "event.late", "a boolean", late);
+	ev.late = json_is_true(late);
 	*out = ev;
 	return 0;
 }

@@ -40,7 +40,7 @@
  * the other side's strict decoders would refuse (a new field, a new
  * state); raise GQ_API_OLDEST when this side stops speaking an old one.
  */
-#define GQ_API_VERSION 1
+#define GQ_API_VERSION 2 /* 2: an event's "late" */
 #define GQ_API_OLDEST 1
 
 struct wire_api {
@@ -161,7 +161,8 @@ char *codec_command_text_sub(const struct submission *sub);
 int codec_command_from_text(const char *text, struct submission *out, struct gq_err *e);
 
 /* Events: {"events": [EVENT...], "next": SEQ}, an event being seq, time,
- * job, kind, from, to, reason, actor. wire_events_parse appends the page's
+ * job, kind, from, to, reason, actor, and "late": true (API version 2)
+ * when seen late (gq serve --slurm). wire_events_parse appends the page's
  * events to out (an empty page may come without the array). */
 char *wire_events_text(const struct event *evs, size_t n, int64_t next);
 int wire_events_parse(const char *text, size_t len, struct event_list *out, struct gq_err *e);

@@ -40,6 +40,36 @@ static void test_api_versions_meet_or_say_who_upgrades(void)
 		  "serve");
 }
 
+/* "late" (API version 2) is sent only when set, so that gq serve's
+ * events read as before; it round-trips. */
+static void test_event_late_only_when_set(void)
+{
+	struct event ev[2];
+	memset(ev, 0, sizeof(ev));
+	ev[0].seq = 1, ev[0].job = 7, ev[0].time = 100;
+	STR_COPY(ev[0].kind, "submit");
+	ev[1] = ev[0];
+	ev[1].seq = 2, ev[1].late = true;
+	STR_COPY(ev[1].kind, "state");
+	char *text = wire_events_text(ev, 2, 2);
+	CHECK(strstr(text, "\"late\":true") != NULL || strstr(text, "\"late\": true") != NULL);
+	CHECK(strstr(text, "false") == NULL);
+	struct event_list l = {0};
+	CHECK_INT(wire_events_parse(text, strlen(text), &l, NULL), 0);
+	CHECK_INT(l.n, 2);
+	CHECK(l.n == 2 && !l.items[0].late && l.items[1].late);
+	event_list_release(&l);
+	free(text);
+	struct gq_err e = GQ_ERR_INIT;
+	const char *bad = "{\"events\": [{\"seq\": 1, \"time\": 1, \"job\": 1, \"kind\": \"x\", "
+			  "\"from\": \"pending\", \"to\": \"pending\", \"reason\": \"\", "
+			  "\"actor\": \"\", \"late\": 1}], \"next\": 1}";
+	struct event_list l2 = {0};
+	CHECK_INT(wire_events_parse(bad, strlen(bad), &l2, &e), -1);
+	CHECK(strstr(e.msg, "late") != NULL);
+	event_list_release(&l2);
+}
+
 static void test_preemptions_text_round_trips(void)
 {
 	struct preempt_record r[2] = {
@@ -135,6 +165,7 @@ static void test_reclaim_text_round_trips(void)
 void suite_wire(void)
 {
 	RUN(test_api_versions_meet_or_say_who_upgrades);
+	RUN(test_event_late_only_when_set);
 	RUN(test_preemptions_text_round_trips);
 	RUN(test_reclaim_text_round_trips);
 }

@@ -146,6 +146,10 @@ struct backend_target {
 	const char *token_file; /* or NULL */
 	const char *qos_map;	/* slurm: QOS → tier ("" = the default map) */
 	const char *ca_file;	/* https: CA bundle, or NULL for the system's */
+	/* slurm: act as this user with this token instead of the process's
+	 * own account and SLURM_JWT / token_file (gq serve --slurm acting
+	 * for a client); both or neither. */
+	const char *user, *token;
 };
 
 /* An implementation's constructor; listed in backend.c. */

@@ -1185,15 +1185,20 @@ static struct backend *slurm_open(const struct backend_target *t, struct gq_err 
 		sl->base[--n] = '\0';
 	sl->describe = xasprintf("slurmrestd at '%s'", sl->base);
 	buf_init(&sl->cache, MAX_ANSWER);
-	struct passwd *pw = getpwuid(getuid());
-	if (!pw) {
+	struct passwd *pw = t->token ? NULL : getpwuid(getuid());
+	if (t->token) {
+		snprintf(sl->user, sizeof(sl->user), "%s", t->user);
+	} else if (!pw) {
 		err_set(e, GQ_EINVAL, "cannot find the local account of uid %u",
 			(unsigned)getuid());
 		goto fail;
+	} else {
+		snprintf(sl->user, sizeof(sl->user), "%s", pw->pw_name);
 	}
-	snprintf(sl->user, sizeof(sl->user), "%s", pw->pw_name);
 	const char *jwt = getenv("SLURM_JWT");
-	if (jwt && *jwt) {
+	if (t->token) {
+		sl->token = xstrdup(t->token);
+	} else if (jwt && *jwt) {
 		sl->token = xstrdup(jwt);
 	} else if (t->token_file) {
 		char tok[4096];

@@ -46,10 +46,11 @@ struct verified {
 struct front_act {
 	const char *url;
 	char own_user[64];
-	bool private_jobs; /* PrivateData has jobs, or could not be read */
-	pthread_mutex_t lock;
+	bool private_jobs;    /* PrivateData has jobs, or could not be read */
+	pthread_mutex_t lock; /* tokens; held while scontrol runs */
 	struct user_token tokens[FRONT_USERS_MAX];
 	int ntokens;
+	pthread_mutex_t seen_lock; /* seen: never waits for scontrol */
 	struct verified seen[FRONT_USERS_MAX];
 	int nseen;
 };
@@ -311,6 +312,7 @@ struct front_act *front_act_new(const char *url, const char *own_user)
 	a->url = url;
 	snprintf(a->own_user, sizeof(a->own_user), "%s", own_user);
 	pthread_mutex_init(&a->lock, NULL);
+	pthread_mutex_init(&a->seen_lock, NULL);
 	char *argv[] = {(char *)(uintptr_t) "scontrol", (char *)(uintptr_t) "show",
 			(char *)(uintptr_t) "config", NULL};
 	char *out = xmalloc(1 << 16);
@@ -344,6 +346,7 @@ void front_act_free(struct front_act *a)
 	for (int i = 0; i < a->ntokens; i++)
 		wipe_free(a->tokens[i].token);
 	pthread_mutex_destroy(&a->lock);
+	pthread_mutex_destroy(&a->seen_lock);
 	free(a);
 }
 
@@ -360,8 +363,8 @@ static void reply_err(struct http_resp *resp, const struct gq_err *e)
 	resp->len = strlen(resp->body);
 }
 
-/* Is the forwarded token one Slurm accepts, and whose? Under a->lock for
- * the cache only; the ping runs outside it. */
+/* Is the forwarded token one Slurm accepts, and whose? Under
+ * a->seen_lock for the cache only; the ping runs outside it. */
 static int verify(struct front_act *a, const char *token, char *user, size_t size, struct gq_err *e)
 {
 	struct jwt_claims cl;
@@ -386,14 +389,14 @@ static int verify(struct front_act *a, const char *token, char *user, size_t siz
 	}
 	char hash[65];
 	sha256_hex(token, strlen(token), hash);
-	pthread_mutex_lock(&a->lock);
+	pthread_mutex_lock(&a->seen_lock);
 	for (int i = 0; i < a->nseen; i++)
 		if (!strcmp(a->seen[i].hash, hash) && a->seen[i].until > now) {
 			snprintf(user, size, "%s", a->seen[i].user);
-			pthread_mutex_unlock(&a->lock);
+			pthread_mutex_unlock(&a->seen_lock);
 			return 0;
 		}
-	pthread_mutex_unlock(&a->lock);
+	pthread_mutex_unlock(&a->seen_lock);
 	struct backend_target t = {
 	    .server = a->url, .qos_map = "", .user = cl.user, .token = token};
 	struct backend *b = backend_slurm.open(&t, e);
@@ -407,7 +410,7 @@ static int verify(struct front_act *a, const char *token, char *user, size_t siz
 			e->code = GQ_EPERM;
 		return -1;
 	}
-	pthread_mutex_lock(&a->lock);
+	pthread_mutex_lock(&a->seen_lock);
 	int k = 0;
 	for (int i = 0; i < a->nseen; i++) /* the oldest one makes room */
 		if (a->seen[i].until <= now || a->seen[i].until < a->seen[k].until)
@@ -418,7 +421,7 @@ static int verify(struct front_act *a, const char *token, char *user, size_t siz
 	snprintf(v->hash, sizeof(v->hash), "%s", hash);
 	snprintf(v->user, sizeof(v->user), "%s", cl.user);
 	v->until = cl.exp && cl.exp < now + FRONT_VERIFY_TTL ? cl.exp : now + FRONT_VERIFY_TTL;
-	pthread_mutex_unlock(&a->lock);
+	pthread_mutex_unlock(&a->seen_lock);
 	snprintf(user, size, "%s", cl.user);
 	return 0;
 }

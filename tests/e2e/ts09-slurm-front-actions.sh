@@ -8,13 +8,15 @@
 # operator priority is refused by Slurm, a user with no Slurm account
 # cannot submit, a uid without an account name is refused; 2 a front that
 # cannot get alice's token (a stand-in scontrol that refuses it) refuses
-# her action with one line; 3 PrivateData=jobs (a stand-in scontrol that
-# says so): bob sees only his jobs, root every one; 4 over TCP with
-# alice's forwarded SLURM_JWT her actions work, without one or with bob's
-# they are refused; no token is ever in the front's log or a client's
-# output. Runs as root (clients through runuser / setpriv); cancels
-# alice's and bob's jobs first and last. Skips with one line when the kit
-# is not running.
+# her action with one line, and renews its own short-lived token from
+# scontrol; 3 PrivateData=jobs (the stand-in says so): bob sees only his
+# jobs, root every one; 4 over TCP with alice's forwarded SLURM_JWT her
+# actions work, without one, with bob's or with a bad one they are
+# refused; 5 a SLURM_JWT or token file about to expire is warned about, a
+# token file that changes is read again; no token is ever in a front's
+# log. Runs as root (clients through runuser / setpriv); cancels alice's
+# and bob's jobs first and last. Skips with one line when the kit is not
+# running.
 TS=ts09
 . "$(dirname "$0")/slurm.sh"
 slurm_env
@@ -67,6 +69,10 @@ gone() {
 		case "$(state "$1")" in "" | CANCELLED* | COMPLETED*) return 0 ;; esac
 		sleep 0.5
 	done
+	return 1
+}
+waitlog() { # NAME REGEX: up to 40 s for the front's log to say it
+	for ((i = 0; i < 80; i++)); do grep -Eq -- "$2" "$work/$1.log" && return 0; sleep 0.5; done
 	return 1
 }
 job_id() { sed -n 's/^submitted job \([0-9]*\).*/\1/p'; }
@@ -122,9 +128,11 @@ check_eq "... and squeue no longer has it pending" "$?" 0
 mkdir -p "$work/bin"
 cat >"$work/bin/scontrol" <<'EOF'
 #!/bin/sh
-# scontrol, but it refuses alice's token, and says PrivateData=jobs
+# scontrol, but it refuses alice's token, gives root's for 5 minutes
+# only, and says PrivateData=jobs
 case "$*" in
 "token username=alice"*) echo "scontrol: error: stand-in refusal for alice" >&2; exit 1 ;;
+"token username=root"*) exec /usr/bin/scontrol token username=root lifespan=300 ;;
 "show config") /usr/bin/scontrol show config | sed 's/^PrivateData .*/PrivateData             = jobs,usage/'; exit ;;
 esac
 exec /usr/bin/scontrol "$@"
@@ -154,6 +162,10 @@ check_match "the front's log says what PrivateData means here" "$(cat "$work/not
 	"PrivateData hides jobs: each user sees only their own jobs through the front"
 check_match "the main front's says the kit's" "$(cat "$work/main.log")" \
 	"PrivateData does not hide jobs: every user sees every job"
+# Its own token from that scontrol lasts 5 minutes, less than the 10 it
+# renews before expiry: it asks again at its next poll.
+waitlog notoken "renewed the front's own token \(scontrol\), valid until [0-9-]+T[0-9:]+Z"
+check_eq "the front's own token from scontrol: renewed before it expires" "$?" 0
 
 # 4: over TCP, with the forwarded token
 port=6921
@@ -177,7 +189,40 @@ out=$(tcp "$ALICE_JWT" cancel "$jt" 2>&1)
 check_eq "TCP with alice's token: her cancel works" "$?" 0
 gone "$jt"
 check_eq "... squeue agrees" "$?" 0
-hits=$(cat "$work"/*.log | grep -cF -e "$ALICE_JWT" -e "$BOB_JWT" -e "${ALICE_JWT}x")
+
+# 5: the front's own token. SLURM_JWT cannot be renewed: the front warns
+# 10 minutes before it expires; a token file is read again when it changes.
+tok() { scontrol token username=root lifespan="$1" | sed -n 's/^SLURM_JWT=//p'; }
+own() { # NAME ENV...: a front of root's with its own token as ENV says
+	local name=$1
+	shift
+	mkdir -p "$work/$name-home"
+	env -i "$@" HOME="$work/$name-home" XDG_CACHE_HOME="$work/$name-home/cache" PATH=/usr/bin:/bin \
+		TZ=UTC LC_ALL=C "$GQ" serve --slurm "$SLURM_URL" --listen "unix:$work/$name.sock" \
+		${tokfile:+--slurm-token-file "$tokfile"} --log-level debug >"$work/$name.log" 2>&1 &
+	fronts+=($!)
+}
+short=$(tok 300)
+tokfile= own envtok SLURM_JWT="$short"
+waitlog envtok "poll 1:"
+check_match "SLURM_JWT that expires in 5 min: the front warns" "$(grep warn "$work/envtok.log")" \
+	"the front's own token \(SLURM_JWT\) expires at [0-9-]+T[0-9:]+Z: give it a new one \(restart it with a new SLURM_JWT"
+tokfile=$work/own.tok
+(umask 077 && echo "$short" >"$tokfile")
+own filetok
+waitlog filetok "poll 1:"
+check_match "a token file that expires in 5 min: the front warns" "$(grep warn "$work/filetok.log")" \
+	"the front's own token \(the token file\) expires at [0-9-]+T[0-9:]+Z: give it a new one \(write it to the file"
+(umask 077 && tok 3600 >"$tokfile.new" && mv "$tokfile.new" "$tokfile")
+waitlog filetok "read the token file '$tokfile' again \(it changed\)"
+check_eq "... written anew: read again at its next poll" "$?" 0
+for ((i = 0; i < 80; i++)); do
+	after=$(sed -n '/read the token file/,$p' "$work/filetok.log" | grep -c 'poll [0-9]*: ok')
+	[ "$after" -gt 0 ] && break
+	sleep 0.5
+done
+check_eq "... and polls with it" "$([ "$after" -gt 0 ] && echo yes)" yes
+hits=$(cat "$work"/*.log | grep -cF -e "$ALICE_JWT" -e "$BOB_JWT" -e "${ALICE_JWT}x" -e "$short")
 check_eq "no token in any front's log" "$hits" 0
 echo "# ts09: $n checks, $failed failed"
 [ "$failed" = 0 ]

@@ -662,6 +662,23 @@ void front_act_handle(struct front_act *a, const struct front_caller *c, const s
 				if (!strcmp(end + 1, verbs[i]))
 					v = i, id = n;
 	}
+	if (!strcmp(req->method, "POST") &&
+	    (!strcmp(p, "/v1/clock") || !strcmp(p, "/v1/policy/apply"))) {
+		/* What Slurm has no counterpart for is refused in the Slurm
+		 * backend's own words (it asks slurmrestd nothing for them). */
+		struct backend_target t = {
+		    .server = a->url, .qos_map = "", .user = "-", .token = "-"};
+		struct backend *b = backend_slurm.open(&t, &e);
+		int64_t now;
+		char *applied = NULL;
+		if (b && (p[4] == 'c' ? b->ops->clock(b, 1, &now, &e)
+				      : b->ops->policy_apply(b, "", &applied, &e)) == 0)
+			err_set(&e, GQ_EINTERNAL, "the Slurm backend did not refuse '%s'", p);
+		free(applied);
+		backend_close(b);
+		reply_err(resp, &e);
+		return;
+	}
 	if (strcmp(req->method, "POST") || (!submit && v < 0)) {
 		err_set(&e, GQ_ENOENT,
 			"gq serve --slurm does not answer %s '%s' (it passes jobs' actions to "

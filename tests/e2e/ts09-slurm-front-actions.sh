@@ -119,6 +119,18 @@ out=$(cd "$work" && setpriv --reuid=4242 --regid=4242 --clear-groups env -i \
 check_eq "a uid without an account name: exit 4" "$?" 4
 check_eq "... says why" "$out" \
 	"gq: your uid has no account name on the front's host: gq serve --slurm acts in Slurm only as a named user"
+# What the Slurm backend refuses, the front refuses in the same words.
+direct() {
+	(cd "$work" && runuser -u alice -- env -i SLURM_JWT="$ALICE_JWT" GQ_BACKEND=slurm \
+		GQ_SERVER="$SLURM_URL" HOME="$work" XDG_CONFIG_HOME="$work/cfg" \
+		XDG_CACHE_HOME="$work/cache-direct" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@")
+}
+for cmd in "clock +5" "hold --reason why $ja" "update --estimate 1h $ja"; do
+	out=$(as alice main $cmd 2>&1)
+	rc=$?
+	check_eq "gq ${cmd% $ja} through the front: refused as on Slurm (exit 5, its line)" \
+		"$rc $out" "5 $(direct $cmd 2>&1)"
+done
 out=$(as alice main cancel "$ja" 2>&1)
 check_eq "alice cancels her own job: exit 0" "$?" 0
 gone "$ja"

@@ -3,7 +3,8 @@
 # Slurm as the user who asks (gq-serve(8), "In front of a Slurm cluster"):
 # 1 on its unix socket (the front as root, 0666), with a token it gets
 # from scontrol for the peer: alice's submit is alice's job in squeue, her
-# hold, release and cancel work; her cancel of bob's job is refused and
+# hold, release and cancel work, a script's #SBATCH lines are read (the
+# user's options winning); her cancel of bob's job is refused and
 # the job stays; the front's own token (root's) never acts: alice's
 # operator priority is refused by Slurm, a user with no Slurm account
 # cannot submit, a uid without an account name is refused; 2 a front that
@@ -131,6 +132,18 @@ for cmd in "clock +5" "hold --reason why $ja" "update --estimate 1h $ja"; do
 	check_eq "gq ${cmd% $ja} through the front: refused as on Slurm (exit 5, its line)" \
 		"$rc $out" "5 $(direct $cmd 2>&1)"
 done
+# A script's #SBATCH lines are read (as with GQ_BACKEND=slurm), and what
+# the user gave gq wins over them.
+printf '#!/bin/sh\n#SBATCH -J sbname\n#SBATCH -p debug\nsleep 300\n' >"$work/job.sh"
+chmod 644 "$work/job.sh"
+out=$(as alice main submit --gpus 0 job.sh 2>&1)
+js=$(echo "$out" | job_id)
+check_eq "a script through the front: its #SBATCH name and partition, no warning" \
+	"$(squeue -h -j "$js" -o '%j %P') $(echo "$out" | grep -c warning)" "sbname debug 0"
+out=$(as alice main submit --gpus 0 --begin now+1h --name given job.sh 2>&1)
+js2=$(echo "$out" | job_id)
+check_eq "... with --name: the user's name wins over #SBATCH -J" "$(squeue -h -j "$js2" -o '%j')" given
+scancel "$js" "$js2" 2>/dev/null
 out=$(as alice main cancel "$ja" 2>&1)
 check_eq "alice cancels her own job: exit 0" "$?" 0
 gone "$ja"

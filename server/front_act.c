@@ -544,8 +544,9 @@ static struct backend *caller_backend(struct front_act *a, const struct front_ca
 		char why[200];
 		snprintf(why, sizeof(why), "%s", e->msg);
 		err_set(e, GQ_EUNAVAIL,
-			"gq serve --slurm cannot act as '%s': %s; it must run as root or SlurmUser "
-			"to, else run the command with GQ_BACKEND=slurm and your own SLURM_JWT",
+			"gq serve --slurm cannot act as '%s': %s (slurmctld issues other users' "
+			"tokens only to root and SlurmUser); run the command with "
+			"GQ_BACKEND=slurm and your own SLURM_JWT meanwhile",
 			c->user, why);
 		return NULL;
 	}

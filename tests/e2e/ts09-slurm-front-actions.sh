@@ -167,7 +167,7 @@ front notoken "$work/bin:/usr/bin:/bin"
 out=$(as alice notoken cancel "$jb" 2>&1)
 check_eq "no token for alice: refused, exit 5" "$?" 5
 check_eq "... in one line saying why and what to do" "$out" \
-	"gq: gq serve --slurm cannot act as 'alice': 'scontrol token username=alice' failed: stand-in refusal for alice; it must run as root or SlurmUser to, else run the command with GQ_BACKEND=slurm and your own SLURM_JWT"
+	"gq: gq serve --slurm cannot act as 'alice': 'scontrol token username=alice' failed: stand-in refusal for alice (slurmctld issues other users' tokens only to root and SlurmUser); run the command with GQ_BACKEND=slurm and your own SLURM_JWT meanwhile"
 check_match "... bob's job is still there" "$(state "$jb")" "^PENDING"
 
 # 3: PrivateData=jobs (the same stand-in): bob sees his jobs only

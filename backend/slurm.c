@@ -300,8 +300,11 @@ static void cache_write(const struct slurm *sl, const char *what, const char *he
 	}
 	mkdir(path, 0700);
 	*slash = '/';
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* A name of its own: gq serve --slurm's threads write these too. */
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	int fd = mkstemp(tmp); /* 0600 */
+	if (fd >= 0)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
 	if (fd < 0)
 		return;
 	FILE *f = fdopen(fd, "wb");

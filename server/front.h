@@ -5,10 +5,9 @@
  * and every client reading through the front is answered from it, so that
  * the number of requests to slurmctld does not grow with the clients.
  *
- * This first slice answers the read API (ping, the snapshot, one job);
- * every action is refused (GQ_EUNAVAIL, exit 5 in the client): the front
- * never acts with its own token on a user's behalf. It keeps no journal,
- * events or history yet.
+ * It answers the read API (ping, the snapshot, one job) and passes
+ * actions to Slurm as the user who asks (front_act.h): never with its own
+ * token, which only reads. It keeps no journal, events or history yet.
  *
  * Polling: at FRONT_POLL_MIN seconds after a poll that saw a change, the
  * interval doubling up to FRONT_POLL_MAX while nothing changes; GET /jobs

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pwd.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,10 +93,18 @@ static int scontrol(char *const argv[], char *out, size_t size)
 	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, p[1], 2);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	/* Not the front's blocked signals (SIGTERM, SIGINT, SIGPIPE). */
+	posix_spawnattr_t at;
+	sigset_t none;
+	sigemptyset(&none);
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
 	pid_t pid;
 	/* scontrol from the front's PATH (a test may put its own first). */
-	int rc = posix_spawnp(&pid, "scontrol", &fa, NULL, argv, envp);
+	int rc = posix_spawnp(&pid, "scontrol", &fa, &at, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
 	close(p[1]);
 	if (rc != 0) {
 		close(p[0]);

@@ -149,6 +149,10 @@ struct backend_target {
 	/* slurm: the history of every user's jobs, not only the caller's
 	 * (gq serve --slurm, whose snapshot every user reads) */
 	bool all_users;
+	/* slurm: act as this user with this token instead of the process's
+	 * own account and SLURM_JWT / token_file (gq serve --slurm acting
+	 * for a client); both or neither. */
+	const char *user, *token;
 };
 
 /* An implementation's constructor; listed in backend.c. */

@@ -35,6 +35,8 @@ struct native {
 	char api_version[16], api_oldest[16]; /* "" when absent */
 	char upstream[64];		      /* Gq-Upstream (gq serve --slurm), "" none */
 	bool front;			      /* an answer said Gq-Scheduler: Slurm */
+	bool tcp;			      /* not a unix socket */
+	const char *given;		      /* n_submit: Gq-Submit-Given's value, or NULL */
 	/* Ours, and the headers that say so. */
 	struct wire_api api;
 	char api_hdr[2][48];
@@ -107,14 +109,27 @@ static int api_check(struct native *nt, struct gq_err *e)
 static int request(struct native *nt, const char *method, const char *path, const char *body,
 		   const char *idem, long timeout_ms, struct buf *out, struct gq_err *e)
 {
-	char idem_hdr[256];
-	const char *hdr[5] = {nt->api_hdr[0], nt->api_hdr[1]}; /* NULL-terminated */
+	char idem_hdr[256], given_hdr[64], *tok_hdr = NULL;
+	const char *hdr[8] = {nt->api_hdr[0], nt->api_hdr[1]}; /* NULL-terminated */
 	int nh = 2;
 	if (nt->auth)
 		hdr[nh++] = nt->auth;
 	if (idem) {
 		snprintf(idem_hdr, sizeof(idem_hdr), "Idempotency-Key: %s", idem);
 		hdr[nh++] = idem_hdr;
+	}
+	if (nt->given && nt->front) {
+		snprintf(given_hdr, sizeof(given_hdr), "Gq-Submit-Given: %s", nt->given);
+		hdr[nh++] = given_hdr;
+	}
+	/* The user's own Slurm token goes only to a server that said it is
+	 * in front of Slurm, over TCP (on a unix socket the front knows the
+	 * user from the socket): gq serve --slurm acts with it. */
+	const char *jwt = getenv("SLURM_JWT");
+	bool can_forward = nt->tcp && jwt && *jwt && !strchr(jwt, '\n') && !strchr(jwt, '\r');
+	if (can_forward && nt->front) {
+		tok_hdr = xasprintf("Gq-Slurm-Token: %s", jwt);
+		hdr[nh++] = tok_hdr;
 	}
 	struct http_req r = {
 	    .method = method,
@@ -128,7 +143,21 @@ static int request(struct native *nt, const char *method, const char *path, cons
 	nt->have_next_offset = false;
 	nt->api_version[0] = nt->api_oldest[0] = nt->upstream[0] = '\0';
 	long status = 0;
-	if (http_do(nt->conn, &r, out, &status, e) < 0)
+	int rc = http_do(nt->conn, &r, out, &status, e);
+	if (rc == 0 && status == 401 && nt->front && !tok_hdr && can_forward) {
+		/* The first answer of a front over TCP: again, with the token. */
+		tok_hdr = xasprintf("Gq-Slurm-Token: %s", jwt);
+		hdr[nh++] = tok_hdr;
+		buf_reset(out);
+		nt->have_next_offset = false;
+		nt->api_version[0] = nt->api_oldest[0] = nt->upstream[0] = '\0';
+		rc = http_do(nt->conn, &r, out, &status, e);
+	}
+	if (tok_hdr) {
+		memset(tok_hdr, 0, strlen(tok_hdr));
+		free(tok_hdr);
+	}
+	if (rc < 0)
 		return -1;
 	if (nt->front)
 		nt->b.ops = &front_ops;
@@ -297,10 +326,15 @@ static int n_job(struct backend *b, int64_t id, struct job_info *out, struct gq_
 static int n_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 		    struct window_stop *win, bool *has_win, struct gq_err *e)
 {
-	char *body = wire_submit_text(r);
+	char *body = wire_submit_text(r), given[16];
 	struct buf out;
 	buf_init(&out, MAX_ANSWER);
+	/* gq serve --slurm's Slurm backend reads the script's #SBATCH lines
+	 * and lets what the user gave win over them. */
+	snprintf(given, sizeof(given), "%u", r->given);
+	N(b)->given = given;
 	int rc = request(N(b), "POST", "/v1/jobs", body, r->idempotency_key, 0, &out, e);
+	N(b)->given = NULL;
 	free(body);
 	if (rc == 0 && wire_submitted_parse(text_of(&out), out.len, id, win, has_win, e) < 0)
 		rc = bad_answer(N(b), "answer to a submission", e);
@@ -538,11 +572,24 @@ static void n_close(struct backend *b)
 }
 
 static const struct backend_ops native_ops;
+
+/* Slurm's operator priority, which the front passes on (the user's
+ * token decides). */
+static int f_priority(struct backend *b, int64_t id, int64_t prio, struct gq_err *e)
+{
+	char *body = wire_priority_text(prio);
+	int rc = job_action(b, id, "priority", body, e);
+	free(body);
+	return rc;
+}
+
 static pthread_once_t front_once = PTHREAD_ONCE_INIT;
 static void front_ops_init(void)
 {
 	front_ops = native_ops;
 	front_ops.scheduler = "Slurm";
+	front_ops.reads_sbatch = true;
+	front_ops.priority = f_priority;
 }
 
 static const struct backend_ops native_ops = {
@@ -591,6 +638,7 @@ static struct backend *native_open(const struct backend_target *t, struct gq_err
 		o.unix_path = t->server + 5;
 		base = xstrdup("http://gq");
 	} else if (!strncmp(t->server, "http://", 7)) {
+		nt->tcp = true;
 		base = xstrdup(t->server);
 		size_t n = strlen(base);
 		while (n > 7 && base[n - 1] == '/')

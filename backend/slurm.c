@@ -307,8 +307,11 @@ static void cache_write(const struct slurm *sl, const char *what, const char *he
 	}
 	mkdir(path, 0700);
 	*slash = '/';
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* A name of its own: gq serve --slurm's threads write these too. */
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	int fd = mkstemp(tmp); /* 0600 */
+	if (fd >= 0)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
 	if (fd < 0)
 		return;
 	FILE *f = fdopen(fd, "wb");
@@ -1313,15 +1316,20 @@ static struct backend *slurm_open(const struct backend_target *t, struct gq_err 
 	sl->describe = xasprintf("slurmrestd at '%s'", sl->base);
 	sl->all_users = t->all_users;
 	buf_init(&sl->cache, MAX_ANSWER);
-	struct passwd *pw = getpwuid(getuid());
-	if (!pw) {
+	struct passwd *pw = t->token ? NULL : getpwuid(getuid());
+	if (t->token) {
+		snprintf(sl->user, sizeof(sl->user), "%s", t->user);
+	} else if (!pw) {
 		err_set(e, GQ_EINVAL, "cannot find the local account of uid %u",
 			(unsigned)getuid());
 		goto fail;
+	} else {
+		snprintf(sl->user, sizeof(sl->user), "%s", pw->pw_name);
 	}
-	snprintf(sl->user, sizeof(sl->user), "%s", pw->pw_name);
 	const char *jwt = getenv("SLURM_JWT");
-	if (jwt && *jwt) {
+	if (t->token) {
+		sl->token = xstrdup(t->token);
+	} else if (jwt && *jwt) {
 		sl->token = xstrdup(jwt);
 	} else if (t->token_file) {
 		char tok[4096];

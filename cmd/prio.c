@@ -36,7 +36,11 @@ static int prio_number(const struct cmd_entry *c, const char *arg, bool tier_opt
 	struct backend *b = cmd_backend(true, &rc);
 	if (!b)
 		return rc;
-	if (!b->ops->priority) {
+	/* gq serve --slurm has it: a first answer says whether it is one. */
+	struct gq_err pe = GQ_ERR_INIT;
+	if (!b->ops->priority && !b->ops->scheduler && b->ops->ping(b, &pe) < 0) {
+		rc = cmd_fail(&pe);
+	} else if (!b->ops->priority) {
 		err_set(&e, GQ_EUNAVAIL,
 			"gq prio --priority is not supported on %s: it has no numeric operator "
 			"priority; give the job a tier ('gq prio --reason TEXT %lld P0')",

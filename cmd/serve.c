@@ -198,26 +198,16 @@ static int serve_exec(int argc, char **argv)
 		      cfg.cpus >= 0 || cfg.mem_mb >= 0 || cfg.tokens_file || cfg.admin_groups ||
 		      cfg.policy || cfg.keep_finished || cfg.manual_clock)) {
 		rc = cmd_usage_error(
-		    &cmd_serve,
-		    "--slurm takes only --listen unix:PATH, --slurm-token-file, "
-		    "--state-dir and --log-level: the scheduler's options are not for a "
-		    "front");
+		    &cmd_serve, "--slurm takes only --listen, --slurm-token-file, --state-dir and "
+				"--log-level: the scheduler's options are not for a front");
 		goto out;
 	}
 	if (slurm_token && !slurm) {
 		rc = cmd_usage_error(&cmd_serve, "--slurm-token-file needs --slurm URL");
 		goto out;
 	}
-	for (int i = 0; slurm && i < cfg.nlisten; i++)
-		if (strncmp(listen[i], "unix:", 5) != 0) {
-			rc = cmd_usage_error(&cmd_serve,
-					     "--listen '%s': gq serve --slurm listens on unix "
-					     "sockets only for now (readers over TCP are not "
-					     "identified yet)",
-					     listen[i]);
-			goto out;
-		}
-	for (int i = 0; i < cfg.nlisten; i++)
+	/* Over TCP a front's callers send their own Slurm token. */
+	for (int i = 0; !slurm && i < cfg.nlisten; i++)
 		if (strncmp(listen[i], "unix:", 5) != 0 && !cfg.tokens_file) {
 			rc = cmd_usage_error(
 			    &cmd_serve,

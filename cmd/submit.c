@@ -528,6 +528,14 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 		backend_close(b);
 		goto out;
 	}
+	/* gq serve --slurm reads #SBATCH lines: a first answer says whether
+	 * the server is one. */
+	struct gq_err pe = GQ_ERR_INIT;
+	if (script && !b->ops->scheduler && b->ops->ping(b, &pe) < 0) {
+		rc = cmd_fail(&pe);
+		backend_close(b);
+		goto out;
+	}
 	int script_tasks = 0; /* the tasks of its #SBATCH --array */
 	if (script)
 		script_tasks = sbatch_warn(args[0], script, b->ops->reads_sbatch);

@@ -24,6 +24,7 @@
 
 #include "backend/backend.h"
 #include "server/front_events.h"
+#include "server/front_act.h"
 #include "server/http.h"
 #include "server/log.h"
 #include "wire/wire.h"
@@ -33,6 +34,8 @@
 struct front {
 	const struct front_config *cfg;
 	struct backend *slurm; /* the poller's alone */
+	struct front_own own;  /* its token: the poller's alone */
+	struct front_act *act; /* callers, their tokens and actions */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stop;
@@ -77,6 +80,7 @@ static void *poller(void *arg)
 		struct snapshot s;
 		snapshot_init(&s);
 		struct gq_err e = GQ_ERR_INIT;
+		front_own_renew(&f->own, &f->slurm);
 		int rc = f->slurm->ops->snapshot(f->slurm, &s, &e);
 		/* The backend says "no wait limit" with INT64_MAX, which the
 		 * policy's text cannot carry: the longest it can (366 days)
@@ -192,11 +196,12 @@ static void h_ping(struct http_resp *resp, const struct http_req *req)
 }
 
 /* Under f->lock. */
-static void h_job(struct front *f, struct http_resp *resp, int64_t id)
+static void h_job(struct front *f, const struct front_caller *who, struct http_resp *resp,
+		  int64_t id)
 {
 	struct gq_err e = GQ_ERR_INIT;
 	const struct job *j = f->data_t ? snapshot_find(&f->snap, id) : NULL;
-	if (!j) {
+	if (!j || !front_act_sees(f->act, who, j)) {
 		err_set(&e, GQ_ENOENT, "no job %" PRId64 " in the cluster's snapshot", id);
 		reply_err(resp, 404, &e);
 		return;
@@ -233,13 +238,28 @@ static void handle(void *arg, const struct http_req *req, struct http_resp *resp
 		h_ping(resp, req);
 		return;
 	}
-	if (get && front_events_route(f, path, req, peer.current, resp))
+	struct front_caller who;
+	if (!front_act_caller(f->act, req, resp, &who))
 		return;
+	if (get && (!strcmp(path, "/v1/events") || !strcmp(path, "/v1/stats")) &&
+	    front_act_private(f->act, &who)) {
+		/* The journal is the whole cluster's: under PrivateData=jobs
+		 * only those who see every job read it. */
+		err_set(&e, GQ_EPERM,
+			"Slurm's PrivateData hides other users' jobs: events and stats through "
+			"gq serve --slurm are for root and the front's own user");
+		reply_err(resp, 403, &e);
+		front_caller_release(&who);
+		return;
+	}
+	if (get && front_events_route(f, path, req, peer.current, resp)) {
+		front_caller_release(&who);
+		return;
+	}
+	return;
 	if (!get) {
-		err_set(&e, GQ_EUNAVAIL,
-			"actions through gq serve --slurm are not built yet; run them with "
-			"GQ_BACKEND=slurm");
-		reply_err(resp, 503, &e);
+		front_act_handle(f->act, &who, req, resp);
+		front_caller_release(&who);
 		return;
 	}
 	pthread_mutex_lock(&f->lock);
@@ -277,7 +297,12 @@ static void handle(void *arg, const struct http_req *req, struct http_resp *resp
 			int64_t data_now = f->snap.now;
 			if (!f->down_since)
 				f->snap.now = (int64_t)time(NULL) + f->clock_off;
-			resp->body = codec_snapshot_text(&f->snap, CODEC_ROWS, &resp->len, &e);
+			struct snapshot view;
+			bool part = front_act_view(f->act, &who, &f->snap, &view);
+			resp->body = codec_snapshot_text(part ? &view : &f->snap, CODEC_ROWS,
+							 &resp->len, &e);
+			if (part)
+				free(view.jobs);
 			f->snap.now = data_now;
 			if (resp->body)
 				resp->status = 200;
@@ -286,7 +311,7 @@ static void handle(void *arg, const struct http_req *req, struct http_resp *resp
 		}
 	} else if (!strncmp(path, "/v1/jobs/", 9) && (id = strtoll(path + 9, &end, 10)) > 0 &&
 		   !*end) {
-		h_job(f, resp, id);
+		h_job(f, &who, resp, id);
 	} else if (!strncmp(path, "/v1/jobs/", 9) && strtoll(path + 9, &end, 10) > 0 &&
 		   !strcmp(end, "/command")) {
 		/* A client shows the rest of the job without it (as when it
@@ -303,27 +328,17 @@ static void handle(void *arg, const struct http_req *req, struct http_resp *resp
 		reply_err(resp, 503, &e);
 	}
 	pthread_mutex_unlock(&f->lock);
+	front_caller_release(&who);
 }
 
 int front_run(const struct front_config *cfg, struct gq_err *e)
 {
-	const char *jwt = getenv("SLURM_JWT");
-	if ((!jwt || !*jwt) && !cfg->token_file)
-		return err_set(
-		    e, GQ_EPERM,
-		    "gq serve --slurm: no Slurm token for the front: set SLURM_JWT (from "
-		    "'scontrol token') or give --slurm-token-file FILE");
-	struct backend_target t = {
-	    .server = cfg->url, .token_file = cfg->token_file, .qos_map = "", .all_users = true};
-	struct backend *sb = backend_slurm.open(&t, e);
-	if (!sb) {
-		err_prefix(e, "gq serve --slurm");
-		return -1;
-	}
 	struct front f;
 	memset(&f, 0, sizeof(f));
+	if (front_own_open(&f.own, cfg->url, cfg->token_file, &f.slurm, e) < 0)
+		return -1;
 	f.cfg = cfg;
-	f.slurm = sb;
+	f.act = front_act_new(cfg->url, f.own.user);
 	pthread_mutex_init(&f.lock, NULL);
 	pthread_cond_init(&f.wake, NULL);
 	snapshot_init(&f.snap);
@@ -340,7 +355,8 @@ int front_run(const struct front_config *cfg, struct gq_err *e)
 		err_prefix(e, "gq serve --slurm");
 		goto out;
 	}
-	if (http_start(cfg->listen, cfg->nlisten, getuid() == 0, 1 << 16, handle, &f, &http, e) < 0)
+	if (http_start(cfg->listen, cfg->nlisten, getuid() == 0, CODEC_MAX_BODY, handle, &f, &http,
+		       e) < 0)
 		goto out;
 	if (pthread_create(&th, NULL, poller, &f) != 0) {
 		http_stop(http);
@@ -365,7 +381,8 @@ int front_run(const struct front_config *cfg, struct gq_err *e)
 out:
 	fjournal_close(f.journal);
 	snapshot_release(&f.snap);
-	backend_close(sb);
+	backend_close(f.slurm);
+	front_act_free(f.act);
 	pthread_mutex_destroy(&f.lock);
 	pthread_cond_destroy(&f.wake);
 	return rc;

@@ -5,11 +5,11 @@
  * and every client reading through the front is answered from it, so that
  * the number of requests to slurmctld does not grow with the clients.
  *
- * It answers the read API (ping, the snapshot, one job) and, from the
+ * It answers the read API (ping, the snapshot, one job), from the
  * journal of each poll's changes in its state directory
- * (front_events.h), GET /v1/events and /v1/stats; every action is
- * refused (GQ_EUNAVAIL, exit 5 in the client): the front never acts with
- * its own token on a user's behalf. It keeps no history or logs.
+ * (front_events.h) GET /v1/events and /v1/stats, and passes actions to
+ * Slurm as the user who asks (front_act.h): never with its own token,
+ * which only reads. It keeps no logs.
  *
  * Polling: at FRONT_POLL_MIN seconds after a poll that saw a change, the
  * interval doubling up to FRONT_POLL_MAX while nothing changes; GET /jobs

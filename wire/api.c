@@ -376,6 +376,32 @@ int wire_hold_text(const char *reason, char **out, struct gq_err *e)
 	return 0;
 }
 
+int wire_priority_parse(const char *text, size_t len, int64_t *prio, struct gq_err *e)
+{
+	static const char *const names[] = {"priority", NULL};
+	json_t *v = NULL;
+	int rc = -1;
+	if (parse_object(text, len, false, &v, e) < 0 || only_fields(v, "priority", names, e) < 0)
+		goto out;
+	json_t *p = json_object_get(v, "priority");
+	if (!json_is_integer(p) || json_integer_value(p) < 1 ||
+	    json_integer_value(p) > INT64_C(4294967293)) {
+		err_set(e, GQ_EINVAL,
+			"priority.priority: expected an integer from 1 to 4294967293");
+		goto out;
+	}
+	*prio = json_integer_value(p);
+	rc = 0;
+out:
+	json_decref(v);
+	return rc;
+}
+
+char *wire_priority_text(int64_t prio)
+{
+	return dump(json_pack("{s:I}", "priority", (json_int_t)prio));
+}
+
 int wire_override_parse(const char *text, size_t len, enum tier *tier, bool *clear, char **reason,
 			struct gq_err *e)
 {

@@ -263,6 +263,10 @@ int wire_hold_parse(const char *text, size_t len, char **reason, struct gq_err *
 int wire_hold_text(const char *reason, char **out, struct gq_err *e);
 int wire_override_parse(const char *text, size_t len, enum tier *tier, bool *clear, char **reason,
 			struct gq_err *e);
+/* POST /v1/jobs/ID/priority (gq serve --slurm only: Slurm's operator
+ * priority): {"priority": N}, N from 1 to 4294967293. */
+int wire_priority_parse(const char *text, size_t len, int64_t *prio, struct gq_err *e);
+char *wire_priority_text(int64_t prio);
 int wire_override_text(enum tier tier, bool clear, const char *reason, char **out,
 		       struct gq_err *e);
 int wire_clock_parse(const char *text, size_t len, int64_t *advance, int64_t *set,

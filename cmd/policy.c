@@ -36,6 +36,7 @@ struct popts {
 	bool roff;						/* keys */
 	int max;						/* log -n */
 	const char *window;					/* review --window */
+	const char *applied; /* review --applied: when it took effect on Slurm */
 };
 
 static char *opts_repo_path(const struct popts *o)
@@ -1136,9 +1137,18 @@ static void print_int_pair(const char *name, long long a, long long b)
 	printf("  %-20s %10lld %10lld\n", name, a, b);
 }
 
+/* A count the scheduler may not record (stats_report.not_recorded): "-". */
+static void print_nr_pair(const char *name, long long a, long long b, bool unknown)
+{
+	if (unknown)
+		printf("  %-20s %10s %10s\n", name, "-", "-");
+	else
+		print_int_pair(name, a, b);
+}
+
 /* One (queue, tier) group of both windows. */
 static void print_group(const char *queue, enum tier t, const struct stats_group *a,
-			const struct stats_group *b)
+			const struct stats_group *b, unsigned nr)
 {
 	static const struct stats_group zero;
 	if (!a)
@@ -1158,18 +1168,21 @@ static void print_group(const char *queue, enum tier t, const struct stats_group
 	print_dur_pair("P50 wait", a->p50_wait, b->p50_wait);
 	print_dur_pair("P95 wait", a->p95_wait, b->p95_wait);
 	print_dur_pair("longest wait", a->longest_wait, b->longest_wait);
-	print_int_pair("over limit", a->over_limit, b->over_limit);
-	print_int_pair("overtaken", a->overtaken, b->overtaken);
+	print_nr_pair("over limit", a->over_limit, b->over_limit, nr & STATS_NR_OVER_LIMIT);
+	print_nr_pair("overtaken", a->overtaken, b->overtaken, nr & STATS_NR_OVERTAKEN);
 	print_int_pair("preemptions", a->preemptions, b->preemptions);
-	printf("  %-20s %10.1f %10.1f\n", "work lost (GPU-h)", a->work_lost / 3600,
-	       b->work_lost / 3600);
+	if (nr & STATS_NR_WORK_LOST)
+		printf("  %-20s %10s %10s\n", "work lost (GPU-h)", "-", "-");
+	else
+		printf("  %-20s %10.1f %10.1f\n", "work lost (GPU-h)", a->work_lost / 3600,
+		       b->work_lost / 3600);
 	print_int_pair("cancelled", a->cancelled, b->cancelled);
 }
 
 /* The server's metrics of [from, to) (GET /v1/stats?from=&to=): computed
  * where every job and event is known. */
 static int window_stats(struct backend *b, int64_t from, int64_t to, struct stats *out,
-			struct gq_err *e)
+			unsigned *nr, struct gq_err *e)
 {
 	struct stats_report r;
 	if (!b->ops->stats)
@@ -1184,6 +1197,7 @@ static int window_stats(struct backend *b, int64_t from, int64_t to, struct stat
 		    "gq?");
 	}
 	*out = r.st;
+	*nr |= r.not_recorded;
 	return 0;
 }
 
@@ -1229,23 +1243,38 @@ static int sub_review(const struct popts *o, int argc, char **argv)
 		rc = cmd_fail(&e);
 		goto out;
 	}
-	/* Known once a first answer came (gq serve --slurm says so). */
-	if (b->ops->scheduler) {
-		err_set(&e, GQ_EUNAVAIL,
-			"gq policy review is not available on %s: it starts from when gq serve "
-			"applied the revision, and %s's policy is never applied by gq ('gq policy "
-			"export slurm' writes it for slurm.conf and sacctmgr)",
-			b->ops->scheduler, b->ops->scheduler);
-		rc = cmd_fail(&e);
-		goto out;
-	}
-	if (all_events(b, &ev, &e) < 0) {
-		rc = cmd_fail(&e);
-		goto out;
-	}
-	/* When it took effect: the first time the server applied it. */
+	/* When it took effect: the first time the server applied it; on
+	 * Slurm (known once a first answer came), when the admin says. */
 	int64_t at = 0;
 	const char *actor = "";
+	if (b->ops->scheduler && !o->applied) {
+		rc = cmd_usage_error(
+		    &cmd_policy,
+		    "review on %s needs --applied TIME: gq cannot see when slurm.conf or "
+		    "sacctmgr took the revision ('gq policy export slurm' writes it for them)",
+		    b->ops->scheduler);
+		goto out;
+	}
+	if (!b->ops->scheduler && o->applied) {
+		rc = cmd_usage_error(&cmd_policy,
+				     "--applied is for Slurm: gq serve knows when it applied a "
+				     "revision");
+		goto out;
+	}
+	if (o->applied) {
+		if ((rc = cmd_parse_when(&cmd_policy, "--applied", o->applied, s.now, &at)) !=
+		    EXIT_OK)
+			goto out;
+		if (at > s.now) {
+			rc = cmd_usage_error(&cmd_policy, "--applied '%s' is in the future",
+					     o->applied);
+			goto out;
+		}
+		actor = "--applied";
+	} else if (all_events(b, &ev, &e) < 0) {
+		rc = cmd_fail(&e);
+		goto out;
+	}
 	for (size_t i = 0; i < ev.n && !at; i++) {
 		bool applied;
 		char oid[POLICY_OID_HEX];
@@ -1274,8 +1303,9 @@ static int sub_review(const struct popts *o, int argc, char **argv)
 		rc = cmd_fail(&e);
 		goto out;
 	}
-	if (window_stats(b, at - len, at, &before, &e) < 0 ||
-	    window_stats(b, at, at + len, &after, &e) < 0) {
+	unsigned nr = 0;
+	if (window_stats(b, at - len, at, &before, &nr, &e) < 0 ||
+	    window_stats(b, at, at + len, &after, &nr, &e) < 0) {
 		rc = cmd_fail(&e);
 		goto out;
 	}
@@ -1283,7 +1313,10 @@ static int sub_review(const struct popts *o, int argc, char **argv)
 	printf("review of %s: %s\n", sh, c.summary);
 	printf("applied ");
 	print_time_utc(at);
-	printf(" by %s\n", actor);
+	if (o->applied)
+		printf(" (as --applied says; %s applies its own policy)\n", b->ops->scheduler);
+	else
+		printf(" by %s\n", actor);
 	for (int i = 0; i < c.ntrailers; i++)
 		if (!strcasecmp(c.trailers[i].key, "Expected") ||
 		    !strcasecmp(c.trailers[i].key, "Rollback-if") ||
@@ -1304,7 +1337,7 @@ static int sub_review(const struct popts *o, int argc, char **argv)
 			if (pass && find_group(&after, g->queue, g->tier))
 				continue;
 			print_group(g->queue, g->tier, find_group(&before, g->queue, g->tier),
-				    find_group(&after, g->queue, g->tier));
+				    find_group(&after, g->queue, g->tier), nr);
 		}
 	}
 	/* Departments: GPU-hours held and charged (x the tier's price). */
@@ -1326,12 +1359,26 @@ static int sub_review(const struct popts *o, int argc, char **argv)
 			printf("\n%-22s %10s %10s\n", label, "before", "after");
 			printf("  %-20s %10.1f %10.1f\n", "GPU-hours", x ? x->gpu_hours : 0,
 			       y ? y->gpu_hours : 0);
-			printf("  %-20s %10.1f %10.1f\n", "charged", x ? x->charged : 0,
-			       y ? y->charged : 0);
+			if (nr & STATS_NR_CHARGED)
+				printf("  %-20s %10s %10s\n", "charged", "-", "-");
+			else
+				printf("  %-20s %10.1f %10.1f\n", "charged", x ? x->charged : 0,
+				       y ? y->charged : 0);
 		}
 	}
 	printf("\n%-22s %9.0f%% %9.0f%%\n", "utilisation", before.utilisation * 100,
 	       after.utilisation * 100);
+	if (nr) { /* what the scheduler's records cannot tell ("-" above) */
+		printf("not recorded on %s:", b->ops->scheduler ? b->ops->scheduler : "it");
+		for (int k = 0, first = 1; k < STATS_NR_COUNT; k++)
+			if (nr & (1u << k)) {
+				printf("%s ", first ? "" : ",");
+				for (const char *n = stats_not_recorded_names[k]; *n; n++)
+					putchar(*n == '_' ? ' ' : *n);
+				first = 0;
+			}
+		printf("\n");
+	}
 	if (c.parent[0]) {
 		char psh[8];
 		printf("\nwhen %s, undo it with 'gq policy rollback %s'\n",
@@ -1480,7 +1527,7 @@ static const struct sub subs[] = {
     {"blame", "KEY [REV]", sub_blame},
     {"apply", "[REV]", sub_apply},
     {"rollback", "[-m SUMMARY] [--no-apply] REV", sub_rollback},
-    {"review", "[--window DURATION] REV", sub_review},
+    {"review", "[--window DURATION] [--applied TIME] REV", sub_review},
     {"export", "slurm [REV]", sub_export},
     {"keys", "[--roff]", sub_keys},
     {"init", "", sub_init},
@@ -1519,6 +1566,8 @@ static int policy_exec(int argc, char **argv)
 			val = &o.rollback_if;
 		} else if (!strcmp(a, "--window")) {
 			val = &o.window;
+		} else if (!strcmp(a, "--applied")) {
+			val = &o.applied;
 		} else if (!strcmp(a, "-n")) {
 			if (i + 1 >= argc) {
 				rc = cmd_usage_error(&cmd_policy, "-n needs a number");

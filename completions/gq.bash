@@ -19,7 +19,7 @@ _gq()
 	--trace | --policy | --against | --output | --error) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--gpus | --gpu-type | --gpu-mem | --cpus | --mem | --name | --time-limit | --estimate | --array | --begin | --signal | \
 		--reason | --priority | --format | --user | --set | --repo | -m | --message | --expected | --observe | \
-		--rollback-if | --window | --since | --until | -n | --nodes | --gpus-per-node) return ;;
+		--rollback-if | --window | --applied | --since | --until | -n | --nodes | --gpus-per-node) return ;;
 	--by) COMPREPLY=($(compgen -W "user dept" -- "$cur")); return ;;
 	--notify) COMPREPLY=($(compgen -W "start end fail requeue start,end,fail all none" -- "$cur")); return ;;
 	esac

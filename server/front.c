@@ -256,7 +256,6 @@ static void handle(void *arg, const struct http_req *req, struct http_resp *resp
 		front_caller_release(&who);
 		return;
 	}
-	return;
 	if (!get) {
 		front_act_handle(f->act, &who, req, resp);
 		front_caller_release(&who);

@@ -55,6 +55,7 @@ check_match "starts before and after" "$sec" '^  starts +2 +2$'
 check_match "P50 waits" "$sec" '^  P50 wait +0s +0s$'
 check_match "P95 waits" "$sec" '^  P95 wait +35m +15m$'
 check_match "and how to undo it" "$out" "^when Rollback-if holds, undo it with 'gq policy rollback [0-9a-f]{7}'$"
+check_fail 2 "--applied is for Slurm: exit 2" "$GQ" policy review --applied now-1h HEAD
 out=$("$GQ" policy review --window 30m HEAD)
 check_match "--window overrides Observe" "$out" '^windows of 30m: before '
 check_match "a half-hour window sees one start each side" \

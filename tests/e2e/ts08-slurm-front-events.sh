@@ -152,16 +152,29 @@ check_eq "stats --json: those columns null, named" \
 	"$(printf '%s' "$j" | jq -c '[.not_recorded, (.groups[0] | .over_limit, .overtaken == null)]')" \
 	'[["over_limit","would_preempt","work_lost","charged"],null,false]'
 
-# gq policy review through the front: refused in one line (Slurm's policy
-# is never applied by gq, so there is no moment to review from).
+# gq policy review through the front: gq cannot see when Slurm took a
+# revision, so it needs --applied TIME, and then compares the journal's
+# windows before and after it, "-" for what Slurm does not record.
 mkdir -p "$work/padmin"
 printf '[user]\n\tname = ts08\n\temail = ts08@localhost\n' >"$work/padmin/.gitconfig"
 env -i HOME="$work/padmin" GQ_POLICY_REPO="$work/policy" PATH=/usr/bin:/bin "$GQ" policy init >/dev/null
-env -i GQ_SERVER="unix:$work/front.sock" HOME="$work/padmin" GQ_POLICY_REPO="$work/policy" \
-	PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" policy review HEAD >"$work/review" 2>&1
-check_eq "policy review through the front: exit 5" "$?" 5
-check_eq "... in one line" "$(cat "$work/review")" \
-	"gq: gq policy review is not available on Slurm: it starts from when gq serve applied the revision, and Slurm's policy is never applied by gq ('gq policy export slurm' writes it for slurm.conf and sacctmgr)"
+review() {
+	env -i GQ_SERVER="unix:$work/front.sock" HOME="$work/padmin" GQ_POLICY_REPO="$work/policy" \
+		PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" policy review "$@" HEAD >"$work/review" 2>&1
+}
+review
+check_eq "policy review through the front without --applied: exit 2" "$?" 2
+check_match "... says why in one line" "$(cat "$work/review")" \
+	"^gq policy: review on Slurm needs --applied TIME: gq cannot see when slurm.conf or sacctmgr took the revision"
+review --applied now-2m
+check_eq "policy review --applied now-2m through the front: exit 0" "$?" 0
+out=$(cat "$work/review")
+check_match "... the revision, applied as --applied says" "$out" \
+	"^applied [0-9-]+ [0-9:]+ \+0000 \(as --applied says; Slurm applies its own policy\)$"
+check_match "... the journal's starts in both windows" "$out" "^  starts +[0-9]+ +[0-9]+$"
+check_match "... '-' for work lost, which Slurm does not record" "$out" "^  work lost \(GPU-h\) +- +-$"
+check_match "... and one line naming what is not recorded" "$out" \
+	"^not recorded on Slurm: over limit, would preempt, work lost, charged$"
 
 # 5. Restart: the front stopped, F cancelled meanwhile, started again over
 # the same state directory.

@@ -230,5 +230,45 @@ check_match "history through the front: alice's running job from her completed r
 	"${left:-none}" '^([0-9]|[1-9][0-9]|1[01][0-9])$'
 scancel "$H3" 2>/dev/null
 
+# 7: the real slurmrestd killed by its PID, then started again as the kit
+# starts it: the front says so meanwhile and recovers by itself.
+KIT=$(cd "$(dirname "$0")/../../.." 2>/dev/null && pwd)/shared/slurm
+[ -r "$KIT/common.sh" ] || KIT=/work/shared/slurm
+rest_up() { curl -sf -o /dev/null -H "X-SLURM-USER-NAME: root" -H "X-SLURM-USER-TOKEN: $ADMIN_JWT" \
+	"$SLURM_URL/slurm/$SLURM_API_VERSION/ping"; }
+if [ ! -r "$KIT/common.sh" ]; then
+	echo "ok $((n + 1)) - ts06 # SKIP the kit's common.sh is not there"
+	n=$((n + 1))
+else
+	(
+		. "$KIT/common.sh" # pid_of, spawn
+		rpid=$(pid_of slurmrestd) && kill "$rpid"
+	)
+	for ((i = 0; i < 20; i++)); do rest_up || break; sleep 0.5; done
+	for ((i = 0; i < 40; i++)); do
+		grep -q "upstream unreachable" "$work/main.log" && break
+		sleep 1
+	done
+	out=$(via main ls --user alice --format '{id}' 2>"$work/err")
+	check_eq "slurmrestd killed: the front answers its last snapshot, exit 0" "$?" 0
+	check_match "... and says since when it is unreachable" "$(cat "$work/err")" \
+		"^gq: upstream unreachable since [0-9-]+ $HM \(gq serve at '[^']+'\); data is [0-9]+ s old\$"
+	# started again as the kit starts it, without this script's descriptors
+	(
+		for fd in $(ls "/proc/$BASHPID/fd"); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
+		. "$KIT/common.sh"
+		spawn slurmrestd "$SLURM_TEST_LOG_DIR/slurmrestd.log" env SLURM_JWT=daemon \
+			/usr/sbin/slurmrestd -a rest_auth/jwt -u "$SLURM_TEST_REST_USER" \
+			-g "$SLURM_TEST_REST_USER" "127.0.0.1:$SLURM_TEST_REST_PORT"
+	) >/dev/null 2>&1
+	for ((i = 0; i < 60; i++)); do rest_up && break; sleep 0.5; done
+	for ((i = 0; i < 45; i++)); do
+		err=$(via main ls 2>&1 >/dev/null)
+		[ -z "$err" ] && break
+		sleep 1
+	done
+	check_eq "slurmrestd started again: the front recovered by itself" "$err" ""
+fi
+
 echo "# ts06: $n checks, $failed failed"
 [ "$failed" = 0 ]

@@ -88,22 +88,6 @@ static void reply_job(struct ctx *c, int status, const struct job *j)
 	c->resp->body = buf_detach(&b);
 }
 
-static int query_int(struct ctx *c, const char *name, int64_t min, int64_t max, int64_t def,
-		     int64_t *out, struct gq_err *e)
-{
-	const char *v = http_query(c->req, name);
-	if (!v || !v[0]) {
-		*out = def;
-		return 0;
-	}
-	if (parse_int64(v, min, max, out, e) < 0) {
-		err_prefix(e, "query parameter '%s'", name);
-		e->code = GQ_EINVAL;
-		return -1;
-	}
-	return 0;
-}
-
 /* ---- handlers ---- */
 
 static void h_ping(struct ctx *c)
@@ -176,13 +160,13 @@ static void h_jobs_list(struct ctx *c)
 	}
 	f.user = http_query(c->req, "user");
 	int64_t limit;
-	if (query_int(c, "limit", 0, 1000000000, 0, &limit, &e) < 0) {
+	if (http_query_int(c->req, "limit", 0, 1000000000, 0, &limit, &e) < 0) {
 		reply_err(c, &e);
 		return;
 	}
 	f.limit = (size_t)limit;
-	if (query_int(c, "since", 0, GQ_TIME_MAX, 0, &f.since, &e) < 0 ||
-	    query_int(c, "until", 0, GQ_TIME_MAX, 0, &f.until, &e) < 0) {
+	if (http_query_int(c->req, "since", 0, GQ_TIME_MAX, 0, &f.since, &e) < 0 ||
+	    http_query_int(c->req, "until", 0, GQ_TIME_MAX, 0, &f.until, &e) < 0) {
 		reply_err(c, &e);
 		return;
 	}
@@ -274,7 +258,7 @@ static void h_job_logs(struct ctx *c)
 	const char *stream = http_query(c->req, "stream");
 	int64_t off;
 	char *path = NULL;
-	if (query_int(c, "offset", 0, INT64_MAX, 0, &off, &e) < 0 ||
+	if (http_query_int(c->req, "offset", 0, INT64_MAX, 0, &off, &e) < 0 ||
 	    server_log_path(c->s, &c->who, c->id, stream ? stream : "stdout", &path, &e) < 0) {
 		reply_err(c, &e);
 		return;
@@ -367,9 +351,9 @@ static void h_events(struct ctx *c)
 {
 	struct gq_err e = GQ_ERR_INIT;
 	int64_t after, wait, limit;
-	if (query_int(c, "after", 0, INT64_MAX, 0, &after, &e) < 0 ||
-	    query_int(c, "wait", 0, 60000, 0, &wait, &e) < 0 ||
-	    query_int(c, "limit", 1, 10000, 1000, &limit, &e) < 0) {
+	if (http_query_int(c->req, "after", 0, INT64_MAX, 0, &after, &e) < 0 ||
+	    http_query_int(c->req, "wait", 0, 60000, 0, &wait, &e) < 0 ||
+	    http_query_int(c->req, "limit", 1, 10000, 1000, &limit, &e) < 0) {
 		reply_err(c, &e);
 		return;
 	}
@@ -389,8 +373,8 @@ static void h_stats(struct ctx *c)
 {
 	struct gq_err e = GQ_ERR_INIT;
 	int64_t from, to;
-	if (query_int(c, "from", 0, INT64_MAX, 0, &from, &e) < 0 ||
-	    query_int(c, "to", 0, INT64_MAX, 0, &to, &e) < 0) {
+	if (http_query_int(c->req, "from", 0, INT64_MAX, 0, &from, &e) < 0 ||
+	    http_query_int(c->req, "to", 0, INT64_MAX, 0, &to, &e) < 0) {
 		reply_err(c, &e);
 		return;
 	}
@@ -409,8 +393,8 @@ static void h_preemptions(struct ctx *c)
 {
 	struct gq_err e = GQ_ERR_INIT;
 	int64_t job, limit;
-	if (query_int(c, "job", 1, MAX_ID, 0, &job, &e) < 0 ||
-	    query_int(c, "limit", 1, 100000, 0, &limit, &e) < 0) {
+	if (http_query_int(c->req, "job", 1, MAX_ID, 0, &job, &e) < 0 ||
+	    http_query_int(c->req, "limit", 1, 100000, 0, &limit, &e) < 0) {
 		reply_err(c, &e);
 		return;
 	}

@@ -256,22 +256,6 @@ static void reply_text(struct http_resp *resp, char *text)
 	resp->len = strlen(text);
 }
 
-static int query_int(const struct http_req *req, const char *name, int64_t min, int64_t max,
-		     int64_t def, int64_t *out, struct gq_err *e)
-{
-	const char *v = http_query(req, name);
-	if (!v || !v[0]) {
-		*out = def;
-		return 0;
-	}
-	if (parse_int64(v, min, max, out, e) < 0) {
-		err_prefix(e, "query parameter '%s'", name);
-		e->code = GQ_EINVAL;
-		return -1;
-	}
-	return 0;
-}
-
 /* Up to max events after `after` into *out (caller frees), waiting up to
  * wait_ms for one. */
 static int events_after(struct fjournal *j, int64_t after, int wait_ms, int max, struct event **out,
@@ -300,9 +284,9 @@ void fjournal_h_events(struct fjournal *j, const struct http_req *req, int peer_
 {
 	struct gq_err e = GQ_ERR_INIT;
 	int64_t after, wait, limit;
-	if (query_int(req, "after", 0, INT64_MAX, 0, &after, &e) < 0 ||
-	    query_int(req, "wait", 0, FJ_MAX_WAIT_MS, 0, &wait, &e) < 0 ||
-	    query_int(req, "limit", 1, 10000, 1000, &limit, &e) < 0) {
+	if (http_query_int(req, "after", 0, INT64_MAX, 0, &after, &e) < 0 ||
+	    http_query_int(req, "wait", 0, FJ_MAX_WAIT_MS, 0, &wait, &e) < 0 ||
+	    http_query_int(req, "limit", 1, 10000, 1000, &limit, &e) < 0) {
 		reply_err(resp, &e);
 		return;
 	}
@@ -328,8 +312,8 @@ void fjournal_h_stats(struct fjournal *j, const struct fcluster *c, const struct
 {
 	struct gq_err e = GQ_ERR_INIT;
 	int64_t from, to;
-	if (query_int(req, "from", 0, INT64_MAX, 0, &from, &e) < 0 ||
-	    query_int(req, "to", 0, INT64_MAX, 0, &to, &e) < 0) {
+	if (http_query_int(req, "from", 0, INT64_MAX, 0, &from, &e) < 0 ||
+	    http_query_int(req, "to", 0, INT64_MAX, 0, &to, &e) < 0) {
 		reply_err(resp, &e);
 		return;
 	}

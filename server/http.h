@@ -45,6 +45,10 @@ struct http_req {
  * duration of the handler. */
 const char *http_query(const struct http_req *req, const char *name);
 const char *http_header(const struct http_req *req, const char *name);
+/* Query parameter name as an integer in [min, max]; def when absent or
+ * empty. -1 with GQ_EINVAL naming the parameter otherwise. */
+int http_query_int(const struct http_req *req, const char *name, int64_t min, int64_t max,
+		   int64_t def, int64_t *out, struct gq_err *e);
 
 #define HTTP_MAX_HEADERS 6
 

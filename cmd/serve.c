@@ -55,6 +55,17 @@ static char *default_state_dir(void)
 	return xasprintf("%s/.local/state/gq", home && home[0] == '/' ? home : "/tmp");
 }
 
+/* The exit status of a server that ran (rc 0) or could not (-1 with e,
+ * logged): e's code's, never EXIT_OK. */
+static int run_exit(int rc, const struct gq_err *e)
+{
+	if (rc == 0)
+		return EXIT_OK;
+	log_error("%s", e->msg);
+	int x = cmd_exit_code(e->code);
+	return x == EXIT_OK ? EXIT_FAIL : x;
+}
+
 static int serve_exec(int argc, char **argv)
 {
 	struct server_config cfg;
@@ -236,14 +247,7 @@ static int serve_exec(int argc, char **argv)
 		    .token_file = slurm_token,
 		    .state_dir = cfg.state_dir,
 		};
-		if (front_run(&fc, &e) < 0) {
-			log_error("%s", e.msg);
-			rc = cmd_exit_code(e.code);
-			if (rc == EXIT_OK)
-				rc = EXIT_FAIL;
-			goto out;
-		}
-		rc = EXIT_OK;
+		rc = run_exit(front_run(&fc, &e), &e);
 		goto out;
 	}
 	if (!cfg.state_dir)
@@ -266,14 +270,7 @@ static int serve_exec(int argc, char **argv)
 		goto out;
 	}
 	log_set_rotation(log_max);
-	if (server_run(&cfg, &e) < 0) {
-		log_error("%s", e.msg);
-		rc = cmd_exit_code(e.code);
-		if (rc == EXIT_OK)
-			rc = EXIT_FAIL;
-		goto out;
-	}
-	rc = EXIT_OK;
+	rc = run_exit(server_run(&cfg, &e), &e);
 out:
 	free(listen);
 	free(state);

@@ -110,7 +110,17 @@ check "job f completes" wait_state "$f" completed
 # sqlite3 waits for gq serve's write (.timeout), else a busy journal
 # reads as no row (CI saw that once).
 journal() { sqlite3 -cmd '.timeout 5000' "$SERVER_STATE/gq.db" "$1"; }
-check "its note is in the journal" test "$(journal "select count(*) from notes where job = $f")" = 1
+# The note is journalled by the notifier after the job's end is (CI saw
+# the count read 0 right after "completes"): wait for it, a few seconds.
+note_kept() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		[ "$(journal "select count(*) from notes where job = $f")" = 1 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "its note is in the journal" note_kept
 kill -KILL "$SERVER_PID"
 wait "$SERVER_PID" 2>/dev/null
 receiver

@@ -986,6 +986,19 @@ static int sl_update(struct backend *b, int64_t id, const struct job_update *u, 
 			       "%s there with 'scontrol update' or cancel and resubmit",
 			       u->set & UPD_ESTIMATE ? "--estimate" : "--gpus/--gpu-type",
 			       u->set & UPD_ESTIMATE ? "time limit" : "GRES");
+	/* v0.0.38 (Slurm 22.05) answers a new name with success and keeps
+	 * the old one (seen on the kit): never say "updated" for it. */
+	if (u->set & UPD_NAME) {
+		if (negotiate(sl, e) < 0)
+			return -1;
+		if (sl->minor <= 38)
+			return err_set(
+			    e, GQ_EUNAVAIL,
+			    "gq update --name is not available on Slurm's openapi "
+			    "v0.0.%d: it accepts a new name and keeps the old one; rename "
+			    "with 'scontrol update JobId=%" PRId64 " JobName=NAME'",
+			    sl->minor, id);
+	}
 	char begin[48];
 	if (u->set & UPD_BEGIN) {
 		int64_t d = u->job.begin_time ? u->job.begin_time - (int64_t)time(NULL) : 0;

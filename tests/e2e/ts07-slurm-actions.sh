@@ -63,6 +63,9 @@ unavail "confirm" "^gq: gq confirm is not available on Slurm: " confirm "$J"
 unavail "checkpoint" "^gq: gq checkpoint is not available on Slurm: " checkpoint "$J"
 unavail "clock +1h" "^gq: gq clock is not available on Slurm: " clock +1h
 unavail "policy apply" "^gq: gq policy apply is not available on Slurm: .*gq policy export slurm" policy apply HEAD
+# v0.0.38 answers a new name with success and keeps the old one: gq says
+# so instead of "updated".
+unavail "update --name" "^gq: gq update --name is not available on Slurm's openapi v0\.0\.38: it accepts a new name and keeps the old one; rename with 'scontrol update JobId=$J JobName=NAME'$" update "$J" --name renamed
 
 # 3. An existing sbatch script, unchanged: its #SBATCH lines land in Slurm
 # as sbatch would put them; gq's command line and #GQ lines win; what gq

@@ -321,8 +321,8 @@ static void handle(void *arg, const struct http_req *req, struct http_resp *resp
 		reply_err(resp, 404, &e);
 	} else {
 		err_set(&e, GQ_EUNAVAIL,
-			"gq serve --slurm does not answer '%s' yet (events, history and "
-			"logs are not built)",
+			"gq serve --slurm does not answer '%s' yet (history, logs, "
+			"preemptions and reclaim are not built)",
 			path);
 		reply_err(resp, 503, &e);
 	}

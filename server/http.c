@@ -68,22 +68,6 @@ const char *http_header(const struct http_req *req, const char *name)
 	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
-int http_query_int(const struct http_req *req, const char *name, int64_t min, int64_t max,
-		   int64_t def, int64_t *out, struct gq_err *e)
-{
-	const char *v = http_query(req, name);
-	if (!v || !v[0]) {
-		*out = def;
-		return 0;
-	}
-	if (parse_int64(v, min, max, out, e) < 0) {
-		err_prefix(e, "query parameter '%s'", name);
-		e->code = GQ_EINVAL;
-		return -1;
-	}
-	return 0;
-}
-
 void http_resp_header(struct http_resp *r, const char *name, const char *fmt, ...)
 {
 	if (r->nheaders >= HTTP_MAX_HEADERS)

@@ -14,6 +14,7 @@
  * A snapshot is three requests (nodes, partitions, jobs). Slurm orders the
  * queue (ORDER_BACKEND: its priority), gq explains and predicts on that.
  */
+#define _GNU_SOURCE /* mkostemp */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -307,11 +308,11 @@ static void cache_write(const struct slurm *sl, const char *what, const char *he
 	}
 	mkdir(path, 0700);
 	*slash = '/';
-	/* A name of its own: gq serve --slurm's threads write these too. */
+	/* Written under a unique name (mkostemp's template: 0600, closed on
+	 * exec), then renamed over: gq serve --slurm's threads write these
+	 * files too, and a reader never sees half of one. */
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	int fd = mkstemp(tmp); /* 0600 */
-	if (fd >= 0)
-		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return;
 	FILE *f = fdopen(fd, "wb");

@@ -1457,9 +1457,13 @@ int codec_error_decode(const json_t *v, struct gq_err *out)
 	json_t *err = json_is_object(v) ? json_object_get(v, "error") : NULL;
 	json_t *code = err ? json_object_get(err, "code") : NULL;
 	json_t *msg = err ? json_object_get(err, "message") : NULL;
-	if (!json_is_string(code) || !json_is_string(msg))
+	/* "ok" is no error class: an error answer saying it would make a
+	 * failed request exit 0. */
+	enum gq_errcode c =
+	    json_is_string(code) ? err_code_from_name(json_string_value(code)) : GQ_OK;
+	if (c == GQ_OK || !json_is_string(msg))
 		return err_set(out, GQ_EINTERNAL, "unexpected answer from the server");
-	err_set(out, err_code_from_name(json_string_value(code)), "%s", json_string_value(msg));
+	err_set(out, c, "%s", json_string_value(msg));
 	return 0;
 }
 

@@ -96,10 +96,6 @@ int codec_preemptions_decode(const json_t *v, struct preempt_list *out, struct g
 json_t *codec_reclaim_encode(const struct reclaim_report *r);
 int codec_reclaim_decode(const json_t *v, struct reclaim_report *out, struct gq_err *e);
 
-/* Error: {"error": {"code": "not_found", "message": "..."}}; the code is
- * err_code_name(). Decoding a body that is not such an object fills *out
- * with GQ_EINTERNAL "unexpected answer from the server" and returns -1;
- * otherwise 0. */
 /*
  * A window's stop of a job, said at its submit (core/preempt.h's
  * struct window_stop): {"queue", "action": "requeue", "window": "HH:MM-HH:MM"
@@ -108,6 +104,11 @@ int codec_reclaim_decode(const json_t *v, struct reclaim_report *out, struct gq_
  */
 json_t *codec_window_stop_encode(const struct window_stop *w);
 int codec_window_stop_decode(const json_t *v, struct window_stop *out, struct gq_err *e);
+
+/* Error: {"error": {"code": "not_found", "message": "..."}}; the code is
+ * err_code_name(). Decoding a body that is not such an object, or whose code
+ * is "ok", fills *out with GQ_EINTERNAL "unexpected answer from the server"
+ * and returns -1; otherwise 0. */
 json_t *codec_error_encode(const struct gq_err *e);
 int codec_error_decode(const json_t *v, struct gq_err *out);
 

@@ -333,6 +333,12 @@ static void test_error_round_trip(void)
 	CHECK_INT(codec_error_decode(v, &f), -1);
 	CHECK_INT(f.code, GQ_EINTERNAL);
 	json_decref(v);
+	/* an error answer saying "ok" would make a failed request exit 0 */
+	v = parse("{\"error\":{\"code\":\"ok\",\"message\":\"fine\"}}");
+	CHECK_INT(codec_error_decode(v, &f), -1);
+	CHECK_INT(f.code, GQ_EINTERNAL);
+	CHECK_STR(f.msg, "unexpected answer from the server");
+	json_decref(v);
 }
 
 static void test_fast_job_text_matches_jansson(void)

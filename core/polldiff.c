@@ -289,20 +289,28 @@ void pdiff_compute(const struct pknown *old, size_t nold, const struct job *cur,
 		moved(&b, from, n, now);
 	}
 
-	/* The known jobs the cluster no longer shows: kept; an active one
-	 * left without its end being seen. */
+	/* The known jobs the cluster no longer shows: kept until
+	 * PDIFF_FORGET after their end (the highest id always, for the ids
+	 * check); an active one left without its end being seen, which is
+	 * then its end. */
 	size_t nk = ncur, cap = ncur;
+	int64_t maxid = ncur && k[ncur - 1].id > maxold ? k[ncur - 1].id : maxold;
 	for (size_t i = 0; i < nold; i++) {
 		if (bsearch(&old[i], k, ncur, sizeof(*k), cmp_known))
 			continue;
+		bool ended = !job_state_active(old[i].state) || old[i].gone;
+		if (ended && old[i].id != maxid && old[i].end > 0 &&
+		    now - old[i].end > PDIFF_FORGET)
+			continue;
 		GROW(k, cap, nk + 1);
 		k[nk] = old[i];
-		if (job_state_active(old[i].state) && !old[i].gone) {
+		if (!ended) {
 			snprintf(why, sizeof(why),
 				 "left the cluster's queue %s; how it ended was not seen",
 				 job_state_name(old[i].state));
 			emit(&b, now, old[i].id, "gone", old[i].state, old[i].state, why, "slurm");
 			k[nk].gone = true;
+			k[nk].end = now;
 		}
 		nk++;
 	}

@@ -34,6 +34,15 @@
  * With late, every event is marked late: it happened while no poll saw it
  * (the first poll after a restart).
  *
+ * The jobs known after a poll are those of the snapshot and those it no
+ * longer shows, but for the ended ones PDIFF_FORGET past their end (a
+ * gone job's end is when it was noticed gone): Slurm forgets a finished
+ * job MinJobAge after its end (300 s by default; 0 keeps it in the
+ * snapshot), so one forgotten here comes back only with reset ids or a
+ * MinJobAge over a day. The known set stays the size of a day of jobs on a
+ * cluster that runs for years; the job of the highest id is kept whatever
+ * its age.
+ *
  * Ids reset: a job id known with another submit time (its restart count
  * not grown: Slurm gives a requeued job a new submit time), another user
  * or another name, or a job id never seen below the highest id known,
@@ -50,13 +59,15 @@
 #include "event.h"
 #include "job.h"
 
+#define PDIFF_FORGET 86400 /* s after its end that an ended job is forgotten */
+
 struct pknown {
 	int64_t id;
 	char name[64], user[32], queue[32], dept[32], qos[32];
 	enum tier tier;
 	enum job_state state; /* pending, running or a final state; never stopping/starting */
 	bool held;
-	bool gone; /* left the queue while active, its end unseen */
+	bool gone; /* left the queue while active, its end unseen (end: when noticed) */
 	int restarts, gpus, exit_status;
 	int64_t prio, submit, start, end;
 };

@@ -295,6 +295,20 @@ static void step(struct ctx *c, const struct event *ev)
 		total(c, ji)->would_preempt++;
 	}
 	enum job_state from = tr->st, to = ev->to;
+	if (!strcmp(ev->kind, "gone")) {
+		/* gq serve --slurm: it left the cluster's queue, its end unseen.
+		 * Its wait or its hold of GPUs ends when that was noticed, and
+		 * no final state is counted (the one set here only stops the
+		 * tracking). */
+		if (from == JOB_PENDING)
+			end_wait(c, ji, ev->time, false);
+		if (from == JOB_STOPPING)
+			settle_loss(c, ji);
+		if (job_state_holds_gpus(from))
+			add_gpu_time(c, ji, tr->hold_since, ev->time);
+		tr->st = JOB_COMPLETED;
+		return;
+	}
 	if (to == from)
 		return;
 	if (from == JOB_PENDING) {

@@ -24,7 +24,10 @@
  * until the job left stopping, so a job that saves during its grace period lost nothing;
  *   - events of kind "would-preempt" are preemptions observe mode only
  *     recorded;
- *   - a cancellation is entering cancelled.
+ *   - a cancellation is entering cancelled;
+ *   - an event of kind "gone" (gq serve --slurm: the job left the cluster's
+ *     queue, its end unseen) ends its wait or its use of GPUs at its time,
+ *     without a start, a cancellation or a final state counted.
  *
  * The window [from, to): a metric counts what happened in it. Waits that
  * ended with a start in the window make the percentiles; the longest wait

@@ -330,7 +330,9 @@ void fjournal_h_stats(struct fjournal *j, const struct fcluster *c, const struct
 		to = c->now + 1;
 	if (from <= 0)
 		from = to - FJ_WINDOW;
-	/* The jobs as known (those Slurm forgot too) and every event. */
+	/* Every job the journal knows (those Slurm forgot, and those the
+	 * poller forgot a day after their end: pdiff's PDIFF_FORGET) and
+	 * every event. */
 	struct snapshot s;
 	snapshot_init(&s);
 	s.now = c->now;
@@ -340,10 +342,15 @@ void fjournal_h_stats(struct fjournal *j, const struct fcluster *c, const struct
 	struct event *all = NULL;
 	size_t nall = 0, cap = 0;
 	int rc = 0;
+	struct pknown *known = NULL;
+	size_t nknown = 0;
 	pthread_mutex_lock(&j->mu);
 	r.started = j->created;
-	for (size_t i = 0; i < j->nknown; i++)
-		pknown_job(&j->known[i], snapshot_add_job(&s));
+	rc = j->db ? db_known_load(j->db, &known, &nknown, &e)
+		   : err_set(&e, GQ_EUNAVAIL, "the journal is closed");
+	for (size_t i = 0; i < nknown; i++)
+		pknown_job(&known[i], snapshot_add_job(&s));
+	free(known);
 	for (int64_t after = 0; rc == 0;) {
 		GROW(all, cap, nall + 4096);
 		int n = 0;

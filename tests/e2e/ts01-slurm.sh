@@ -336,7 +336,7 @@ if command -v tmux >/dev/null && command -v jq >/dev/null; then
 	el=$((SECONDS - t0))
 	screen=$(tmux -S "$sock" capture-pane -p)
 	qprio=$(jobf "$J_DEP" %Q)
-	pid=$(pgrep -u alice -f "gq top --interval 2" | head -1)
+	pid=$(pgrep -u alice -f " top --interval 2 --no-mouse" | head -1) # GQ may be named otherwise
 	cpu=$(ps -o times= -p "$pid" 2>/dev/null | tr -d ' ')
 	tmux -S "$sock" kill-server 2>/dev/null
 	check_match "top: online on Slurm, the queue shown" "$screen" "Queue"

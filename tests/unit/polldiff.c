@@ -229,6 +229,37 @@ static void ids_reset(void)
 		pdiff_release(all[i]);
 }
 
+/* Ended jobs the cluster no longer shows are forgotten PDIFF_FORGET after
+ * their end (a gone one: after it was noticed gone), but the highest id. */
+static void forget_after_a_day(void)
+{
+	struct job v[4] = {J(3, JOB_COMPLETED), J(4, JOB_RUNNING), J(5, JOB_PENDING),
+			   J(6, JOB_CANCELLED)};
+	v[0].end_time = 2000;
+	v[3].end_time = 2000;
+	struct pdiff d0 = poll(NULL, 0, v, 4, 2000, false);
+	/* All four leave the queue; #4 and #5 unseen: gone at 2100. */
+	struct pdiff d1 = poll(d0.known, d0.nknown, NULL, 0, 2100, false);
+	CHECK_INT(d1.nknown, 4);
+	CHECK(find(&d1, 4, "gone", 0) && find(&d1, 5, "gone", 0));
+	/* A day after #3's end: it is forgotten, #6 (the highest id) is not,
+	 * the gone ones are kept a day after they were noticed. */
+	struct pdiff d2 = poll(d1.known, d1.nknown, NULL, 0, 2000 + PDIFF_FORGET + 1, false);
+	CHECK_INT(d2.nknown, 3);
+	CHECK_INT(d2.nev, 0);
+	CHECK(d2.nknown == 3 && d2.known[0].id == 4 && d2.known[2].id == 6);
+	struct pdiff d3 = poll(d2.known, d2.nknown, NULL, 0, 2100 + PDIFF_FORGET + 1, false);
+	CHECK_INT(d3.nknown, 1);
+	CHECK(d3.nknown == 1 && d3.known[0].id == 6);
+	/* The ids check still knows the highest: a new job 2 is a reset. */
+	struct job n = J(2, JOB_PENDING);
+	struct pdiff d4 = poll(d3.known, d3.nknown, &n, 1, 2100 + PDIFF_FORGET + 2, false);
+	CHECK_INT(d4.reset_job, 2);
+	struct pdiff *all[] = {&d0, &d1, &d2, &d3, &d4};
+	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
+		pdiff_release(all[i]);
+}
+
 static void known_as_job(void)
 {
 	struct job a = J(4, JOB_RUNNING);
@@ -254,5 +285,6 @@ void suite_polldiff(void)
 	RUN(requeue_and_preempt);
 	RUN(qos_priority_gone);
 	RUN(ids_reset);
+	RUN(forget_after_a_day);
 	RUN(known_as_job);
 }

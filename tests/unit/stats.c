@@ -230,6 +230,39 @@ static void test_checkpoint_in_grace_loses_nothing(void)
 	snapshot_release(&s);
 }
 
+/* gq serve --slurm's "gone": #1 waits from 0 and leaves the queue unseen at
+ * 300, #2 runs from 0 on 4 GPUs and is gone at 500. Neither stays active to
+ * the window's end: the longest wait is 300, not 1000, the GPU time 2000. */
+static void test_gone_ends_the_wait_and_the_run(void)
+{
+	struct snapshot s;
+	struct evlog l = {.n = 0};
+	struct stats st;
+	struct gq_err e = GQ_ERR_INIT;
+	snapshot_init(&s);
+	snapshot_add_node(&s)->ngpus = 8;
+	job(&s, 1, "default", "default", TIER_P1, 2, 0);
+	job(&s, 2, "default", "default", TIER_P1, 4, 0);
+	snapshot_sort(&s);
+	ev(&l, 0, 1, P, P, "submit");
+	ev(&l, 0, 2, P, P, "submit");
+	ev(&l, 0, 2, P, R, "state");
+	ev(&l, 300, 1, P, P, "gone");
+	ev(&l, 500, 2, R, R, "gone");
+	CHECK_INT(stats_compute(&s, l.v, l.n, 0, 1000, &st, &e), 0);
+	const struct stats_group *g = find(&st, "default", TIER_P1);
+	CHECK(g != NULL);
+	if (g) {
+		CHECK_INT(g->starts, 1);
+		CHECK_INT(g->longest_wait, 300);
+		CHECK_INT(g->longest_job, 1);
+		CHECK_INT(g->cancelled, 0);
+	}
+	CHECK_DBL(st.gpu_seconds, 2000, 0);
+	stats_release(&st);
+	snapshot_release(&s);
+}
+
 static void test_bad_input(void)
 {
 	struct snapshot s;
@@ -252,5 +285,6 @@ void suite_stats(void)
 	RUN(test_utilisation_and_price);
 	RUN(test_window_clips);
 	RUN(test_checkpoint_in_grace_loses_nothing);
+	RUN(test_gone_ends_the_wait_and_the_run);
 	RUN(test_bad_input);
 }

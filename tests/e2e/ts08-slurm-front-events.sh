@@ -9,8 +9,8 @@
 # review refused in one line; 4 the front
 # stopped, a job cancelled meanwhile, the front started again over the
 # same state directory: the cancel recorded once, marked seen late, and
-# nothing recorded twice; 5 (TS08_RESET=1 only: it restarts the shared
-# kit, under its lock) the kit's job ids reset: the front says so, keeps
+# nothing recorded twice; 5 (TS08_RESET=1 only, as .ci/run sets it: it
+# restarts the shared kit) the kit's job ids reset: the front says so, keeps
 # the old journal aside and starts a new one. Runs as root (the front
 # with the kit's root token, clients as alice); cancels alice's and bob's
 # jobs first and last. Skips with one line when the kit is not running.

@@ -543,6 +543,8 @@ static void hist_fill(struct slurm *sl, struct snapshot *s)
 
 /* The days of slurmdbd's records the front reads its history from. */
 #define RUNS_DAYS 14
+/* The days gq history shows without --since. */
+#define HISTORY_DAYS 7
 
 static int cmp_run(const void *a, const void *b)
 {
@@ -1111,6 +1113,37 @@ static int sl_checkpoint(struct backend *b, int64_t id, struct gq_err *e)
 			   e);
 }
 
+/* slurmdbd's accounting records of jobs active in [from, to) (what sacct
+ * reads; v0.0.38 has no filter by user) into ans: 1, 0 when it has none,
+ * -1 on an error. slurmdbd reads neither seconds since the epoch nor a
+ * zone: dates in its own local time, asked a day wider on each side (the
+ * callers keep what they need of the window), the colons escaped (a bare
+ * one is refused). */
+static int acct_fetch(struct slurm *sl, int64_t from, int64_t to, struct buf *ans, struct gq_err *e)
+{
+	if (negotiate(sl, e) < 0)
+		return -1;
+	char path[160], t1[32], t2[32];
+	time_t a = (time_t)(from - 86400), z = (time_t)(to + 86400);
+	struct tm tm;
+	strftime(t1, sizeof(t1), "%Y-%m-%dT%H%%3A%M%%3A%S", gmtime_r(&a, &tm));
+	strftime(t2, sizeof(t2), "%Y-%m-%dT%H%%3A%M%%3A%S", gmtime_r(&z, &tm));
+	snprintf(path, sizeof(path), "/slurmdb/v0.0.%d/jobs?start_time=%s&end_time=%s", sl->minor,
+		 t1, t2);
+	long st = 0;
+	if (http(sl, "GET", path, NULL, ans, &st, e) < 0)
+		return -1;
+	const char *t = ans->data ? ans->data : "";
+	/* A window without a record is an empty one, not a failure. */
+	if (slurm_nothing_found(t, ans->len))
+		return 0;
+	if (slurm_errors(t, ans->len, st, e) < 0)
+		return -1;
+	if (st < 200 || st >= 300)
+		return slurm_http_error(st, t, ans->len, sl->describe, e);
+	return 1;
+}
+
 /* gq stats from slurmdbd's accounting records of the window (what sacct
  * reads), through the same core as gq serve's: the records become jobs and
  * events (stats_acct_events) for stats_compute; capacity is the nodes up
@@ -1137,31 +1170,10 @@ static int sl_stats(struct backend *b, int64_t from, int64_t to, struct stats_re
 	from = from ? from : to - 86400;
 	for (size_t i = 0; i < s.njobs; i++)
 		r.counts[s.jobs[i].state]++;
-	/* slurmdbd reads neither seconds since the epoch nor a zone: dates in
-	 * its own local time, asked a day wider on each side (stats_compute
-	 * clips to the window), the colons escaped (a bare one is refused). */
-	char path[160], t1[32], t2[32];
-	time_t a = (time_t)(from - 86400), z = (time_t)(to + 86400);
-	struct tm tm;
-	strftime(t1, sizeof(t1), "%Y-%m-%dT%H%%3A%M%%3A%S", gmtime_r(&a, &tm));
-	strftime(t2, sizeof(t2), "%Y-%m-%dT%H%%3A%M%%3A%S", gmtime_r(&z, &tm));
-	snprintf(path, sizeof(path), "/slurmdb/v0.0.%d/jobs?start_time=%s&end_time=%s", sl->minor,
-		 t1, t2);
-	long st = 0;
-	if (http(sl, "GET", path, NULL, &ans, &st, e) < 0)
+	/* stats_compute clips to the window. */
+	int got = acct_fetch(sl, from, to, &ans, e);
+	if (got < 0 || (got && slurm_acct_decode(ans.data, ans.len, &sl->map, &acc, &nacc, e) < 0))
 		goto out;
-	const char *t = ans.data ? ans.data : "";
-	/* A window without a record is an empty one, not a failure. */
-	if (!slurm_nothing_found(t, ans.len)) {
-		if (slurm_errors(t, ans.len, st, e) < 0)
-			goto out;
-		if (st < 200 || st >= 300) {
-			slurm_http_error(st, t, ans.len, sl->describe, e);
-			goto out;
-		}
-		if (slurm_acct_decode(t, ans.len, &sl->map, &acc, &nacc, e) < 0)
-			goto out;
-	}
 	/* The queue's jobs give way to the window's records. */
 	for (size_t i = 0; i < s.njobs; i++)
 		job_release(&s.jobs[i]);
@@ -1182,6 +1194,59 @@ out:
 	buf_release(&ans);
 	snapshot_release(&s);
 	return rc;
+}
+
+static int cmp_job_id(const void *a, const void *b)
+{
+	const struct job *x = a, *y = b;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* gq history from slurmdbd's accounting records, as sacct lists them: the
+ * jobs of q's states and user that ended in [since, until); without
+ * --since the last HISTORY_DAYS (slurmdbd keeps years). Whose records
+ * the caller may see is slurmdbd's decision (PrivateData). */
+static int sl_history(struct backend *b, const struct history_query *q, struct job **out, size_t *n,
+		      struct gq_err *e)
+{
+	struct slurm *sl = S(b);
+	int64_t now = time(NULL) + sl->clock_offset;
+	int64_t until = q->until ? q->until : now + 1;
+	int64_t since = q->since ? q->since : until - HISTORY_DAYS * 86400;
+	unsigned states = q->states ? q->states
+				    : (1u << JOB_COMPLETED) | (1u << JOB_FAILED) |
+					  (1u << JOB_CANCELLED) | (1u << JOB_TIMEOUT);
+	struct buf ans;
+	buf_init(&ans, MAX_ANSWER);
+	struct job *v = NULL;
+	size_t nv = 0, k = 0;
+	int got = acct_fetch(sl, since, until, &ans, e);
+	if (got < 0 || (got && slurm_hist_decode(ans.data, ans.len, &sl->map, &v, &nv, e) < 0)) {
+		if (got > 0 && e->code == GQ_EINTERNAL)
+			err_prefix(e, "slurmdbd's answer from %s", sl->describe);
+		jobs_free(v, nv);
+		buf_release(&ans);
+		return -1;
+	}
+	buf_release(&ans);
+	for (size_t i = 0; i < nv; i++) {
+		struct job *j = &v[i];
+		if (j->end_time >= since && j->end_time < until && (states & (1u << j->state)) &&
+		    (!q->user || !strcmp(j->user, q->user))) {
+			if (k != i) {
+				v[k] = *j;
+				job_init(j);
+			}
+			k++;
+		} else {
+			job_release(j);
+		}
+	}
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_job_id);
+	*out = v;
+	*n = k;
+	return 0;
 }
 
 /* The log is the job's output file, read where gq runs (the cluster's
@@ -1303,6 +1368,7 @@ static const struct backend_ops slurm_ops = {
     .logs = sl_logs,
     .events = sl_events,
     .stats = sl_stats,
+    .history = sl_history,
     .preemptions = NULL,
     .reclaim = NULL,
     .clock = sl_clock,

@@ -7,6 +7,7 @@
  */
 #include "cmd.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,10 @@
 #define FINISHED                                                                                   \
 	((1u << JOB_COMPLETED) | (1u << JOB_FAILED) | (1u << JOB_CANCELLED) | (1u << JOB_TIMEOUT))
 
-static void make_row(struct history_row *r, const struct job *j, const struct policy *p)
+/* charge: false where the scheduler's charge is not gq's tier prices
+ * (Slurm's is its QOS usage factors, as gq stats says). */
+static void make_row(struct history_row *r, const struct job *j, const struct policy *p,
+		     bool charge)
 {
 	memset(r, 0, sizeof(*r));
 	r->job = j;
@@ -29,7 +33,7 @@ static void make_row(struct history_row *r, const struct job *j, const struct po
 		r->wait = since && j->end_time > since ? j->end_time - since : 0;
 	}
 	r->gpu_hours = (double)j->req.gpus * (double)r->runtime / 3600.0;
-	r->charged = r->gpu_hours * p->tier[job_tier(j)].price;
+	r->charged = charge ? r->gpu_hours * p->tier[job_tier(j)].price : NAN;
 }
 
 /* ---- --format: {field} templates, as gq ls has them ---- */
@@ -126,7 +130,10 @@ static void field_text(const struct history_row *r, int f, int64_t now, char *ou
 		snprintf(out, size, "%.2f", r->gpu_hours);
 		break;
 	default:
-		snprintf(out, size, "%.2f", r->charged);
+		if (isnan(r->charged))
+			snprintf(out, size, "-");
+		else
+			snprintf(out, size, "%.2f", r->charged);
 		break;
 	}
 }
@@ -244,7 +251,7 @@ static int history_exec(int argc, char **argv)
 		goto out;
 	rows = xcalloc(n ? n : 1, sizeof(*rows));
 	for (size_t i = 0; i < n; i++)
-		make_row(&rows[i], &jobs[i], &s.policy);
+		make_row(&rows[i], &jobs[i], &s.policy, !b->ops->scheduler);
 	if (json || csv) {
 		char *text = json ? wire_history_json(rows, n) : wire_history_csv(rows, n);
 		fputs(text, stdout);

@@ -139,24 +139,9 @@ static void h_jobs_list(struct ctx *c)
 	memset(&f, 0, sizeof(f));
 	const char *all = http_query(c->req, "all");
 	f.all = all && (!strcmp(all, "1") || !strcmp(all, "true"));
-	const char *states = http_query(c->req, "state");
-	if (states && states[0]) {
-		char *list = xstrdup(states), *save = NULL;
-		for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-			enum job_state st;
-			if (job_state_parse(t, &st) < 0) {
-				err_set(
-				    &e, GQ_EINVAL,
-				    "unknown job state '%s' in 'state'; use pending, starting, "
-				    "running, stopping, completed, failed, cancelled or timeout",
-				    t);
-				free(list);
-				reply_err(c, &e);
-				return;
-			}
-			f.states |= 1u << st;
-		}
-		free(list);
+	if (api_query_states(c->req, &f.states, &e) < 0) {
+		reply_err(c, &e);
+		return;
 	}
 	f.user = http_query(c->req, "user");
 	int64_t limit;
@@ -176,6 +161,30 @@ static void h_jobs_list(struct ctx *c)
 	c->resp->body = codec_jobs_text(jobs, n, &c->resp->len);
 	c->resp->status = 200;
 	jobs_free(jobs, n);
+}
+
+int api_query_states(const struct http_req *req, unsigned *out, struct gq_err *e)
+{
+	*out = 0;
+	const char *states = http_query(req, "state");
+	if (!states || !states[0])
+		return 0;
+	char *list = xstrdup(states), *save = NULL;
+	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		enum job_state st;
+		if (job_state_parse(t, &st) < 0) {
+			err_set(
+			    e, GQ_EINVAL,
+			    "unknown job state '%s' in 'state'; use pending, starting, running, "
+			    "stopping, completed, failed, cancelled or timeout",
+			    t);
+			free(list);
+			return -1;
+		}
+		*out |= 1u << st;
+	}
+	free(list);
+	return 0;
 }
 
 static bool idem_valid(const char *k)

@@ -663,6 +663,43 @@ static int do_verb(struct backend *b, enum verb v, int64_t id, const struct http
 	return rc;
 }
 
+void front_act_history(struct front_act *a, const struct front_caller *c,
+		       const struct http_req *req, struct http_resp *resp)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	struct history_query q = {0};
+	const unsigned active =
+	    (1u << JOB_PENDING) | (1u << JOB_STARTING) | (1u << JOB_RUNNING) | (1u << JOB_STOPPING);
+	if (api_query_states(req, &q.states, &e) < 0 ||
+	    http_query_int(req, "since", 0, GQ_TIME_MAX, 0, &q.since, &e) < 0 ||
+	    http_query_int(req, "until", 0, GQ_TIME_MAX, 0, &q.until, &e) < 0) {
+		reply_err(resp, &e);
+		return;
+	}
+	if (!q.states || (q.states & active)) {
+		err_set(&e, GQ_EINVAL,
+			"through gq serve --slurm, GET /v1/jobs lists finished jobs (state= "
+			"completed, failed, cancelled or timeout); the queue is GET /v1/snapshot");
+		reply_err(resp, &e);
+		return;
+	}
+	const char *user = http_query(req, "user");
+	q.user = user && user[0] ? user : NULL;
+	struct backend *b = caller_backend(a, c, &e);
+	struct job *jobs = NULL;
+	size_t n = 0;
+	if (!b || b->ops->history(b, &q, &jobs, &n, &e) < 0) {
+		log_info("GET /v1/jobs for '%s' refused: %s", c->user[0] ? c->user : "?", e.msg);
+		backend_close(b);
+		reply_err(resp, &e);
+		return;
+	}
+	backend_close(b);
+	resp->body = codec_jobs_text(jobs, n, &resp->len);
+	resp->status = 200;
+	jobs_free(jobs, n);
+}
+
 void front_act_handle(struct front_act *a, const struct front_caller *c, const struct http_req *req,
 		      struct http_resp *resp)
 {

@@ -99,6 +99,12 @@ bool front_act_sees(const struct front_act *a, const struct front_caller *c, con
 bool front_act_view(const struct front_act *a, const struct front_caller *c,
 		    const struct snapshot *s, struct snapshot *view);
 
+/* GET /v1/jobs (gq history): finished jobs from slurmdbd, asked as c, so
+ * that c sees what sacct shows c; the query is gq serve's (state, user,
+ * since, until), active states refused. */
+void front_act_history(struct front_act *a, const struct front_caller *c,
+		       const struct http_req *req, struct http_resp *resp);
+
 /* Answers a non-GET request (an action) of caller c, done in Slurm as c. */
 void front_act_handle(struct front_act *a, const struct front_caller *c, const struct http_req *req,
 		      struct http_resp *resp);

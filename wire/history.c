@@ -4,6 +4,7 @@
 #include "history.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,9 @@ char *wire_history_json(const struct history_row *rows, size_t n)
 		json_object_set_new(o, "runtime", json_integer(rows[i].runtime));
 		json_object_set_new(o, "gpus", json_integer(j->req.gpus));
 		json_object_set_new(o, "gpu_hours", json_real(rows[i].gpu_hours));
-		json_object_set_new(o, "charged", json_real(rows[i].charged));
+		json_object_set_new(o, "charged",
+				    isnan(rows[i].charged) ? json_null()
+							   : json_real(rows[i].charged));
 		json_array_append_new(a, o);
 	}
 	char *s = codec_dump(a);
@@ -106,9 +109,12 @@ char *wire_history_csv(const struct history_row *rows, size_t n)
 		if (rows[i].runtime > 0 || j->start_time > 0)
 			buf_printf(&b, "%lld", (long long)j->start_time);
 		/* %.4f in the C locale: gq keeps LC_NUMERIC "C" (STYLE.md). */
-		buf_printf(&b, ",%lld,%lld,%lld,%d,%.4f,%.4f\n", (long long)j->end_time,
+		buf_printf(&b, ",%lld,%lld,%lld,%d,%.4f,", (long long)j->end_time,
 			   (long long)rows[i].wait, (long long)rows[i].runtime, j->req.gpus,
-			   rows[i].gpu_hours, rows[i].charged);
+			   rows[i].gpu_hours);
+		if (!isnan(rows[i].charged))
+			buf_printf(&b, "%.4f", rows[i].charged);
+		buf_addstr(&b, "\n");
 	}
 	return buf_detach(&b);
 }

@@ -27,18 +27,18 @@ struct history_row {
 	int64_t wait;	       /* pending before its last start (or until it ended unstarted) */
 	int64_t runtime;       /* its last run, 0 when it never started */
 	double gpu_hours;      /* GPUs x runtime */
-	double charged;	       /* gpu_hours x its tier's price */
+	double charged;	       /* gpu_hours x its tier's price; NAN: not gq's to say (Slurm) */
 };
 
 /* The rows as a JSON array of objects: id, name, user, queue, dept, tier,
  * state, exit (null when unknown), submit_time, start_time (null when never
- * started), end_time, wait, runtime, gpus, gpu_hours, charged. Caller
- * frees. */
+ * started), end_time, wait, runtime, gpus, gpu_hours, charged (null when
+ * NAN). Caller frees. */
 char *wire_history_json(const struct history_row *rows, size_t n);
 
 /* The same columns as CSV (RFC 4180: a header line, fields with a comma,
  * quote or line break quoted, quotes doubled; times in unix seconds, an
- * unknown exit or start empty). Caller frees. */
+ * unknown exit, start or charge empty). Caller frees. */
 char *wire_history_csv(const struct history_row *rows, size_t n);
 
 /* gq stats --by: GPU-hours and their price per user or department. */

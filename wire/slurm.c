@@ -1147,6 +1147,80 @@ int slurm_acct_decode(const char *text, size_t len, const struct slurm_map *m,
 	return 0;
 }
 
+/* A record's exit status: a signal (128 + its number; slurmdbd says
+ * "signal_id", slurmctld "id"), a return code over 0, 0 for a completed job,
+ * else -1: slurmdbd 22.05 records a failed batch job's own code as SUCCESS
+ * 0, which is not what ended it. */
+static int acct_exit(const json_t *x, enum job_state st)
+{
+	const json_t *v = json_object_get(x, "exit_code");
+	char base[32];
+	state_words(json_object_get(v, "status"), base, sizeof(base), "", NULL);
+	const json_t *sig = json_object_get(v, "signal");
+	int64_t n = num0(sig, "signal_id");
+	if (n <= 0)
+		n = num0(sig, "id");
+	if (!strcmp(base, "SIGNALED") && n > 0 && n < 128)
+		return 128 + (int)n;
+	n = num0(v, "return_code");
+	if (n > 0 && n < 256)
+		return (int)n;
+	return st == JOB_COMPLETED ? 0 : -1;
+}
+
+int slurm_hist_decode(const char *text, size_t len, const struct slurm_map *m, struct job **out,
+		      size_t *n, struct gq_err *e)
+{
+	json_t *v = parse(text, len, e);
+	if (!v)
+		return -1;
+	size_t i;
+	json_t *x;
+	json_array_foreach(json_object_get(v, "jobs"), i, x)
+	{
+		char base[32];
+		state_words(json_object_get(json_object_get(x, "state"), "current"), base,
+			    sizeof(base), "", NULL);
+		enum job_state st = job_state_of(base, false, false);
+		int64_t id = num0(x, "job_id");
+		if (job_state_active(st) || id <= 0)
+			continue;
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		struct job *j = &(*out)[(*n)++];
+		job_init(j);
+		j->id = id;
+		cpy(j->name, sizeof(j->name), str(x, "name"));
+		cpy(j->user, sizeof(j->user), str(x, "user"));
+		cpy(j->queue, sizeof(j->queue), str(x, "partition"));
+		cpy(j->dept, sizeof(j->dept), str(x, "account"));
+		cpy(j->ext_qos, sizeof(j->ext_qos), str(x, "qos"));
+		j->tier = slurm_map_tier(m, str(x, "qos"));
+		j->state = st;
+		j->exit_status = acct_exit(x, st);
+		const json_t *tres = json_object_get(x, "tres");
+		int g = acct_gpus(json_object_get(tres, "allocated"));
+		if (g < 0)
+			g = acct_gpus(json_object_get(tres, "requested"));
+		j->req.gpus = g > 0 ? g : 0;
+		const json_t *t = json_object_get(x, "time");
+		j->submit_time = j->queued_time = num0(t, "submission");
+		j->start_time = num0(t, "start");
+		j->end_time = num0(t, "end");
+		if (j->start_time > j->end_time) /* cancelled before its start */
+			j->start_time = 0;
+		const json_t *arr = json_object_get(x, "array");
+		int64_t task;
+		if (num0(arr, "job_id") > 0 &&
+		    num(json_object_get(arr, "task_id"), &task) == NUM_SET && task >= 0 &&
+		    task < INT32_MAX) {
+			j->array_id = num0(arr, "job_id");
+			j->array_task = (int)task;
+		}
+	}
+	json_decref(v);
+	return 0;
+}
+
 int slurm_jobs_decode(const char *text, size_t len, struct snapshot *s, const struct slurm_map *m,
 		      struct slurm_job_extra **extra, size_t *nextra, struct gq_err *e)
 {

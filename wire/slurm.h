@@ -158,6 +158,17 @@ int slurm_runs_decode(const char *text, size_t len, struct slurm_run **out, size
  */
 int slurm_acct_decode(const char *text, size_t len, const struct slurm_map *m,
 		      struct stats_acct **out, size_t *n, struct gq_err *e);
+/*
+ * The same records as gq history's jobs: each in a final state (PREEMPTED,
+ * NODE_FAIL, OUT_OF_MEMORY... failed, as in GET /jobs), with its name,
+ * user, partition (queue), account (dept), QOS (ext_qos; tier through the
+ * map), GPUs allocated (else requested), submission, start (0 if it never
+ * started), end, array job and task, and exit status (a signal 128+N, a
+ * return code, 0 completed, else -1: not said). Appended to *out
+ * (xrealloc'd; *n entries), in slurmdbd's order.
+ */
+int slurm_hist_decode(const char *text, size_t len, const struct slurm_map *m, struct job **out,
+		      size_t *n, struct gq_err *e);
 int slurm_jobs_decode(const char *text, size_t len, struct snapshot *s, const struct slurm_map *m,
 		      struct slurm_job_extra **extra, size_t *nextra, struct gq_err *e);
 

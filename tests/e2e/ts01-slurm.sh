@@ -354,6 +354,27 @@ wait_state "$J_TO" TIMEOUT 90
 out=$(as alice "$GQ" show "$J_TO")
 check_match "timed-out job: state timeout" "$out" "state +timeout"
 
+# gq history from slurmdbd (sacct's records): the jobs of section 2 once
+# slurmdbd has them (its agent writes within seconds).
+hist() { as alice "$GQ" history --since now-1h "$@" 2>&1; }
+for ((i = 0; i < 60; i++)); do
+	hist --csv | grep -q "^$J_TO," && break
+	sleep 0.5
+done
+out=$(hist --csv)
+check_match "history: the completed job, exit 0" "$out" "^$J_OK,ok,alice,debug,[^,]*,P1,completed,0,"
+check_match "history: the signalled one, 128+SIGTERM" "$out" "^$J_SIG,sig,alice,debug,[^,]*,P1,failed,143,"
+check_match "history: a failed job's code slurmdbd's REST does not give: empty, not 0" "$out" \
+	"^$J_FAIL,fail,alice,debug,[^,]*,P1,failed,,"
+check_match "history: the cancelled one, never started" "$out" "^$J_CAN,can,alice,debug,[^,]*,P1,cancelled,,[0-9]+,,"
+check_match "history: the timed-out one" "$out" "^$J_TO,to,alice,debug,[^,]*,P1,timeout,"
+check_eq "history: the ids are sacct's" "$(printf '%s\n' "$out" | cut -d, -f1 | grep -xE "$J_OK|$J_FAIL|$J_SIG|$J_CAN|$J_TO" | tr '\n' ' ')" \
+	"$(sacct -X -n -P -u alice -j "$J_OK,$J_FAIL,$J_SIG,$J_CAN,$J_TO" -o JobID | sort -n | tr '\n' ' ')"
+check_match "history --state failed: the failed only" "$(hist --state failed --format '{id} {state}' | tr '\n' ' ')" \
+	"^([0-9]+ failed )+$"
+check_match "history: CHARGED is Slurm's, not gq's: '-'" "$(hist | grep "^$J_OK ")" " - *$"
+check_match "history --json: charged null" "$(hist --json | jq -c ".[] | select(.id == $J_OK) | .charged")" "^null$"
+
 # 12. The cache per cluster and user: an unchanged queue is answered 304
 # (update_time) and read from $XDG_CACHE_HOME/gq/; a change is fetched.
 cleanup_jobs

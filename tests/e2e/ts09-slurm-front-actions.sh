@@ -148,6 +148,20 @@ out=$(as alice main cancel "$ja" 2>&1)
 check_eq "alice cancels her own job: exit 0" "$?" 0
 gone "$ja"
 check_eq "... and squeue no longer has it pending" "$?" 0
+# gq history through the front: slurmdbd's records, asked as alice.
+for ((i = 0; i < 40; i++)); do
+	as alice main history --since now-1h --csv 2>/dev/null | grep -q "^$ja," && break
+	sleep 0.5
+done
+out=$(as alice main history --since now-1h --csv 2>&1)
+check_match "history through the front: alice's cancelled job from slurmdbd" "$out" \
+	"^$ja,ts09a,alice,[^,]*,[^,]*,P[0-2],cancelled,"
+check_eq "... the jobs sacct lists for her in the hour, no other" \
+	"$(printf '%s\n' "$out" | sed 1d | cut -d, -f1 | sort -n | tr '\n' ' ')" \
+	"$(sacct -X -n -P -u alice -S now-1hour -E now -s CA,CD,F,TO,PR,NF,OOM,DL,BF -o JobIDRaw,End 2>/dev/null |
+		awk -F'|' -v t="$(date -u -d '1 hour ago' +%Y-%m-%dT%H:%M:%S)" '$2 >= t {print $1}' | sort -n | tr '\n' ' ')"
+out=$(as alice main history --state running 2>&1)
+check_eq "history --state running: a usage error (exit 2)" "$?" 2
 
 # 2: a front that cannot get alice's token
 mkdir -p "$work/bin"

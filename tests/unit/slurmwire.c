@@ -655,6 +655,51 @@ static const struct stats_group *group(const struct stats *st, const char *q, en
 	return NULL;
 }
 
+/* gq history on Slurm: the final records of db_jobs.json (1 completed, 2
+ * failed, 6 preempted, 8 signalled; the rest are active). */
+static void history_from_accounting(void)
+{
+	size_t len, n = 0;
+	char *t = slurp("v0.0.38/db_jobs.json", &len);
+	struct slurm_map m;
+	struct gq_err e = GQ_ERR_INIT;
+	struct job *v = NULL;
+	slurm_map_parse(NULL, &m, &e);
+	CHECK_INT(slurm_hist_decode(t, len, &m, &v, &n, &e), 0);
+	free(t);
+	CHECK_INT(n, 4);
+	if (n == 4) {
+		CHECK_INT(v[0].id, 1);
+		CHECK_STR(v[0].name, "prep-data");
+		CHECK_STR(v[0].user, "bob");
+		CHECK_STR(v[0].queue, "debug");
+		CHECK_STR(v[0].dept, "proj_b");
+		CHECK_INT(v[0].state, JOB_COMPLETED);
+		CHECK_INT(v[0].exit_status, 0);
+		CHECK_INT(v[0].submit_time, 1795947624);
+		CHECK_INT(v[0].start_time, 1795947624);
+		CHECK_INT(v[0].end_time, 1795947625);
+		/* slurmdbd's REST says SUCCESS 0 for a failed job: not said */
+		CHECK_INT(v[1].state, JOB_FAILED);
+		CHECK_INT(v[1].exit_status, -1);
+		CHECK_INT(v[2].id, 6);
+		CHECK_INT(v[2].state, JOB_FAILED); /* PREEMPTED, as GET /jobs maps it */
+		CHECK_INT(v[2].req.gpus, 1);
+		CHECK_INT(v[2].tier, TIER_P2);
+		CHECK_STR(v[2].ext_qos, "p2");
+		CHECK_INT(v[3].id, 8);
+		CHECK_INT(v[3].exit_status, 128 + 10); /* SIGUSR1, "signal_id" */
+	}
+	jobs_free(v, n);
+	/* Nothing but active records: none, no error. */
+	v = NULL;
+	n = 0;
+	const char *active = "{\"jobs\":[{\"job_id\":3,\"state\":{\"current\":\"RUNNING\"}}]}";
+	CHECK_INT(slurm_hist_decode(active, strlen(active), &m, &v, &n, &e), 0);
+	CHECK_INT(n, 0);
+	free(v);
+}
+
 static void stats_from_accounting(void)
 {
 	size_t len, n = 0, nev = 0;
@@ -993,6 +1038,7 @@ void suite_slurmwire(void)
 	RUN(submit_bodies);
 	RUN(submit_sbatch_fields);
 	RUN(stats_from_accounting);
+	RUN(history_from_accounting);
 	RUN(stats_requeued_runs);
 	RUN(update_bodies);
 	RUN(wide_allocations);

@@ -1114,22 +1114,24 @@ static int sl_checkpoint(struct backend *b, int64_t id, struct gq_err *e)
 }
 
 /* slurmdbd's accounting records of jobs active in [from, to) (what sacct
- * reads; v0.0.38 has no filter by user) into ans: 1, 0 when it has none,
+ * reads; v0.0.38 has no filter by user), with the query parameters `more`
+ * ("&state=..."), into ans: 1, 0 when it has none,
  * -1 on an error. slurmdbd reads neither seconds since the epoch nor a
  * zone: dates in its own local time, asked a day wider on each side (the
  * callers keep what they need of the window), the colons escaped (a bare
  * one is refused). */
-static int acct_fetch(struct slurm *sl, int64_t from, int64_t to, struct buf *ans, struct gq_err *e)
+static int acct_fetch(struct slurm *sl, int64_t from, int64_t to, const char *more, struct buf *ans,
+		      struct gq_err *e)
 {
 	if (negotiate(sl, e) < 0)
 		return -1;
-	char path[160], t1[32], t2[32];
+	char path[320], t1[32], t2[32];
 	time_t a = (time_t)(from - 86400), z = (time_t)(to + 86400);
 	struct tm tm;
 	strftime(t1, sizeof(t1), "%Y-%m-%dT%H%%3A%M%%3A%S", gmtime_r(&a, &tm));
 	strftime(t2, sizeof(t2), "%Y-%m-%dT%H%%3A%M%%3A%S", gmtime_r(&z, &tm));
-	snprintf(path, sizeof(path), "/slurmdb/v0.0.%d/jobs?start_time=%s&end_time=%s", sl->minor,
-		 t1, t2);
+	snprintf(path, sizeof(path), "/slurmdb/v0.0.%d/jobs?start_time=%s&end_time=%s%s", sl->minor,
+		 t1, t2, more);
 	long st = 0;
 	if (http(sl, "GET", path, NULL, ans, &st, e) < 0)
 		return -1;
@@ -1171,7 +1173,7 @@ static int sl_stats(struct backend *b, int64_t from, int64_t to, struct stats_re
 	for (size_t i = 0; i < s.njobs; i++)
 		r.counts[s.jobs[i].state]++;
 	/* stats_compute clips to the window. */
-	int got = acct_fetch(sl, from, to, &ans, e);
+	int got = acct_fetch(sl, from, to, "", &ans, e);
 	if (got < 0 || (got && slurm_acct_decode(ans.data, ans.len, &sl->map, &acc, &nacc, e) < 0))
 		goto out;
 	/* The queue's jobs give way to the window's records. */
@@ -1196,10 +1198,18 @@ out:
 	return rc;
 }
 
-static int cmp_job_id(const void *a, const void *b)
+/* A record of slurmdbd's answer: its job id and its place in the answer. */
+struct run_ix {
+	int64_t id;
+	size_t pos;
+};
+
+static int cmp_run_ix(const void *a, const void *b)
 {
-	const struct job *x = a, *y = b;
-	return (x->id > y->id) - (x->id < y->id);
+	const struct run_ix *x = a, *y = b;
+	if (x->id != y->id)
+		return (x->id > y->id) - (x->id < y->id);
+	return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
 /* gq history from slurmdbd's accounting records, as sacct lists them: the
@@ -1220,7 +1230,14 @@ static int sl_history(struct backend *b, const struct history_query *q, struct j
 	buf_init(&ans, MAX_ANSWER);
 	struct job *v = NULL;
 	size_t nv = 0, k = 0;
-	int got = acct_fetch(sl, since, until, &ans, e);
+	/* With the final states, as sacct -s asks: the window then holds every
+	 * job that ended in it, a held one cancelled without ever being
+	 * eligible too (without, slurmdbd leaves those out). */
+	int got =
+	    acct_fetch(sl, since, until,
+		       "&state=COMPLETED%2CFAILED%2CCANCELLED%2CTIMEOUT%2CPREEMPTED%2CNODE_FAIL"
+		       "%2COUT_OF_MEMORY%2CBOOT_FAIL%2CDEADLINE",
+		       &ans, e);
 	if (got < 0 || (got && slurm_hist_decode(ans.data, ans.len, &sl->map, &v, &nv, e) < 0)) {
 		if (got > 0 && e->code == GQ_EINTERNAL)
 			err_prefix(e, "slurmdbd's answer from %s", sl->describe);
@@ -1242,10 +1259,26 @@ static int sl_history(struct backend *b, const struct history_query *q, struct j
 			job_release(j);
 		}
 	}
+	/* In id order; a requeued job has a record per run, in order, and its
+	 * last is the job's (sacct -X shows that one). */
+	struct run_ix *ix = xcalloc(k ? k : 1, sizeof(*ix));
+	for (size_t i = 0; i < k; i++)
+		ix[i] = (struct run_ix){v[i].id, i};
 	if (k)
-		qsort(v, k, sizeof(*v), cmp_job_id);
-	*out = v;
-	*n = k;
+		qsort(ix, k, sizeof(*ix), cmp_run_ix);
+	struct job *w = xcalloc(k ? k : 1, sizeof(*w));
+	size_t m = 0;
+	for (size_t i = 0; i < k; i++) {
+		struct job *j = &v[ix[i].pos];
+		if (i + 1 < k && ix[i + 1].id == ix[i].id)
+			job_release(j);
+		else
+			w[m++] = *j;
+	}
+	free(ix);
+	free(v);
+	*out = w;
+	*n = m;
 	return 0;
 }
 

@@ -250,19 +250,26 @@ static int history_exec(int argc, char **argv)
 	if ((rc = cmd_fetch_history(b, &q, &jobs, &n)) != EXIT_OK)
 		goto out;
 	rows = xcalloc(n ? n : 1, sizeof(*rows));
-	for (size_t i = 0; i < n; i++)
-		make_row(&rows[i], &jobs[i], &s.policy, !b->ops->scheduler);
+	size_t nrows = 0;
+	for (size_t i = 0; i < n; i++) {
+		/* A job the queue shows active is not finished: Slurm keeps the
+		 * run a preemption ended, PREEMPTED, of a job it requeued. */
+		const struct job *cur = snapshot_find(&s, jobs[i].id);
+		if (cur && job_state_active(cur->state))
+			continue;
+		make_row(&rows[nrows++], &jobs[i], &s.policy, !b->ops->scheduler);
+	}
 	if (json || csv) {
-		char *text = json ? wire_history_json(rows, n) : wire_history_csv(rows, n);
+		char *text = json ? wire_history_json(rows, nrows) : wire_history_csv(rows, nrows);
 		fputs(text, stdout);
 		if (json)
 			putchar('\n');
 		free(text);
 	} else if (fmt) {
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < nrows; i++)
 			format_print(fmt, &rows[i], now);
 	} else {
-		table_print(rows, n, now);
+		table_print(rows, nrows, now);
 	}
 	rc = EXIT_OK;
 out:

@@ -1206,7 +1206,9 @@ int slurm_hist_decode(const char *text, size_t len, const struct slurm_map *m, s
 		j->submit_time = j->queued_time = num0(t, "submission");
 		j->start_time = num0(t, "start");
 		j->end_time = num0(t, "end");
-		if (j->start_time > j->end_time) /* cancelled before its start */
+		/* Cancelled before it started: Slurm writes its end as its start,
+		 * and no node. */
+		if (j->start_time > j->end_time || !strcmp(str(x, "nodes"), "None assigned"))
 			j->start_time = 0;
 		const json_t *arr = json_object_get(x, "array");
 		int64_t task;

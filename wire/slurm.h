@@ -163,7 +163,7 @@ int slurm_acct_decode(const char *text, size_t len, const struct slurm_map *m,
  * NODE_FAIL, OUT_OF_MEMORY... failed, as in GET /jobs), with its name,
  * user, partition (queue), account (dept), QOS (ext_qos; tier through the
  * map), GPUs allocated (else requested), submission, start (0 if it never
- * started), end, array job and task, and exit status (a signal 128+N, a
+ * started: nodes "None assigned"), end, array job and task, and exit status (a signal 128+N, a
  * return code, 0 completed, else -1: not said). Appended to *out
  * (xrealloc'd; *n entries), in slurmdbd's order.
  */

@@ -370,6 +370,10 @@ check_match "history: the cancelled one, never started" "$out" "^$J_CAN,can,alic
 check_match "history: the timed-out one" "$out" "^$J_TO,to,alice,debug,[^,]*,P1,timeout,"
 check_eq "history: the ids are sacct's" "$(printf '%s\n' "$out" | cut -d, -f1 | grep -xE "$J_OK|$J_FAIL|$J_SIG|$J_CAN|$J_TO" | tr '\n' ' ')" \
 	"$(sacct -X -n -P -u alice -j "$J_OK,$J_FAIL,$J_SIG,$J_CAN,$J_TO" -o JobID | sort -n | tr '\n' ' ')"
+# accept8, preempted by section 10's urgent job and requeued: slurmdbd keeps
+# its first run, PREEMPTED, but the job is pending again, not history.
+check_eq "history: a preempted, requeued job is not history (sacct has its run PREEMPTED)" \
+	"$(sacct -X -D -n -P -j "$J_SUB" -o State | grep -c PREEMPTED) $(printf '%s\n' "$out" | grep -c "^$J_SUB,")" "1 0"
 check_match "history --state failed: the failed only" "$(hist --state failed --format '{id} {state}' | tr '\n' ' ')" \
 	"^([0-9]+ failed )+$"
 check_match "history: CHARGED is Slurm's, not gq's: '-'" "$(hist | grep "^$J_OK ")" " - *$"

@@ -22,7 +22,7 @@ cleanup() {
 trap cleanup EXIT
 export HOME=$d XDG_CONFIG_HOME=$d/config XDG_STATE_HOME=$d/state XDG_RUNTIME_DIR=$d/run TZ=UTC LC_ALL=C
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-for t in api submit snapshot jobtext events stats policy directives sbatch units config trace; do
+for t in api submit snapshot jobtext events stats policy directives sbatch units config trace slurm; do
 	rm -rf "${c:?}/$t"
 	mkdir -p "$c/$t"
 done
@@ -54,6 +54,10 @@ api GET '/v1/snapshot?form=rows' | seed snapshot rows.json
 api GET /v1/events | seed events events.json
 api GET '/v1/events?after=1000' | seed events empty.json
 api GET /v1/jobs/999 | seed events error.json
+# error classes past "internal", and "ok" (no error class: an unexpected answer)
+printf '{"error":{"code":"limit","message":"a per-user limit"}}' | seed events error-limit.json
+printf '{"error":{"code":"no_space","message":"disk full"}}' | seed events error-nospace.json
+printf '{"error":{"code":"ok","message":"x"}}' | seed events error-ok.json
 api GET /v1/stats | seed stats stats.json
 api GET "/v1/stats?from=1&to=$(("$(date +%s)" + 86400 * 3650))" | seed stats window.json
 for id in 1 2 3 4 5; do api GET "/v1/jobs/$id" | seed jobtext "job$id.json"; done
@@ -175,4 +179,24 @@ seed trace swf <<'S'
 1 0 20 100 8 -1 -1 8 3600 -1 1 3 2 5 1 -1 -1 -1
   2 30 -1 -1 -1 12.5 -1 4 -1 -1 0 4 2 -1 -1 -1 -1 -1
 S
+# slurm: real slurmrestd answers (the unit tests' fixtures, from the kit),
+# the small ones; slurmdbd's records without their steps; one text with
+# nodes, partitions and jobs together (the decoders read the same text).
+fx=$src/../unit/fixtures-slurm/v0.0.38
+for f in job_running job_after_signal job_array job_pending_qosmaxgres nodes partitions ping \
+	error_bad_token job_submit_response db_jobs_nothing_found; do
+	seed slurm "$f.json" <"$fx/$f.json"
+done
+python3 - "$fx" "$c/slurm" <<'P'
+import json, sys
+fx, out = sys.argv[1], sys.argv[2]
+d = json.load(open(fx + "/db_jobs.json"))
+for x in d["jobs"]:
+    x.pop("steps", None)
+d["jobs"] = [d["jobs"][i] for i in (0, 1, 5, 7)]
+json.dump(d, open(out + "/db_jobs_final4.json", "w"), separators=(",", ":"))
+n, j, p = (json.load(open(fx + f)) for f in ("/nodes.json", "/job_running.json", "/partitions.json"))
+c = {"meta": n.get("meta"), "errors": [], "nodes": n["nodes"], "partitions": p["partitions"], "jobs": j["jobs"]}
+json.dump(c, open(out + "/combined.json", "w"), separators=(",", ":"))
+P
 echo "seeds: $(find "$c" -type f | wc -l) files in $c"

@@ -698,6 +698,16 @@ static void history_from_accounting(void)
 	CHECK_INT(slurm_hist_decode(active, strlen(active), &m, &v, &n, &e), 0);
 	CHECK_INT(n, 0);
 	free(v);
+	/* Cancelled while held: Slurm's start is its end, on no node. */
+	const char *held = "{\"jobs\":[{\"job_id\":32,\"state\":{\"current\":\"CANCELLED\"},"
+			   "\"nodes\":\"None assigned\",\"time\":{\"submission\":100,"
+			   "\"start\":100,\"end\":100}}]}";
+	v = NULL;
+	n = 0;
+	CHECK_INT(slurm_hist_decode(held, strlen(held), &m, &v, &n, &e), 0);
+	CHECK(n == 1 && v[0].start_time == 0 && v[0].end_time == 100 &&
+	      v[0].state == JOB_CANCELLED && v[0].exit_status == -1);
+	jobs_free(v, n);
 }
 
 static void stats_from_accounting(void)

@@ -156,10 +156,15 @@ done
 out=$(as alice main history --since now-1h --csv 2>&1)
 check_match "history through the front: alice's cancelled job from slurmdbd" "$out" \
 	"^$ja,ts09a,alice,[^,]*,[^,]*,P[0-2],cancelled,"
-check_eq "... the jobs sacct lists for her in the hour, no other" \
-	"$(printf '%s\n' "$out" | sed 1d | cut -d, -f1 | sort -n | tr '\n' ' ')" \
-	"$(sacct -X -n -P -u alice -S now-1hour -E now -s CA,CD,F,TO,PR,NF,OOM,DL,BF -o JobIDRaw,End 2>/dev/null |
-		awk -F'|' -v t="$(date -u -d '1 hour ago' +%Y-%m-%dT%H:%M:%S)" '$2 >= t {print $1}' | sort -n | tr '\n' ' ')"
+# A window that ended 2 s ago on both sides (a job ending now is in one
+# query and not the other): the jobs that ended in [t0, t1).
+t1=$(($(date +%s) - 2)) t0=$(($(date +%s) - 3600))
+iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%S; }
+check_eq "... --user alice: the jobs sacct lists for her in the hour, no other" \
+	"$(as alice main history --since "$t0" --until "$t1" --user alice --format '{id}' 2>&1 | tr '\n' ' ')" \
+	"$(sacct -X -n -P -u alice -S "$(iso "$t0")" -E "$(iso "$t1")" -s CA,CD,F,TO,PR,NF,OOM,DL,BF \
+		-o JobIDRaw,End 2>/dev/null | awk -F'|' -v a="$(iso "$t0")" -v z="$(iso "$t1")" \
+		'$2 >= a && $2 < z {print $1}' | sort -n | tr '\n' ' ')"
 out=$(as alice main history --state running 2>&1)
 check_eq "history --state running: a usage error (exit 2)" "$?" 2
 

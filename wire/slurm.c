@@ -1049,6 +1049,36 @@ static int job_decode(const json_t *x, struct snapshot *s, const struct slurm_ma
 	return 0;
 }
 
+/* The GPU count of a slurmdbd TRES list: its "gres" entry named "gpu"
+ * (the typed "gpu:a100" entries repeat it); -1 when none. */
+static int acct_gpus(const json_t *tres)
+{
+	size_t i;
+	json_t *t;
+	json_array_foreach(tres, i, t)
+	{
+		if (!strcmp(str(t, "type"), "gres") && !strcmp(str(t, "name"), "gpu"))
+			return (int)num0(t, "count");
+	}
+	return -1;
+}
+
+/* A record's GPUs: allocated, else requested (a job that never ran). */
+static int acct_job_gpus(const json_t *x)
+{
+	const json_t *tres = json_object_get(x, "tres");
+	int g = acct_gpus(json_object_get(tres, "allocated"));
+	if (g < 0)
+		g = acct_gpus(json_object_get(tres, "requested"));
+	return g > 0 ? g : 0;
+}
+
+/* A record's base state ("COMPLETED") into base[32]. */
+static void acct_state(const json_t *x, char base[32])
+{
+	state_words(json_object_get(json_object_get(x, "state"), "current"), base, 32, "", NULL);
+}
+
 int slurm_runs_decode(const char *text, size_t len, struct slurm_run **out, size_t *n,
 		      struct gq_err *e)
 {
@@ -1060,8 +1090,7 @@ int slurm_runs_decode(const char *text, size_t len, struct slurm_run **out, size
 	json_array_foreach(json_object_get(v, "jobs"), i, x)
 	{
 		char base[32];
-		state_words(json_object_get(json_object_get(x, "state"), "current"), base,
-			    sizeof(base), "", NULL);
+		acct_state(x, base);
 		int64_t el = num0(json_object_get(x, "time"), "elapsed");
 		if (strcmp(base, "COMPLETED") || el <= 0)
 			continue;
@@ -1093,20 +1122,6 @@ int slurm_history_decode(const char *text, size_t len, const char *user, int64_t
 	return 0;
 }
 
-/* The GPU count of a slurmdbd TRES list: its "gres" entry named "gpu"
- * (the typed "gpu:a100" entries repeat it); -1 when none. */
-static int acct_gpus(const json_t *tres)
-{
-	size_t i;
-	json_t *t;
-	json_array_foreach(tres, i, t)
-	{
-		if (!strcmp(str(t, "type"), "gres") && !strcmp(str(t, "name"), "gpu"))
-			return (int)num0(t, "count");
-	}
-	return -1;
-}
-
 int slurm_acct_decode(const char *text, size_t len, const struct slurm_map *m,
 		      struct stats_acct **out, size_t *n, struct gq_err *e)
 {
@@ -1125,14 +1140,9 @@ int slurm_acct_decode(const char *text, size_t len, const struct slurm_map *m,
 		snprintf(a->queue, sizeof(a->queue), "%s", str(x, "partition"));
 		snprintf(a->dept, sizeof(a->dept), "%s", str(x, "account"));
 		a->tier = slurm_map_tier(m, str(x, "qos"));
-		const json_t *tres = json_object_get(x, "tres");
-		int g = acct_gpus(json_object_get(tres, "allocated"));
-		if (g < 0)
-			g = acct_gpus(json_object_get(tres, "requested"));
-		a->gpus = g > 0 ? g : 0;
+		a->gpus = acct_job_gpus(x);
 		char base[32];
-		state_words(json_object_get(json_object_get(x, "state"), "current"), base,
-			    sizeof(base), "", NULL);
+		acct_state(x, base);
 		a->state = job_state_of(base, false, false);
 		a->preempted = !strcmp(base, "PREEMPTED");
 		const json_t *t = json_object_get(x, "time");
@@ -1179,8 +1189,7 @@ int slurm_hist_decode(const char *text, size_t len, const struct slurm_map *m, s
 	json_array_foreach(json_object_get(v, "jobs"), i, x)
 	{
 		char base[32];
-		state_words(json_object_get(json_object_get(x, "state"), "current"), base,
-			    sizeof(base), "", NULL);
+		acct_state(x, base);
 		enum job_state st = job_state_of(base, false, false);
 		int64_t id = num0(x, "job_id");
 		if (job_state_active(st) || id <= 0)
@@ -1197,11 +1206,7 @@ int slurm_hist_decode(const char *text, size_t len, const struct slurm_map *m, s
 		j->tier = slurm_map_tier(m, str(x, "qos"));
 		j->state = st;
 		j->exit_status = acct_exit(x, st);
-		const json_t *tres = json_object_get(x, "tres");
-		int g = acct_gpus(json_object_get(tres, "allocated"));
-		if (g < 0)
-			g = acct_gpus(json_object_get(tres, "requested"));
-		j->req.gpus = g > 0 ? g : 0;
+		j->req.gpus = acct_job_gpus(x);
 		const json_t *t = json_object_get(x, "time");
 		j->submit_time = j->queued_time = num0(t, "submission");
 		j->start_time = num0(t, "start");

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,39 @@ void job_info_release(struct job_info *ji)
 	free(ji->stderr_path);
 	job_release(&ji->job);
 	memset(ji, 0, sizeof(*ji));
+}
+
+int job_info_file_logs(const struct job_info *ji, const char *stream, int64_t offset,
+		       struct buf *out, int64_t *next, struct gq_err *e)
+{
+	const char *path =
+	    !strcmp(stream, "stderr") && ji->stderr_path ? ji->stderr_path : ji->stdout_path;
+	FILE *f = path ? fopen(path, "rb") : NULL;
+	if (!f) {
+		if (job_state_active(ji->job.state) && ji->job.state != JOB_RUNNING) {
+			*next = offset; /* not started: nothing written yet */
+			return 0;
+		}
+		return err_set(e, GQ_ENOENT, "cannot read the log of job %" PRId64 " at '%s': %s",
+			       ji->job.id, path ? path : "(none)", strerror(errno));
+	}
+	if (offset > 0)
+		fseeko(f, (off_t)offset, SEEK_SET);
+	char chunk[65536];
+	size_t n;
+	int64_t at = offset;
+	int rc = 0;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (buf_add(out, chunk, n) < 0) {
+			rc = err_set(e, GQ_ETOOBIG, "log of job %" PRId64 " is too big to hold",
+				     ji->job.id);
+			break;
+		}
+		at += (int64_t)n;
+	}
+	fclose(f);
+	*next = at;
+	return rc;
 }
 
 int backend_records(const struct backend *b, const char *cmd, struct gq_err *e)

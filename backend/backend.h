@@ -42,6 +42,13 @@ struct job_info {
 	char *stderr_path; /* owned, or NULL */
 };
 void job_info_release(struct job_info *ji);
+/* The log of ji's job read from its output file where gq runs (stream
+ * "stderr": its error file, if it has one), from offset: appended to out,
+ * *next the offset after it. A job not started yet has nothing (*next =
+ * offset); a file that cannot be read is GQ_ENOENT naming it. For
+ * schedulers whose jobs write files gq reads as the user (Slurm). */
+int job_info_file_logs(const struct job_info *ji, const char *stream, int64_t offset,
+		       struct buf *out, int64_t *next, struct gq_err *e);
 
 struct backend;
 struct job_update;

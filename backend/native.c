@@ -37,6 +37,7 @@ struct native {
 	bool front;			      /* an answer said Gq-Scheduler: Slurm */
 	bool tcp;			      /* not a unix socket */
 	const char *given;		      /* n_submit: Gq-Submit-Given's value, or NULL */
+	struct gq_err cmd_err;		      /* n_job: why the front said not what the job runs */
 	/* Ours, and the headers that say so. */
 	struct wire_api api;
 	char api_hdr[2][48];
@@ -269,6 +270,29 @@ static int n_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e)
 	return 0;
 }
 
+/* gq serve --slurm: where job id runs and writes (GET /v1/jobs/ID/files),
+ * into ji. The front asks Slurm as the caller, which can fail where reading
+ * the snapshot did not: gq show goes on without it, and gq logs says why
+ * (cmd_err). */
+static void front_files(struct backend *b, int64_t id, struct job_info *ji, struct buf *text)
+{
+	char path[96], *v[4];
+	snprintf(path, sizeof(path), "/v1/jobs/%" PRId64 "/files", id);
+	struct gq_err fe = GQ_ERR_INIT;
+	if (request(N(b), "GET", path, NULL, NULL, 0, text, &fe) < 0 ||
+	    wire_job_files_parse(text_of(text), text->len, v, &fe) < 0) {
+		N(b)->cmd_err = fe;
+		return;
+	}
+	ji->cwd = v[0];
+	ji->stdout_path = v[1];
+	ji->stderr_path = v[2];
+	if (v[3]) {
+		ji->argv = xcalloc(2, sizeof(char *));
+		ji->argv[0] = v[3];
+	}
+}
+
 static int n_job(struct backend *b, int64_t id, struct job_info *out, struct gq_err *e)
 {
 	char path[96];
@@ -287,6 +311,12 @@ static int n_job(struct backend *b, int64_t id, struct job_info *out, struct gq_
 		err_prefix(e, "job %" PRId64 " from %s", id, N(b)->describe);
 		e->code = GQ_EINTERNAL;
 		return -1;
+	}
+	if (N(b)->front) {
+		front_files(b, id, &ji, &text);
+		buf_release(&text);
+		*out = ji;
+		return 0;
 	}
 	/* What it runs is the owner's or an admin's to see; without it the
 	 * rest of the job is still worth showing. */
@@ -388,16 +418,26 @@ static int n_override(struct backend *b, int64_t id, enum tier tier, bool clear,
 	return rc;
 }
 
+static int f_logs(struct backend *b, int64_t id, const char *stream, int64_t offset,
+		  struct buf *out, int64_t *next, struct gq_err *e);
+
 static int n_logs(struct backend *b, int64_t id, const char *stream, int64_t offset,
 		  struct buf *out, int64_t *next, struct gq_err *e)
 {
 	struct native *nt = N(b);
+	if (nt->front)
+		return f_logs(b, id, stream, offset, out, next, e);
 	char path[160];
 	snprintf(path, sizeof(path), "/v1/jobs/%" PRId64 "/logs?stream=%s&offset=%" PRId64, id,
 		 stream, offset);
 	struct buf tmp;
 	buf_init(&tmp, MAX_ANSWER);
 	int rc = request(nt, "GET", path, NULL, NULL, 0, &tmp, e);
+	if (rc < 0 && nt->front) { /* the first answer: gq serve --slurm */
+		buf_release(&tmp);
+		*e = (struct gq_err)GQ_ERR_INIT;
+		return f_logs(b, id, stream, offset, out, next, e);
+	}
 	if (rc == 0) {
 		if (buf_add(out, tmp.data ? tmp.data : "", tmp.len) < 0)
 			rc =
@@ -572,6 +612,28 @@ static void n_close(struct backend *b)
 }
 
 static const struct backend_ops native_ops;
+
+/* A job's log through gq serve --slurm: read from the output file Slurm
+ * writes (the front says where), here, as the user, as the Slurm backend
+ * reads it. */
+static int f_logs(struct backend *b, int64_t id, const char *stream, int64_t offset,
+		  struct buf *out, int64_t *next, struct gq_err *e)
+{
+	struct job_info ji;
+	N(b)->cmd_err = (struct gq_err)GQ_ERR_INIT;
+	if (n_job(b, id, &ji, e) < 0)
+		return -1;
+	int rc;
+	if (!ji.stdout_path && N(b)->cmd_err.code != GQ_OK) {
+		*e = N(b)->cmd_err;
+		err_prefix(e, "where job %" PRId64 " writes", id);
+		rc = -1;
+	} else {
+		rc = job_info_file_logs(&ji, stream, offset, out, next, e);
+	}
+	job_info_release(&ji);
+	return rc;
+}
 
 /* Slurm's operator priority, which the front passes on (the user's
  * token decides). */

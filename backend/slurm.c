@@ -1290,36 +1290,7 @@ static int sl_logs(struct backend *b, int64_t id, const char *stream, int64_t of
 	struct job_info ji;
 	if (sl_job(b, id, &ji, e) < 0)
 		return -1;
-	const char *path =
-	    !strcmp(stream, "stderr") && ji.stderr_path ? ji.stderr_path : ji.stdout_path;
-	int rc = 0;
-	FILE *f = path ? fopen(path, "rb") : NULL;
-	if (!f) {
-		if (job_state_active(ji.job.state) && ji.job.state != JOB_RUNNING) {
-			*next = offset; /* not started: nothing written yet */
-		} else {
-			rc = err_set(e, GQ_ENOENT,
-				     "cannot read the log of job %" PRId64 " at '%s': %s", id,
-				     path ? path : "(none)", strerror(errno));
-		}
-		job_info_release(&ji);
-		return rc;
-	}
-	if (offset > 0)
-		fseeko(f, (off_t)offset, SEEK_SET);
-	char chunk[65536];
-	size_t n;
-	int64_t at = offset;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if (buf_add(out, chunk, n) < 0) {
-			rc =
-			    err_set(e, GQ_ETOOBIG, "log of job %" PRId64 " is too big to hold", id);
-			break;
-		}
-		at += (int64_t)n;
-	}
-	fclose(f);
-	*next = at;
+	int rc = job_info_file_logs(&ji, stream, offset, out, next, e);
 	job_info_release(&ji);
 	return rc;
 }

@@ -256,8 +256,18 @@ static void handle(void *arg, const struct http_req *req, struct http_resp *resp
 		front_caller_release(&who);
 		return;
 	}
-	if (get && !strcmp(path, "/v1/jobs")) { /* slurmdbd's, outside the lock */
+	/* Asked of Slurm as the caller, outside the lock: the history
+	 * (slurmdbd's) and what a job runs and where it writes. */
+	char *end = NULL;
+	long long id = 0;
+	if (get && !strcmp(path, "/v1/jobs")) {
 		front_act_history(f->act, &who, req, resp);
+		front_caller_release(&who);
+		return;
+	}
+	if (get && !strncmp(path, "/v1/jobs/", 9) && (id = strtoll(path + 9, &end, 10)) > 0 &&
+	    !strcmp(end, "/files")) {
+		front_act_files(f->act, &who, id, resp);
 		front_caller_release(&who);
 		return;
 	}
@@ -270,8 +280,6 @@ static void handle(void *arg, const struct http_req *req, struct http_resp *resp
 	if (f->down_since)
 		http_resp_header(resp, "Gq-Upstream", "since=%" PRId64 " data=%" PRId64,
 				 f->down_since, f->data_t);
-	char *end;
-	long long id;
 	if (!strcmp(path, "/v1/snapshot")) {
 		const char *form = http_query(req, "form");
 		if (!form || strcmp(form, "rows")) {
@@ -318,16 +326,19 @@ static void handle(void *arg, const struct http_req *req, struct http_resp *resp
 		h_job(f, &who, resp, id);
 	} else if (!strncmp(path, "/v1/jobs/", 9) && strtoll(path + 9, &end, 10) > 0 &&
 		   !strcmp(end, "/command")) {
-		/* A client shows the rest of the job without it (as when it
-		 * is not the caller's to see). */
+		/* gq's own form of what a job runs, which Slurm's is not
+		 * (GET /v1/jobs/ID/files says what Slurm says); a client shows
+		 * the rest of the job without it. */
 		err_set(&e, GQ_ENOENT,
-			"gq serve --slurm does not keep what jobs run; ask with "
-			"GQ_BACKEND=slurm");
+			"gq serve --slurm does not keep what jobs run; GET /v1/jobs/%lld/files "
+			"says what Slurm does",
+			id);
 		reply_err(resp, 404, &e);
 	} else {
 		err_set(&e, GQ_EUNAVAIL,
-			"gq serve --slurm does not answer '%s' yet (logs, preemptions and "
-			"reclaim are not built)",
+			"gq serve --slurm does not answer '%s' (preemptions and reclaim are not "
+			"built; a job's log is read by the client from where GET "
+			"/v1/jobs/ID/files says)",
 			path);
 		reply_err(resp, 503, &e);
 	}

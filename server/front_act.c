@@ -700,6 +700,25 @@ void front_act_history(struct front_act *a, const struct front_caller *c,
 	jobs_free(jobs, n);
 }
 
+void front_act_files(struct front_act *a, const struct front_caller *c, int64_t id,
+		     struct http_resp *resp)
+{
+	struct gq_err e = GQ_ERR_INIT;
+	struct backend *b = caller_backend(a, c, &e);
+	struct job_info ji;
+	if (!b || b->ops->job(b, id, &ji, &e) < 0) {
+		backend_close(b);
+		reply_err(resp, &e);
+		return;
+	}
+	backend_close(b);
+	const char *v[4] = {ji.cwd, ji.stdout_path, ji.stderr_path, ji.argv ? ji.argv[0] : NULL};
+	resp->body = wire_job_files_text(v);
+	resp->len = strlen(resp->body);
+	resp->status = 200;
+	job_info_release(&ji);
+}
+
 void front_act_handle(struct front_act *a, const struct front_caller *c, const struct http_req *req,
 		      struct http_resp *resp)
 {

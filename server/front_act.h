@@ -105,6 +105,13 @@ bool front_act_view(const struct front_act *a, const struct front_caller *c,
 void front_act_history(struct front_act *a, const struct front_caller *c,
 		       const struct http_req *req, struct http_resp *resp);
 
+/* GET /v1/jobs/ID/files: in which directory job id runs, where it writes
+ * (output and error, the paths Slurm gives, expanded) and its command
+ * when Slurm says it, from slurmctld asked as c (so that c sees what
+ * scontrol shows c): the client reads its log there, as the user. */
+void front_act_files(struct front_act *a, const struct front_caller *c, int64_t id,
+		     struct http_resp *resp);
+
 /* Answers a non-GET request (an action) of caller c, done in Slurm as c. */
 void front_act_handle(struct front_act *a, const struct front_caller *c, const struct http_req *req,
 		      struct http_resp *resp);

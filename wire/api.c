@@ -367,6 +367,44 @@ out:
 	return rc;
 }
 
+static const char *const job_files[] = {"cwd", "output", "error", "command", NULL};
+
+char *wire_job_files_text(const char *const v[4])
+{
+	json_t *o = json_object();
+	for (int i = 0; i < 4; i++) {
+		json_t *x = v[i] ? json_string(v[i]) : NULL;
+		json_object_set_new(o, job_files[i], x ? x : json_null());
+	}
+	return dump(o);
+}
+
+int wire_job_files_parse(const char *text, size_t len, char *out[4], struct gq_err *e)
+{
+	json_t *v = NULL;
+	for (int i = 0; i < 4; i++)
+		out[i] = NULL;
+	if (parse_object(text, len, false, &v, e) < 0 || only_fields(v, "files", job_files, e) < 0)
+		goto fail;
+	for (int i = 0; i < 4; i++) {
+		json_t *x = json_object_get(v, job_files[i]);
+		if (x && !json_is_null(x) && !json_is_string(x)) {
+			err_set(e, GQ_EINVAL, "files.%s: expected a string or null", job_files[i]);
+			goto fail;
+		}
+		out[i] = json_is_string(x) ? xstrdup(json_string_value(x)) : NULL;
+	}
+	json_decref(v);
+	return 0;
+fail:
+	for (int i = 0; i < 4; i++) {
+		free(out[i]);
+		out[i] = NULL;
+	}
+	json_decref(v);
+	return -1;
+}
+
 int wire_hold_text(const char *reason, char **out, struct gq_err *e)
 {
 	json_t *rs = json_string(reason);

@@ -261,6 +261,13 @@ int wire_empty_parse(const char *text, size_t len, const char *what, struct gq_e
  * (NULL when absent). wire_hold_text makes the body. */
 int wire_hold_parse(const char *text, size_t len, char **reason, struct gq_err *e);
 int wire_hold_text(const char *reason, char **out, struct gq_err *e);
+
+/* gq serve --slurm's GET /v1/jobs/ID/files: where a job runs and writes, as
+ * Slurm says it: {"cwd", "output", "error", "command"}, each a string or
+ * null (not known, or not UTF-8). v[4] in that order, NULL: null; parse
+ * fills out[4] (caller frees each). */
+char *wire_job_files_text(const char *const v[4]);
+int wire_job_files_parse(const char *text, size_t len, char *out[4], struct gq_err *e);
 int wire_override_parse(const char *text, size_t len, enum tier *tier, bool *clear, char **reason,
 			struct gq_err *e);
 /* POST /v1/jobs/ID/priority (gq serve --slurm only: Slurm's operator

@@ -167,6 +167,19 @@ check_eq "... --user alice: the jobs sacct lists for her in the hour, no other" 
 		'$2 >= a && $2 < z {print $1}' | sort -n | tr '\n' ' ')"
 out=$(as alice main history --state running 2>&1)
 check_eq "history --state running: a usage error (exit 2)" "$?" 2
+# gq logs and gq show through the front: where Slurm writes the output
+# (GET /v1/jobs/ID/files, asked as alice), read by the client as alice.
+out=$(as alice main submit --gpus 0 --queue debug --time-limit 5m --name ts09l -- \
+	sh -c 'echo hello-from-ts09; sleep 300' 2>&1)
+jl=$(echo "$out" | job_id)
+for ((i = 0; i < 40; i++)); do
+	as alice main logs "$jl" 2>/dev/null | grep -q hello-from-ts09 && break
+	sleep 0.5
+done
+check_eq "logs through the front: the job's output, read as alice" "$(as alice main logs "$jl" 2>&1)" \
+	hello-from-ts09
+check_match "show through the front: where Slurm writes it" "$(as alice main show "$jl" 2>&1)" \
+	"output +$work/slurm-$jl\.out"
 
 # 2: a front that cannot get alice's token
 mkdir -p "$work/bin"
@@ -188,6 +201,16 @@ check_eq "no token for alice: refused, exit 5" "$?" 5
 check_eq "... in one line saying why and what to do" "$out" \
 	"gq: gq serve --slurm cannot act as 'alice': 'scontrol token username=alice' failed: stand-in refusal for alice (slurmctld issues other users' tokens only to root and SlurmUser); run the command with GQ_BACKEND=slurm and your own SLURM_JWT meanwhile"
 check_match "... bob's job is still there" "$(state "$jb")" "^PENDING"
+for ((i = 0; i < 40; i++)); do # the front's first snapshot
+	as alice notoken show "$jl" >/dev/null 2>&1 && break
+	sleep 0.5
+done
+out=$(as alice notoken logs "$jl" 2>&1)
+check_eq "no token for alice: gq logs exits 5" "$?" 5
+check_match "... saying why" "$(one "$out")" "^gq: where job $jl writes: gq serve --slurm cannot act as 'alice'"
+out=$(as alice notoken show "$jl" 2>&1)
+check_eq "... gq show still shows the job (exit 0)" "$?" 0
+scancel "$jl"
 
 # 3: PrivateData=jobs (the same stand-in): bob sees his jobs only
 ja2=$(runuser -u alice -- env -u SLURM_JWT sbatch --parsable -p debug --begin=now+1hour \

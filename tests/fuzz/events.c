@@ -2,7 +2,8 @@
  * events.c - fuzz target: what the client decodes of an answer of
  * GET /v1/events (codec_parse, then codec_events_decode of its "events"
  * member, as the native backend does) and of any error answer
- * (codec_error_decode).
+ * (codec_error_decode), and of gq serve --slurm's GET /v1/jobs/ID/files
+ * (wire_job_files_parse).
  *
  * Invariants (codec.h): every event that decodes encodes and decodes back
  * to the same event; an error answer either decodes to a known code with
@@ -12,6 +13,7 @@
 #include "fuzz.h"
 
 #include "wire/codec.h"
+#include "wire/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -29,6 +31,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * that goes stale when a class is added after GQ_EINTERNAL). */
 	FUZZ_CHECK(ae.code != GQ_OK && err_code_from_name(err_code_name(ae.code)) == ae.code,
 		   "error code %d is no error class", ae.code);
+
+	/* gq serve --slurm's GET /v1/jobs/ID/files: what decodes encodes
+	 * to a text that decodes to the same. */
+	char *files[4];
+	if (wire_job_files_parse((const char *)data, size, files, &e) == 0) {
+		char *t = wire_job_files_text((const char *const *)files), *again[4];
+		FUZZ_CHECK(wire_job_files_parse(t, strlen(t), again, &e) == 0,
+			   "files text does not decode: %s\n%s", e.msg, t);
+		for (int i = 0; i < 4; i++) {
+			FUZZ_CHECK((!files[i] && !again[i]) ||
+				       (files[i] && again[i] && !strcmp(files[i], again[i])),
+				   "files field %d changed", i);
+			free(files[i]);
+			free(again[i]);
+		}
+		free(t);
+	}
 
 	struct event *evs = NULL;
 	size_t n = 0;

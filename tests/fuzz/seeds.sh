@@ -58,6 +58,7 @@ api GET /v1/jobs/999 | seed events error.json
 printf '{"error":{"code":"limit","message":"a per-user limit"}}' | seed events error-limit.json
 printf '{"error":{"code":"no_space","message":"disk full"}}' | seed events error-nospace.json
 printf '{"error":{"code":"ok","message":"x"}}' | seed events error-ok.json
+printf '{"cwd":"/home/a","output":"/home/a/slurm-7.out","error":null,"command":null}' | seed events files.json
 api GET /v1/stats | seed stats stats.json
 api GET "/v1/stats?from=1&to=$(("$(date +%s)" + 86400 * 3650))" | seed stats window.json
 for id in 1 2 3 4 5; do api GET "/v1/jobs/$id" | seed jobtext "job$id.json"; done

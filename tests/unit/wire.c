@@ -162,10 +162,36 @@ static void test_reclaim_text_round_trips(void)
 	CHECK_STR(e.msg, "reclaim.jobs[0].kind: unknown kind 'lost'");
 }
 
+/* gq serve --slurm's GET /v1/jobs/ID/files: strings and nulls both ways;
+ * a string Slurm gives that is not UTF-8 is null, never a broken text. */
+static void test_job_files_round_trip(void)
+{
+	const char *v[4] = {"/home/alice", "/home/alice/slurm-7.out", NULL, "caf\xc3\xa9.sh"};
+	char *t = wire_job_files_text(v);
+	CHECK_STR(t, "{\"cwd\":\"/home/alice\",\"output\":\"/home/alice/slurm-7.out\","
+		     "\"error\":null,\"command\":\"caf\xc3\xa9.sh\"}");
+	char *out[4];
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(wire_job_files_parse(t, strlen(t), out, &e), 0);
+	CHECK_STR(out[1], "/home/alice/slurm-7.out");
+	CHECK(out[2] == NULL);
+	for (int i = 0; i < 4; i++)
+		free(out[i]);
+	free(t);
+	const char *bad[4] = {"\xff", NULL, NULL, NULL};
+	t = wire_job_files_text(bad);
+	CHECK_STR(t, "{\"cwd\":null,\"output\":null,\"error\":null,\"command\":null}");
+	free(t);
+	CHECK_INT(wire_job_files_parse("{\"cwd\":3}", 9, out, &e), -1);
+	CHECK_STR(e.msg, "files.cwd: expected a string or null");
+	CHECK_INT(wire_job_files_parse("{\"x\":null}", 10, out, &e), -1);
+}
+
 void suite_wire(void)
 {
 	RUN(test_api_versions_meet_or_say_who_upgrades);
 	RUN(test_event_late_only_when_set);
 	RUN(test_preemptions_text_round_trips);
 	RUN(test_reclaim_text_round_trips);
+	RUN(test_job_files_round_trip);
 }

@@ -73,11 +73,30 @@ int job_info_file_logs(const struct job_info *ji, const char *stream, int64_t of
 
 int backend_records(const struct backend *b, const char *cmd, struct gq_err *e)
 {
-	if (!b->ops->scheduler)
+	return backend_records_on(b->ops->scheduler, cmd, e);
+}
+
+int backend_records_on(const char *sched, const char *cmd, struct gq_err *e)
+{
+	if (!sched)
 		return 0;
+	/* The hint only where following it helps: gq serve --slurm keeps
+	 * events (and stats from them), never a reclamation report, and of
+	 * preemptions only the events it saw. */
+	if (!strcmp(cmd, "reclaim"))
+		return err_set(e, GQ_EUNAVAIL,
+			       "gq reclaim is not available on %s: gq cannot see there whether a "
+			       "job's GPUs are idle",
+			       sched);
+	if (!strcmp(cmd, "preemptions"))
+		return err_set(
+		    e, GQ_EUNAVAIL,
+		    "gq preemptions is not available on %s: it does not record which job "
+		    "preempted which (gq events through gq serve --slurm lists the "
+		    "preemptions it saw)",
+		    sched);
 	return err_set(e, GQ_EUNAVAIL,
-		       "gq %s is not available on %s (needs gq serve in front of it)", cmd,
-		       b->ops->scheduler);
+		       "gq %s is not available on %s (needs gq serve in front of it)", cmd, sched);
 }
 
 void backend_close(struct backend *b)

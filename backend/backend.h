@@ -183,8 +183,11 @@ struct backend *backend_open(bool autostart, struct gq_err *e);
 void backend_close(struct backend *b);
 
 /* 0 when b keeps gq serve's records, which `gq CMD` is built on; else -1
- * with GQ_EUNAVAIL (exit 5) and the line "gq CMD is not available on Slurm
- * (needs gq serve in front of it)". */
+ * with GQ_EUNAVAIL (exit 5) and one line: "gq CMD is not available on
+ * Slurm (needs gq serve in front of it)" where gq serve --slurm keeps them
+ * (events, stats), why not for preemptions and reclaim, which it does not. */
 int backend_records(const struct backend *b, const char *cmd, struct gq_err *e);
+/* The same for a scheduler named sched (NULL: gq serve). */
+int backend_records_on(const char *sched, const char *cmd, struct gq_err *e);
 
 #endif

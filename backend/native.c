@@ -38,6 +38,11 @@ struct native {
 	bool tcp;			      /* not a unix socket */
 	const char *given;		      /* n_submit: Gq-Submit-Given's value, or NULL */
 	struct gq_err cmd_err;		      /* n_job: why the front said not what the job runs */
+	/* The front's last GET /v1/jobs/ID/files, of job files_job (0 none):
+	 * a job's paths do not change, and gq logs -f asks four times a
+	 * second, which the front would pass on to slurmctld. */
+	int64_t files_job;
+	char *files[4];
 	/* Ours, and the headers that say so. */
 	struct wire_api api;
 	char api_hdr[2][48];
@@ -270,26 +275,35 @@ static int n_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e)
 	return 0;
 }
 
-/* gq serve --slurm: where job id runs and writes (GET /v1/jobs/ID/files),
- * into ji. The front asks Slurm as the caller, which can fail where reading
- * the snapshot did not: gq show goes on without it, and gq logs says why
- * (cmd_err). */
+/* gq serve --slurm: where job id runs and writes (GET /v1/jobs/ID/files,
+ * asked once per job and process), into ji. The front asks Slurm as the
+ * caller, which can fail where reading the snapshot did not: gq show goes
+ * on without it, and gq logs says why (cmd_err). */
 static void front_files(struct backend *b, int64_t id, struct job_info *ji, struct buf *text)
 {
-	char path[96], *v[4];
-	snprintf(path, sizeof(path), "/v1/jobs/%" PRId64 "/files", id);
-	struct gq_err fe = GQ_ERR_INIT;
-	if (request(N(b), "GET", path, NULL, NULL, 0, text, &fe) < 0 ||
-	    wire_job_files_parse(text_of(text), text->len, v, &fe) < 0) {
-		N(b)->cmd_err = fe;
-		return;
+	struct native *nt = N(b);
+	if (nt->files_job != id) {
+		char path[96], *v[4];
+		snprintf(path, sizeof(path), "/v1/jobs/%" PRId64 "/files", id);
+		struct gq_err fe = GQ_ERR_INIT;
+		if (request(nt, "GET", path, NULL, NULL, 0, text, &fe) < 0 ||
+		    wire_job_files_parse(text_of(text), text->len, v, &fe) < 0) {
+			nt->cmd_err = fe;
+			return;
+		}
+		for (int i = 0; i < 4; i++) {
+			free(nt->files[i]);
+			nt->files[i] = v[i];
+		}
+		nt->files_job = id;
 	}
-	ji->cwd = v[0];
-	ji->stdout_path = v[1];
-	ji->stderr_path = v[2];
+	char *const *v = nt->files;
+	ji->cwd = v[0] ? xstrdup(v[0]) : NULL;
+	ji->stdout_path = v[1] ? xstrdup(v[1]) : NULL;
+	ji->stderr_path = v[2] ? xstrdup(v[2]) : NULL;
 	if (v[3]) {
 		ji->argv = xcalloc(2, sizeof(char *));
-		ji->argv[0] = v[3];
+		ji->argv[0] = xstrdup(v[3]);
 	}
 }
 
@@ -606,6 +620,8 @@ static void n_close(struct backend *b)
 {
 	struct native *nt = N(b);
 	http_close(nt->conn);
+	for (int i = 0; i < 4; i++)
+		free(nt->files[i]);
 	free(nt->auth);
 	free(nt->describe);
 	free(nt);

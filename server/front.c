@@ -334,6 +334,9 @@ static void handle(void *arg, const struct http_req *req, struct http_resp *resp
 			"says what Slurm does",
 			id);
 		reply_err(resp, 404, &e);
+	} else if (!strcmp(path, "/v1/preemptions") || !strcmp(path, "/v1/reclaim")) {
+		backend_records_on("Slurm", path + 4, &e);
+		reply_err(resp, 503, &e);
 	} else {
 		err_set(&e, GQ_EUNAVAIL,
 			"gq serve --slurm does not answer '%s' (preemptions and reclaim are not "

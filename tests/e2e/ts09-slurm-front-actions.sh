@@ -180,6 +180,12 @@ check_eq "logs through the front: the job's output, read as alice" "$(as alice m
 	hello-from-ts09
 check_match "show through the front: where Slurm writes it" "$(as alice main show "$jl" 2>&1)" \
 	"output +$work/slurm-$jl\.out"
+out=$(as alice main preemptions 2>&1)
+check_eq "preemptions through the front: exit 5, the Slurm backend's line" "$?:$out" \
+	"5:gq: gq preemptions is not available on Slurm: it does not record which job preempted which (gq events through gq serve --slurm lists the preemptions it saw)"
+out=$(as alice main reclaim 2>&1)
+check_eq "reclaim through the front: exit 5, why" "$?:$out" \
+	"5:gq: gq reclaim is not available on Slurm: gq cannot see there whether a job's GPUs are idle"
 
 # 2: a front that cannot get alice's token
 mkdir -p "$work/bin"

@@ -1180,16 +1180,20 @@ static void print_group(const char *queue, enum tier t, const struct stats_group
 }
 
 /* The server's metrics of [from, to) (GET /v1/stats?from=&to=): computed
- * where every job and event is known. */
+ * where every job and event is known. *started gets the server's start
+ * (0: not said), to which it clips a window that begins before. */
 static int window_stats(struct backend *b, int64_t from, int64_t to, struct stats *out,
-			unsigned *nr, struct gq_err *e)
+			unsigned *nr, int64_t *started, struct gq_err *e)
 {
 	struct stats_report r;
 	if (!b->ops->stats)
 		return err_set(e, GQ_EUNAVAIL, "this backend computes no metrics");
 	if (b->ops->stats(b, from, to, &r, e) < 0)
 		return -1;
-	if (r.st.from != from || r.st.to != to) {
+	*started = r.started;
+	/* A window clipped to the server's start is what it knows of it. */
+	bool clipped = r.started > from && r.st.from == r.started;
+	if ((r.st.from != from && !clipped) || r.st.to != to) {
 		stats_report_release(&r);
 		return err_set(
 		    e, GQ_EINTERNAL,
@@ -1304,8 +1308,35 @@ static int sub_review(const struct popts *o, int argc, char **argv)
 		goto out;
 	}
 	unsigned nr = 0;
-	if (window_stats(b, at - len, at, &before, &nr, &e) < 0 ||
-	    window_stats(b, at, at + len, &after, &nr, &e) < 0) {
+	int64_t started = 0;
+	if (window_stats(b, at, at + len, &after, &nr, &started, &e) < 0) {
+		rc = cmd_fail(&e);
+		goto out;
+	}
+	/* The server knows nothing before its start (gq serve --slurm: its
+	 * journal's): both windows are cut to what lies after it, so that
+	 * they stay of one length. */
+	bool cut = started > 0 && at - len < started;
+	if (cut) {
+		if (at <= started) {
+			char t[32];
+			zone_stamp(cmd_zone(s.now), started, false, t, sizeof(t));
+			err_set(&e, GQ_ECONFLICT,
+				"'%s' took effect before the server's records begin (%s): there is "
+				"no window before it to compare",
+				argv[1], t);
+			rc = cmd_fail(&e);
+			goto out;
+		}
+		len = at - started;
+		stats_release(&after);
+		memset(&after, 0, sizeof(after));
+		if (window_stats(b, at, at + len, &after, &nr, &started, &e) < 0) {
+			rc = cmd_fail(&e);
+			goto out;
+		}
+	}
+	if (window_stats(b, at - len, at, &before, &nr, &started, &e) < 0) {
 		rc = cmd_fail(&e);
 		goto out;
 	}
@@ -1328,7 +1359,9 @@ static int sub_review(const struct popts *o, int argc, char **argv)
 	print_time_utc(at);
 	printf(", after .. ");
 	print_time_utc(at + len);
-	printf("%s\n", len < window ? (snprintf(d2, sizeof(d2), " (shortened to now)"), d2) : "");
+	printf("%s\n", cut	      ? " (cut to the server's start)"
+		       : len < window ? (snprintf(d2, sizeof(d2), " (shortened to now)"), d2)
+				      : "");
 	/* Every group of either window, in the order stats gives them. */
 	for (int pass = 0; pass < 2; pass++) {
 		const struct stats *st = pass ? &before : &after;

@@ -60,9 +60,17 @@ out=$("$GQ" policy review --window 30m HEAD)
 check_match "--window overrides Observe" "$out" '^windows of 30m: before '
 check_match "a half-hour window sees one start each side" \
 	"$(echo "$out" | sed -n '/^queue (all), P1/,/^$/p')" '^  starts +1 +2$'
-# HEAD~1 is the server's initial commit: applied at start-up, so reviewable.
+# A window reaching back before the server's start: both are cut to what
+# follows it, of one length (the server clips its metrics there).
+out=$("$GQ" policy review --window 2h HEAD 2>&1)
+check_match "a window before the server's start: both cut to it, of one length" "$out" \
+	"^windows of 1h[0-9]{2}m: before .*\(cut to the server's start\)$"
+# HEAD~1 is the server's initial commit, applied at start-up: nothing
+# before it to compare with.
 out=$("$GQ" policy review HEAD~1 2>&1)
-check_match "the initial commit was applied at start-up" "$out" 'by scheduler$'
+check_eq "the initial commit, applied at start-up: exit 1" "$?" 1
+check_match "... no window before it" "$out" \
+	"^gq: 'HEAD~1' took effect before the server's records begin \(.*\): there is no window before it to compare$"
 
 printf '#!/bin/sh\nsed -i -e "s/^\\tcooldown = 10m$/\\tcooldown = 20m/" "$1"\n' >"$EDITOR"
 "$GQ" policy edit -m "Longer cooldown" >/dev/null

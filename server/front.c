@@ -339,9 +339,8 @@ static void handle(void *arg, const struct http_req *req, struct http_resp *resp
 		reply_err(resp, 503, &e);
 	} else {
 		err_set(&e, GQ_EUNAVAIL,
-			"gq serve --slurm does not answer '%s' (preemptions and reclaim are not "
-			"built; a job's log is read by the client from where GET "
-			"/v1/jobs/ID/files says)",
+			"gq serve --slurm does not answer '%s' (gq-api(7) lists what it "
+			"answers)",
 			path);
 		reply_err(resp, 503, &e);
 	}

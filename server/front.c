@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "os/mono.h"
 #include "server/front_events.h"
 #include "server/front_act.h"
 #include "server/http.h"
@@ -73,7 +74,8 @@ static void *poller(void *arg)
 {
 	struct front *f = arg;
 	int interval = FRONT_POLL_MIN;
-	bool late = true; /* changes since the last good poll went unseen */
+	bool late = true;	     /* changes since the last good poll went unseen */
+	double private_t = mono_s(); /* PrivateData read (front_act_new) */
 	pthread_mutex_lock(&f->lock);
 	while (!f->stop) {
 		pthread_mutex_unlock(&f->lock);
@@ -81,6 +83,10 @@ static void *poller(void *arg)
 		snapshot_init(&s);
 		struct gq_err e = GQ_ERR_INIT;
 		front_own_renew(&f->own, &f->slurm);
+		if (mono_s() - private_t >= FRONT_PRIVATE_EVERY) {
+			front_act_private_read(f->act);
+			private_t = mono_s();
+		}
 		int rc = f->slurm->ops->snapshot(f->slurm, &s, &e);
 		/* The backend says "no wait limit" with INT64_MAX, which the
 		 * policy's text cannot carry: the longest it can (366 days)

@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,8 +48,9 @@ struct verified {
 struct front_act {
 	const char *url;
 	char own_user[64];
-	bool private_jobs;    /* PrivateData has jobs, or could not be read */
-	pthread_mutex_t lock; /* tokens; held while scontrol runs */
+	atomic_bool private_jobs; /* PrivateData has jobs, or could not be read */
+	bool private_known;	  /* read once: later reads log only a change */
+	pthread_mutex_t lock;	  /* tokens; held while scontrol runs */
 	struct user_token tokens[FRONT_USERS_MAX];
 	int ntokens;
 	pthread_mutex_t seen_lock; /* seen: never waits for scontrol */
@@ -324,6 +326,12 @@ struct front_act *front_act_new(const char *url, const char *own_user)
 	snprintf(a->own_user, sizeof(a->own_user), "%s", own_user);
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_mutex_init(&a->seen_lock, NULL);
+	front_act_private_read(a);
+	return a;
+}
+
+void front_act_private_read(struct front_act *a)
+{
 	char *argv[] = {(char *)(uintptr_t) "scontrol", (char *)(uintptr_t) "show",
 			(char *)(uintptr_t) "config", NULL};
 	char *out = xmalloc(1 << 16);
@@ -334,20 +342,23 @@ struct front_act *front_act_new(const char *url, const char *own_user)
 		first_line(out, why, sizeof(why));
 		err_set(&e, GQ_EUNAVAIL, "'scontrol show config' failed: %s", why);
 	}
-	if (e.code != GQ_OK || slurm_private_data_parse(out, &pd, &e) < 0) {
-		a->private_jobs = true;
-		log_warn("cannot read Slurm's PrivateData (%s): each user sees only their own "
-			 "jobs through the front",
-			 e.msg);
-	} else {
-		a->private_jobs = pd & SLURM_PRIVATE_JOBS;
-		log_info("Slurm's PrivateData %s jobs: %s",
-			 a->private_jobs ? "hides" : "does not hide",
-			 a->private_jobs ? "each user sees only their own jobs through the front"
-					 : "every user sees every job, as in squeue");
+	/* Not read: each user sees only their own jobs, the safe side. */
+	bool hide = e.code != GQ_OK || slurm_private_data_parse(out, &pd, &e) < 0 ||
+		    (pd & SLURM_PRIVATE_JOBS);
+	bool was = atomic_exchange(&a->private_jobs, hide);
+	if (!a->private_known || was != hide) {
+		if (e.code != GQ_OK)
+			log_warn("cannot read Slurm's PrivateData (%s): each user sees only their "
+				 "own jobs through the front",
+				 e.msg);
+		else
+			log_info("Slurm's PrivateData %s jobs: %s",
+				 hide ? "hides" : "does not hide",
+				 hide ? "each user sees only their own jobs through the front"
+				      : "every user sees every job, as in squeue");
 	}
+	a->private_known = true;
 	free(out);
-	return a;
 }
 
 void front_act_free(struct front_act *a)
@@ -477,12 +488,13 @@ bool front_act_caller(struct front_act *a, const struct http_req *req, struct ht
 
 bool front_act_sees(const struct front_act *a, const struct front_caller *c, const struct job *j)
 {
-	return !a->private_jobs || c->all_jobs || (c->user[0] && !strcmp(j->user, c->user));
+	return !atomic_load(&a->private_jobs) || c->all_jobs ||
+	       (c->user[0] && !strcmp(j->user, c->user));
 }
 
 bool front_act_private(const struct front_act *a, const struct front_caller *c)
 {
-	return a->private_jobs && !c->all_jobs;
+	return atomic_load(&a->private_jobs) && !c->all_jobs;
 }
 
 bool front_act_view(const struct front_act *a, const struct front_caller *c,

@@ -71,6 +71,12 @@ void front_own_renew(struct front_own *o, struct backend **b);
 
 /* url: slurmrestd's; own_user: the front's own account. Reads PrivateData. */
 struct front_act *front_act_new(const char *url, const char *own_user);
+/* Reads Slurm's PrivateData again ('scontrol show config'; the poller does
+ * every FRONT_PRIVATE_EVERY seconds), logging a change: a slurm.conf
+ * changed since the start is followed without a restart. Not read: each
+ * user sees only their own jobs. */
+#define FRONT_PRIVATE_EVERY 60
+void front_act_private_read(struct front_act *a);
 void front_act_free(struct front_act *a);
 
 /* A caller of the front. */

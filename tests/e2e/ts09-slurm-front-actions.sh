@@ -196,7 +196,10 @@ cat >"$work/bin/scontrol" <<'EOF'
 case "$*" in
 "token username=alice"*) echo "scontrol: error: stand-in refusal for alice" >&2; exit 1 ;;
 "token username=root"*) exec /usr/bin/scontrol token username=root lifespan=300 ;;
-"show config") /usr/bin/scontrol show config | sed 's/^PrivateData .*/PrivateData             = jobs,usage/'; exit ;;
+"show config") # PrivateData=jobs,usage; only usage once pd-open is beside it
+	pd='jobs,usage'
+	[ -e "$(dirname "$0")/pd-open" ] && pd=usage
+	/usr/bin/scontrol show config | sed "s/^PrivateData .*/PrivateData             = $pd/"; exit ;;
 esac
 exec /usr/bin/scontrol "$@"
 EOF
@@ -239,6 +242,17 @@ check_match "the main front's says the kit's" "$(cat "$work/main.log")" \
 # renews before expiry: it asks again at its next poll.
 waitlog notoken "renewed the front's own token \(scontrol\), valid until [0-9-]+T[0-9:]+Z"
 check_eq "the front's own token from scontrol: renewed before it expires" "$?" 0
+# slurm.conf changed while the front runs: PrivateData read again within
+# a minute (FRONT_PRIVATE_EVERY), no restart.
+touch "$work/bin/pd-open"
+for ((i = 0; i < 80; i++)); do
+	as bob notoken ls --format '{id} {user}' 2>/dev/null | grep -q "^$ja2 alice\$" && break
+	sleep 1
+done
+check_match "PrivateData without jobs now: bob sees alice's job, no restart" \
+	"$(as bob notoken ls --format '{id} {user}' 2>&1 | tr '\n' ' ')" "(^| )$ja2 alice "
+check_match "... the front's log says so" "$(cat "$work/notoken.log")" \
+	"PrivateData does not hide jobs: every user sees every job"
 
 # 4: over TCP, with the forwarded token
 port=6921

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <git2.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,23 @@ int default_socket(char *out, size_t size, bool create, struct gq_err *e)
 		snprintf(dir, sizeof(dir), "/tmp/gq-%u", (unsigned)getuid());
 	if (create && mkdirs(dir, e) < 0)
 		return -1;
+	/* Whoever owns the directory owns the socket in it: one another user
+	 * made (before us, in /tmp) would hear everything we send. */
+	struct stat st;
+	if (lstat(dir, &st) == 0 &&
+	    (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))) {
+		char owner[64], tmp[4096];
+		struct passwd pw, *res = NULL;
+		if (getpwuid_r(st.st_uid, &pw, tmp, sizeof(tmp), &res) == 0 && res)
+			snprintf(owner, sizeof(owner), "%s", pw.pw_name);
+		else
+			snprintf(owner, sizeof(owner), "uid %u", (unsigned)st.st_uid);
+		return err_set(e, GQ_EPERM,
+			       "refusing runtime directory '%s': %s owned by %s with mode %04o, "
+			       "not yours alone (0700); remove it or set XDG_RUNTIME_DIR",
+			       dir, S_ISDIR(st.st_mode) ? "a directory" : "not a directory", owner,
+			       (unsigned)(st.st_mode & 07777));
+	}
 	if ((size_t)snprintf(out, size, "%s/sock", dir) >= size)
 		return err_set(e, GQ_EINVAL, "socket path under '%s' is too long", dir);
 	return 0;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend/config.h"
 #include "server/front.h"
 #include "server/server.h"
 
@@ -32,19 +33,6 @@ static bool is_opt(const char *arg, const char *name)
 {
 	size_t n = strlen(name);
 	return !strcmp(arg, name) || (!strncmp(arg, name, n) && arg[n] == '=');
-}
-
-/* $XDG_RUNTIME_DIR/gq/sock, else /tmp/gq-UID/sock; the directory is made
- * 0700. Caller frees. */
-static char *default_socket(void)
-{
-	const char *rt = getenv("XDG_RUNTIME_DIR");
-	char *dir = rt && rt[0] == '/' ? xasprintf("%s/gq", rt)
-				       : xasprintf("/tmp/gq-%u", (unsigned)getuid());
-	mkdir(dir, 0700);
-	char *sock = xasprintf("unix:%s/sock", dir);
-	free(dir);
-	return sock;
 }
 
 static char *default_state_dir(void)
@@ -68,6 +56,9 @@ static int run_exit(int rc, const struct gq_err *e)
 
 static int serve_exec(int argc, char **argv)
 {
+	/* Whatever the server creates is its own unless it says otherwise
+	 * (gq-serve(8), SECURITY); a job gets 022 back. */
+	umask(077);
 	struct server_config cfg;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.gpus = -1;
@@ -228,7 +219,14 @@ static int serve_exec(int argc, char **argv)
 			goto out;
 		}
 	if (cfg.nlisten == 0) {
-		sock = default_socket();
+		/* The clients' default (config.h): a directory of ours alone. */
+		char path[GQ_PATH_MAX];
+		struct gq_err de = GQ_ERR_INIT;
+		if (default_socket(path, sizeof(path), true, &de) < 0) {
+			rc = run_exit(-1, &de);
+			goto out;
+		}
+		sock = xasprintf("unix:%s", path);
 		listen[cfg.nlisten++] = sock;
 	}
 	cfg.listen = listen;

@@ -50,8 +50,9 @@ static int expand(const char *pattern, const struct job *j, struct buf *b, struc
 			    "or %%%%",
 			    *p ? (int)(p - start + 1) : (int)(p - start), start, pattern);
 		}
-		if (s)
-			buf_addstr(b, s);
+		if (s) /* a '/' of a name would lead out of the directory */
+			for (; *s; s++)
+				buf_add(b, *p == 'x' && *s == '/' ? "_" : s, 1);
 		else
 			buf_printf(b, "%0*lld", width, n);
 	}

@@ -266,15 +266,12 @@ static void h_job_logs(struct ctx *c)
 	struct gq_err e = GQ_ERR_INIT;
 	const char *stream = http_query(c->req, "stream");
 	int64_t off;
-	char *path = NULL;
+	int fd = -1;
 	if (http_query_int(c->req, "offset", 0, INT64_MAX, 0, &off, &e) < 0 ||
-	    server_log_path(c->s, &c->who, c->id, stream ? stream : "stdout", &path, &e) < 0) {
+	    server_log_open(c->s, &c->who, c->id, stream ? stream : "stdout", &fd, &e) < 0) {
 		reply_err(c, &e);
 		return;
 	}
-	/* O_NOFOLLOW: a job's own -o file is in a directory its user controls. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	free(path);
 	struct stat st;
 	int64_t size = 0;
 	char *data = NULL;

@@ -8,10 +8,13 @@
 #include "db.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "os/mono.h"
 #include "wire/prom.h"
@@ -154,6 +157,24 @@ int db_open(const char *path, struct db **out, struct gq_err *e)
 	struct db *db = xcalloc(1, sizeof(*db));
 	prom_hist_init_seconds(&db->commits);
 	db->path = xstrdup(path);
+	/* The journal holds every job's command and environment: its files
+	 * are the server's alone. SQLite makes -wal and -shm with the mode of
+	 * the database; those of a gq that made them 0644 are set right. */
+	static const char *const sfx[] = {"", "-wal", "-shm"};
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		char *f = xasprintf("%s%s", path, sfx[i]);
+		int fd = open(f, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (i ? 0 : O_CREAT), 0600);
+		int err = fd < 0 ? errno : fchmod(fd, 0600) < 0 ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+		if (err && !(i && err == ENOENT)) {
+			err_set(e, GQ_EIO, "state database '%s': cannot make it private: %s", f,
+				strerror(err));
+			free(f);
+			goto fail;
+		}
+		free(f);
+	}
 	if (sqlite3_open_v2(path, &db->h,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {

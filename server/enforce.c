@@ -165,7 +165,7 @@ static int64_t log_size(struct runner *r, int64_t job)
 	for (int i = 0; i < 2; i++) {
 		char *p = runner_log_path(r, job, streams[i]);
 		struct stat st;
-		if (stat(p, &st) == 0)
+		if (lstat(p, &st) == 0) /* the user's: a link is not followed */
 			total += (int64_t)st.st_size;
 		free(p);
 	}

@@ -13,6 +13,7 @@
 #include "core/ulimit.h"
 
 #include "os/mono.h"
+#include "server/asuser.h"
 
 /* ---- group commit of submissions ---- */
 
@@ -887,20 +888,48 @@ static char *own_log(struct server *s, const struct job *j, const char *stream)
 	return f;
 }
 
-int server_log_path(struct server *s, const struct identity *who, int64_t id, const char *stream,
-		    char **path, struct gq_err *e)
+int server_log_open(struct server *s, const struct identity *who, int64_t id, const char *stream,
+		    int *fd, struct gq_err *e)
 {
+	*fd = -1;
 	if (strcmp(stream, "stdout") != 0 && strcmp(stream, "stderr") != 0)
 		return err_set(e, GQ_EINVAL, "unknown log stream '%s'; use stdout or stderr",
 			       stream);
 	pthread_mutex_lock(&s->mu);
 	struct job *j = NULL;
+	char *path = NULL, user[sizeof(j->user)] = "";
+	uint32_t uid = 0, gid = 0;
 	int rc = find_job(s, id, &j, e);
 	if (rc == 0)
 		rc = check_owner(who, j, e);
-	if (rc == 0 && !(*path = own_log(s, j, stream)))
-		*path = runner_log_path(s->st.runner, id, stream);
+	if (rc == 0) {
+		if (!(path = own_log(s, j, stream)))
+			path = runner_log_path(s->st.runner, id, stream);
+		str_copy(user, sizeof(user), j->user);
+		uid = j->uid;
+		gid = j->gid;
+	}
 	pthread_mutex_unlock(&s->mu);
+	if (rc < 0)
+		return rc;
+	/* The user names the -o file and owns the spool: opened as the user.
+	 * O_NONBLOCK: a FIFO must not hold the thread; only a regular file is
+	 * read. */
+	struct as_user as;
+	as_user_init(&as, s->root, uid, gid, user);
+	int f = as_user_open(&as, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+	struct stat st;
+	if (f < 0 && errno != ENOENT)
+		rc = err_set(e, errno == EACCES || errno == EPERM ? GQ_EPERM : GQ_EIO,
+			     "cannot read '%s' as %s: %s", path, user, strerror(errno));
+	else if (f >= 0 && (fstat(f, &st) < 0 || !S_ISREG(st.st_mode))) {
+		rc = err_set(e, GQ_EIO, "'%s' is not a regular file; gq logs reads only files",
+			     path);
+		close(f);
+		f = -1;
+	}
+	*fd = f;
+	free(path);
 	return rc;
 }
 

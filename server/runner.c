@@ -52,10 +52,14 @@ char *runner_log_path(const struct runner *r, int64_t id, const char *stream)
 	return xasprintf("%s/jobs/%lld/%s", r->dir, (long long)id, stream);
 }
 
+/* mkdir with exactly mode (the server's umask is 077). */
 static int mkdir_p1(const char *path, mode_t mode, struct gq_err *e)
 {
-	if (mkdir(path, mode) < 0 && errno != EEXIST)
-		return err_set(e, GQ_EIO, "cannot create '%s': %s", path, strerror(errno));
+	if (mkdir(path, mode) < 0) {
+		if (errno != EEXIST)
+			return err_set(e, GQ_EIO, "cannot create '%s': %s", path, strerror(errno));
+	} else if (chmod(path, mode) < 0)
+		return err_set(e, GQ_EIO, "cannot set the mode of '%s': %s", path, strerror(errno));
 	return 0;
 }
 
@@ -212,9 +216,12 @@ int runner_start(struct runner *r, const struct run_spec *s, struct gq_err *e)
 	int lockfd = -1, pfd[2] = {-1, -1}, devnull = -1, rc = -1;
 
 	rm_run_files(r, s->id);
-	if (mkdir_p1(rd, 0700, e) < 0 || mkdir_p1(jd, 0700, e) < 0 || mkdir_p1(ck, 0700, e) < 0)
+	/* S/jobs is root's: nobody else can put a link at jd's place, and
+	 * lchown() would not follow one. What is inside jd is the user's: the
+	 * supervisor creates and opens it as the user (runner_supervise). */
+	if (mkdir_p1(rd, 0700, e) < 0 || mkdir_p1(jd, 0700, e) < 0)
 		goto out;
-	if (s->switch_user && (chown(jd, s->uid, s->gid) < 0 || chown(ck, s->uid, s->gid) < 0)) {
+	if (s->switch_user && lchown(jd, s->uid, s->gid) < 0) {
 		err_set(e, GQ_EIO, "cannot give '%s' to uid %u: %s", jd, s->uid, strerror(errno));
 		goto out;
 	}
@@ -283,6 +290,7 @@ int runner_start(struct runner *r, const struct run_spec *s, struct gq_err *e)
 	char *out = runner_log_path(r, s->id, "stdout"), *err = runner_log_path(r, s->id, "stderr");
 	spec_add(&spec, "stdout", out);
 	spec_add(&spec, "stderr", err);
+	spec_add(&spec, "checkpoint", ck);
 	if (s->out_file)
 		spec_add(&spec, "ustdout", s->out_file);
 	if (s->err_file)
@@ -468,8 +476,8 @@ static void sv_forward(int sig)
 struct sv_spec {
 	char **argv, **env;
 	size_t nargv, nenv;
-	const char *cwd, *out, *err;
-	const char *uout, *uerr; /* the job's own -o / -e files, opened as the job's user */
+	const char *cwd, *out, *err, *ckpt; /* gq's log of the job, $GQ_CHECKPOINT_DIR */
+	const char *uout, *uerr;	    /* the job's own -o / -e files */
 	bool switch_user;
 	uid_t uid;
 	gid_t gid;
@@ -503,6 +511,8 @@ static int sv_parse(char *data, size_t len, struct sv_spec *s)
 			s->out = v;
 		else if (!strcmp(p, "stderr"))
 			s->err = v;
+		else if (!strcmp(p, "checkpoint"))
+			s->ckpt = v;
 		else if (!strcmp(p, "ustdout"))
 			s->uout = v;
 		else if (!strcmp(p, "ustderr"))
@@ -554,18 +564,9 @@ int runner_supervise(const char *rundir)
 	char *data = slurp(specp, &len);
 	struct sv_spec s;
 	memset(&s, 0, sizeof(s));
-	int out = -1, err = -1, rc = 2;
+	int rc = 2;
 	if (!data || sv_parse(data, len, &s) < 0)
 		goto done;
-
-	out = open(s.out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	err = open(s.err, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (out < 0 || err < 0)
-		goto done;
-	if (s.switch_user) {
-		if (fchown(out, s.uid, s.gid) < 0 || fchown(err, s.uid, s.gid) < 0)
-			goto done;
-	}
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -590,21 +591,30 @@ int runner_supervise(const char *rundir)
 		int dn = open("/dev/null", O_RDONLY);
 		if (dn >= 0)
 			dup2(dn, 0);
+		/* The user first: everything below is the user's (the job's
+		 * spool directory is, and so is whatever is in it), so it is
+		 * opened, created and entered with the user's rights, never
+		 * root's (gq-serve(8), SECURITY). */
+		if (s.switch_user && (setgroups((size_t)s.ngroups, s.groups) < 0 ||
+				      setgid(s.gid) < 0 || setuid(s.uid) < 0))
+			_exit(126);
+		umask(022); /* the job's own, not the server's 077 */
+		int out = open(s.out, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+		int err = open(s.err, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (out < 0 || err < 0)
+			_exit(126);
 		dup2(out, 1);
 		dup2(err, 2);
+		if (s.ckpt && mkdir(s.ckpt, 0700) < 0 && errno != EEXIST) {
+			dprintf(2, "gq: cannot create '%s': %s\n", s.ckpt, strerror(errno));
+			_exit(126);
+		}
 		if (chdir(s.cwd) < 0) {
 			dprintf(2, "gq: cannot enter '%s': %s\n", s.cwd, strerror(errno));
 			_exit(127);
 		}
-		if (s.switch_user && (setgroups((size_t)s.ngroups, s.groups) < 0 ||
-				      setgid(s.gid) < 0 || setuid(s.uid) < 0)) {
-			dprintf(2, "gq: cannot become uid %u: %s\n", (unsigned)s.uid,
-				strerror(errno));
-			_exit(126);
-		}
-		/* -o / -e: opened as the job's user, in its directory, so that
-		 * the user's rights, not the server's, decide. An error goes to
-		 * gq's own log of the job. */
+		/* -o / -e: the user's rights, not the server's, decide. An
+		 * error goes to gq's own log of the job. */
 		for (int k = 0; k < 2; k++) {
 			const char *f = k ? s.uerr : s.uout;
 			if (!f)
@@ -658,10 +668,6 @@ int runner_supervise(const char *rundir)
 	while ((rc = write_atomic(exitp, b, (size_t)n, 0600) < 0 ? 3 : 0) != 0 && no_space(errno))
 		sleep(1);
 done:
-	if (out >= 0)
-		close(out);
-	if (err >= 0)
-		close(err);
 	free(s.argv); /* the strings are in data */
 	free(s.env);
 	free(data);

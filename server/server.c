@@ -175,7 +175,9 @@ static int mkdirs(const char *path, mode_t mode, struct gq_err *e)
 		*q = '/';
 	}
 	int rc = 0;
-	if (mkdir(p, mode) < 0 && errno != EEXIST)
+	if (mkdir(p, mode) == 0)
+		chmod(p, mode); /* exactly: the server's umask is 077 */
+	else if (errno != EEXIST)
 		rc = err_set(e, GQ_EIO, "cannot create state directory '%s': %s", path,
 			     strerror(errno));
 	free(p);

@@ -131,9 +131,13 @@ int server_update(struct server *s, const struct identity *who, int64_t id,
 /* The job's command JSON (caller frees); owner or admin. */
 int server_command(struct server *s, const struct identity *who, int64_t id, char **json,
 		   struct gq_err *e);
-/* The path of the job's log stream ("stdout"/"stderr"); caller frees. */
-int server_log_path(struct server *s, const struct identity *who, int64_t id, const char *stream,
-		    char **path, struct gq_err *e);
+/* Opens the job's log stream ("stdout"/"stderr"): its -o / -e file, else
+ * gq's log of the job in the spool, always with the rights of the job's
+ * user (asuser.h); owner or admin. *fd is -1 when the file does not exist
+ * yet (nothing written). GQ_EPERM when the user may not read it, GQ_EIO
+ * when it is not a regular file. */
+int server_log_open(struct server *s, const struct identity *who, int64_t id, const char *stream,
+		    int *fd, struct gq_err *e);
 
 /* Events with seq > after (at most max), waiting up to wait_ms for the
  * first. *out (caller frees), *n; *next is the seq to ask after next. */

@@ -47,8 +47,22 @@ static void test_refuses_unknown_patterns(void)
 	CHECK_STR(e.msg, "unknown pattern '%q' in 'log-%q.txt'; use %j, %A, %a, %x, %u or %%");
 }
 
+/* A name's '/' would lead %x out of the job's directory; the pattern's own
+ * '/' are the user's and stay. */
+static void test_name_cannot_leave_the_directory(void)
+{
+	struct job j;
+	job_init(&j);
+	j.id = 5;
+	STR_COPY(j.name, "../../etc/x");
+	char out[64];
+	CHECK_INT(outpat_expand("logs/%x-%j.out", &j, out, sizeof(out), NULL), 0);
+	CHECK_STR(out, "logs/.._.._etc_x-5.out");
+}
+
 void suite_outpat(void)
 {
+	RUN(test_name_cannot_leave_the_directory);
 	RUN(test_expands_every_pattern);
 	RUN(test_refuses_unknown_patterns);
 }

@@ -138,7 +138,49 @@ struct db {
 	char *path;
 	sqlite3_stmt *st[ST_COUNT];
 	struct prom_hist commits; /* how long each COMMIT took (its fsync), seconds */
+	/* The database and its WAL as opened (db_files_same): a file removed
+	 * or replaced underneath leaves SQLite writing to a file nobody will
+	 * read again. */
+	dev_t dev[2];
+	ino_t ino[2];
+	bool broken;
 };
+
+static const char *const db_file_sfx[2] = {"", "-wal"};
+
+/* Are the journal's files at their paths still the ones SQLite writes?
+ * When not, the journal is broken for good (until a restart): what is in
+ * the WAL SQLite has open is copied into the database file, and every
+ * write is refused with one line saying what happened. */
+static int db_files_same(struct db *db, struct gq_err *e)
+{
+	for (int i = 0; i < 2 && !db->broken; i++) {
+		char *f = xasprintf("%s%s", db->path, db_file_sfx[i]);
+		struct stat st;
+		if (stat(f, &st) < 0 || st.st_dev != db->dev[i] || st.st_ino != db->ino[i]) {
+			db->broken = true;
+			int nlog = 0, ncopied = 0;
+			int rc = sqlite3_wal_checkpoint_v2(db->h, NULL, SQLITE_CHECKPOINT_FULL,
+							   &nlog, &ncopied);
+			err_set(
+			    e, GQ_EIO,
+			    "'%s' was removed or replaced while gq serve ran; writes are "
+			    "refused until gq serve is restarted (%s)",
+			    f,
+			    rc == SQLITE_OK && ncopied == nlog
+				? "everything acknowledged is in the database file"
+				: "what was acknowledged since the last checkpoint may be lost");
+			free(f);
+			return -1;
+		}
+		free(f);
+	}
+	if (db->broken)
+		return err_set(e, GQ_EIO,
+			       "the journal's files were removed or replaced while gq serve ran; "
+			       "writes are refused until gq serve is restarted");
+	return 0;
+}
 
 /* A full disk is GQ_ENOSPACE, not GQ_EIO: the server refuses writes until
  * space returns instead of treating it as a broken journal. SQLite says
@@ -212,6 +254,20 @@ int db_open(const char *path, struct db **out, struct gq_err *e)
 			goto fail;
 		}
 	}
+	/* The schema's statements made both files (WAL mode). */
+	for (int i = 0; i < 2; i++) {
+		char *f = xasprintf("%s%s", path, db_file_sfx[i]);
+		struct stat st;
+		int src = stat(f, &st);
+		free(f);
+		if (src < 0) {
+			err_set(e, GQ_EIO, "state database '%s%s': %s", path, db_file_sfx[i],
+				strerror(errno));
+			goto fail;
+		}
+		db->dev[i] = st.st_dev;
+		db->ino[i] = st.st_ino;
+	}
 	*out = db;
 	return 0;
 fail:
@@ -244,6 +300,8 @@ static int step_done(struct db *db, sqlite3_stmt *st, const char *what, struct g
 
 int db_begin(struct db *db, struct gq_err *e)
 {
+	if (db_files_same(db, e) < 0)
+		return -1;
 	return step_done(db, db->st[ST_BEGIN], "begin", e);
 }
 

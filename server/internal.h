@@ -43,7 +43,9 @@
 #include "wire/prom.h"
 #define RECENT_WINDOW 86400 /* finished jobs a snapshot still shows */
 #define MAX_WAIT_MS 60000
-#define FULL_PROBE_MS 1000 /* how often a full server tries its journal again */
+#define FULL_PROBE_MS 1000   /* how often a full server tries its journal again */
+#define LIVE_PROBE_MS 2000   /* how often running jobs' supervisors are asked (loop.c) */
+#define START_PAUSE_MS 10000 /* no start for so long after one the server failed */
 
 struct pending_submit {
 	struct job job; /* validated, without an id */
@@ -73,6 +75,8 @@ struct server {
 	const char *gpus_how;	  /* "nvidia-smi" or "slots" */
 	pthread_t bare_committer; /* server_open_bare's */
 	struct prom_hist passes;  /* how long each scheduling pass took, seconds (GET /metrics) */
+	double live_probe_at;	  /* mono_s() of the next probe_alive (loop.c) */
+	double start_pause_until; /* mono_s(): no start before (a start the server failed) */
 };
 
 /* loop.c */

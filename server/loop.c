@@ -12,9 +12,11 @@
 
 /* ---- starting jobs ---- */
 
-/* Forks the supervisor of j (state STARTING, committed). */
-static int spawn(struct server *s, struct job *j, struct gq_err *e)
+/* Forks the supervisor of j (state STARTING, committed). *server_side:
+ * the failure is the server's (its files, fork), not the job's command. */
+static int spawn(struct server *s, struct job *j, bool *server_side, struct gq_err *e)
 {
+	*server_side = false;
 	char *cmd = NULL;
 	struct submission sub;
 	memset(&sub, 0, sizeof(sub));
@@ -54,6 +56,7 @@ static int spawn(struct server *s, struct job *j, struct gq_err *e)
 	     *ef = ops_job_file(sub.error, j, spec.cwd);
 	spec.out_file = of;
 	spec.err_file = ef;
+	*server_side = true;
 	rc = runner_start(s->st.runner, &spec, e);
 	free(of);
 	free(ef);
@@ -105,7 +108,10 @@ static int handle_exit(struct server *s, int64_t id, bool *changed, struct gq_er
 	if (rs == RUN_EXITED) {
 		*changed = true;
 		return state_finish(&s->st, j, status, ended, NULL, e);
-	} else if (rs == RUN_LOST || rs == RUN_UNKNOWN) {
+	} else if (rs == RUN_NEVER && j->state == JOB_STARTING) {
+		*changed = true;
+		return state_unstart(&s->st, j, "not started: its supervisor ended first", e);
+	} else if (rs != RUN_ALIVE) {
 		*changed = true;
 		return state_lose(&s->st, j, e);
 	}
@@ -121,6 +127,22 @@ struct pass {
 	bool changed; /* a job changed state: the usage is journalled, readers woken */
 	struct enforce_ctx ec;
 };
+
+/* Supervisors killed without a word (kill -9, the OOM killer) write no exit
+ * file: every LIVE_PROBE_MS the jobs holding GPUs are asked (a flock() each),
+ * and a lost one ends and frees its GPUs. */
+static int probe_alive(struct server *s, struct pass *p, struct gq_err *e)
+{
+	double now = mono_s();
+	if (now < s->live_probe_at)
+		return 0;
+	s->live_probe_at = now + LIVE_PROBE_MS / 1000.0;
+	for (size_t i = 0; i < s->st.snap.njobs; i++)
+		if (job_state_holds_gpus(s->st.snap.jobs[i].state) &&
+		    handle_exit(s, s->st.snap.jobs[i].id, &p->changed, e) < 0)
+			return -1;
+	return 0;
+}
 
 static void due(struct pass *p, int64_t t)
 {
@@ -354,7 +376,7 @@ static int start_planned(struct server *s, struct pass *p, const struct plan *pl
 			continue;
 		}
 		struct job *j = snapshot_find(&s->st.snap, a->job);
-		if (!j || j->state != JOB_PENDING || j->held)
+		if (!j || j->state != JOB_PENDING || j->held || mono_s() < s->start_pause_until)
 			continue;
 		bool free_now = a->nalloc > 0;
 		for (int k = 0; k < a->nalloc; k++)
@@ -401,23 +423,38 @@ static int spawn_started(struct server *s, struct pass *p, const int64_t *starti
 {
 	if (db_begin(s->st.db, e) < 0)
 		return -1;
+	char why[200] = "not started: the server could not start jobs";
 	for (size_t i = 0; i < nstart; i++) {
 		struct job *j = snapshot_find(&s->st.snap, starting[i]);
 		struct gq_err se = GQ_ERR_INIT;
-		if (s->st.full || spawn(s, j, &se) < 0) {
+		bool server_side = true;
+		if (s->st.full || mono_s() < s->start_pause_until ||
+		    spawn(s, j, &server_side, &se) < 0) {
 			if (s->st.full || se.code == GQ_ENOSPACE) {
 				/* Its run files do not fit: the job never started.
 				 * Pending again, and no more starts until space
 				 * returns (the full state). */
 				state_full_enter(&s->st, &se);
 				runner_forget(s->st.runner, j->id);
-				j->state = JOB_PENDING;
-				job_set_alloc(j, 0, NULL);
-				j->start_time = 0;
-				if (state_persist(&s->st, j, e) < 0 ||
-				    state_emit(&s->st, j->id, "state", JOB_STARTING, JOB_PENDING,
-					       "not started: the state directory is full",
-					       "scheduler", e) < 0)
+				if (state_unstart(&s->st, j,
+						  "not started: the state directory is full",
+						  e) < 0)
+					return -1;
+				continue;
+			}
+			if (server_side) {
+				/* The server's own files or processes: nothing
+				 * of the job ran, and the next start would fail
+				 * the same way. Pending again; no start for
+				 * START_PAUSE_MS. */
+				if (se.msg[0]) {
+					log_error("job %" PRId64 ": %s; no job starts for %d s",
+						  j->id, se.msg, START_PAUSE_MS / 1000);
+					s->start_pause_until = mono_s() + START_PAUSE_MS / 1000.0;
+					snprintf(why, sizeof(why), "not started: %.150s", se.msg);
+				}
+				runner_forget(s->st.runner, j->id);
+				if (state_unstart(&s->st, j, why, e) < 0)
 					return -1;
 				continue;
 			}
@@ -425,10 +462,10 @@ static int spawn_started(struct server *s, struct pass *p, const int64_t *starti
 			j->state = JOB_FAILED;
 			j->end_time = p->now;
 			job_set_alloc(j, 0, NULL);
-			char why[160];
-			snprintf(why, sizeof(why), "cannot start: %.140s", se.msg);
+			char failed[160];
+			snprintf(failed, sizeof(failed), "cannot start: %.140s", se.msg);
 			if (state_persist(&s->st, j, e) < 0 ||
-			    state_emit(&s->st, j->id, "state", JOB_STARTING, JOB_FAILED, why,
+			    state_emit(&s->st, j->id, "state", JOB_STARTING, JOB_FAILED, failed,
 				       "scheduler", e) < 0)
 				return -1;
 			continue;
@@ -475,7 +512,7 @@ static int64_t tick(struct server *s)
 	state_account(&s->st, p.now);
 	if (prune(s, &p, &e) < 0)
 		goto fail;
-	if (reap(s, &p, forget, &nforget, &nexits, &e) < 0)
+	if (reap(s, &p, forget, &nforget, &nexits, &e) < 0 || probe_alive(s, &p, &e) < 0)
 		goto fail;
 	p.ec = state_enforce_ctx(&s->st);
 	if (deadlines(s, &p, &e) < 0 || kill_invalid(s, &p, &e) < 0 || notify_reap(&s->st, &e) < 0)
@@ -530,6 +567,15 @@ void *scheduler_main(void *arg)
 		}
 		if (s->st.full)
 			timeout = FULL_PROBE_MS; /* nothing says when space returns */
+		for (size_t i = 0; i < s->st.snap.njobs; i++)
+			if (job_state_holds_gpus(s->st.snap.jobs[i].state)) {
+				if (timeout < 0 || timeout > LIVE_PROBE_MS)
+					timeout = LIVE_PROBE_MS; /* probe_alive */
+				break;
+			}
+		double paused = s->start_pause_until - mono_s();
+		if (paused > 0 && (timeout < 0 || timeout > (int)(paused * 1000) + 1))
+			timeout = (int)(paused * 1000) + 1;
 		pthread_mutex_unlock(&s->mu);
 		/* Pace the passes: after one that took `cost`, wait twice as
 		 * long before the next, so that a busy queue (a pass per

@@ -70,6 +70,8 @@ enum run_state {
 	RUN_EXITED,  /* *status is the exit code, or 128+signal; *ended when (unix s) */
 	RUN_LOST,    /* the supervisor died without recording a status */
 	RUN_UNKNOWN, /* no run files: never started */
+	RUN_NEVER,   /* run files, but the supervisor ended before it made the job's
+			process (no pid file): nothing of the job ran */
 };
 /* What became of job id's run. */
 enum run_state runner_probe(struct runner *r, int64_t id, int *status, int64_t *ended);

@@ -64,17 +64,12 @@ int recover(struct server *s, bool after_full, struct gq_err *out)
 			log_info("job %" PRId64 ": ended %s", j->id, while_);
 			rc = state_finish(&s->st, j, status, ended, NULL, &e);
 			forget[nforget++] = j->id;
-		} else if (rs == RUN_UNKNOWN && j->state == JOB_STARTING) {
+		} else if ((rs == RUN_UNKNOWN || rs == RUN_NEVER) && j->state == JOB_STARTING) {
+			/* Stopped (or killed) between the journalled start and the
+			 * job's fork: nothing of it ran. */
 			log_info("job %" PRId64 ": was not started %s; pending again", j->id,
 				 while_);
-			j->state = JOB_PENDING;
-			job_set_alloc(j, 0, NULL);
-			j->start_time = 0;
-			rc = state_persist(&s->st, j, &e);
-			if (rc == 0)
-				rc = state_emit(&s->st, j->id, "state", JOB_STARTING, JOB_PENDING,
-						"not started before the server stopped",
-						"scheduler", &e);
+			rc = state_unstart(&s->st, j, "not started before the server stopped", &e);
 			forget[nforget++] = j->id;
 		} else {
 			rc = state_lose(&s->st, j, &e);
@@ -111,25 +106,31 @@ static int load_policy(struct server *s)
 		log_warn("policy fetch: %s", e.msg);
 	if (db_meta_get(s->st.db, "policy.revision", last, sizeof(last), &e) < 0)
 		state_fatal(&e);
-	if (repo_resolve(s->prepo, "", oid, &e) == 0 && repo_load(s->prepo, oid, p, &e) == 0) {
-		if (strcmp(p->revision, last) != 0) {
-			if (db_begin(s->st.db, &e) < 0 ||
-			    ops_policy_put(s, p, "scheduler", &e) < 0 ||
-			    state_commit(&s->st, &e) < 0)
-				state_failed(&s->st, &e); /* in force, recorded by a later start */
-		} else {
-			s->st.snap.policy = *p;
-		}
+	/* What is in force is what was last applied, as the journal says:
+	 * a restart changes nothing, and a revision committed but not
+	 * applied stays so. HEAD only for a journal that records none (its
+	 * first start), or when the recorded one is gone from the repository. */
+	bool loaded = false;
+	if (last[0] && repo_load(s->prepo, last, p, &e) == 0) {
+		s->st.snap.policy = *p;
+		log_info("policy %s in force (the last applied)", last);
+		loaded = true;
+	} else if (last[0]) {
+		log_warn("policy %s, the last applied, cannot be read: %s; applying the "
+			 "repository's HEAD",
+			 last, e.msg);
+	}
+	if (loaded) {
+		/* nothing to do */
+	} else if (repo_resolve(s->prepo, "", oid, &e) == 0 &&
+		   repo_load(s->prepo, oid, p, &e) == 0) {
+		if (db_begin(s->st.db, &e) < 0 || ops_policy_put(s, p, "scheduler", &e) < 0 ||
+		    state_commit(&s->st, &e) < 0)
+			state_failed(&s->st, &e); /* in force, recorded by a later start */
 		log_info("policy %s in force", p->revision);
 	} else {
 		ops_policy_refused(s, oid[0] ? oid : "HEAD", e.msg, "scheduler");
-		if (last[0] && repo_load(s->prepo, last, p, &e) == 0) {
-			s->st.snap.policy = *p;
-			log_info("policy %s (the last good one) in force", last);
-		} else {
-			log_warn(
-			    "no good policy revision; the built-in default policy is in force");
-		}
+		log_warn("no good policy revision; the built-in default policy is in force");
 	}
 	free(p);
 	return rc;

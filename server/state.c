@@ -402,6 +402,19 @@ int state_lose(struct state *s, struct job *j, struct gq_err *e)
 			  "scheduler", e);
 }
 
+int state_unstart(struct state *s, struct job *j, const char *why, struct gq_err *e)
+{
+	enum job_state from = j->state;
+	j->state = JOB_PENDING;
+	job_set_alloc(j, 0, NULL);
+	j->start_time = 0;
+	j->stop_deadline = 0;
+	state_stop_clear(s, j->id);
+	if (state_persist(s, j, e) < 0)
+		return -1;
+	return state_emit(s, j->id, "state", from, JOB_PENDING, why, "scheduler", e);
+}
+
 static int load_job(void *arg, int64_t id, uint32_t uid, const char *idem, const char *text,
 		    const char *intent, struct gq_err *e)
 {

@@ -102,6 +102,9 @@ int state_finish(struct state *s, struct job *j, int status, int64_t ended, cons
 /* Job j's supervisor died without recording a status: what is left of it is
  * killed and it fails. */
 int state_lose(struct state *s, struct job *j, struct gq_err *e);
+/* Job j (STARTING, or RUNNING by a supervisor that never made its process)
+ * did not run: pending again, with why as the event's reason. */
+int state_unstart(struct state *s, struct job *j, const char *why, struct gq_err *e);
 
 /* Dept GPU-hours of the running month and fair-share usage, from the last
  * account to now (a no-op when now has passed). */

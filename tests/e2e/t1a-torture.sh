@@ -12,7 +12,7 @@ python3 "$T_SRC/../torture/torture.py" --gq "$GQ" --iterations "${TORTURE_ITERAT
 	--seed "$seed" --self-test >"$T_DIR/out" 2>&1
 rc=$?
 sed 's/^/# /' "$T_DIR/out" | grep -v '^# count \|^# ok self-test\|^# not ok self-test'
-for c in lost duplicated started_twice gpu_overlap restart_failed server_died nonfinite \
+for c in lost duplicated started_twice gpu_overlap restart_failed failed_unrun server_died nonfinite \
 	log_alarms events_lost; do
 	check_eq "seed $seed: $c" "$(sed -n "s/^count $c //p" "$T_DIR/out")" 0
 done

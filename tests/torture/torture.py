@@ -23,6 +23,9 @@ promises:
                   the kernel (each job holds a lock per GPU it was given)
   restart_failed  a restart that did not come up and answer ping, `gq ls`,
                   `gq why` on a pending job and `gq top` (under tmux)
+  failed_unrun    a job failed without having run (that run of it left no
+                  record): a kill between its journalled start and its
+                  process must leave it pending, not failed
   server_died     the server had exited before the torture killed it
   nonfinite       NaN or infinity in a snapshot (both forms) or anywhere
                   in the SQLite journal
@@ -64,7 +67,7 @@ import threading
 import time
 
 CHECKS = ["lost", "duplicated", "started_twice", "gpu_overlap", "restart_failed",
-          "server_died", "nonfinite", "log_alarms", "events_lost"]
+          "failed_unrun", "server_died", "nonfinite", "log_alarms", "events_lost"]
 # Reported, not failing: what the torture noticed that no promise covers.
 NOTES = ["times_out_of_order", "transition_breaks", "http_5xx", "submit_refused",
          "unanswered_submissions"]
@@ -512,6 +515,17 @@ class Torture:
             if name and name.startswith("t") and len(ids) > 1:
                 self.found.add("duplicated", ("name", name), "'%s' exists as jobs %s" % (name, ids))
 
+    def check_unrun(self, jobs):
+        """A failed job's last run left its start record (check_records
+        read them first)."""
+        runs = getattr(self, "runs", set())
+        for j in jobs:
+            if j.get("state") == "failed" and (j["id"], j.get("restarts", 0)) not in runs:
+                self.found.add("failed_unrun", j["id"], "job %d failed (%s, exit %s) but its "
+                               "run %d never started" % (j["id"], j.get("end_reason") or "-",
+                                                         j.get("exit_status"),
+                                                         j.get("restarts", 0)))
+
     def check_times(self, jobs):
         for j in jobs:
             s, q, st, en = (j.get(f, 0) for f in ("submit_time", "queued_time", "start_time",
@@ -716,6 +730,7 @@ class Torture:
                 acked = dict(self.acked)
                 seen = dict(self.seen_events)
             self.check_submissions(jobs, acked)
+            self.check_unrun(jobs)
             self.check_times(jobs)
             for form in ("", "?form=rows"):
                 st, data, _ = api(self.sock, "GET", "/v1/snapshot" + form, timeout=30)
@@ -945,6 +960,8 @@ class Torture:
         expect("duplicated", lambda: self.check_submissions(jobs + [twin], acked))
         runs = set(self.runs)
         run = next(iter(runs))
+        expect("failed_unrun", lambda: self.check_unrun([{
+            "id": 10 ** 9, "state": "failed", "restarts": 0, "exit_status": -1}]))
         expect("started_twice", lambda: self.check_records(
             starts=[[str(run[0]), str(run[1]), "0"]], twice=[], clash=[]))
         self.runs = runs

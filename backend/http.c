@@ -8,7 +8,12 @@
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
 
 struct http_conn {
 	CURL *curl;
@@ -114,6 +119,25 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg)
 	return len;
 }
 
+/* Does a server listen on unix socket path, with its queue of connections
+ * full (EAGAIN)? A connection it takes is closed at once. */
+static bool unix_busy(const char *path)
+{
+	struct sockaddr_un sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return false;
+	strcpy(sa.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	int err = errno;
+	close(fd);
+	return rc < 0 && err == EAGAIN;
+}
+
 int http_do(struct http_conn *h, const struct http_req *r, struct buf *out, long *status,
 	    struct gq_err *e)
 {
@@ -146,9 +170,22 @@ int http_do(struct http_conn *h, const struct http_req *r, struct buf *out, long
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(r->body));
 	}
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
-	buf_reset(out);
 	h->req = r;
-	CURLcode cc = curl_easy_perform(c);
+	CURLcode cc;
+	/* A unix socket whose queue of connections is full (a busy server,
+	 * or another user flooding it) took nothing of the request: try again
+	 * for up to 5 s, pausing 10 ms, then longer. curl does not say why it
+	 * could not connect; unix_busy() asks. No server is not retried. */
+	for (long pause_ms = 10, waited = 0;;
+	     waited += pause_ms, pause_ms = pause_ms < 160 ? pause_ms * 2 : 200) {
+		buf_reset(out);
+		cc = curl_easy_perform(c);
+		if (cc != CURLE_COULDNT_CONNECT || !h->unix_path || waited >= 5000 ||
+		    !unix_busy(h->unix_path))
+			break;
+		struct timespec ts = {0, pause_ms * 1000000L};
+		nanosleep(&ts, NULL);
+	}
 	h->req = NULL;
 	curl_slist_free_all(hdr);
 	if (cc != CURLE_OK) {

@@ -6,8 +6,10 @@
 #include "http.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +44,11 @@ struct listener {
 	size_t nuids, uids_cap;
 	unsigned long refused; /* since the last warning */
 	int64_t warned_ms;     /* when the last warning was logged (mono_ms), 0 never */
+	/* Unix sockets: our own accept loop (acceptor_main), which counts and
+	 * refuses before MHD makes a thread for the connection. */
+	pthread_t acceptor;
+	bool acceptor_on;
+	int stop[2]; /* written to stop the acceptor */
 };
 
 struct http_server {
@@ -184,8 +191,8 @@ static void refuse_uid(struct listener *l, int fd, uint32_t uid)
 	}
 }
 
-/* Counts a unix socket's connections per uid; the socket context holds
- * uid + 1 for a counted one. */
+/* A unix socket's connection, counted by acceptor_main, carries its uid
+ * (+ 1) as MHD's socket context; closed, it is counted off. */
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
 			  enum MHD_ConnectionNotificationCode toe)
 {
@@ -197,21 +204,8 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 		    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		struct ucred cr;
 		socklen_t len = sizeof(cr);
-		if (!ci || getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0)
-			return;
-		pthread_mutex_lock(&l->mu);
-		size_t i = 0;
-		while (i < l->nuids && l->uids[i].uid != cr.uid)
-			i++;
-		if (i == l->nuids) {
-			GROW(l->uids, l->uids_cap, l->nuids + 1);
-			l->uids[l->nuids++] = (struct uid_count){cr.uid, 0};
-		}
-		l->uids[i].n++;
-		*socket_context = (void *)(uintptr_t)((uint64_t)cr.uid + 1);
-		if (l->uids[i].n > HTTP_MAX_PER_CLIENT)
-			refuse_uid(l, ci->connect_fd, cr.uid);
-		pthread_mutex_unlock(&l->mu);
+		if (ci && getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0)
+			*socket_context = (void *)(uintptr_t)((uint64_t)cr.uid + 1);
 	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
 		uint32_t uid = (uint32_t)((uintptr_t)*socket_context - 1);
 		pthread_mutex_lock(&l->mu);
@@ -224,6 +218,83 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 		pthread_mutex_unlock(&l->mu);
 		*socket_context = NULL;
 	}
+}
+
+/* Counts one more connection of uid, unless it has HTTP_MAX_PER_CLIENT. */
+static bool uid_take(struct listener *l, uint32_t uid)
+{
+	pthread_mutex_lock(&l->mu);
+	size_t i = 0;
+	while (i < l->nuids && l->uids[i].uid != uid)
+		i++;
+	if (i == l->nuids) {
+		GROW(l->uids, l->uids_cap, l->nuids + 1);
+		l->uids[l->nuids++] = (struct uid_count){uid, 0};
+	}
+	bool ok = l->uids[i].n < HTTP_MAX_PER_CLIENT;
+	if (ok)
+		l->uids[i].n++;
+	pthread_mutex_unlock(&l->mu);
+	return ok;
+}
+
+static void uid_give(struct listener *l, uint32_t uid)
+{
+	pthread_mutex_lock(&l->mu);
+	for (size_t i = 0; i < l->nuids; i++)
+		if (l->uids[i].uid == uid) {
+			if (--l->uids[i].n == 0)
+				l->uids[i] = l->uids[--l->nuids];
+			break;
+		}
+	pthread_mutex_unlock(&l->mu);
+}
+
+/* The accept loop of a unix socket. The kernel's queue of connections is
+ * shared by every user: one who opens connections as fast as it can must
+ * not fill it for the others. So the loop only accepts, asks the kernel who
+ * connected, and either hands the connection to MHD (which makes its
+ * thread) or, for a uid already at HTTP_MAX_PER_CLIENT, answers 503 and
+ * closes it, in microseconds. */
+static void *acceptor_main(void *arg)
+{
+	struct listener *l = arg;
+	for (;;) {
+		struct pollfd pf[2] = {{l->fd, POLLIN, 0}, {l->stop[0], POLLIN, 0}};
+		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (pf[1].revents)
+			break;
+		for (;;) {
+			struct sockaddr_un sa;
+			socklen_t salen = sizeof(sa);
+			int c = accept4(l->fd, (struct sockaddr *)&sa, &salen, SOCK_CLOEXEC);
+			if (c < 0) {
+				if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+				    errno == ENOMEM) {
+					struct timespec ts = {0, 10 * 1000 * 1000};
+					nanosleep(&ts, NULL); /* out of descriptors: a breath */
+				}
+				break;
+			}
+			struct ucred cr;
+			socklen_t len = sizeof(cr);
+			if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0) {
+				close(c);
+				continue;
+			}
+			if (!uid_take(l, cr.uid)) {
+				pthread_mutex_lock(&l->mu);
+				refuse_uid(l, c, cr.uid);
+				pthread_mutex_unlock(&l->mu);
+				close(c);
+				continue;
+			}
+			if (MHD_add_connection(l->d, c, (struct sockaddr *)&sa, salen) != MHD_YES)
+				uid_give(l, cr.uid); /* MHD closed it */
+		}
+	}
+	return NULL;
 }
 
 /* Every connection is a descriptor: make room for the limits. */
@@ -275,7 +346,9 @@ static int listen_unix(const char *path, bool world, struct gq_err *e)
 	mode_t old = umask(world ? 0111 : 0177);
 	int rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
-	if (rc < 0 || listen(fd, 256) < 0) {
+	/* Non-blocking: acceptor_main accepts until the queue is empty. */
+	if (rc < 0 || listen(fd, SOMAXCONN) < 0 ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
 		err_set(e, GQ_EIO, "cannot listen on '%s': %s", path, strerror(errno));
 		close(fd);
 		return -1;
@@ -334,6 +407,7 @@ int http_start(char *const *addrs, int naddrs, bool mode_world, size_t max_body,
 	for (int i = 0; i < naddrs; i++) {
 		struct listener *l = &h->l[i];
 		l->h = h;
+		l->stop[0] = l->stop[1] = -1;
 		pthread_mutex_init(&l->mu, NULL);
 		l->is_unix = !strncmp(addrs[i], "unix:", 5);
 		l->fd =
@@ -343,18 +417,38 @@ int http_start(char *const *addrs, int naddrs, bool mode_world, size_t max_body,
 			goto fail;
 		if (l->is_unix)
 			l->path = xstrdup(addrs[i] + 5);
-		l->d = MHD_start_daemon(
-		    MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL,
-		    0, NULL, NULL, on_request, l, MHD_OPTION_LISTEN_SOCKET, l->fd,
-		    MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_NOTIFY_CONNECTION,
-		    on_connection, l, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT,
-		    MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNS,
-		    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-		    (unsigned)(l->is_unix ? 0 : HTTP_MAX_PER_CLIENT),
-		    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024), MHD_OPTION_END);
+		/* A unix socket's connections come from acceptor_main: MHD
+		 * gets no listening socket (the option's last entry, cut off
+		 * there by MHD_OPTION_END). */
+		struct MHD_OptionItem opts[] = {
+		    {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, l},
+		    {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, l},
+		    {MHD_OPTION_CONNECTION_TIMEOUT, HTTP_TIMEOUT, NULL},
+		    {MHD_OPTION_CONNECTION_LIMIT, HTTP_MAX_CONNS, NULL},
+		    {MHD_OPTION_PER_IP_CONNECTION_LIMIT, l->is_unix ? 0 : HTTP_MAX_PER_CLIENT,
+		     NULL},
+		    {MHD_OPTION_CONNECTION_MEMORY_LIMIT, 32 * 1024, NULL},
+		    {l->is_unix ? MHD_OPTION_END : MHD_OPTION_LISTEN_SOCKET, l->fd, NULL},
+		    {MHD_OPTION_END, 0, NULL},
+		};
+		unsigned flags =
+		    MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
+		if (l->is_unix)
+			flags |= MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
+		l->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, l, MHD_OPTION_ARRAY, opts,
+					MHD_OPTION_END);
 		if (!l->d) {
 			err_set(e, GQ_EIO, "cannot serve HTTP on '%s'", addrs[i]);
 			goto fail;
+		}
+		if (l->is_unix) {
+			if (pipe2(l->stop, O_CLOEXEC) < 0 ||
+			    pthread_create(&l->acceptor, NULL, acceptor_main, l) != 0) {
+				err_set(e, GQ_EIO, "cannot serve HTTP on '%s': %s", addrs[i],
+					strerror(errno));
+				goto fail;
+			}
+			l->acceptor_on = true;
 		}
 		log_info("listening on %s", addrs[i]);
 	}
@@ -371,10 +465,20 @@ void http_stop(struct http_server *h)
 		return;
 	for (int i = 0; i < h->n; i++) {
 		struct listener *l = &h->l[i];
-		/* The daemon owns the listening socket once started. */
+		if (l->acceptor_on) {
+			ssize_t w = write(l->stop[1], "x", 1);
+			(void)w;
+			pthread_join(l->acceptor, NULL);
+		}
+		if (l->stop[0] >= 0) {
+			close(l->stop[0]);
+			close(l->stop[1]);
+		}
+		/* The daemon owns a TCP listening socket once started; ours
+		 * (unix) stay ours. */
 		if (l->d)
 			MHD_stop_daemon(l->d);
-		else if (l->fd >= 0)
+		if (l->fd >= 0 && (l->is_unix || !l->d))
 			close(l->fd);
 		if (l->path) {
 			unlink(l->path);

@@ -69,6 +69,10 @@ check_eq "an unknown action" "$(err POST /v1/jobs/1/explode)" \
 check_eq "outside /v1" "$(err GET /)" "404 not_found no endpoint '/'; the API lives under /v1/ (see gq-api(7))"
 check_match "a bad query parameter" "$(err GET '/v1/events?after=x')" \
 	"^400 invalid query parameter 'after': .*'x'"
+check_match "a time past any gq keeps" "$(err GET '/v1/stats?to=9223372036854775807')" \
+	"^400 invalid query parameter 'to': .*out of range"
+check_match "the start of the window too" "$(err GET '/v1/stats?from=9223372036854775807')" \
+	"^400 invalid query parameter 'from': .*out of range"
 check_match "a bad state filter" "$(err GET '/v1/jobs?state=sleeping')" \
 	"^400 invalid unknown job state 'sleeping' in 'state'; use pending, "
 check_eq "a bad log stream" "$(err GET '/v1/jobs/1/logs?stream=stdin')" \

@@ -285,8 +285,41 @@ static int notify_set(struct gq_config *c, const char *key, const char *v, const
 	return 0;
 }
 
+/* libgit2 reads a line up to a NUL and a file of NULs as empty: a binary
+ * file (or one that a NUL cuts short) would pass for a text one. Refuses
+ * a NUL or a control character other than tab, CR and LF. */
+static int check_text(const char *path, struct gq_err *e)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return err_set(e, GQ_EINVAL, "config file '%s': %s", path, strerror(errno));
+	unsigned char chunk[4096];
+	size_t n, at = 0;
+	int rc = 0;
+	while (rc == 0 && (n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		for (size_t i = 0; i < n; i++) {
+			unsigned char b = chunk[i];
+			if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7f) {
+				rc = err_set(
+				    e, GQ_EINVAL,
+				    "config file '%s': not a text file (byte %zu is 0x%02x); "
+				    "fix or remove it",
+				    path, at + i + 1, b);
+				break;
+			}
+		}
+		at += n;
+	}
+	if (rc == 0 && ferror(f))
+		rc = err_set(e, GQ_EINVAL, "config file '%s': cannot be read", path);
+	fclose(f);
+	return rc;
+}
+
 static int load_file(struct gq_config *c, const char *path, struct gq_err *e)
 {
+	if (check_text(path, e) < 0)
+		return -1;
 	git_config *cfg = NULL;
 	git_config_iterator *it = NULL;
 	git_config_entry *ent;

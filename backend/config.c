@@ -16,21 +16,47 @@
 
 #include "core/policy.h"
 
-static void home_based(char *out, size_t size, const char *xdg_var, const char *home_rel,
-		       const char *leaf)
+/* The user's home: $HOME when it is an absolute path, else the passwd
+ * entry's (a job, cron or "env -i" may leave HOME empty; "." would put the
+ * state of gq wherever the command happens to run). */
+static int home_dir(char *out, size_t size, struct gq_err *e)
+{
+	const char *home = getenv("HOME");
+	if (home && home[0] == '/') {
+		snprintf(out, size, "%s", home);
+		return 0;
+	}
+	struct passwd pw, *res = NULL;
+	char tmp[4096];
+	if (getpwuid_r(getuid(), &pw, tmp, sizeof(tmp), &res) == 0 && res && res->pw_dir &&
+	    res->pw_dir[0] == '/') {
+		snprintf(out, size, "%s", res->pw_dir);
+		return 0;
+	}
+	return err_set(e, GQ_EINVAL,
+		       "no home directory: HOME is %s and uid %u has no home in the passwd "
+		       "database; set HOME to an absolute path",
+		       home && *home ? "not an absolute path" : "not set", (unsigned)getuid());
+}
+
+static int home_based(char *out, size_t size, const char *xdg_var, const char *home_rel,
+		      const char *leaf, struct gq_err *e)
 {
 	const char *x = getenv(xdg_var);
 	if (x && x[0] == '/') {
 		snprintf(out, size, "%s/%s", x, leaf);
-		return;
+		return 0;
 	}
-	const char *home = getenv("HOME");
-	snprintf(out, size, "%s/%s/%s", home && *home ? home : ".", home_rel, leaf);
+	char home[GQ_PATH_MAX];
+	if (home_dir(home, sizeof(home), e) < 0)
+		return -1;
+	snprintf(out, size, "%s/%s/%s", home, home_rel, leaf);
+	return 0;
 }
 
-void config_path(char *out, size_t size)
+int config_path(char *out, size_t size, struct gq_err *e)
 {
-	home_based(out, size, "XDG_CONFIG_HOME", ".config", "gq/config");
+	return home_based(out, size, "XDG_CONFIG_HOME", ".config", "gq/config", e);
 }
 
 /* mkdir -p with mode 0700 for the directories it makes. */
@@ -56,17 +82,19 @@ static int mkdirs(const char *path, struct gq_err *e)
 
 int state_dir(char *out, size_t size, bool create, struct gq_err *e)
 {
-	home_based(out, size, "XDG_STATE_HOME", ".local/state", "gq");
+	if (home_based(out, size, "XDG_STATE_HOME", ".local/state", "gq", e) < 0)
+		return -1;
 	return create ? mkdirs(out, e) : 0;
 }
 
-char *config_policy_repo(void)
+char *config_policy_repo(struct gq_err *e)
 {
 	const char *env = getenv("GQ_POLICY_REPO");
 	if (env && *env)
 		return xstrdup(env);
 	char dir[GQ_PATH_MAX];
-	state_dir(dir, sizeof(dir), false, NULL);
+	if (state_dir(dir, sizeof(dir), false, e) < 0)
+		return NULL;
 	return xasprintf("%s/policy", dir);
 }
 
@@ -257,8 +285,41 @@ static int notify_set(struct gq_config *c, const char *key, const char *v, const
 	return 0;
 }
 
+/* libgit2 reads a line up to a NUL and a file of NULs as empty: a binary
+ * file (or one that a NUL cuts short) would pass for a text one. Refuses
+ * a NUL or a control character other than tab, CR and LF. */
+static int check_text(const char *path, struct gq_err *e)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return err_set(e, GQ_EINVAL, "config file '%s': %s", path, strerror(errno));
+	unsigned char chunk[4096];
+	size_t n, at = 0;
+	int rc = 0;
+	while (rc == 0 && (n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		for (size_t i = 0; i < n; i++) {
+			unsigned char b = chunk[i];
+			if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7f) {
+				rc = err_set(
+				    e, GQ_EINVAL,
+				    "config file '%s': not a text file (byte %zu is 0x%02x); "
+				    "fix or remove it",
+				    path, at + i + 1, b);
+				break;
+			}
+		}
+		at += n;
+	}
+	if (rc == 0 && ferror(f))
+		rc = err_set(e, GQ_EINVAL, "config file '%s': cannot be read", path);
+	fclose(f);
+	return rc;
+}
+
 static int load_file(struct gq_config *c, const char *path, struct gq_err *e)
 {
+	if (check_text(path, e) < 0)
+		return -1;
 	git_config *cfg = NULL;
 	git_config_iterator *it = NULL;
 	git_config_entry *ent;
@@ -310,8 +371,8 @@ int config_load(struct gq_config *c, struct gq_err *e)
 	memset(c, 0, sizeof(*c));
 	STR_COPY(c->backend, "native");
 	char path[GQ_PATH_MAX];
-	config_path(path, sizeof(path));
-	if (access(path, F_OK) == 0 && load_file(c, path, e) < 0)
+	if (config_path(path, sizeof(path), e) < 0 ||
+	    (access(path, F_OK) == 0 && load_file(c, path, e) < 0))
 		return -1;
 	static const struct {
 		const char *var, *key;

@@ -50,22 +50,25 @@ struct gq_config {
  */
 int config_load(struct gq_config *c, struct gq_err *e);
 
-/* $XDG_CONFIG_HOME/gq/config (or ~/.config/gq/config) into out. */
-void config_path(char *out, size_t size);
+/* $XDG_CONFIG_HOME/gq/config (or ~/.config/gq/config) into out. The home
+ * (~) is $HOME when it is an absolute path, else the passwd entry's; -1
+ * with e (GQ_EINVAL) when neither is, here and below. */
+int config_path(char *out, size_t size, struct gq_err *e);
 
 /*
  * $XDG_STATE_HOME/gq (or ~/.local/state/gq), created with mode 0700 when
  * create is true. Used for the shell's history and the auto-started server's
- * log and state. -1 with e filled when it cannot be created.
+ * log and state, and as gq serve's default --state-dir. -1 with e filled
+ * when there is no home or it cannot be created.
  */
 int state_dir(char *out, size_t size, bool create, struct gq_err *e);
 
 /*
  * The policy repository the client reads (gq policy, gq top's Policy view):
  * $GQ_POLICY_REPO, else <state_dir>/policy, where your own gq serve keeps
- * it. Caller frees.
+ * it. Caller frees; NULL with e when there is no home.
  */
-char *config_policy_repo(void);
+char *config_policy_repo(struct gq_err *e);
 
 /*
  * The user's own server socket: $XDG_RUNTIME_DIR/gq/sock, or

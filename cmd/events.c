@@ -117,7 +117,8 @@ static int events_exec(int argc, char **argv)
 		fflush(stdout);
 		bool empty = !page.n;
 		event_list_release(&page);
-		if (cmd_interrupted || (empty && !follow))
+		/* An output that cannot be written ends -f (main says why). */
+		if (cmd_interrupted || (empty && !follow) || ferror(stdout))
 			break;
 	}
 	if (json && !follow)

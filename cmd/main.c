@@ -3,10 +3,13 @@
  */
 #include "cmd.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static void list_commands(FILE *out)
 {
@@ -17,8 +20,59 @@ static void list_commands(FILE *out)
 	fprintf(out, "\n'gq help COMMAND' or 'man gq-COMMAND' tells more.\n");
 }
 
+/* A standard descriptor the caller closed ("gq ls >&-") would be the
+ * next file gq opens, and what it prints would go there (the server's
+ * socket, say). Open /dev/null in the wrong direction in its place: every
+ * write to it fails with EBADF and is reported as the closed output it
+ * is, every read from a closed stdin too. */
+static void guard_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int n = open("/dev/null", fd ? O_RDONLY : O_WRONLY);
+		if (n >= 0 && n != fd) { /* a lower one is closed as well: done in turn */
+			dup2(n, fd);
+			close(n);
+		}
+	}
+}
+
+/*
+ * What a command printed must have reached standard output (a full disk,
+ * /dev/full or a closed descriptor lose it): as coreutils' close_stdout,
+ * once, after the command. An error turns the exit code into 1 with one
+ * line. A pipe whose reader left (EPIPE, when SIGPIPE is ignored as some
+ * callers do) is the reader's choice, as "gq ls | head -1" is when
+ * SIGPIPE ends gq: quiet, but still not a success.
+ */
+static int close_stdout(int rc)
+{
+	bool failed = ferror(stdout) != 0;
+	errno = 0;
+	if (fflush(stdout) != 0)
+		failed = true;
+	int err = errno;
+	if (!failed)
+		return rc;
+	/* A write that failed before (a large fputs, a flush of the command's
+	 * own) left the error flag but not its errno: an empty write asks the
+	 * descriptor again (EBADF, /dev/full's ENOSPC; a full disk says
+	 * nothing to it, and the line then gives no reason). */
+	if (!err && write(STDOUT_FILENO, "", 0) < 0)
+		err = errno;
+	if (err == EPIPE)
+		return rc == EXIT_OK ? EXIT_FAIL : rc;
+	if (err)
+		fprintf(stderr, "gq: cannot write to standard output: %s\n", strerror(err));
+	else
+		fprintf(stderr, "gq: cannot write to standard output\n");
+	return rc == EXIT_OK ? EXIT_FAIL : rc;
+}
+
 int main(int argc, char **argv)
 {
+	guard_std_fds();
 	/* Text for people follows the locale; numbers never do. Policy files,
 	 * the wire and the journal are read and written with strtod and
 	 * printf, so LC_NUMERIC stays "C" (a decimal comma would make "1.5"
@@ -32,7 +86,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		list_commands(stdout);
-		return EXIT_OK;
+		return close_stdout(EXIT_OK);
 	}
 	const struct cmd_entry *c = cmd_find(strcmp(argv[1], "--version") ? argv[1] : "version");
 	if (!c) {
@@ -48,5 +102,5 @@ int main(int argc, char **argv)
 		mallopt(M_MMAP_THRESHOLD, 32 << 20);
 		mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	}
-	return cmd_invoke(c, argc - 1, argv + 1);
+	return close_stdout(cmd_invoke(c, argc - 1, argv + 1));
 }

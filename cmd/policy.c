@@ -39,18 +39,19 @@ struct popts {
 	const char *applied; /* review --applied: when it took effect on Slurm */
 };
 
-static char *opts_repo_path(const struct popts *o)
+/* NULL with e when there is no --repo and no home to find one in. */
+static char *opts_repo_path(const struct popts *o, struct gq_err *e)
 {
 	if (o->repo)
 		return xstrdup(o->repo);
-	return config_policy_repo();
+	return config_policy_repo(e);
 }
 
 static struct policy_repo *open_repo(const struct popts *o, int *rc)
 {
 	struct gq_err e = GQ_ERR_INIT;
-	char *path = opts_repo_path(o);
-	struct policy_repo *r = repo_open(path, &e);
+	char *path = opts_repo_path(o, &e);
+	struct policy_repo *r = path ? repo_open(path, &e) : NULL;
 	free(path);
 	if (!r)
 		*rc = cmd_fail(&e);
@@ -321,9 +322,9 @@ static int sub_apply(const struct popts *o, int argc, char **argv)
 {
 	if (argc > 2)
 		return cmd_usage_error(&cmd_policy, "apply takes at most one revision");
-	char *path = opts_repo_path(o);
 	struct gq_err e = GQ_ERR_INIT;
-	struct policy_repo *r = repo_open(path, &e);
+	char *path = opts_repo_path(o, &e);
+	struct policy_repo *r = path ? repo_open(path, &e) : NULL;
 	free(path);
 	/* Without a local repository the server resolves the revision itself. */
 	/* HEAD of the local repository: what was just committed here (the
@@ -341,7 +342,9 @@ static int sub_init(const struct popts *o, int argc, char **argv)
 	if (argc > 1)
 		return cmd_usage_error(&cmd_policy, "init takes no operand; use --repo PATH");
 	struct gq_err e = GQ_ERR_INIT;
-	char *path = opts_repo_path(o);
+	char *path = opts_repo_path(o, &e);
+	if (!path)
+		return cmd_fail(&e);
 	int rc = repo_init(path, NULL, NULL, &e);
 	if (rc == 0)
 		printf("created the policy repository %s with gq's default policy\n", path);
@@ -439,9 +442,9 @@ static int sub_check(const struct popts *o, int argc, char **argv)
 		warn_duplicates_of(NULL, what, NULL);
 		valid = pfile_load_file(what, cand, &e) == 0;
 		/* Compared with HEAD of the repository, when there is one. */
-		char *path = opts_repo_path(o);
 		struct gq_err re = GQ_ERR_INIT;
-		r = repo_open(path, &re);
+		char *path = opts_repo_path(o, &re);
+		r = path ? repo_open(path, &re) : NULL;
 		free(path);
 		have_base = r && repo_read(r, "HEAD", base, &re) == 0;
 		if (have_base)

@@ -3,7 +3,8 @@
  * Queues the job as gq submit does (its options, its code: submit.h),
  * waits for it to start (a status line on a terminal's stderr), streams
  * its stdout and stderr to ours as they grow (follow.h, as gq logs -f),
- * and exits with its exit status; SIGINT, SIGTERM or SIGHUP cancel it.
+ * and exits with its exit status; SIGINT, SIGTERM or SIGHUP cancel it (its
+ * output is still followed to its end; a second one stops at once).
  *
  * It is a client of the backend's ordinary calls (submit, job, logs,
  * cancel), so it works wherever gq logs can read a job's output.
@@ -118,10 +119,19 @@ static int run_exec(int argc, char **argv)
 	buf_init(&reason, 0);
 	bool started = false, shown = false;
 	int64_t next_status = 0;
+	bool cancelled = false;
 	for (;;) {
+		if (cmd_interrupted && cancelled)
+			break; /* a second Ctrl-C: stop waiting for its last words */
 		if (cmd_interrupted) {
 			rc = cancel_job(b, id, tty && shown && !started);
-			break;
+			if (!started || rc != 130)
+				break;
+			/* What it wrote before the interrupt and as it ends
+			 * (a trap on SIGTERM) is still to be shown: go on
+			 * until it has ended, then drain once more. */
+			cancelled = true;
+			cmd_interrupted = 0;
 		}
 		struct job_info ji;
 		if (b->ops->job(b, id, &ji, &e) < 0) {
@@ -151,7 +161,7 @@ static int run_exec(int argc, char **argv)
 			/* Drain once more: output written just before the exit. */
 			if (follow_drain(b, id, f, 2, &e) < 0)
 				rc = cmd_fail(&e);
-			else
+			else if (!cancelled)
 				rc = job_exit(&j);
 			break;
 		}

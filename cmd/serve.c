@@ -35,12 +35,12 @@ static bool is_opt(const char *arg, const char *name)
 	return !strcmp(arg, name) || (!strncmp(arg, name, n) && arg[n] == '=');
 }
 
-static char *default_state_dir(void)
+/* The client's state_dir, where it starts its own server; NULL with e when
+ * there is no home to put it in. */
+static char *default_state_dir(struct gq_err *e)
 {
-	const char *st = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	if (st && st[0] == '/')
-		return xasprintf("%s/gq", st);
-	return xasprintf("%s/.local/state/gq", home && home[0] == '/' ? home : "/tmp");
+	char d[GQ_PATH_MAX];
+	return state_dir(d, sizeof(d), false, e) < 0 ? NULL : xstrdup(d);
 }
 
 /* The exit status of a server that ran (rc 0) or could not (-1 with e,
@@ -234,7 +234,11 @@ static int serve_exec(int argc, char **argv)
 		log_set_level(cfg.log_level);
 		/* Beside gq serve's own: both may run, each with its journal. */
 		if (!cfg.state_dir) {
-			char *d = default_state_dir();
+			char *d = default_state_dir(&e);
+			if (!d) {
+				rc = run_exit(-1, &e);
+				goto out;
+			}
 			cfg.state_dir = state = xasprintf("%s-slurm", d);
 			free(d);
 		}
@@ -248,8 +252,10 @@ static int serve_exec(int argc, char **argv)
 		rc = run_exit(front_run(&fc, &e), &e);
 		goto out;
 	}
-	if (!cfg.state_dir)
-		cfg.state_dir = state = default_state_dir();
+	if (!cfg.state_dir && !(cfg.state_dir = state = default_state_dir(&e))) {
+		rc = run_exit(-1, &e);
+		goto out;
+	}
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0) {

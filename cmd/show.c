@@ -15,15 +15,23 @@
 #include "core/jobsig.h"
 #include "wire/cli.h"
 
+/* One "key value" line. The value may hold a job's own text (its
+ * command, directory, paths, reasons): its controls are escaped, as no
+ * job may write to the terminal of who looks at it. */
 static void row(const char *k, const char *fmt, ...) GQ_PRINTF(2, 3);
 static void row(const char *k, const char *fmt, ...)
 {
+	struct buf v, out;
+	buf_init(&v, 0);
+	buf_init(&out, 0);
 	va_list ap;
 	va_start(ap, fmt);
-	printf("%-12s ", k);
-	vprintf(fmt, ap);
-	putchar('\n');
+	buf_vprintf(&v, fmt, ap);
 	va_end(ap);
+	buf_add_escaped(&out, v.data ? v.data : "");
+	printf("%-12s %s\n", k, out.data ? out.data : "");
+	buf_release(&out);
+	buf_release(&v);
 }
 
 /* "node0 GPUs 0,1,2" for each node of the allocation. */

@@ -68,8 +68,8 @@ static int load_policy(const char *spec, struct policy *out, struct gq_err *e)
 	struct stat sb;
 	if (stat(spec, &sb) == 0 && S_ISREG(sb.st_mode))
 		return pfile_load_file(spec, out, e);
-	char *path = config_policy_repo();
-	struct policy_repo *r = repo_open(path, e);
+	char *path = config_policy_repo(e);
+	struct policy_repo *r = path ? repo_open(path, e) : NULL;
 	free(path);
 	if (!r) {
 		err_prefix(e, "'%s' is no policy file, and as a revision", spec);

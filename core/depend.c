@@ -6,6 +6,7 @@
 #include "depend.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const kind_names[] = {
@@ -192,4 +193,57 @@ bool dep_never(const struct snapshot *s, const struct job *j, struct dep_never *
 		return true;
 	}
 	return false;
+}
+
+/* The dependencies of job x as they would be: j's own for j. */
+static const struct job *as_changed(const struct job *j, const struct job *x)
+{
+	return x->id == j->id ? j : x;
+}
+
+bool dep_cycle(const struct snapshot *s, const struct job *j, int64_t *path, size_t size,
+	       size_t *len)
+{
+	/* A depth-first walk with an explicit stack (a chain may be as long
+	 * as the queue): each level is a job and the next of its
+	 * dependencies to follow; a job seen once is never walked again, so
+	 * the walk is linear in the jobs and their dependencies. */
+	struct level {
+		const struct job *job;
+		int next;
+	};
+	bool *seen = xcalloc(s->njobs + 1, sizeof(*seen));
+	struct level *stack = xcalloc(s->njobs + 1, sizeof(*stack));
+	size_t depth = 0;
+	bool found = false;
+	stack[depth++] = (struct level){j, 0};
+	while (depth && !found) {
+		struct level *top = &stack[depth - 1];
+		const struct job *x = as_changed(j, top->job);
+		if (top->next >= x->ndeps || top->next >= GQ_MAX_DEPS) {
+			depth--;
+			continue;
+		}
+		int64_t id = x->deps[top->next++];
+		if (id == j->id) {
+			found = true;
+			break;
+		}
+		const struct job *d = snapshot_find(s, id);
+		if (!d || d->state != JOB_PENDING || seen[d - s->jobs])
+			continue;
+		seen[d - s->jobs] = true;
+		stack[depth++] = (struct level){d, 0};
+	}
+	if (found) {
+		/* stack[0] is j; the others are the cycle, in order. */
+		for (size_t i = 1; i < depth && i - 1 < size; i++)
+			path[i - 1] = stack[i].job->id;
+		if (depth == 1 && size) /* j waits for itself */
+			path[0] = j->id;
+		*len = depth > 1 ? depth - 1 : 1;
+	}
+	free(stack);
+	free(seen);
+	return found;
 }

@@ -94,4 +94,18 @@ struct dep_never {
  * gq serve cancels such a job at its next pass. */
 bool dep_never(const struct snapshot *s, const struct job *j, struct dep_never *out);
 
+/*
+ * Whether j, with the dependencies it has (a change not yet in s), would
+ * wait for itself through the pending jobs of s (sorted): A waiting for B,
+ * B for C and C for A, none of which could ever start, whatever the kinds
+ * (each asks the other job to end). A dependency on j itself is such a
+ * cycle too. Jobs that are not pending wait for nothing and end a path.
+ * True with the cycle in path: path[0] is the dependency of j it starts
+ * with, the last is the job that waits for j, *len their number; at most
+ * size are written (the first ones of a longer cycle), *len is the full
+ * length all the same. Allocates (and frees) a mark per job of s.
+ */
+bool dep_cycle(const struct snapshot *s, const struct job *j, int64_t *path, size_t size,
+	       size_t *len);
+
 #endif

@@ -488,3 +488,38 @@ bool utf8_valid(const char *s)
 	}
 	return true;
 }
+
+int buf_add_escaped(struct buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t run = 0;
+	int rc = 0;
+	for (size_t i = 0; p[i] && rc == 0;) {
+		char esc[8] = "";
+		size_t len = 1;
+		if (p[i] == '\t' || p[i] == '\n' || p[i] == '\r')
+			snprintf(esc, sizeof(esc), "\\%c",
+				 p[i] == '\t'	? 't'
+				 : p[i] == '\n' ? 'n'
+						: 'r');
+		else if (p[i] < 0x20 || p[i] == 0x7f)
+			snprintf(esc, sizeof(esc), "\\x%02x", p[i]);
+		else if (p[i] == 0xc2 && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f) {
+			snprintf(esc, sizeof(esc), "\\u%04x", p[i + 1]);
+			len = 2;
+		}
+		if (!esc[0]) {
+			run++;
+			i++;
+			continue;
+		}
+		rc = buf_add(b, s + i - run, run);
+		if (rc == 0)
+			rc = buf_addstr(b, esc);
+		run = 0;
+		i += len;
+	}
+	if (rc == 0)
+		rc = buf_add(b, s + strlen(s) - run, run);
+	return rc;
+}

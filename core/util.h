@@ -149,5 +149,11 @@ bool label_valid(const char *s);
 /* Is s UTF-8 as RFC 3629 has it (no overlong form, no surrogate, nothing
  * over U+10FFFF)? Exactly what JSON strings (jansson) can carry. */
 bool utf8_valid(const char *s);
+/* Appends s to b for a terminal: the C0 controls and DEL as \xHH (tab, LF
+ * and CR as \t, \n, \r), the C1 controls in UTF-8 (U+0080..U+009F, such as
+ * NEL U+0085 and CSI U+009B) as \uHHHH, so that no byte of s moves the
+ * cursor, clears the screen or starts an escape sequence. Everything else,
+ * bytes that are not UTF-8 included, is copied. -1 when b's max is hit. */
+int buf_add_escaped(struct buf *b, const char *s);
 
 #endif

@@ -166,8 +166,9 @@ struct policy_repo *repo_open(const char *path, struct gq_err *e)
 	git_repository *repo = NULL;
 	int grc = git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
 	if (grc < 0) {
+		/* A path to fix, not a missing job or revision: exit 2. */
 		if (grc == GIT_ENOTFOUND)
-			err_set(e, GQ_ENOENT,
+			err_set(e, GQ_EINVAL,
 				"no policy repository at '%s'; create one with 'gq policy init' or "
 				"name another with --repo",
 				path);

@@ -37,7 +37,7 @@ struct policy_repo;
 int repo_init(const char *path, const char *name, const char *email, struct gq_err *e);
 
 /* Opens the repository at path (bare or not; no search upwards). NULL with
- * e filled (GQ_ENOENT: no repository there, with a hint at `gq policy init`).
+ * e filled (GQ_EINVAL: no repository there, with a hint at `gq policy init`).
  * Free with repo_free(). */
 struct policy_repo *repo_open(const char *path, struct gq_err *e);
 

@@ -379,8 +379,8 @@ static void h_stats(struct ctx *c)
 {
 	struct gq_err e = GQ_ERR_INIT;
 	int64_t from, to;
-	if (http_query_int(c->req, "from", 0, INT64_MAX, 0, &from, &e) < 0 ||
-	    http_query_int(c->req, "to", 0, INT64_MAX, 0, &to, &e) < 0) {
+	if (http_query_int(c->req, "from", 0, GQ_TIME_MAX, 0, &from, &e) < 0 ||
+	    http_query_int(c->req, "to", 0, GQ_TIME_MAX, 0, &to, &e) < 0) {
 		reply_err(c, &e);
 		return;
 	}

@@ -194,6 +194,48 @@ static int sqlite_fail(struct db *db, const char *what, struct gq_err *e)
 		       what, sqlite3_errmsg(db->h));
 }
 
+/* Refuses a journal of a newer schema (before anything changes it) and
+ * marks an older one, or one from before schemas, as of DB_SCHEMA: the
+ * columns and fields it lacks are optional to this gq. */
+static int schema_check(struct db *db, struct gq_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db->h, "SELECT v FROM meta WHERE k = 'schema'", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return sqlite_fail(db, "schema", e);
+	int rc = sqlite3_step(st);
+	long long have = 0;
+	bool bad = false;
+	if (rc == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(st, 0);
+		char *end = NULL;
+		errno = 0;
+		have = v ? strtoll(v, &end, 10) : 0;
+		bad = !v || end == v || *end || errno || have < 1;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sqlite_fail(db, "schema", e);
+	if (bad)
+		return err_set(e, GQ_EIO,
+			       "the journal '%s' has a schema gq cannot read (meta 'schema' is not "
+			       "a positive number)",
+			       db->path);
+	if (have > DB_SCHEMA)
+		return err_set(e, GQ_EIO,
+			       "the journal '%s' was written by a newer gq (schema %lld); this gq "
+			       "reads up to %d",
+			       db->path, have, DB_SCHEMA);
+	if (have == DB_SCHEMA)
+		return 0;
+	char *sql = xasprintf("INSERT INTO meta(k, v) VALUES ('schema', '%d') "
+			      "ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+			      DB_SCHEMA);
+	rc = sqlite3_exec(db->h, sql, NULL, NULL, NULL);
+	free(sql);
+	return rc == SQLITE_OK ? 0 : sqlite_fail(db, "schema", e);
+}
+
 int db_open(const char *path, struct db **out, struct gq_err *e)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
@@ -237,6 +279,8 @@ int db_open(const char *path, struct db **out, struct gq_err *e)
 		sqlite_fail(db, "schema", e);
 		goto fail;
 	}
+	if (schema_check(db, e) < 0)
+		goto fail;
 	for (size_t i = 0; i < sizeof(added_columns) / sizeof(added_columns[0]); i++) {
 		char *sql = xasprintf("ALTER TABLE %s ADD COLUMN %s", added_columns[i][0],
 				      added_columns[i][1]);

@@ -26,7 +26,17 @@
 
 struct db;
 
-/* Opens (creating when absent) the database at path. */
+/*
+ * The journal's schema: what its rows hold (the job JSON's fields
+ * included, which an older gq's codec refuses). Raise it with any change
+ * an older gq could not read; a journal keeps the highest schema that
+ * wrote it (meta "schema"; none before schemas were kept, read as any).
+ */
+#define DB_SCHEMA 1
+
+/* Opens (creating when absent) the database at path. One written by a
+ * newer gq (schema above DB_SCHEMA) is refused with GQ_EIO and left as
+ * it was. */
 int db_open(const char *path, struct db **out, struct gq_err *e);
 void db_close(struct db *db);
 

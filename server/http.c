@@ -104,6 +104,19 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct http_resp *r)
 	return ret;
 }
 
+/* MHD's own unescaping, except where it would make a NUL: "%00" ends the
+ * C string early, and "/v1/ping%00" would be routed as "/v1/ping" (a job
+ * id "1%00" as 1). Such a path or value is left as it came, which no
+ * route and no number matches. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	(void)cls;
+	(void)c;
+	if (strstr(s, "%00"))
+		return strlen(s);
+	return MHD_http_unescape(s);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
@@ -428,6 +441,7 @@ int http_start(char *const *addrs, int naddrs, bool mode_world, size_t max_body,
 		    {MHD_OPTION_PER_IP_CONNECTION_LIMIT, l->is_unix ? 0 : HTTP_MAX_PER_CLIENT,
 		     NULL},
 		    {MHD_OPTION_CONNECTION_MEMORY_LIMIT, 32 * 1024, NULL},
+		    {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape, NULL},
 		    {l->is_unix ? MHD_OPTION_END : MHD_OPTION_LISTEN_SOCKET, l->fd, NULL},
 		    {MHD_OPTION_END, 0, NULL},
 		};

@@ -137,6 +137,31 @@ void *committer_main(void *arg)
 	return NULL;
 }
 
+/* Refuses dependencies of j (a changed job of s) that would close a cycle
+ * of waiting jobs, as one on j itself is: none of them could ever start.
+ * A new job cannot close one (no job waits for it yet). */
+static int dep_cycle_check(const struct snapshot *snap, const struct job *j, struct gq_err *e)
+{
+	int64_t path[8];
+	size_t n;
+	if (!dep_cycle(snap, j, path, sizeof(path) / sizeof(path[0]), &n))
+		return 0;
+	struct buf b;
+	buf_init(&b, 0);
+	buf_printf(&b, "%" PRId64, j->id);
+	for (size_t i = 0; i < n && i < sizeof(path) / sizeof(path[0]); i++)
+		buf_printf(&b, " -> %" PRId64, path[i]);
+	if (n > sizeof(path) / sizeof(path[0]))
+		buf_printf(&b, " -> ...");
+	buf_printf(&b, " -> %" PRId64, j->id);
+	err_set(e, GQ_EINVAL,
+		"job '%" PRId64 "' cannot wait for job '%" PRId64
+		"', which waits for it (%s): none of them could ever start",
+		j->id, path[0], b.data);
+	buf_release(&b);
+	return -1;
+}
+
 /* The checks a submission and an update share: the name, the queue (which
  * sets the department and may give a default time limit), the tier open to
  * the user, the bounds, the begin time (when check_begin), the GPU type,
@@ -209,6 +234,8 @@ static int check_request(struct server *s, const struct identity *who, struct jo
 			return err_set(e, GQ_EINVAL, "%s; see 'gq show %" PRId64 "'", why, dj->id);
 		}
 	}
+	if (j.id && dep_cycle_check(&s->st.snap, &j, e) < 0)
+		return -1;
 	if (place_satisfiable(&s->st.snap, &j, e) < 0)
 		return -1;
 	*jp = j;

@@ -393,9 +393,9 @@ static void read_policy_log(struct app *a)
 		return;
 	struct gq_err e = GQ_ERR_INIT;
 	struct buf b;
-	char *path = config_policy_repo();
+	char *path = config_policy_repo(&e);
 	buf_init(&b, 0);
-	struct policy_repo *r = repo_open(path, &e);
+	struct policy_repo *r = path ? repo_open(path, &e) : NULL;
 	if (!r) {
 		buf_printf(&b,
 			   "no policy repository here (%s); 'gq policy log' on the server's "

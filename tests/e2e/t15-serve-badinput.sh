@@ -69,6 +69,17 @@ check_eq "an unknown action" "$(err POST /v1/jobs/1/explode)" \
 check_eq "outside /v1" "$(err GET /)" "404 not_found no endpoint '/'; the API lives under /v1/ (see gq-api(7))"
 check_match "a bad query parameter" "$(err GET '/v1/events?after=x')" \
 	"^400 invalid query parameter 'after': .*'x'"
+check_match "a time past any gq keeps" "$(err GET '/v1/stats?to=9223372036854775807')" \
+	"^400 invalid query parameter 'to': .*out of range"
+check_match "the start of the window too" "$(err GET '/v1/stats?from=9223372036854775807')" \
+	"^400 invalid query parameter 'from': .*out of range"
+# A NUL is in no path: %00 must not end one early and route what is before.
+check_eq "a %00 in the path is not routed" "$(err GET '/v1/ping%00')" \
+	"404 not_found no endpoint 'GET /v1/ping%00'; see gq-api(7)"
+check_eq "nor is it cut off a job id" "$(err GET '/v1/jobs/1%00')" \
+	"400 invalid bad job id '1%00': expected a positive integer"
+check_match "a %00 in a query value is no number" "$(err GET '/v1/events?after=1%00')" \
+	"^400 invalid query parameter 'after': .*'1%00'"
 check_match "a bad state filter" "$(err GET '/v1/jobs?state=sleeping')" \
 	"^400 invalid unknown job state 'sleeping' in 'state'; use pending, "
 check_eq "a bad log stream" "$(err GET '/v1/jobs/1/logs?stream=stdin')" \

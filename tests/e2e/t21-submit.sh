@@ -86,4 +86,13 @@ id=$("$GQ" submit --json -- sh -c 'echo first; sleep 1; echo second' | jq .id)
 check_eq "logs -f follows a running job to its end" "$(timeout 20 "$GQ" logs -f "$id")" "first
 second"
 check_eq "the job had ended when logs -f did" "$(state "$id")" completed
+# Control characters a job's command, directory or output path may hold
+# (C0, DEL, and C1 in UTF-8: U+0085, U+009B, a CSI for some terminals)
+# are shown escaped, never sent to the terminal as they are.
+weird=$(printf 'a\001b\302\205c\302\233d\033[2Je\177f\tg')
+id=$("$GQ" submit --hold --json -- echo "$weird" | jq .id)
+check_eq "gq show escapes C0 and C1 controls" "$("$GQ" show "$id" | grep '^command')" \
+	"command      echo 'a\\x01b\\u0085c\\u009bd\\x1b[2Je\\x7ff\\tg'"
+check_eq "the JSON keeps the bytes" "$("$GQ" show --json "$id" | jq -r '.argv[1]')" "$weird"
+"$GQ" cancel "$id" >/dev/null
 finish

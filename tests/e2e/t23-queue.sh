@@ -79,5 +79,33 @@ check_eq "--queue of no queue: the queues named" "$out" \
 check_eq "without --all finished jobs are left out" "$("$GQ" ls --format '{id}' | tr '\n' ' ')" "1 2 5 3 4 "
 check_eq "--all adds them" "$("$GQ" ls --all --format '{id}:{state}' | tail -1)" "6:cancelled"
 check_eq "--state cancelled needs no --all" "$("$GQ" ls --state cancelled --format '{id}')" "6"
+
+# Output that cannot be written is an error of its own, whatever the command:
+# one line on stderr and exit 1, not 0 as if it had been printed.
+for c in "ls" "ls --json" "show 3" "events" "stats" "help ls"; do
+	err=$("$GQ" $c 2>&1 >/dev/full); rc=$?
+	check_eq "gq $c >/dev/full: exit 1, one line" "$rc $err" \
+		"1 gq: cannot write to standard output: No space left on device"
+	err=$("$GQ" $c 2>&1 >&-); rc=$?
+	check_eq "gq $c with stdout closed: exit 1, one line" "$rc $err" \
+		"1 gq: cannot write to standard output: Bad file descriptor"
+done
+err=$(timeout 10 "$GQ" events -f 2>&1 >/dev/full); rc=$?
+check_eq "gq events -f >/dev/full: ends, exit 1, one line" "$rc $err" \
+	"1 gq: cannot write to standard output: No space left on device"
+# A pipe whose reader left ("gq ls | head -1") is quiet: SIGPIPE ends gq as
+# it ends any filter, and where the caller ignores SIGPIPE the EPIPE says
+# nothing either (but is no success).
+gone_reader() { # ignore-SIGPIPE?, gq args...: "rc stderr" with stdout a pipe nobody reads
+	python3 -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[2:], stdout=w, stderr=subprocess.PIPE, restore_signals=sys.argv[1] == "0")
+print(p.returncode, p.stderr.decode().strip())
+' "$@"
+}
+check_eq "gq ls into a pipe nobody reads: SIGPIPE, quiet" "$(gone_reader 0 "$GQ" ls)" "-13 "
+check_eq "the same with SIGPIPE ignored: exit 1, quiet" "$(gone_reader 1 "$GQ" ls)" "1 "
 "$GQ" cancel 1 2 >/dev/null
 finish

@@ -34,6 +34,30 @@ check_eq "a configured server that does not answer: exit 5" "$rc" 5
 check_match "names it and says what to do" "$out" "^gq: cannot reach gq serve at 'unix:$T_DIR/elsewhere': .*; start it with 'gq serve' or set GQ_SERVER$"
 check_eq "and starts nothing there" "$(pgrep -f "serve --listen unix:$T_DIR/elsewhere")" ""
 
+# HOME empty (cron, env -i) is not the current directory: the home is the
+# passwd entry's, and with none either gq says so and starts nothing.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	nohome=54321
+	while getent passwd "$nohome" >/dev/null; do nohome=$((nohome + 1)); done
+	mkdir -p "$T_DIR/cwd" "$T_DIR/run-$nohome"
+	chown "$nohome:$nohome" "$T_DIR/cwd" "$T_DIR/run-$nohome"
+	chmod 700 "$T_DIR/run-$nohome"
+	chmod 711 "$T_DIR"
+	as() { # UID CMD...: as that user, HOME empty, no XDG_STATE_HOME/XDG_CONFIG_HOME
+		local u=$1; shift
+		(cd "$T_DIR/cwd" && env -u XDG_STATE_HOME -u XDG_CONFIG_HOME HOME= \
+			XDG_RUNTIME_DIR="$T_DIR/run-$nohome" setpriv --reuid="$u" --regid="$u" --clear-groups "$@")
+	}
+	out=$(as "$nohome" "$GQ" ls 2>&1); rc=$?
+	check_eq "HOME empty and no passwd entry: exit 2, one line" "$rc $out" \
+		"2 gq: no home directory: HOME is not set and uid $nohome has no home in the passwd database; set HOME to an absolute path"
+	check_eq "and nothing made in the current directory" "$(ls -A "$T_DIR/cwd")" ""
+	out=$(as "$(id -u nobody)" "$GQ" policy log 2>&1)
+	check_match "HOME empty: the passwd entry's home" "$out" "'/nonexistent/\.local/state/gq/policy'"
+else
+	t_report 0 "# skip HOME checks: they need root and setpriv"
+fi
+
 kill -TERM "$pid"
 for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 check "the server is stopped at the end" sh -c "! kill -0 $pid 2>/dev/null"

@@ -105,5 +105,13 @@ printf '[gq]\n\tserver = unix:/x\n\tcolour = yes\n' >"$XDG_CONFIG_HOME/gq/config
 GQ_SERVER= bad "an unknown key in the config file" "config file '.*': unknown key 'gq.colour'" cancel 1
 printf '[gq\n\tserver = unix:/x\n' >"$XDG_CONFIG_HOME/gq/config"
 GQ_SERVER= bad "a config file that does not parse" "config file '.*/gq/config': .*missing '\\]'.*config:1" cancel 1
+# A binary file is refused, not read as an empty one: NUL bytes, control
+# characters (git's parser stops at a NUL and says nothing).
+head -c 100 /dev/zero >"$XDG_CONFIG_HOME/gq/config"
+GQ_SERVER= bad "a config file of NUL bytes" "^gq: config file '$XDG_CONFIG_HOME/gq/config': not a text file \(byte 1 is 0x00\); fix or remove it\$" cancel 1
+printf '[gq]\n\tserver = unix:/x\0garbage\n' >"$XDG_CONFIG_HOME/gq/config"
+GQ_SERVER= bad "a NUL byte in a value" "config file '.*/gq/config': not a text file \(byte 23 is 0x00\)" cancel 1
+printf '[gq]\n\ttier = P1\n\033[2J\n' >"$XDG_CONFIG_HOME/gq/config"
+GQ_SERVER= bad "a control character" "config file '.*/gq/config': not a text file \(byte 17 is 0x1b\)" cancel 1
 rm -f "$XDG_CONFIG_HOME/gq/config"
 finish

@@ -17,8 +17,12 @@ editor() {
 	export EDITOR="$T_DIR/ed.sh"
 }
 
-# No repository yet: a clear error and exit 3.
-check_fail 3 "show without a repository fails" "$GQ" policy show
+# No repository yet: a clear error and exit 2, as for a bad --repo (3 is
+# for an unknown revision or key, and in gq(1) for no such job).
+check_fail 2 "show without a repository fails" "$GQ" policy show
+out=$("$GQ" policy check 2>&1); rc=$?
+check_eq "check without a repository: exit 2, one line" "$rc $out" \
+	"2 gq: no policy repository at '$R'; create one with 'gq policy init' or name another with --repo"
 out=$("$GQ" policy show 2>&1)
 check_match "the error says how to create one" "$out" "no policy repository at '$R'; create one with 'gq policy init'"
 

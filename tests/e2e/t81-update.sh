@@ -36,6 +36,20 @@ check_eq "an unknown queue: the submission's message" "$("$GQ" update "$b" --que
 check_fail 4 "a tier not open to the user: exit 4" "$GQ" update "$b" --tier P0
 check_fail 2 "a dependency that does not exist" "$GQ" update "$b" --after 77
 check_match "a job waiting for itself" "$("$GQ" update "$b" --after "$b" 2>&1)" "cannot wait for itself"
+# A cycle of waiting jobs, as a self-dependency, is refused: x -> y -> z -> x
+# would leave all three pending for ever.
+x=$(sub --hold -- true); y=$(sub --after "$x" -- true); z=$(sub --after "$y" -- true)
+out=$("$GQ" update "$x" --after "$z" 2>&1); rc=$?
+check_eq "a dependency cycle: exit 2, one line naming it" "$rc $out" \
+	"2 gq: job '$x' cannot wait for job '$z', which waits for it ($x -> $z -> $y -> $x): none of them could ever start"
+check_eq "a dependency cycle through the API: 400" \
+	"$(api POST "/v1/jobs/$y/update" "{\"deps\":[$z]}" | jq -c '[.error.code, .error.message]')" \
+	"[\"invalid\",\"job '$y' cannot wait for job '$z', which waits for it ($y -> $z -> $y): none of them could ever start\"]"
+check_eq "the API's status: 400" "$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SERVER_SOCK" \
+	-X POST -H 'Content-Type: application/json' --data-binary "{\"deps\":[$z]}" "http://gq/v1/jobs/$y/update")" 400
+check_eq "the jobs are as they were" "$(field "$x" .deps | jq -c .),$(field "$y" .deps | jq -c .)" "[],[$x]"
+check "a dependency on a job of the chain that closes no cycle is fine" "$GQ" update "$z" --after "$x"
+"$GQ" cancel "$z" "$y" "$x" >/dev/null
 check_fail 2 "an estimate over the time limit" "$GQ" update "$b" --estimate 3h
 check_fail 2 "a begin time in the past" "$GQ" update "$b" --begin 2029-01-01
 check_fail 2 "a bad option value" "$GQ" update "$b" --gpus many

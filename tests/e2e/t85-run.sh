@@ -47,6 +47,18 @@ check_eq "SIGINT: exit 130" "$?" 130
 check "and the job is cancelled" wait_state "$id" cancelled
 check_eq "said on stderr" "$(cat "$T_DIR/int.err")" "gq run: interrupted; job $id cancelled"
 
+# Ctrl-C does not drop what the job writes last: what it wrote before the
+# interrupt and what it says as it ends (a trap on SIGTERM) still come out.
+"$GQ" run --name lastwords -- sh -c "trap 'echo bye; exit 3' TERM; echo hi; while :; do sleep 0.1; done" \
+	>"$T_DIR/last.out" 2>"$T_DIR/last.err" &
+pid=$!
+for _ in $(seq 1 200); do grep -qx hi "$T_DIR/last.out" 2>/dev/null && break; sleep 0.05; done
+kill -INT "$pid"
+wait "$pid"
+check_eq "SIGINT with last words: exit 130" "$?" 130
+check_eq "the job's output to its end" "$(cat "$T_DIR/last.out")" "hi
+bye"
+
 # SIGTERM while it waits (held): cancelled while pending.
 "$GQ" run --hold --name held -- true >/dev/null 2>&1 &
 pid=$!

@@ -160,11 +160,62 @@ static void test_prediction_and_reasons_follow_kinds(void)
 	snapshot_release(&s);
 }
 
+/* A change that would close a cycle of waiting jobs (1 -> 2 -> 3 -> 1):
+ * found with the jobs on it, in order, whatever the kinds; a path through
+ * a job that is not pending, or one that only touches the cycle, is none. */
+static void test_cycle_through_pending_jobs(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	fx_pending(&s, 1, TIER_P1, 1, T0);
+	dep_parse("afterany:3", fx_pending(&s, 2, TIER_P1, 1, T0), NULL);
+	dep_parse("4,afternotok:1", fx_pending(&s, 3, TIER_P1, 1, T0), NULL);
+	fx_running(&s, 4, TIER_P1, 0, 1, T0, 60);
+	dep_parse("1", fx_pending(&s, 5, TIER_P1, 1, T0), NULL);
+	dep_parse("4", fx_pending(&s, 6, TIER_P1, 1, T0), NULL);
+	snapshot_sort(&s);
+	struct job a = *snapshot_find(&s, 1);
+	int64_t path[4] = {0};
+	size_t n = 0;
+	CHECK(!dep_cycle(&s, &a, path, 4, &n)); /* nothing to follow yet */
+	dep_parse("afterok:6,2", &a,
+		  NULL); /* 1 -> 6 -> 4 (runs), 1 -> 2 -> 3 -> 4, 1 -> 2 -> 3 -> 1 */
+	CHECK(dep_cycle(&s, &a, path, 4, &n));
+	CHECK_INT(n, 2);
+	CHECK_INT(path[0], 2);
+	CHECK_INT(path[1], 3);
+	/* Cut to size, the length all the same. */
+	int64_t one[1] = {0};
+	CHECK(dep_cycle(&s, &a, one, 1, &n));
+	CHECK_INT(n, 2);
+	CHECK_INT(one[0], 2);
+	/* 3 running waits for nothing any more: no cycle. */
+	snapshot_find(&s, 3)->state = JOB_RUNNING;
+	CHECK(!dep_cycle(&s, &a, path, 4, &n));
+	snapshot_find(&s, 3)->state = JOB_PENDING;
+	/* 5 waits for 1: 1 cannot wait for 5. */
+	struct job b = *snapshot_find(&s, 1);
+	dep_parse("4,5", &b, NULL);
+	CHECK(dep_cycle(&s, &b, path, 4, &n));
+	CHECK_INT(n, 1);
+	CHECK_INT(path[0], 5);
+	/* 6 waits for 4, which runs, and no one waits for 6: none. */
+	struct job c = *snapshot_find(&s, 6);
+	CHECK(!dep_cycle(&s, &c, path, 4, &n));
+	/* A job waiting for itself is the shortest cycle. */
+	dep_parse("6", &c, NULL);
+	CHECK(dep_cycle(&s, &c, path, 4, &n));
+	CHECK_INT(n, 1);
+	CHECK_INT(path[0], 6);
+	snapshot_release(&s);
+}
+
 void suite_depend(void)
 {
 	RUN(test_status_of_each_kind);
 	RUN(test_parse_slurm_form_and_plain_ids);
 	RUN(test_format_is_cut_to_fit);
 	RUN(test_never_names_the_dependency);
+	RUN(test_cycle_through_pending_jobs);
 	RUN(test_prediction_and_reasons_follow_kinds);
 }

@@ -228,9 +228,38 @@ static void test_err_prefix_keeps_code(void)
 	CHECK_INT(err_code_from_name(err_code_name(GQ_EPERM)), GQ_EPERM);
 }
 
+static void check_escaped(const char *in, const char *want)
+{
+	struct buf b;
+	buf_init(&b, 0);
+	CHECK_INT(buf_add_escaped(&b, in), 0);
+	CHECK_STR(b.data ? b.data : "", want);
+	buf_release(&b);
+}
+
+/* No byte of a job's text reaches the terminal as a control: C0, DEL and
+ * the C1 controls in UTF-8 are escaped; other UTF-8, and bytes that are
+ * not UTF-8, are left alone. */
+static void test_escaped_controls(void)
+{
+	check_escaped("", "");
+	check_escaped("plain text", "plain text");
+	check_escaped("a\tb\nc\rd", "a\\tb\\nc\\rd");
+	check_escaped("\001x\033[2J\177", "\\x01x\\x1b[2J\\x7f");
+	check_escaped("\302\205nel \302\233csi \302\237", "\\u0085nel \\u009bcsi \\u009f");
+	check_escaped("caf\303\251 \302\240nbsp \342\202\254",
+		      "caf\303\251 \302\240nbsp \342\202\254");
+	check_escaped("bad \377 \302", "bad \377 \302");
+	struct buf b;
+	buf_init(&b, 4);
+	CHECK_INT(buf_add_escaped(&b, "\033\033"), -1); /* over its max */
+	buf_release(&b);
+}
+
 void suite_util(void)
 {
 	RUN(test_dur_format_two_units);
+	RUN(test_escaped_controls);
 	RUN(test_dur_parse_forms);
 	RUN(test_begin_parse_slurm_forms);
 	RUN(test_begin_parse_rejects);

@@ -119,9 +119,9 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg)
 	return len;
 }
 
-/* Does a server listen on unix socket path, with its queue of connections
- * full (EAGAIN)? A connection it takes is closed at once. */
-static bool unix_busy(const char *path)
+/* Does a server listen on unix socket path (its queue of connections full
+ * now, EAGAIN, or no longer)? A connection it takes is closed at once. */
+static bool unix_listening(const char *path)
 {
 	struct sockaddr_un sa;
 	memset(&sa, 0, sizeof(sa));
@@ -135,7 +135,7 @@ static bool unix_busy(const char *path)
 	int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
 	int err = errno;
 	close(fd);
-	return rc < 0 && err == EAGAIN;
+	return rc == 0 || err == EAGAIN;
 }
 
 int http_do(struct http_conn *h, const struct http_req *r, struct buf *out, long *status,
@@ -175,13 +175,13 @@ int http_do(struct http_conn *h, const struct http_req *r, struct buf *out, long
 	/* A unix socket whose queue of connections is full (a busy server,
 	 * or another user flooding it) took nothing of the request: try again
 	 * for up to 5 s, pausing 10 ms, then longer. curl does not say why it
-	 * could not connect; unix_busy() asks. No server is not retried. */
+	 * could not connect; unix_listening() asks. No server: no retry. */
 	for (long pause_ms = 10, waited = 0;;
 	     waited += pause_ms, pause_ms = pause_ms < 160 ? pause_ms * 2 : 200) {
 		buf_reset(out);
 		cc = curl_easy_perform(c);
 		if (cc != CURLE_COULDNT_CONNECT || !h->unix_path || waited >= 5000 ||
-		    !unix_busy(h->unix_path))
+		    !unix_listening(h->unix_path))
 			break;
 		struct timespec ts = {0, pause_ms * 1000000L};
 		nanosleep(&ts, NULL);

@@ -101,6 +101,26 @@ static int job_exit(const struct job *j)
 	return EXIT_FAIL;
 }
 
+/* A server that cannot be reached (restarted, say) while the job goes on:
+ * say so once, and try again every half second for RECONNECT_MS; true to
+ * go on. *down is when it was first missed (0: it answers). */
+#define RECONNECT_MS (5 * 60 * 1000)
+static bool server_lost(int64_t id, const struct gq_err *e, int64_t *down)
+{
+	if (e->code != GQ_EUNAVAIL)
+		return false;
+	int64_t now = mono_ms();
+	if (!*down) {
+		*down = now;
+		fprintf(stderr, "gq run: %s; job %lld goes on, trying again for %d min\n", e->msg,
+			(long long)id, RECONNECT_MS / 60000);
+	}
+	if (now - *down >= RECONNECT_MS)
+		return false;
+	follow_pause(500);
+	return true;
+}
+
 static int run_exec(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_run;
@@ -118,7 +138,7 @@ static int run_exec(int argc, char **argv)
 	struct buf reason;
 	buf_init(&reason, 0);
 	bool started = false, shown = false;
-	int64_t next_status = 0;
+	int64_t next_status = 0, down = 0;
 	bool cancelled = false;
 	for (;;) {
 		if (cmd_interrupted && cancelled)
@@ -135,8 +155,14 @@ static int run_exec(int argc, char **argv)
 		}
 		struct job_info ji;
 		if (b->ops->job(b, id, &ji, &e) < 0) {
+			if (server_lost(id, &e, &down))
+				continue;
 			rc = cmd_fail(&e);
 			break;
+		}
+		if (down) {
+			fprintf(stderr, "gq run: the server answers again\n");
+			down = 0;
 		}
 		struct job j = ji.job;
 		job_info_release(&ji);
@@ -154,14 +180,18 @@ static int run_exec(int argc, char **argv)
 			next_status = mono_ms() + STATUS_MS;
 		}
 		if (started && follow_drain(b, id, f, 2, &e) < 0) {
+			if (server_lost(id, &e, &down))
+				continue;
 			rc = cmd_fail(&e);
 			break;
 		}
 		if (!active) {
 			/* Drain once more: output written just before the exit. */
-			if (follow_drain(b, id, f, 2, &e) < 0)
+			if (follow_drain(b, id, f, 2, &e) < 0) {
+				if (server_lost(id, &e, &down))
+					continue;
 				rc = cmd_fail(&e);
-			else if (!cancelled)
+			} else if (!cancelled)
 				rc = job_exit(&j);
 			break;
 		}

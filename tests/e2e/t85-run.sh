@@ -88,6 +88,20 @@ wait "$pid"
 check_eq "then it exits with the job" "$?" 0
 check "and the job's output is there" grep -aq "from-the-job" "$T_DIR/tty.txt"
 
+# The server restarts while the job runs: gq run waits for it, goes on
+# streaming and exits with the job's status.
+"$GQ" run --name across -- sh -c "echo before; while [ ! -e '$T_DIR/go' ]; do sleep 0.1; done; echo after; exit 9" \
+	>"$T_DIR/across.out" 2>"$T_DIR/across.err" &
+pid=$!
+for _ in $(seq 1 200); do grep -q before "$T_DIR/across.out" 2>/dev/null && break; sleep 0.05; done
+server_stop
+sleep 1
+touch "$T_DIR/go"
+server_start --gpus 8
+wait "$pid"
+check_eq "across a server restart, gq run exits with the job's status" "$?" 9
+check_eq "... with all of its output" "$(cat "$T_DIR/across.out")" "$(printf 'before\nafter')"
+
 check_fail 2 "--array is gq submit's: exit 2" "$GQ" run --array 0-3 -- true
 check_fail 2 "a bad option: exit 2" "$GQ" run --gpus many -- true
 check_fail 2 "a submission the server refuses: exit 2" "$GQ" run --queue nosuch -- true

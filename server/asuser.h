@@ -30,4 +30,9 @@ void as_user_init(struct as_user *u, bool root, uint32_t uid, uint32_t gid, cons
 /* open(path, flags | O_CLOEXEC, mode) as u; -1 with errno on failure. */
 int as_user_open(const struct as_user *u, const char *path, int flags, mode_t mode);
 
+/* Removes everything in directory dir as u, following no link and going
+ * at most 32 directories deep: 0 when dir is empty after it (or gone),
+ * -1 with errno otherwise. dir itself stays (its parent may not be u's). */
+int as_user_empty_dir(const struct as_user *u, const char *dir);
+
 #endif

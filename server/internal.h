@@ -43,9 +43,10 @@
 #include "wire/prom.h"
 #define RECENT_WINDOW 86400 /* finished jobs a snapshot still shows */
 #define MAX_WAIT_MS 60000
-#define FULL_PROBE_MS 1000   /* how often a full server tries its journal again */
-#define LIVE_PROBE_MS 2000   /* how often running jobs' supervisors are asked (loop.c) */
-#define START_PAUSE_MS 10000 /* no start for so long after one the server failed */
+#define FULL_PROBE_MS 1000     /* how often a full server tries its journal again */
+#define LIVE_PROBE_MS 2000     /* how often running jobs' supervisors are asked (loop.c) */
+#define START_PAUSE_MS 10000   /* no start for so long after one the server failed */
+#define SPOOL_KEEP (7 * 86400) /* a finished job's spool (its log) is kept so long (s) */
 
 struct pending_submit {
 	struct job job; /* validated, without an id */
@@ -77,6 +78,8 @@ struct server {
 	struct prom_hist passes;  /* how long each scheduling pass took, seconds (GET /metrics) */
 	double live_probe_at;	  /* mono_s() of the next probe_alive (loop.c) */
 	double start_pause_until; /* mono_s(): no start before (a start the server failed) */
+	int64_t spool_sweep_at;	  /* server clock: the next sweep_spools (loop.c) */
+	int64_t spool_swept_to;	  /* spools of jobs ended before this are gone */
 };
 
 /* loop.c */

@@ -9,6 +9,9 @@
 #include "explain/explain.h"
 #include "core/jobsig.h"
 #include "os/mono.h"
+#include "server/asuser.h"
+
+#include <malloc.h>
 
 /* ---- starting jobs ---- */
 
@@ -292,6 +295,41 @@ static int cmp_id(const void *a, const void *b)
  * ago than that are forgotten, in memory and in the journal, except the
  * newest job (ids come from the largest one kept, and are never given
  * twice) and jobs an active job still depends on. Their events stay. */
+/* Removes finished job j's spool directory (gq's log of it, its
+ * checkpoints): emptied with its user's rights (asuser.h: the user owns
+ * what is in it), then the directory itself, which is in the server's
+ * S/jobs. Nothing to do costs one lstat. */
+static void spool_remove(struct server *s, const struct job *j)
+{
+	char *d = runner_spool_path(s->st.runner, j->id);
+	struct stat st;
+	if (lstat(d, &st) == 0) {
+		struct as_user u;
+		as_user_init(&u, s->root, j->uid, j->gid, j->user);
+		if (as_user_empty_dir(&u, d) < 0 || rmdir(d) < 0)
+			log_warn("job %" PRId64 ": cannot remove '%s': %s", j->id, d,
+				 strerror(errno));
+	}
+	free(d);
+}
+
+/* The spools of jobs that ended more than SPOOL_KEEP ago, looked for once
+ * an hour of the server's clock. */
+static void sweep_spools(struct server *s, struct pass *p)
+{
+	if (p->now < s->spool_sweep_at)
+		return;
+	s->spool_sweep_at = p->now + 3600;
+	int64_t cut = p->now - SPOOL_KEEP;
+	for (size_t i = 0; i < s->st.snap.njobs; i++) {
+		const struct job *j = &s->st.snap.jobs[i];
+		if (!job_state_active(j->state) && j->end_time > 0 && j->end_time < cut &&
+		    j->end_time >= s->spool_swept_to)
+			spool_remove(s, j);
+	}
+	s->spool_swept_to = cut;
+}
+
 static int prune(struct server *s, struct pass *p, struct gq_err *e)
 {
 	int64_t keep = s->st.cfg->keep_finished;
@@ -300,7 +338,7 @@ static int prune(struct server *s, struct pass *p, struct gq_err *e)
 		return 0;
 	int64_t cut = p->now - keep, newest = sn->jobs[sn->njobs - 1].id;
 	int64_t *deps = NULL;
-	size_t ndeps = 0, cap = 0, w = 0;
+	size_t ndeps = 0, cap = 0, w = 0, pruned = 0;
 	for (size_t k = 0; k < sn->njobs; k++)
 		if (job_state_active(sn->jobs[k].state))
 			for (int d = 0; d < sn->jobs[k].ndeps; d++) {
@@ -317,7 +355,9 @@ static int prune(struct server *s, struct pass *p, struct gq_err *e)
 		    !(ndeps && bsearch(&j->id, deps, ndeps, sizeof(*deps), cmp_id))) {
 			rc = db_job_delete(s->st.db, j->id, e);
 			if (rc == 0) {
+				spool_remove(s, j);
 				job_release(j);
+				pruned++;
 				continue;
 			}
 		}
@@ -327,6 +367,10 @@ static int prune(struct server *s, struct pass *p, struct gq_err *e)
 	}
 	sn->njobs = w;
 	free(deps);
+	/* What the pruned jobs held goes back to the system, not only to
+	 * malloc's free lists. */
+	if (pruned >= 1000)
+		malloc_trim(0);
 	return rc;
 }
 
@@ -514,6 +558,7 @@ static int64_t tick(struct server *s)
 		goto fail;
 	if (reap(s, &p, forget, &nforget, &nexits, &e) < 0 || probe_alive(s, &p, &e) < 0)
 		goto fail;
+	sweep_spools(s, &p);
 	p.ec = state_enforce_ctx(&s->st);
 	if (deadlines(s, &p, &e) < 0 || kill_invalid(s, &p, &e) < 0 || notify_reap(&s->st, &e) < 0)
 		goto fail;

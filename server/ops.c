@@ -926,12 +926,16 @@ int server_log_open(struct server *s, const struct identity *who, int64_t id, co
 	struct job *j = NULL;
 	char *path = NULL, user[sizeof(j->user)] = "";
 	uint32_t uid = 0, gid = 0;
+	bool swept = false; /* the spool is past SPOOL_KEEP (loop.c's sweep) */
 	int rc = find_job(s, id, &j, e);
 	if (rc == 0)
 		rc = check_owner(who, j, e);
 	if (rc == 0) {
-		if (!(path = own_log(s, j, stream)))
+		if (!(path = own_log(s, j, stream))) {
 			path = runner_log_path(s->st.runner, id, stream);
+			swept = !job_state_active(j->state) && j->end_time > 0 &&
+				j->end_time < state_now(&s->st) - SPOOL_KEEP;
+		}
 		str_copy(user, sizeof(user), j->user);
 		uid = j->uid;
 		gid = j->gid;
@@ -946,7 +950,12 @@ int server_log_open(struct server *s, const struct identity *who, int64_t id, co
 	as_user_init(&as, s->root, uid, gid, user);
 	int f = as_user_open(&as, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
 	struct stat st;
-	if (f < 0 && errno != ENOENT)
+	if (f < 0 && errno == ENOENT && swept)
+		rc = err_set(e, GQ_ENOENT,
+			     "the output of job '%" PRId64 "' was removed %d days after it ended, "
+			     "with its spool (gq-serve(8))",
+			     id, SPOOL_KEEP / 86400);
+	else if (f < 0 && errno != ENOENT)
 		rc = err_set(e, errno == EACCES || errno == EPERM ? GQ_EPERM : GQ_EIO,
 			     "cannot read '%s' as %s: %s", path, user, strerror(errno));
 	else if (f >= 0 && (fstat(f, &st) < 0 || !S_ISREG(st.st_mode))) {

@@ -47,6 +47,11 @@ static char *job_dir(const struct runner *r, int64_t id)
 	return xasprintf("%s/jobs/%lld", r->dir, (long long)id);
 }
 
+char *runner_spool_path(const struct runner *r, int64_t id)
+{
+	return job_dir(r, id);
+}
+
 char *runner_log_path(const struct runner *r, int64_t id, const char *stream)
 {
 	return xasprintf("%s/jobs/%lld/%s", r->dir, (long long)id, stream);

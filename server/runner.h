@@ -93,6 +93,8 @@ int runner_drain(struct runner *r, int64_t *ids, int max);
 
 /* Path of a job's log ("stdout" / "stderr"); caller frees. */
 char *runner_log_path(const struct runner *r, int64_t id, const char *stream);
+/* The job's spool directory, S/jobs/ID (its user's); caller frees. */
+char *runner_spool_path(const struct runner *r, int64_t id);
 
 /* The supervisor itself: `gq __supervise RUNDIR` with the lock on fd 3.
  * Returns the exit code of the supervisor. */

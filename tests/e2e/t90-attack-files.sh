@@ -113,6 +113,24 @@ check "the job named '../esc' ends" ended "$x"
 check_eq "its %x.out is in its cwd, the '/' replaced" "$(ls -A "$HA/sub" | grep esc)" ".._esc.out"
 check_eq "nothing escaped to the parent" "$(ls -A "$HA" | grep -c esc)" 0
 
+# 7. A finished job's spool is removed 7 days after its end, as its user:
+# links A left in it are removed, not followed.
+mkdir "$T_DIR/rootdir2"
+echo KEEP >"$T_DIR/rootdir2/keep"
+chmod 700 "$T_DIR/rootdir2"
+sw=$(cd "$HA" && as "$UA" "$GQ" submit --gpus 0 -- sh -c "echo out; d=\$(dirname \"\$GQ_CHECKPOINT_DIR\"); \
+ln -s $T_DIR/rootdir2 \"\$d/link\"; mkdir -p \"\$d/deep/er\"; ln -s $T_DIR/rootdir2/keep \"\$d/deep/er/k\"" | jid)
+check "A's job with links in its spool ends" ended "$sw"
+check_eq "its spool is there, A's" "$(stat -c %U "$SERVER_STATE/jobs/$sw")" "$UA"
+"$GQ" clock +8d >/dev/null
+for _ in $(seq 1 100); do [ -e "$SERVER_STATE/jobs/$sw" ] || break; sleep 0.05; done
+check_eq "8 days on, the spool is gone" "$(ls -d "$SERVER_STATE/jobs/$sw" 2>/dev/null)" ""
+check_eq "root's directory it linked to is intact" "$(cat "$T_DIR/rootdir2/keep")" KEEP
+out=$(as "$UA" "$GQ" logs "$sw" 2>&1)
+rc=$?
+check_match "gq logs says the output was removed, exit 3" "$rc $out" \
+	"^3 .*the output of job '$sw' was removed 7 days after it ended"
+
 # 6. A runtime directory squatted by another user is refused, and the
 # squatter hears nothing.
 squat=/tmp/gq-$uida

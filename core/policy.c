@@ -43,11 +43,14 @@ struct keydef {
 #define Q(f) offsetof(struct queue_policy, f), sizeof(((struct queue_policy *)0)->f)
 #define D(f) offsetof(struct dept_policy, f), sizeof(((struct dept_policy *)0)->f)
 #define YEAR (366.0 * 86400)
-/* A whole number of GPUs, jobs or preemptions, or "unlimited" (the default). */
-#define LIMIT(sec, name, scope, field, doc)                                                        \
+/* A whole number of GPUs, jobs or preemptions, or "unlimited": LIMIT's
+ * default; LIMITD's range and default are its own (field last: G() is two). */
+#define LIMITD(sec, name, scope, min, max, def, doc, ...)                                          \
 	{                                                                                          \
-		sec, name, scope, K_LIMIT, field, 0, 1e6, {"unlimited"}, doc                       \
+		sec, name, scope, K_LIMIT, __VA_ARGS__, min, max, {def}, doc                       \
 	}
+#define LIMIT(sec, name, scope, field, doc)                                                        \
+	LIMITD(sec, name, scope, 0, 1e6, "unlimited", doc, field)
 
 static const struct keydef keys[] = {
     {"tier",
@@ -298,9 +301,14 @@ static const struct keydef keys[] = {
     LIMIT("user", "maxGpus", SC_GLOBAL, G(user_max_gpus),
 	  "GPUs one user's running jobs may hold at once, over every queue; a job that would pass "
 	  "it waits"),
-    LIMIT("user", "maxJobs", SC_GLOBAL, G(user_max_jobs),
-	  "jobs one user may have pending or running at once, over every queue; a submission past "
-	  "it is refused"),
+    LIMITD("user", "maxJobs", SC_GLOBAL, 0, 1e6, "10000",
+	   "jobs one user may have pending or running at once, over every queue; a submission past "
+	   "it is refused",
+	   G(user_max_jobs)),
+    LIMITD("user", "maxSubmitBytes", SC_GLOBAL, 1024, 4194304, "1048576",
+	   "bytes of one submission as the server keeps it (command or script, environment); a "
+	   "bigger one is refused",
+	   G(max_submit_bytes)),
     {"queue",
      "department",
      SC_QUEUE,
@@ -393,44 +401,6 @@ int tier_parse(const char *s, enum tier *out, struct gq_err *e)
 const char *rollout_name(enum rollout r)
 {
 	return (unsigned)r < 3 ? rollout_names[r] : "?";
-}
-
-bool window_contains(const struct window *w, int m)
-{
-	if (!w->set)
-		return false;
-	if (w->start_min <= w->end_min)
-		return m >= w->start_min && m < w->end_min;
-	return m >= w->start_min || m < w->end_min;
-}
-
-int window_parse(const char *s, struct window *w, struct gq_err *e)
-{
-	unsigned h1, m1, h2, m2;
-	char extra;
-	if (!*s) {
-		w->set = false;
-		w->start_min = w->end_min = 0;
-		return 0;
-	}
-	if (sscanf(s, "%2u:%2u-%2u:%2u%c", &h1, &m1, &h2, &m2, &extra) != 4 || h1 > 23 || h2 > 24 ||
-	    m1 > 59 || m2 > 59 || (h2 == 24 && m2) || (h1 * 60 + m1 == h2 * 60 + m2))
-		return err_set(e, GQ_EINVAL, "bad window '%s'; use HH:MM-HH:MM, e.g. '20:00-08:00'",
-			       s);
-	w->set = true;
-	w->start_min = (int)(h1 * 60 + m1);
-	w->end_min = (int)(h2 * 60 + m2) % 1440;
-	return 0;
-}
-
-char *window_format(const struct window *w, char *out, size_t size)
-{
-	if (!w->set)
-		snprintf(out, size, "%s", "");
-	else
-		snprintf(out, size, "%02d:%02d-%02d:%02d", w->start_min / 60, w->start_min % 60,
-			 w->end_min / 60, w->end_min % 60);
-	return out;
 }
 
 /* Splits "a.b.c" into section, subsection (may be empty) and name. */

@@ -113,6 +113,9 @@ struct policy {
 	 * and MaxSubmitJobsPerUser); -1 unlimited. ulimit.h applies them. */
 	int user_max_gpus;
 	int user_max_jobs;
+	/* One submission's bytes as journalled (argv or script, environment):
+	 * a bigger one is refused; -1 unlimited. */
+	int max_submit_bytes;
 
 	int nqueues;
 	struct queue_policy queues[GQ_MAX_QUEUES];

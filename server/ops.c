@@ -378,6 +378,14 @@ int server_submit(struct server *s, const struct identity *who, struct submissio
 		err_set(e, GQ_EUNAVAIL, "gq serve is shutting down; retry in a moment");
 		goto out;
 	}
+	int max_bytes = s->st.snap.policy.max_submit_bytes;
+	if (max_bytes >= 0 && strlen(p.command) > (size_t)max_bytes) {
+		err_set(e, GQ_EINVAL,
+			"the submission takes %zu bytes, over the policy's user.maxSubmitBytes "
+			"(%d); pass big inputs as files",
+			strlen(p.command), max_bytes);
+		goto out;
+	}
 	if (prepare(s, who, sub, &p.job, e) < 0 ||
 	    check_user_jobs(s, &p.job, arr ? arr->ntasks : 1, idem, e) < 0)
 		goto out;

@@ -33,7 +33,7 @@ check_eq "init writes every key with a comment" \
 	"$(grep -c '^	# ' "$R/policy.conf")" "$(grep -c '^	[a-zA-Z]* = ' "$R/policy.conf")"
 out=$("$GQ" policy show)
 check_match "show marks defaults" "$out" '^aging\.cap +0\.5 +\(default\)$'
-check_eq "show lists every concrete key" "$(echo "$out" | grep -vc "^#")" 50
+check_eq "show lists every concrete key" "$(echo "$out" | grep -vc "^#")" 51
 
 # An edit with trailers given as options.
 editor 's/^\tcap = 0.5/\tcap = 0.3/'
@@ -139,7 +139,7 @@ editor 's/^\tcap = 0.5$/\tcap = 0.3/; s/^\tbase = 5$/\tbase = 6/; $a\
 "$GQ" policy edit -m "Queue exp for research" >/dev/null 2>&1
 "$GQ" policy export slurm >"$T_DIR/slurm.txt"
 # Every line is a comment, a slurm.conf KEY=VALUE line or a sacctmgr command.
-bad=$(grep -Ev '^(#.*|## .*|[A-Za-z]+=[^ ]*( [A-Za-z]+=[^ ]*)*|sacctmgr -i (add|modify) [a-z]+ [A-Za-z0-9_]+( set( [A-Za-z/]+=[^ ]+)+)?|)$' "$T_DIR/slurm.txt")
+bad=$(grep -Ev '^(#.*|## .*|[A-Za-z]+=[^ ]*( [A-Za-z]+=[^ ]*)*|sacctmgr -i (add|modify) [a-z]+ ([A-Za-z0-9_]+|where [a-z]+=[^ ]+)( set( [A-Za-z/]+=[^ ]+)+)?|)$' "$T_DIR/slurm.txt")
 check_eq "every exported line parses" "$bad" ""
 conf() { sed -n "s/^$1=\([^ ]*\).*/\1/p" "$T_DIR/slurm.txt"; }
 check_eq "QOS weight" "$(conf PriorityWeightQOS)" 100000

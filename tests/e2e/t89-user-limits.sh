@@ -74,4 +74,14 @@ check "so do the next two in the order (default's fair share first), up to 6 GPU
 check_eq "the last waits for the overall limit" \
 	"$("$GQ" why --json "$e" | jq -c '[.reason, (.explanation.items[0] | .detail, .used, .limit)]')" \
 	'["user_limit","all",6,6]'
+
+# A submission's size: 1 MiB by default (user.maxSubmitBytes).
+check_match "the default bound of a submission's size is 1 MiB" "$(GQ_POLICY_REPO="$P_REPO" "$GQ" policy show)" \
+	'(^|\n)user\.maxSubmitBytes +1048576 +\(default\)'
+n0=$("$GQ" ls --json | jq length)
+python3 -c 'import json; print(json.dumps({"argv": ["true", "x" * 1100000], "held": True}))' >"$T_DIR/big.json"
+out=$(curl -s -w ' %{http_code}' --unix-socket "$SERVER_SOCK" --data-binary "@$T_DIR/big.json" http://gq/v1/jobs)
+check_match "a 1.1 MB submission is refused with 400, saying why" "$out" \
+	"the submission takes [0-9]+ bytes, over the policy's user.maxSubmitBytes \(1048576\); pass big inputs as files.* 400$"
+check_eq "nothing refused was queued" "$("$GQ" ls --json | jq length)" "$n0"
 finish

@@ -102,8 +102,8 @@ static void test_user_limits(void)
 	char *t = render(&p);
 	CHECK(strstr(t, "sacctmgr -i modify qos q_train set MaxTRESPerUser=gres/gpu=4 "
 			"MaxSubmitJobsPerUser=3\n") != NULL);
-	CHECK(strstr(t, "sacctmgr -i modify user where account=default set GrpTRES=gres/gpu=6\n") !=
-	      NULL);
+	CHECK(strstr(t, "sacctmgr -i modify user where account=default set GrpTRES=gres/gpu=6 "
+			"MaxSubmitJobs=10000\n") != NULL);
 	CHECK(strstr(t, "so a user of two accounts has the limits in each") != NULL);
 	CHECK(strstr(t, "q_default set MaxTRESPerUser") == NULL);
 	free(t);

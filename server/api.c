@@ -115,15 +115,10 @@ static void h_snapshot(struct ctx *c)
 		reply_err(c, &e);
 		return;
 	}
-	struct snapshot snap;
-	snapshot_init(&snap);
 	int64_t seq = 0;
-	server_snapshot(c->s, &snap, &seq);
 	struct gq_err e = GQ_ERR_INIT;
-	c->resp->body = codec_snapshot_text(
-	    &snap, form && !strcmp(form, "rows") ? CODEC_ROWS : CODEC_OBJECTS, &c->resp->len, &e);
-	snapshot_release(&snap);
-	if (!c->resp->body) {
+	if (server_snapshot_text(c->s, form && !strcmp(form, "rows"), &c->resp->body, &c->resp->len,
+				 &seq, &e) < 0) {
 		log_warn("snapshot: %s", e.msg);
 		reply_err(c, &e);
 		return;

@@ -144,6 +144,7 @@ struct db {
 	dev_t dev[2];
 	ino_t ino[2];
 	bool broken;
+	uint64_t changes; /* commits and rollbacks so far (db_changes) */
 };
 
 static const char *const db_file_sfx[2] = {"", "-wal"};
@@ -357,6 +358,7 @@ int db_commit(struct db *db, struct gq_err *e)
 {
 	double t0 = mono_s();
 	int rc = step_done(db, db->st[ST_COMMIT], "commit", e);
+	db->changes++;
 	if (rc == 0)
 		prom_hist_observe(&db->commits, mono_s() - t0);
 	return rc;
@@ -367,8 +369,14 @@ const struct prom_hist *db_commit_times(const struct db *db)
 	return &db->commits;
 }
 
+uint64_t db_changes(const struct db *db)
+{
+	return db->changes;
+}
+
 void db_rollback(struct db *db)
 {
+	db->changes++;
 	if (sqlite3_get_autocommit(db->h))
 		return;
 	step_done(db, db->st[ST_ROLLBACK], "rollback", NULL);

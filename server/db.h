@@ -49,6 +49,9 @@ int db_commit(struct db *db, struct gq_err *e);
  * under the same lock as every other use of db. */
 struct prom_hist;
 const struct prom_hist *db_commit_times(const struct db *db);
+/* How many commits and rollbacks there were: what the server's memory is
+ * made of changes only with it (the snapshot cache's key, ops.c). */
+uint64_t db_changes(const struct db *db);
 void db_rollback(struct db *db);
 
 /* Inserts a new job. idem may be NULL (no Idempotency-Key). */

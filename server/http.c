@@ -25,10 +25,11 @@
 #include "log.h"
 #include "os/mono.h"
 
-/* One uid's open connections on a unix socket. */
+/* One uid's open connections on a unix socket, and its requests being
+ * handled. */
 struct uid_count {
 	uint32_t uid;
-	unsigned n;
+	unsigned n, active;
 };
 
 struct listener {
@@ -40,6 +41,7 @@ struct listener {
 	/* Unix sockets only: connections per uid (MHD limits per IP address,
 	 * and every local peer has the same one). */
 	pthread_mutex_t mu;
+	pthread_cond_t turn; /* a uid's active count went down */
 	struct uid_count *uids;
 	size_t nuids, uids_cap;
 	unsigned long refused; /* since the last warning */
@@ -117,6 +119,51 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
 	return MHD_http_unescape(s);
 }
 
+/* The uid of a unix socket's connection (on_connection keeps it), or -1. */
+static int64_t conn_uid(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (!ci || !ci->socket_context)
+		return -1;
+	return (int64_t)((uintptr_t)ci->socket_context - 1);
+}
+
+/* Waits until the connection's uid has fewer than HTTP_MAX_ACTIVE requests
+ * being handled, and counts this one; false when the uid is unknown. */
+static bool turn_take(struct listener *l, struct MHD_Connection *c)
+{
+	int64_t uid = conn_uid(c);
+	if (uid < 0)
+		return false;
+	pthread_mutex_lock(&l->mu);
+	struct uid_count *u = NULL;
+	for (;;) {
+		u = NULL;
+		for (size_t i = 0; i < l->nuids; i++)
+			if (l->uids[i].uid == (uint32_t)uid)
+				u = &l->uids[i];
+		if (!u || u->active < HTTP_MAX_ACTIVE)
+			break;
+		pthread_cond_wait(&l->turn, &l->mu);
+	}
+	if (u)
+		u->active++;
+	pthread_mutex_unlock(&l->mu);
+	return u != NULL;
+}
+
+static void turn_give(struct listener *l, struct MHD_Connection *c)
+{
+	int64_t uid = conn_uid(c);
+	pthread_mutex_lock(&l->mu);
+	for (size_t i = 0; i < l->nuids; i++)
+		if (l->uids[i].uid == (uint32_t)uid && l->uids[i].active > 0)
+			l->uids[i].active--;
+	pthread_cond_broadcast(&l->turn);
+	pthread_mutex_unlock(&l->mu);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
@@ -158,7 +205,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct http_resp resp;
 	memset(&resp, 0, sizeof(resp));
 	resp.status = 500;
+	bool turn = l->is_unix && !MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "wait") &&
+		    turn_take(l, c);
 	h->fn(h->arg, &req, &resp);
+	if (turn)
+		turn_give(l, c);
 	return send_resp(c, &resp);
 }
 
@@ -242,7 +293,7 @@ static bool uid_take(struct listener *l, uint32_t uid)
 		i++;
 	if (i == l->nuids) {
 		GROW(l->uids, l->uids_cap, l->nuids + 1);
-		l->uids[l->nuids++] = (struct uid_count){uid, 0};
+		l->uids[l->nuids++] = (struct uid_count){uid, 0, 0};
 	}
 	bool ok = l->uids[i].n < HTTP_MAX_PER_CLIENT;
 	if (ok)
@@ -422,6 +473,7 @@ int http_start(char *const *addrs, int naddrs, bool mode_world, size_t max_body,
 		l->h = h;
 		l->stop[0] = l->stop[1] = -1;
 		pthread_mutex_init(&l->mu, NULL);
+		pthread_cond_init(&l->turn, NULL);
 		l->is_unix = !strncmp(addrs[i], "unix:", 5);
 		l->fd =
 		    l->is_unix ? listen_unix(addrs[i] + 5, mode_world, e) : listen_tcp(addrs[i], e);
@@ -500,6 +552,7 @@ void http_stop(struct http_server *h)
 		}
 		free(l->uids);
 		pthread_mutex_destroy(&l->mu);
+		pthread_cond_destroy(&l->turn);
 	}
 	free(h->l);
 	free(h);

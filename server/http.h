@@ -16,7 +16,10 @@
  * connections, and at most HTTP_MAX_PER_CLIENT from one client: one IP
  * address on TCP, one uid on a unix socket (answered 503 beyond it).
  * A client that trickles bytes (slowloris) keeps its connections, but only
- * its own share of them.
+ * its own share of them. On a unix socket at most HTTP_MAX_ACTIVE requests
+ * of one uid are handled at once (a long poll, with "wait", not counted);
+ * its others wait their turn, so that one user's heavy reads take at most
+ * that many threads from the others.
  */
 #ifndef GQ_SERVER_HTTP_H
 #define GQ_SERVER_HTTP_H
@@ -29,6 +32,7 @@
 #define HTTP_TIMEOUT 30
 #define HTTP_MAX_CONNS 512
 #define HTTP_MAX_PER_CLIENT 64
+#define HTTP_MAX_ACTIVE 4
 
 struct http_req {
 	const char *method;

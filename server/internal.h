@@ -61,8 +61,18 @@ struct pending_submit {
 	const struct array_spec *arr; /* an array's tasks (core/array.h), or NULL */
 };
 
+/* GET /v1/snapshot's last answer in one form (server_snapshot_text). */
+struct snap_cache {
+	uint64_t gen; /* db_changes() when it was made */
+	int64_t now;  /* the server's clock then */
+	int64_t seq;  /* its Gq-Event-Seq */
+	char *body;
+	size_t len;
+	bool busy; /* being made: wait for it */
+};
+
 /* gq serve: its journalled state (state.h) and what runs it. Everything
- * is guarded by mu. */
+ * is guarded by mu (the snapshot cache by snapc_mu). */
 struct server {
 	struct state st;
 	pthread_mutex_t mu;
@@ -80,6 +90,9 @@ struct server {
 	double start_pause_until; /* mono_s(): no start before (a start the server failed) */
 	int64_t spool_sweep_at;	  /* server clock: the next sweep_spools (loop.c) */
 	int64_t spool_swept_to;	  /* spools of jobs ended before this are gone */
+	pthread_mutex_t snapc_mu;
+	pthread_cond_t snapc_cv;
+	struct snap_cache snapc[2]; /* by enum codec_form */
 };
 
 /* loop.c */

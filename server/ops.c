@@ -1085,6 +1085,51 @@ int ops_all_events(struct server *s, int64_t upto, struct event **out, size_t *n
 	return 0;
 }
 
+int server_snapshot_text(struct server *s, bool rows, char **body, size_t *len, int64_t *seq,
+			 struct gq_err *e)
+{
+	pthread_mutex_lock(&s->mu);
+	uint64_t gen = db_changes(s->st.db);
+	int64_t now = state_now(&s->st);
+	pthread_mutex_unlock(&s->mu);
+	struct snap_cache *c = &s->snapc[rows ? CODEC_ROWS : CODEC_OBJECTS];
+	pthread_mutex_lock(&s->snapc_mu);
+	while (c->busy)
+		pthread_cond_wait(&s->snapc_cv, &s->snapc_mu);
+	if (c->body && c->gen == gen && c->now == now) {
+		*body = xmalloc(c->len ? c->len : 1);
+		memcpy(*body, c->body, c->len);
+		*len = c->len;
+		*seq = c->seq;
+		pthread_mutex_unlock(&s->snapc_mu);
+		return 0;
+	}
+	c->busy = true;
+	pthread_mutex_unlock(&s->snapc_mu);
+
+	/* Made after gen was read: at worst newer than its key, never older. */
+	struct snapshot snap;
+	snapshot_init(&snap);
+	server_snapshot(s, &snap, seq);
+	*body = codec_snapshot_text(&snap, rows ? CODEC_ROWS : CODEC_OBJECTS, len, e);
+	snapshot_release(&snap);
+
+	pthread_mutex_lock(&s->snapc_mu);
+	c->busy = false;
+	if (*body) {
+		free(c->body);
+		c->body = xmalloc(*len ? *len : 1);
+		memcpy(c->body, *body, *len);
+		c->len = *len;
+		c->gen = gen;
+		c->now = now;
+		c->seq = *seq;
+	}
+	pthread_cond_broadcast(&s->snapc_cv);
+	pthread_mutex_unlock(&s->snapc_mu);
+	return *body ? 0 : -1;
+}
+
 int server_stats(struct server *s, int64_t from, int64_t to, struct stats *out, int *counts,
 		 int64_t *nowp, int64_t *startedp, struct gq_err *e)
 {

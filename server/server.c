@@ -206,6 +206,8 @@ static struct server *server_open(const struct server_config *cfg, struct gq_err
 	prom_hist_init_seconds(&s->passes);
 	snapshot_init(&s->st.snap);
 	pthread_mutex_init(&s->mu, NULL);
+	pthread_mutex_init(&s->snapc_mu, NULL);
+	pthread_cond_init(&s->snapc_cv, NULL);
 	mono_cond_init(&s->ev_cv); /* server_events waits for mono_deadline */
 	pthread_cond_init(&s->commit_cv, NULL);
 	pthread_cond_init(&s->done_cv, NULL);
@@ -276,6 +278,8 @@ static void server_free(struct server *s)
 	repo_free(s->prepo);
 	auth_free(s->auth);
 	snapshot_release(&s->st.snap);
+	for (size_t i = 0; i < sizeof(s->snapc) / sizeof(s->snapc[0]); i++)
+		free(s->snapc[i].body);
 	free(s->st.stops);
 	free(s->st.sigs);
 	if (s->st.wake[0] >= 0) {

@@ -80,6 +80,13 @@ void server_info(struct server *s, struct server_info *out);
 /* A copy of the state for clients: active jobs and jobs that ended within
  * the last 24 hours. *out must be snapshot_init()ed. */
 void server_snapshot(struct server *s, struct snapshot *out, int64_t *last_seq);
+/* GET /v1/snapshot's body, JSON in rows form or objects (wire.h), and its
+ * event seq: what clients read most and what costs most to make, so it is
+ * encoded once per moment (the journal's db_changes(), the clock) and
+ * form, and copied for every reader of that moment; readers who come while
+ * it is made wait for it. *body is the caller's. */
+int server_snapshot_text(struct server *s, bool rows, char **body, size_t *len, int64_t *seq,
+			 struct gq_err *e);
 
 struct job_filter {
 	bool all;	      /* every state */

@@ -28,6 +28,10 @@ enum {
 	ST_JOB_BY_IDEM,
 	ST_JOB_COMMAND,
 	ST_JOBS_LOAD,
+	ST_JOB_GET,
+	ST_JOB_MAX,
+	ST_JOBS_ENDED,
+	ST_JOBS_OF_ARRAY,
 	ST_EVENT_INSERT,
 	ST_EVENTS_AFTER,
 	ST_EVENT_LAST,
@@ -59,7 +63,16 @@ static const char *const sql_text[ST_COUNT] = {
     [ST_JOB_UPDATE] = "UPDATE jobs SET job = ?, intent = ? WHERE id = ?",
     [ST_JOB_BY_IDEM] = "SELECT id FROM jobs WHERE uid = ? AND idem = ?",
     [ST_JOB_COMMAND] = "SELECT command FROM jobs WHERE id = ?",
-    [ST_JOBS_LOAD] = "SELECT id, uid, idem, job, intent FROM jobs ORDER BY id",
+    /* jobs_end indexes the expression these use. An active job's end_time
+     * is 0. */
+    [ST_JOBS_LOAD] = "SELECT id, uid, idem, job, intent FROM jobs WHERE json_extract(job, "
+		     "'$.end_time') = 0 OR json_extract(job, '$.end_time') >= ? ORDER BY id",
+    [ST_JOB_GET] = "SELECT id, uid, idem, job, intent FROM jobs WHERE id = ?",
+    [ST_JOB_MAX] = "SELECT coalesce(max(id), 0) FROM jobs",
+    [ST_JOBS_ENDED] = "SELECT id, uid, idem, job, intent FROM jobs WHERE json_extract(job, "
+		      "'$.end_time') >= ? AND json_extract(job, '$.end_time') < ? ORDER BY id",
+    [ST_JOBS_OF_ARRAY] = "SELECT id, uid, idem, job, intent FROM jobs WHERE json_extract(job, "
+			 "'$.array_id') = ? ORDER BY id",
     [ST_EVENT_INSERT] = "INSERT INTO events(seq, time, job, kind, from_state, to_state, "
 			"reason, actor, late) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     [ST_EVENTS_AFTER] = "SELECT seq, time, job, kind, from_state, to_state, reason, actor, late "
@@ -101,6 +114,10 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS jobs(id INTEGER PRIMARY KEY, uid INTEGER NOT NULL,"
     " idem TEXT, job TEXT NOT NULL, command TEXT NOT NULL, intent TEXT NOT NULL);"
     "CREATE UNIQUE INDEX IF NOT EXISTS jobs_idem ON jobs(uid, idem) WHERE idem IS NOT NULL;"
+    /* Finished jobs leave memory a day after their end (state.h): the
+     * journal finds them by end for the start-up load and gq history. */
+    "CREATE INDEX IF NOT EXISTS jobs_end ON jobs(json_extract(job, '$.end_time'));"
+    "CREATE INDEX IF NOT EXISTS jobs_array ON jobs(json_extract(job, '$.array_id'));"
     "CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY, time INTEGER NOT NULL,"
     " job INTEGER NOT NULL, kind TEXT NOT NULL, from_state INTEGER NOT NULL,"
     " to_state INTEGER NOT NULL, reason TEXT NOT NULL, actor TEXT NOT NULL);"
@@ -452,9 +469,9 @@ int db_job_command(struct db *db, int64_t id, char **out, struct gq_err *e)
 	return ret;
 }
 
-int db_jobs_load(struct db *db, db_job_fn fn, void *arg, struct gq_err *e)
+/* Steps st (bound, reset here) and calls fn for each row. */
+static int jobs_walk(struct db *db, sqlite3_stmt *st, db_job_fn fn, void *arg, struct gq_err *e)
 {
-	sqlite3_stmt *st = db->st[ST_JOBS_LOAD];
 	int rc, ret = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *idem =
@@ -466,7 +483,51 @@ int db_jobs_load(struct db *db, db_job_fn fn, void *arg, struct gq_err *e)
 		}
 	}
 	if (ret == 0 && rc != SQLITE_DONE)
-		ret = sqlite_fail(db, "load jobs", e);
+		ret = sqlite_fail(db, "read jobs", e);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
+}
+
+int db_jobs_load(struct db *db, int64_t ended_since, db_job_fn fn, void *arg, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_JOBS_LOAD];
+	sqlite3_bind_int64(st, 1, ended_since);
+	return jobs_walk(db, st, fn, arg, e);
+}
+
+int db_jobs_ended(struct db *db, int64_t from, int64_t to, db_job_fn fn, void *arg,
+		  struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_JOBS_ENDED];
+	sqlite3_bind_int64(st, 1, from);
+	sqlite3_bind_int64(st, 2, to);
+	return jobs_walk(db, st, fn, arg, e);
+}
+
+int db_jobs_of_array(struct db *db, int64_t array_id, db_job_fn fn, void *arg, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_JOBS_OF_ARRAY];
+	sqlite3_bind_int64(st, 1, array_id);
+	return jobs_walk(db, st, fn, arg, e);
+}
+
+int db_job_get(struct db *db, int64_t id, db_job_fn fn, void *arg, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_JOB_GET];
+	sqlite3_bind_int64(st, 1, id);
+	return jobs_walk(db, st, fn, arg, e);
+}
+
+int db_job_max_id(struct db *db, int64_t *out, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_JOB_MAX];
+	int rc = sqlite3_step(st);
+	int ret = 0;
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	else
+		ret = sqlite_fail(db, "read jobs", e);
 	sqlite3_reset(st);
 	return ret;
 }

@@ -67,11 +67,22 @@ int db_job_update(struct db *db, int64_t id, const char *job, const char *intent
 /* The command JSON of job id; *out (caller frees) on success; GQ_ENOENT. */
 int db_job_command(struct db *db, int64_t id, char **out, struct gq_err *e);
 
-/* Calls fn for every job in id order; fn's -1 stops the walk and is
- * returned (fn fills e). The strings are valid during the call. */
+/* The walks below call fn for each job in id order; fn's -1 stops the walk
+ * and is returned (fn fills e). The strings are valid during the call. */
 typedef int (*db_job_fn)(void *arg, int64_t id, uint32_t uid, const char *idem, const char *job,
 			 const char *intent, struct gq_err *e);
-int db_jobs_load(struct db *db, db_job_fn fn, void *arg, struct gq_err *e);
+/* The jobs memory holds at start: active ones, and those that ended at or
+ * after ended_since. */
+int db_jobs_load(struct db *db, int64_t ended_since, db_job_fn fn, void *arg, struct gq_err *e);
+/* The jobs that ended in [from, to). */
+int db_jobs_ended(struct db *db, int64_t from, int64_t to, db_job_fn fn, void *arg,
+		  struct gq_err *e);
+/* The tasks of array array_id. */
+int db_jobs_of_array(struct db *db, int64_t array_id, db_job_fn fn, void *arg, struct gq_err *e);
+/* Job id, when there is one (fn is not called otherwise). */
+int db_job_get(struct db *db, int64_t id, db_job_fn fn, void *arg, struct gq_err *e);
+/* The highest job id ever given that the journal still holds, 0 none. */
+int db_job_max_id(struct db *db, int64_t *out, struct gq_err *e);
 
 int db_event_insert(struct db *db, const struct event *ev, struct gq_err *e);
 /* Up to max events with seq > after, in order, into out[] (caller's array

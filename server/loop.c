@@ -298,45 +298,100 @@ static int cmp_id(const void *a, const void *b)
 /* Removes finished job j's spool directory (gq's log of it, its
  * checkpoints): emptied with its user's rights (asuser.h: the user owns
  * what is in it), then the directory itself, which is in the server's
- * S/jobs. Nothing to do costs one lstat. */
+ * S/jobs. */
 static void spool_remove(struct server *s, const struct job *j)
 {
 	char *d = runner_spool_path(s->st.runner, j->id);
-	struct stat st;
-	if (lstat(d, &st) == 0) {
-		struct as_user u;
-		as_user_init(&u, s->root, j->uid, j->gid, j->user);
-		if (as_user_empty_dir(&u, d) < 0 || rmdir(d) < 0)
-			log_warn("job %" PRId64 ": cannot remove '%s': %s", j->id, d,
-				 strerror(errno));
-	}
+	struct as_user u;
+	as_user_init(&u, s->root, j->uid, j->gid, j->user);
+	if (as_user_empty_dir(&u, d) < 0 || (rmdir(d) < 0 && errno != ENOENT))
+		log_warn("job %" PRId64 ": cannot remove '%s': %s", j->id, d, strerror(errno));
 	free(d);
 }
 
+/* db_job_fn of sweep_spools: one job of the journal; nothing to do (no
+ * spool) costs one lstat. */
+static int sweep_one(void *arg, int64_t id, uint32_t uid, const char *idem, const char *text,
+		     const char *intent, struct gq_err *e)
+{
+	(void)uid, (void)idem, (void)intent, (void)e;
+	struct server *s = arg;
+	char *d = runner_spool_path(s->st.runner, id);
+	struct stat st;
+	bool there = lstat(d, &st) == 0;
+	free(d);
+	struct job j;
+	job_init(&j);
+	struct gq_err je = GQ_ERR_INIT;
+	if (there && codec_job_from_text(text, &j, &je) == 0)
+		spool_remove(s, &j);
+	job_release(&j);
+	return 0;
+}
+
 /* The spools of jobs that ended more than SPOOL_KEEP ago, looked for once
- * an hour of the server's clock. */
+ * an hour of the server's clock, in the journal (such jobs have left
+ * memory), from where the last sweep stopped (meta "spool.swept"; a
+ * journal without it is swept whole once). */
 static void sweep_spools(struct server *s, struct pass *p)
 {
 	if (p->now < s->spool_sweep_at)
 		return;
 	s->spool_sweep_at = p->now + 3600;
+	struct gq_err e = GQ_ERR_INIT;
+	char v[32] = "";
+	if (!s->spool_swept_to && db_meta_get(s->st.db, "spool.swept", v, sizeof(v), &e) == 0)
+		s->spool_swept_to = strtoll(v, NULL, 10);
 	int64_t cut = p->now - SPOOL_KEEP;
-	for (size_t i = 0; i < s->st.snap.njobs; i++) {
-		const struct job *j = &s->st.snap.jobs[i];
-		if (!job_state_active(j->state) && j->end_time > 0 && j->end_time < cut &&
-		    j->end_time >= s->spool_swept_to)
-			spool_remove(s, j);
+	if (cut <= s->spool_swept_to)
+		return;
+	snprintf(v, sizeof(v), "%" PRId64, cut);
+	if (db_jobs_ended(s->st.db, s->spool_swept_to > 0 ? s->spool_swept_to : 1, cut, sweep_one,
+			  s, &e) < 0 ||
+	    db_meta_set(s->st.db, "spool.swept", v, &e) < 0) {
+		log_warn("spools: %s", e.msg);
+		return;
 	}
 	s->spool_swept_to = cut;
+}
+
+/* Finished jobs leave memory a day and an hour after their end (state.h);
+ * a thousand or more give their memory back to the system. */
+static void evict(struct server *s, struct pass *p)
+{
+	if (state_evict(&s->st, p->now) >= 1000)
+		malloc_trim(0);
+}
+
+/* The journal's jobs prune() forgets that are not in memory. */
+struct pruned_list {
+	struct server *s;
+	int64_t cut, newest;
+	int64_t *ids;
+	size_t n, cap;
+};
+
+/* db_job_fn: a job of the journal past --keep-finished, its spool removed
+ * (sweep_one) and its id kept for the delete. */
+static int prune_collect(void *arg, int64_t id, uint32_t uid, const char *idem, const char *text,
+			 const char *intent, struct gq_err *e)
+{
+	struct pruned_list *l = arg;
+	if (id == l->newest || snapshot_find(&l->s->st.snap, id))
+		return 0;
+	sweep_one(l->s, id, uid, idem, text, intent, e);
+	GROW(l->ids, l->cap, l->n + 1);
+	l->ids[l->n++] = id;
+	return 0;
 }
 
 static int prune(struct server *s, struct pass *p, struct gq_err *e)
 {
 	int64_t keep = s->st.cfg->keep_finished;
 	struct snapshot *sn = &s->st.snap;
-	if (keep <= 0 || sn->njobs < 2 || p->now <= keep)
+	if (keep <= 0 || p->now <= keep)
 		return 0;
-	int64_t cut = p->now - keep, newest = sn->jobs[sn->njobs - 1].id;
+	int64_t cut = p->now - keep, newest = s->st.next_id - 1;
 	int64_t *deps = NULL;
 	size_t ndeps = 0, cap = 0, w = 0, pruned = 0;
 	for (size_t k = 0; k < sn->njobs; k++)
@@ -367,6 +422,15 @@ static int prune(struct server *s, struct pass *p, struct gq_err *e)
 	}
 	sn->njobs = w;
 	free(deps);
+	/* Those that left memory (state.h): none is what an active job waits
+	 * for (those stay in memory). */
+	struct pruned_list l = {.s = s, .cut = cut, .newest = newest};
+	if (rc == 0)
+		rc = db_jobs_ended(s->st.db, 1, cut, prune_collect, &l, e);
+	for (size_t i = 0; rc == 0 && i < l.n; i++)
+		rc = db_job_delete(s->st.db, l.ids[i], e);
+	pruned += l.n;
+	free(l.ids);
 	/* What the pruned jobs held goes back to the system, not only to
 	 * malloc's free lists. */
 	if (pruned >= 1000)
@@ -559,6 +623,7 @@ static int64_t tick(struct server *s)
 	if (reap(s, &p, forget, &nforget, &nexits, &e) < 0 || probe_alive(s, &p, &e) < 0)
 		goto fail;
 	sweep_spools(s, &p);
+	evict(s, &p);
 	p.ec = state_enforce_ctx(&s->st);
 	if (deadlines(s, &p, &e) < 0 || kill_invalid(s, &p, &e) < 0 || notify_reap(&s->st, &e) < 0)
 		goto fail;

@@ -88,6 +88,7 @@ static void sample_qt(struct buf *b, const char *name, const char *queue, enum t
 /* What is read under the lock: the server's own counters and timings. */
 struct locked {
 	int64_t submitted;
+	size_t in_memory; /* jobs the server holds in memory (state.h) */
 	struct prom_hist passes, commits;
 };
 
@@ -208,6 +209,10 @@ static void write_locked(struct buf *b, const struct locked *lk)
 {
 	prom_family(b, "gq_jobs_submitted_total", "counter", "Jobs ever accepted by this server.");
 	prom_sample(b, "gq_jobs_submitted_total", NULL, 0, (double)lk->submitted);
+	prom_family(b, "gq_jobs_in_memory", "gauge",
+		    "Jobs held in memory: the active ones and those that ended in the last 25 h "
+		    "(older ones are in the journal only).");
+	prom_sample(b, "gq_jobs_in_memory", NULL, 0, (double)lk->in_memory);
 	prom_family(b, "gq_scheduler_pass_seconds", "histogram",
 		    "How long one scheduling pass took (reap, deadlines, plan, start).");
 	prom_hist_write(b, "gq_scheduler_pass_seconds", NULL, 0, &lk->passes);
@@ -226,6 +231,7 @@ char *metrics_text(struct server *s, size_t *len, struct gq_err *e)
 	copy_locked(s, &snap, state_now(&s->st));
 	seq = s->st.last_seq;
 	lk.submitted = s->st.next_id - 1;
+	lk.in_memory = s->st.snap.njobs;
 	lk.passes = s->passes;
 	lk.commits = *db_commit_times(s->st.db);
 	pthread_mutex_unlock(&s->mu);

@@ -215,7 +215,14 @@ static int check_request(struct server *s, const struct identity *who, struct jo
 	if (j.req.gpu_type[0] && !name_valid(j.req.gpu_type))
 		return err_set(e, GQ_EINVAL, "GPU type '%s' is not a valid name", j.req.gpu_type);
 	for (int i = 0; i < j.ndeps; i++) {
-		const struct job *dj = snapshot_find(&s->st.snap, j.deps[i]);
+		/* One that left memory comes back (state.h): an active job's
+		 * dependencies are looked at every pass. */
+		struct gq_err fe = GQ_ERR_INIT;
+		const struct job *dj = state_find(&s->st, j.deps[i], &fe);
+		if (!dj && fe.code != GQ_OK) {
+			*e = fe;
+			return -1;
+		}
 		if (!dj)
 			return err_set(e, GQ_EINVAL,
 				       "dependency '%" PRId64 "' does not exist; see 'gq ls --all'",
@@ -456,9 +463,16 @@ bool server_window_stop(struct server *s, int64_t id, struct window_stop *out)
 	return found;
 }
 
+/* Job id, from memory or the journal (state_find). Lock held; the pointer
+ * is good until memory changes (another find, a pass). */
 static int find_job(struct server *s, int64_t id, struct job **out, struct gq_err *e)
 {
-	struct job *j = snapshot_find(&s->st.snap, id);
+	struct gq_err fe = GQ_ERR_INIT;
+	struct job *j = state_find(&s->st, id, &fe);
+	if (!j && fe.code != GQ_OK) {
+		*e = fe;
+		return -1;
+	}
 	if (!j)
 		return err_set(e, GQ_ENOENT, "no job '%" PRId64 "'; see 'gq ls --all'", id);
 	*out = j;
@@ -632,17 +646,33 @@ static int act_one(struct server *s, const struct identity *who, int64_t id, enu
 
 /* The ids of the tasks of array id (none when id is no array's), in id
  * order; the caller frees *out. Lock held. */
+struct id_list {
+	int64_t *v;
+	size_t n, cap;
+};
+
+static int add_id(void *arg, int64_t id, uint32_t uid, const char *idem, const char *text,
+		  const char *intent, struct gq_err *e)
+{
+	(void)uid, (void)idem, (void)text, (void)intent, (void)e;
+	struct id_list *l = arg;
+	GROW(l->v, l->cap, l->n + 1);
+	l->v[l->n++] = id;
+	return 0;
+}
+
 static size_t array_tasks(struct server *s, int64_t id, int64_t **out)
 {
-	size_t n = 0, cap = 0;
-	*out = NULL;
-	for (size_t i = 0; i < s->st.snap.njobs; i++) {
-		if (s->st.snap.jobs[i].array_id != id)
-			continue;
-		GROW(*out, cap, n + 1);
-		(*out)[n++] = s->st.snap.jobs[i].id;
-	}
-	return n;
+	struct id_list l = {NULL, 0, 0};
+	for (size_t i = 0; i < s->st.snap.njobs; i++)
+		if (s->st.snap.jobs[i].array_id == id)
+			add_id(&l, s->st.snap.jobs[i].id, 0, NULL, NULL, NULL, NULL);
+	/* None in memory: they may all have ended long ago (state.h). */
+	struct gq_err e = GQ_ERR_INIT;
+	if (!l.n && db_jobs_of_array(s->st.db, id, add_id, &l, &e) < 0)
+		log_warn("array %" PRId64 ": %s", id, e.msg);
+	*out = l.v;
+	return l.n;
 }
 
 /* An action on an array's id is the action on each of its tasks, as
@@ -653,7 +683,8 @@ int server_act(struct server *s, const struct identity *who, int64_t id, enum jo
 {
 	pthread_mutex_lock(&s->mu);
 	int64_t *tasks = NULL;
-	size_t n = snapshot_find(&s->st.snap, id) ? 0 : array_tasks(s, id, &tasks);
+	struct gq_err fe = GQ_ERR_INIT;
+	size_t n = state_find(&s->st, id, &fe) ? 0 : array_tasks(s, id, &tasks);
 	pthread_mutex_unlock(&s->mu);
 	if (!n) {
 		free(tasks);
@@ -735,6 +766,13 @@ static int act_one(struct server *s, const struct identity *who, int64_t id, enu
 		job_release(j);
 		*j = c; /* moved */
 		job_init(&c);
+		/* A requeued job is active again: what it waits for too. */
+		if (job_state_active(j->state) && j->ndeps) {
+			struct gq_err de = GQ_ERR_INIT;
+			if (state_find_deps(&s->st, j, &de) < 0)
+				log_warn("job %" PRId64 ": %s", id, de.msg);
+			j = snapshot_find(&s->st.snap, id);
+		}
 	}
 	job_copy(out, j);
 	rc = 0;
@@ -833,6 +871,7 @@ int server_update(struct server *s, const struct identity *who, int64_t id,
 	 * it changes (one that has passed is simply over). */
 	if (check_request(s, who, &c, (u->set & UPD_BEGIN) != 0, e) < 0)
 		goto out;
+	j = snapshot_find(&s->st.snap, id); /* the check may have moved memory */
 	if (u->set & UPD_NOTIFY) {
 		char *cmd = NULL;
 		struct submission sub;
@@ -1001,26 +1040,85 @@ void server_snapshot(struct server *s, struct snapshot *out, int64_t *last_seq)
 		out->jobs[i].pred_start0 = 0;
 }
 
+static bool job_matches(const struct job_filter *f, const struct job *j)
+{
+	bool ok = f->all      ? true
+		  : f->states ? (f->states & (1u << j->state)) != 0
+			      : job_state_active(j->state);
+	if (ok && f->user && strcmp(f->user, j->user) != 0)
+		ok = false;
+	if (ok && (f->since || f->until) &&
+	    (job_state_active(j->state) || (f->since && j->end_time < f->since) ||
+	     (f->until && j->end_time >= f->until)))
+		ok = false;
+	return ok;
+}
+
+/* What server_jobs gathers: jobs copied, and the filter. */
+struct jobs_acc {
+	const struct job_filter *f;
+	const struct snapshot *mem; /* those in it are taken from it */
+	struct job *v;
+	size_t n, cap;
+};
+
+/* db_job_fn: a job of the journal that left memory, when it matches. */
+static int acc_journal(void *arg, int64_t id, uint32_t uid, const char *idem, const char *text,
+		       const char *intent, struct gq_err *e)
+{
+	(void)uid, (void)idem, (void)intent;
+	struct jobs_acc *a = arg;
+	if (snapshot_find(a->mem, id))
+		return 0;
+	struct job j;
+	job_init(&j);
+	if (codec_job_from_text(text, &j, e) < 0) {
+		job_release(&j);
+		err_prefix(e, "job %" PRId64 " in the journal", id);
+		return -1;
+	}
+	if (!job_matches(a->f, &j)) {
+		job_release(&j);
+		return 0;
+	}
+	GROW(a->v, a->cap, a->n + 1);
+	a->v[a->n++] = j; /* moved */
+	return 0;
+}
+
+static int cmp_job_id(const void *x, const void *y)
+{
+	int64_t a = ((const struct job *)x)->id, b = ((const struct job *)y)->id;
+	return a < b ? -1 : a > b;
+}
+
 void server_jobs(struct server *s, const struct job_filter *f, struct job **out, size_t *n)
 {
 	pthread_mutex_lock(&s->mu);
-	size_t cnt = 0;
-	struct job *v = xmalloc((s->st.snap.njobs ? s->st.snap.njobs : 1) * sizeof(*v));
+	struct jobs_acc a = {.f = f, .mem = &s->st.snap};
 	for (size_t i = 0; i < s->st.snap.njobs; i++) {
 		const struct job *j = &s->st.snap.jobs[i];
-		bool ok = f->all      ? true
-			  : f->states ? (f->states & (1u << j->state)) != 0
-				      : job_state_active(j->state);
-		if (ok && f->user && strcmp(f->user, j->user) != 0)
-			ok = false;
-		if (ok && (f->since || f->until) &&
-		    (job_state_active(j->state) || (f->since && j->end_time < f->since) ||
-		     (f->until && j->end_time >= f->until)))
-			ok = false;
-		if (ok)
-			job_copy(&v[cnt++], j);
+		if (!job_matches(f, j))
+			continue;
+		GROW(a.v, a.cap, a.n + 1);
+		job_copy(&a.v[a.n++], j);
+	}
+	/* Finished jobs older than memory's window are in the journal only
+	 * (state.h): asked for by when they ended, through its index. */
+	unsigned finished = 0;
+	for (int st = 0; st < JOB_STATE_COUNT; st++)
+		if (!job_state_active((enum job_state)st))
+			finished |= 1u << st;
+	if (f->all || (f->states & finished) || f->since || f->until) {
+		struct gq_err e = GQ_ERR_INIT;
+		if (db_jobs_ended(s->st.db, f->since ? f->since : 1,
+				  f->until ? f->until : INT64_MAX, acc_journal, &a, &e) < 0)
+			log_warn("jobs from the journal: %s", e.msg);
 	}
 	pthread_mutex_unlock(&s->mu);
+	qsort(a.v, a.n, sizeof(*a.v), cmp_job_id);
+	size_t cnt = a.n;
+	struct job *v = a.v ? a.v : xmalloc(sizeof(*v));
 	if (f->limit && cnt > f->limit) {
 		for (size_t i = 0; i < cnt - f->limit; i++)
 			job_release(&v[i]);

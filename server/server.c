@@ -342,11 +342,12 @@ int server_run(const struct server_config *cfg, struct gq_err *e)
 	if (cfg->metrics_listen &&
 	    http_start(maddr, 1, true, 1024, metrics_handle, s, &metrics_http, e) < 0)
 		goto out;
-	log_info(
-	    "gq serve ready: %d GPU%s (%s, model '%s'), state in '%s', %s clock, %zu jobs known",
-	    s->st.snap.nodes[0].ngpus, s->st.snap.nodes[0].ngpus == 1 ? "" : "s", how,
-	    s->st.snap.nodes[0].gpu_model, cfg->state_dir, cfg->manual_clock ? "manual" : "real",
-	    s->st.snap.njobs);
+	log_info("gq serve ready: %d GPU%s (%s, model '%s'), state in '%s', %s clock, %zu jobs in "
+		 "memory (active, or ended in the last %d h)",
+		 s->st.snap.nodes[0].ngpus, s->st.snap.nodes[0].ngpus == 1 ? "" : "s", how,
+		 s->st.snap.nodes[0].gpu_model, cfg->state_dir,
+		 cfg->manual_clock ? "manual" : "real", s->st.snap.njobs,
+		 STATE_MEMORY_WINDOW / 3600);
 	for (;;) {
 		int sig = 0;
 		if (sigwait(&set, &sig) != 0)

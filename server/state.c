@@ -434,6 +434,115 @@ static int load_job(void *arg, int64_t id, uint32_t uid, const char *idem, const
 	return 0;
 }
 
+/* ---- finished jobs out of memory ---- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* db_job_fn of state_find: the job decoded into *arg. */
+static int decode_one(void *arg, int64_t id, uint32_t uid, const char *idem, const char *text,
+		      const char *intent, struct gq_err *e)
+{
+	(void)uid;
+	(void)idem;
+	(void)intent; /* a job out of memory has ended: no stop to carry out */
+	struct job *j = arg;
+	if (codec_job_from_text(text, j, e) < 0) {
+		err_prefix(e, "job %" PRId64 " in the journal", id);
+		return -1;
+	}
+	return 1;
+}
+
+/* Puts j (moved) into memory at its place in id order; returns where. */
+static struct job *insert_sorted(struct state *s, struct job *j)
+{
+	struct snapshot *sn = &s->snap;
+	size_t lo = 0, hi = sn->njobs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sn->jobs[mid].id < j->id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	GROW(sn->jobs, sn->jobs_cap, sn->njobs + 1);
+	memmove(&sn->jobs[lo + 1], &sn->jobs[lo], (sn->njobs - lo) * sizeof(*sn->jobs));
+	sn->jobs[lo] = *j;
+	sn->njobs++;
+	return &sn->jobs[lo];
+}
+
+struct job *state_find(struct state *s, int64_t id, struct gq_err *e)
+{
+	struct job *j = snapshot_find(&s->snap, id);
+	if (j)
+		return j;
+	struct job got;
+	job_init(&got);
+	got.id = 0;
+	if (db_job_get(s->db, id, decode_one, &got, e) < 0 || got.id != id) {
+		job_release(&got);
+		return NULL;
+	}
+	/* It has ended (active jobs never leave memory): what it waited for
+	 * does not matter unless it is requeued (state_find_deps). */
+	return insert_sorted(s, &got);
+}
+
+int state_find_deps(struct state *s, const struct job *j, struct gq_err *e)
+{
+	/* A copy: state_find moves the jobs of memory, j among them. */
+	int n = j->ndeps;
+	int64_t *deps = xmalloc(((size_t)n + 1) * sizeof(*deps));
+	memcpy(deps, j->deps, (size_t)n * sizeof(*deps));
+	int rc = 0;
+	for (int k = 0; k < n && rc == 0; k++) {
+		struct gq_err de = GQ_ERR_INIT;
+		if (!snapshot_find(&s->snap, deps[k]) && !state_find(s, deps[k], &de) &&
+		    de.code != GQ_OK) {
+			*e = de;
+			rc = -1;
+		}
+	}
+	free(deps);
+	return rc;
+}
+
+size_t state_evict(struct state *s, int64_t now)
+{
+	struct snapshot *sn = &s->snap;
+	int64_t cut = now - STATE_MEMORY_WINDOW;
+	int64_t *deps = NULL;
+	size_t ndeps = 0, cap = 0, w = 0, gone = 0;
+	for (size_t k = 0; k < sn->njobs; k++)
+		if (job_state_active(sn->jobs[k].state))
+			for (int d = 0; d < sn->jobs[k].ndeps; d++) {
+				GROW(deps, cap, ndeps + 1);
+				deps[ndeps++] = sn->jobs[k].deps[d];
+			}
+	if (ndeps)
+		qsort(deps, ndeps, sizeof(*deps), cmp_i64);
+	for (size_t i = 0; i < sn->njobs; i++) {
+		struct job *j = &sn->jobs[i];
+		if (!job_state_active(j->state) && j->end_time > 0 && j->end_time < cut &&
+		    !(ndeps && bsearch(&j->id, deps, ndeps, sizeof(*deps), cmp_i64))) {
+			job_release(j);
+			gone++;
+			continue;
+		}
+		if (w != i)
+			sn->jobs[w] = *j; /* moved */
+		w++;
+	}
+	sn->njobs = w;
+	free(deps);
+	return gone;
+}
+
 /* Memory from the journal: the jobs and their stop intents, the event
  * sequence, enforce's records, the usage. At start-up and after a failed
  * commit (state_failed); the policy, the clock, the nodes and next_id stay
@@ -445,10 +554,19 @@ int state_load(struct state *s, struct gq_err *e)
 		job_release(&s->snap.jobs[i]);
 	s->snap.njobs = 0;
 	s->nstops = 0;
-	if (db_event_last(s->db, &s->last_seq, e) < 0 || db_jobs_load(s->db, load_job, s, e) < 0 ||
-	    enforce_open(s->db, &en, e) < 0)
+	int64_t max_id = 0;
+	if (db_event_last(s->db, &s->last_seq, e) < 0 ||
+	    db_jobs_load(s->db, state_now(s) - STATE_MEMORY_WINDOW, load_job, s, e) < 0 ||
+	    db_job_max_id(s->db, &max_id, e) < 0 || enforce_open(s->db, &en, e) < 0)
 		return -1;
+	if (max_id >= s->next_id)
+		s->next_id = max_id + 1;
 	snapshot_sort(&s->snap);
+	/* What the active jobs wait for is looked at every pass. */
+	for (size_t i = 0; i < s->snap.njobs; i++)
+		if (job_state_active(s->snap.jobs[i].state) && s->snap.jobs[i].ndeps &&
+		    state_find_deps(s, &s->snap.jobs[i], e) < 0)
+			return -1;
 	enforce_free(s->enf);
 	s->enf = en;
 	memset(s->snap.qstate, 0, sizeof(s->snap.qstate));

@@ -102,6 +102,23 @@ int state_finish(struct state *s, struct job *j, int status, int64_t ended, cons
 /* Job j's supervisor died without recording a status: what is left of it is
  * killed and it fails. */
 int state_lose(struct state *s, struct job *j, struct gq_err *e);
+/* Finished jobs are kept in memory this long after their end (s): the
+ * snapshot shows the last day's (RECENT_WINDOW), and an hour more keeps a
+ * job from leaving and coming back at the window's edge. Older ones live
+ * in the journal only, as Slurm forgets a job MinJobAge after its end. */
+#define STATE_MEMORY_WINDOW (86400 + 3600)
+/* Job id, from memory or, when it left it, from the journal (put back into
+ * memory until the next state_evict); NULL when there is none (e->code
+ * GQ_OK) or the journal failed (e). The pointer is good until memory
+ * changes. */
+struct job *state_find(struct state *s, int64_t id, struct gq_err *e);
+/* The jobs j waits for, into memory (state_find) where they are not: the
+ * plan and dep_never read them there. For a job that becomes active. j may
+ * move. */
+int state_find_deps(struct state *s, const struct job *j, struct gq_err *e);
+/* Drops from memory the jobs that ended before now - STATE_MEMORY_WINDOW
+ * (save those an active job waits for); returns how many. */
+size_t state_evict(struct state *s, int64_t now);
 /* Job j (STARTING, or RUNNING by a supervisor that never made its process)
  * did not run: pending again, with why as the event's reason. */
 int state_unstart(struct state *s, struct job *j, const char *why, struct gq_err *e);

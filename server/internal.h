@@ -42,6 +42,8 @@
 #include "server/state.h"
 #include "wire/prom.h"
 #define RECENT_WINDOW 86400 /* finished jobs a snapshot still shows */
+_Static_assert(STATE_MEMORY_WINDOW > RECENT_WINDOW,
+	       "memory must hold every finished job a snapshot shows (state.h)");
 #define MAX_WAIT_MS 60000
 #define FULL_PROBE_MS 1000     /* how often a full server tries its journal again */
 #define LIVE_PROBE_MS 2000     /* how often running jobs' supervisors are asked (loop.c) */

@@ -255,35 +255,6 @@ static void refuse_uid(struct listener *l, int fd, uint32_t uid)
 	}
 }
 
-/* A unix socket's connection, counted by acceptor_main, carries its uid
- * (+ 1) as MHD's socket context; closed, it is counted off. */
-static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
-			  enum MHD_ConnectionNotificationCode toe)
-{
-	struct listener *l = cls;
-	if (!l->is_unix)
-		return;
-	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-		const union MHD_ConnectionInfo *ci =
-		    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-		struct ucred cr;
-		socklen_t len = sizeof(cr);
-		if (ci && getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0)
-			*socket_context = (void *)(uintptr_t)((uint64_t)cr.uid + 1);
-	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
-		uint32_t uid = (uint32_t)((uintptr_t)*socket_context - 1);
-		pthread_mutex_lock(&l->mu);
-		for (size_t i = 0; i < l->nuids; i++)
-			if (l->uids[i].uid == uid) {
-				if (--l->uids[i].n == 0)
-					l->uids[i] = l->uids[--l->nuids];
-				break;
-			}
-		pthread_mutex_unlock(&l->mu);
-		*socket_context = NULL;
-	}
-}
-
 /* Counts one more connection of uid, unless it has HTTP_MAX_PER_CLIENT. */
 static bool uid_take(struct listener *l, uint32_t uid)
 {
@@ -312,6 +283,27 @@ static void uid_give(struct listener *l, uint32_t uid)
 			break;
 		}
 	pthread_mutex_unlock(&l->mu);
+}
+
+/* A unix socket's connection, counted by acceptor_main, carries its uid
+ * (+ 1) as MHD's socket context; closed, it is counted off. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct listener *l = cls;
+	if (!l->is_unix)
+		return;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+		    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		struct ucred cr;
+		socklen_t len = sizeof(cr);
+		if (ci && getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0)
+			*socket_context = (void *)(uintptr_t)((uint64_t)cr.uid + 1);
+	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+		uid_give(l, (uint32_t)((uintptr_t)*socket_context - 1));
+		*socket_context = NULL;
+	}
 }
 
 /* The accept loop of a unix socket. The kernel's queue of connections is

@@ -285,12 +285,6 @@ static int kill_invalid(struct server *s, struct pass *p, struct gq_err *e)
 	return 0;
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Retention (gq serve --keep-finished): finished jobs that ended longer
  * ago than that are forgotten, in memory and in the journal, except the
  * newest job (ids come from the largest one kept, and are never given
@@ -385,43 +379,25 @@ static int prune_collect(void *arg, int64_t id, uint32_t uid, const char *idem, 
 	return 0;
 }
 
+/* state_drop_fn of prune: out of the journal, and its spool. */
+static int prune_one(void *arg, struct job *j, struct gq_err *e)
+{
+	struct server *s = arg;
+	if (db_job_delete(s->st.db, j->id, e) < 0)
+		return -1;
+	spool_remove(s, j);
+	return 0;
+}
+
 static int prune(struct server *s, struct pass *p, struct gq_err *e)
 {
 	int64_t keep = s->st.cfg->keep_finished;
-	struct snapshot *sn = &s->st.snap;
 	if (keep <= 0 || p->now <= keep)
 		return 0;
+	/* The newest job stays: ids go on from it after a restart. */
 	int64_t cut = p->now - keep, newest = s->st.next_id - 1;
-	int64_t *deps = NULL;
-	size_t ndeps = 0, cap = 0, w = 0, pruned = 0;
-	for (size_t k = 0; k < sn->njobs; k++)
-		if (job_state_active(sn->jobs[k].state))
-			for (int d = 0; d < sn->jobs[k].ndeps; d++) {
-				GROW(deps, cap, ndeps + 1);
-				deps[ndeps++] = sn->jobs[k].deps[d];
-			}
-	if (ndeps)
-		qsort(deps, ndeps, sizeof(*deps), cmp_id);
-	int rc = 0;
-	for (size_t i = 0; i < sn->njobs; i++) {
-		struct job *j = &sn->jobs[i];
-		if (rc == 0 && !job_state_active(j->state) && j->end_time > 0 &&
-		    j->end_time < cut && j->id != newest &&
-		    !(ndeps && bsearch(&j->id, deps, ndeps, sizeof(*deps), cmp_id))) {
-			rc = db_job_delete(s->st.db, j->id, e);
-			if (rc == 0) {
-				spool_remove(s, j);
-				job_release(j);
-				pruned++;
-				continue;
-			}
-		}
-		if (w != i)
-			sn->jobs[w] = *j; /* moved */
-		w++;
-	}
-	sn->njobs = w;
-	free(deps);
+	size_t pruned = 0;
+	int rc = state_drop_finished(&s->st, cut, newest, prune_one, s, &pruned, e);
 	/* Those that left memory (state.h): none is what an active job waits
 	 * for (those stay in memory). */
 	struct pruned_list l = {.s = s, .cut = cut, .newest = newest};

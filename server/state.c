@@ -512,12 +512,13 @@ int state_find_deps(struct state *s, const struct job *j, struct gq_err *e)
 	return rc;
 }
 
-size_t state_evict(struct state *s, int64_t now)
+int state_drop_finished(struct state *s, int64_t cut, int64_t keep, state_drop_fn fn, void *arg,
+			size_t *dropped, struct gq_err *e)
 {
 	struct snapshot *sn = &s->snap;
-	int64_t cut = now - STATE_MEMORY_WINDOW;
 	int64_t *deps = NULL;
-	size_t ndeps = 0, cap = 0, w = 0, gone = 0;
+	size_t ndeps = 0, cap = 0, w = 0;
+	*dropped = 0;
 	for (size_t k = 0; k < sn->njobs; k++)
 		if (job_state_active(sn->jobs[k].state))
 			for (int d = 0; d < sn->jobs[k].ndeps; d++) {
@@ -526,12 +527,15 @@ size_t state_evict(struct state *s, int64_t now)
 			}
 	if (ndeps)
 		qsort(deps, ndeps, sizeof(*deps), cmp_i64);
+	int rc = 0;
 	for (size_t i = 0; i < sn->njobs; i++) {
 		struct job *j = &sn->jobs[i];
-		if (!job_state_active(j->state) && j->end_time > 0 && j->end_time < cut &&
-		    !(ndeps && bsearch(&j->id, deps, ndeps, sizeof(*deps), cmp_i64))) {
+		if (rc == 0 && !job_state_active(j->state) && j->end_time > 0 &&
+		    j->end_time < cut && j->id != keep &&
+		    !(ndeps && bsearch(&j->id, deps, ndeps, sizeof(*deps), cmp_i64)) &&
+		    (!fn || (rc = fn(arg, j, e)) == 0)) {
 			job_release(j);
-			gone++;
+			(*dropped)++;
 			continue;
 		}
 		if (w != i)
@@ -540,7 +544,14 @@ size_t state_evict(struct state *s, int64_t now)
 	}
 	sn->njobs = w;
 	free(deps);
-	return gone;
+	return rc;
+}
+
+size_t state_evict(struct state *s, int64_t now)
+{
+	size_t n = 0;
+	state_drop_finished(s, now - STATE_MEMORY_WINDOW, 0, NULL, NULL, &n, NULL);
+	return n;
 }
 
 /* Memory from the journal: the jobs and their stop intents, the event

@@ -116,8 +116,15 @@ struct job *state_find(struct state *s, int64_t id, struct gq_err *e);
  * plan and dep_never read them there. For a job that becomes active. j may
  * move. */
 int state_find_deps(struct state *s, const struct job *j, struct gq_err *e);
+/* Drops from memory the finished jobs that ended before cut, save job keep
+ * and those an active job waits for; fn, when not NULL, is called on each
+ * first, and its -1 (with e) keeps that job and stops there. *dropped says
+ * how many went. */
+typedef int (*state_drop_fn)(void *arg, struct job *j, struct gq_err *e);
+int state_drop_finished(struct state *s, int64_t cut, int64_t keep, state_drop_fn fn, void *arg,
+			size_t *dropped, struct gq_err *e);
 /* Drops from memory the jobs that ended before now - STATE_MEMORY_WINDOW
- * (save those an active job waits for); returns how many. */
+ * (they stay in the journal); returns how many. */
 size_t state_evict(struct state *s, int64_t now);
 /* Job j (STARTING, or RUNNING by a supervisor that never made its process)
  * did not run: pending again, with why as the event's reason. */

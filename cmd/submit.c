@@ -451,11 +451,6 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 		    c, dashdash ? "no command after '--'"
 				: "nothing to run; give '-- COMMAND [ARG...]' or a script");
 	if (!dashdash) {
-		if (nargs > 1)
-			return cmd_usage_error(c,
-					       "'%s' follows the script '%s'; to run a command "
-					       "with arguments put it after '--'",
-					       args[1], args[0]);
 		if ((rc = read_script(args[0], &script)) != EXIT_OK)
 			return rc;
 		if ((rc = apply_script(&o, args[0], script)) != EXIT_OK)
@@ -506,9 +501,8 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 	    .notify_webhook = cfg.notify_webhook[0] ? cfg.notify_webhook : NULL,
 	    .notify_command = cfg.notify_command[0] ? cfg.notify_command : NULL,
 	};
-	char *nul_argv[] = {NULL};
-	if (!dashdash)
-		r.argv = nul_argv;
+	if (!dashdash) /* the script's arguments, $1... */
+		r.argv = args + 1;
 	for (char **a = r.argv; *a; a++)
 		if (!utf8_valid(*a)) {
 			rc = cmd_usage_error(
@@ -519,6 +513,10 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 		rc = cmd_usage_error(c, "script '%s' is not UTF-8 text", args[0]);
 		goto out;
 	}
+	if (script && strncmp(script, "#!", 2))
+		fprintf(stderr,
+			"gq: warning: script '%s' has no #! line; it will run with /bin/sh\n",
+			args[0]);
 	env = job_env();
 	r.env = env;
 	struct backend *b = cmd_backend(true, &rc);
@@ -620,7 +618,7 @@ int submit_directives(const char *path, const char *text, struct job *job)
 
 const struct cmd_entry cmd_submit = {
     .name = "submit",
-    .usage = "[OPTIONS] -- COMMAND [ARG...] | [OPTIONS] SCRIPT",
+    .usage = "[OPTIONS] -- COMMAND [ARG...] | [OPTIONS] SCRIPT [ARG...]",
     .summary = "queue a command or a batch script",
     .flags = CMD_NEEDS_BACKEND,
     .exec = submit_exec,

@@ -35,8 +35,8 @@ echo from the script
 #GQ --gpus 7
 SCRIPT
 check_eq "submit a script" "$("$GQ" submit --gpus 3 train.sh)" "submitted job 4"
-check_eq "its #GQ lines and the command line" "$("$GQ" show --json 4 | jq -c '[.name, .tier, .req.gpus, .held, .argv]')" \
-	'["scripted","P2",3,true,["/bin/sh","-c","#!/bin/sh\n# a comment\n#GQ --gpus 2 --tier P2\n#GQ --name \"scripted\" --hold\necho from the script\n#GQ --gpus 7\n"]]'
+check_eq "its #GQ lines and the command line" "$("$GQ" show --json 4 | jq -c '[.name, .tier, .req.gpus, .held, .argv, .script]')" \
+	'["scripted","P2",3,true,null,"#!/bin/sh\n# a comment\n#GQ --gpus 2 --tier P2\n#GQ --name \"scripted\" --hold\necho from the script\n#GQ --gpus 7\n"]'
 "$GQ" release 4 >/dev/null
 check "the script runs" wait_state 4 completed
 check_eq "and prints" "$("$GQ" logs 4)" "from the script"

@@ -65,7 +65,6 @@ bad "submit --after with 9 jobs" "--after: at most 8 jobs" submit --after 1,2,3,
 bad "submit --gpus without a value" "option '--gpus' needs a value" submit --gpus
 bad "submit --hold=yes" "option '--hold=yes' takes no value" submit --hold=yes -- true
 bad "submit of a missing script" "cannot read script '$T_DIR/nope.sh'" submit "$T_DIR/nope.sh"
-bad "submit of a script followed by words" "'x' follows the script" submit "$T_DIR/nope.sh" x
 printf '#!/bin/sh\n#GQ --gpus lots\ntrue\n' >"$T_DIR/bad.sh"
 bad "submit of a script with a bad #GQ line" "script '$T_DIR/bad.sh' line 2: --gpus: not a whole number: 'lots'" submit "$T_DIR/bad.sh"
 printf '#!/bin/sh\n#GQ --gpus 2 extra\ntrue\n' >"$T_DIR/bad2.sh"

@@ -31,6 +31,7 @@ void job_info_release(struct job_info *ji)
 		for (char **a = ji->argv; *a; a++)
 			free(*a);
 	free(ji->argv);
+	free(ji->script);
 	free(ji->cwd);
 	free(ji->stdout_path);
 	free(ji->stderr_path);

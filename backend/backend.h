@@ -36,8 +36,9 @@
 /* One job with what the snapshot leaves out: what it runs and where. */
 struct job_info {
 	struct job job;
-	char **argv;	   /* NULL-terminated, owned; NULL when unknown */
-	char *cwd;	   /* owned, or NULL */
+	char **argv;  /* NULL-terminated, owned; NULL when unknown; with script, its arguments */
+	char *script; /* a batch script's text, owned, or NULL */
+	char *cwd;    /* owned, or NULL */
 	char *stdout_path; /* owned, or NULL */
 	char *stderr_path; /* owned, or NULL */
 };

@@ -343,16 +343,10 @@ static int n_job(struct backend *b, int64_t id, struct job_info *out, struct gq_
 			*e = ce;
 			return bad_answer(N(b), "command", e);
 		}
-		if (cmd.script) {
-			ji.argv = xcalloc(4, sizeof(char *));
-			ji.argv[0] = xstrdup("/bin/sh");
-			ji.argv[1] = xstrdup("-c");
-			ji.argv[2] = cmd.script;
-			cmd.script = NULL;
-		} else {
-			ji.argv = cmd.argv;
-			cmd.argv = NULL;
-		}
+		ji.script = cmd.script;
+		cmd.script = NULL;
+		ji.argv = cmd.argv;
+		cmd.argv = NULL;
 		ji.cwd = cmd.cwd;
 		cmd.cwd = NULL;
 		submission_release(&cmd);

@@ -862,6 +862,13 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 	 * do, so --notify is not passed off as mail. */
 	if (j->notify[0])
 		return backend_records(b, "submit --notify", e);
+	/* gq does not pass a script's arguments on to slurmrestd. */
+	if (r->script && r->argv && r->argv[0])
+		return err_set(
+		    e, GQ_EUNAVAIL,
+		    "a script's arguments ('%s'...) are not passed on to Slurm; give them "
+		    "inside the script",
+		    r->argv[0]);
 	/* A script's #SBATCH lines (sbatch reads them on the client:
 	 * slurmrestd does not); what the user gave gq wins over them. The
 	 * options this cannot honour are cmd/submit's to warn about. */

@@ -35,6 +35,49 @@ const struct cmd_entry *cmd_find(const char *name)
 	return NULL;
 }
 
+/* Edits between a and b (optimal string alignment: insert, delete,
+ * substitute, swap two neighbours); at most 64 bytes each, else -1. */
+static int edit_distance(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b);
+	if (n > 64 || m > 64)
+		return -1;
+	int d[65][65];
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = (int)i;
+	for (size_t k = 0; k <= m; k++)
+		d[0][k] = (int)k;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t k = 1; k <= m; k++) {
+			int best = d[i - 1][k - 1] + (a[i - 1] != b[k - 1]);
+			if (d[i - 1][k] + 1 < best)
+				best = d[i - 1][k] + 1;
+			if (d[i][k - 1] + 1 < best)
+				best = d[i][k - 1] + 1;
+			if (i > 1 && k > 1 && a[i - 1] == b[k - 2] && a[i - 2] == b[k - 1] &&
+			    d[i - 2][k - 2] + 1 < best)
+				best = d[i - 2][k - 2] + 1;
+			d[i][k] = best;
+		}
+	return d[n][m];
+}
+
+const struct cmd_entry *cmd_nearest(const char *name)
+{
+	const struct cmd_entry *best = NULL;
+	int bd = 3;
+	for (size_t i = 0; cmd_table[i]; i++) {
+		if (cmd_table[i]->flags & CMD_HIDDEN)
+			continue;
+		int d = edit_distance(name, cmd_table[i]->name);
+		if (d >= 0 && d < bd && (size_t)d < strlen(name)) {
+			bd = d;
+			best = cmd_table[i];
+		}
+	}
+	return best;
+}
+
 int cmd_exit_code(enum gq_errcode code)
 {
 	switch (code) {

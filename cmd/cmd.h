@@ -53,6 +53,11 @@ struct cmd_entry {
 extern const struct cmd_entry *const cmd_table[];
 /* Exact match; NULL when there is no such command. */
 const struct cmd_entry *cmd_find(const char *name);
+/* The command nearest to a mistyped name (at most 2 edits: a letter added,
+ * dropped, changed or two swapped, and fewer than the name's length), for
+ * "did you mean" only: never run in its place. NULL when none is near;
+ * ties go to the table's first. */
+const struct cmd_entry *cmd_nearest(const char *name);
 
 /* Prints "gq: <msg>" (one line) to stderr and returns the exit code that
  * fits e->code. */

@@ -529,6 +529,9 @@ static int ls_exec(int argc, char **argv)
 				       argv[optind], argv[optind]);
 	if (json && fmt)
 		return cmd_usage_error(c, "--json and --format do not go together; pick one");
+	if (fmt && !*fmt)
+		return cmd_usage_error(c, "--format: empty template; give fields such as "
+					  "'{id} {state}'");
 	struct tpl tpl = {0};
 	if (fmt && (rc = format_compile(fmt, &tpl)) != EXIT_OK)
 		return rc;

@@ -90,7 +90,12 @@ int main(int argc, char **argv)
 	}
 	const struct cmd_entry *c = cmd_find(strcmp(argv[1], "--version") ? argv[1] : "version");
 	if (!c) {
-		fprintf(stderr, "gq: '%s' is not a gq command; see 'gq --help'\n", argv[1]);
+		const struct cmd_entry *near = cmd_nearest(argv[1]);
+		if (near)
+			fprintf(stderr, "gq: '%s' is not a gq command; did you mean 'gq %s'?\n",
+				argv[1], near->name);
+		else
+			fprintf(stderr, "gq: '%s' is not a gq command; see 'gq --help'\n", argv[1]);
 		return EXIT_USAGE;
 	}
 	if (c->flags & CMD_NEEDS_BACKEND) {

@@ -147,6 +147,14 @@ static int serve_exec(int argc, char **argv)
 				rc = cmd_usage_error(&cmd_serve, "--gpu-mem: %s", e.msg);
 				goto out;
 			}
+			if (cfg.gpu_mem_mb <= 0) {
+				rc =
+				    cmd_usage_error(&cmd_serve,
+						    "--gpu-mem: '%s' is no memory; give one GPU's, "
+						    "such as 80G",
+						    v);
+				goto out;
+			}
 		} else if (is_opt(a, "--cpus")) {
 			int64_t n;
 			if (!(v = arg_value(argc, argv, &i, "--cpus")))

@@ -137,7 +137,13 @@ static int run_line(char *line)
 	}
 	const struct cmd_entry *c = cmd_find(name);
 	if (!c) {
-		fprintf(stderr, "gq: '%s' is not a gq command; type 'help' for the list\n", name);
+		const struct cmd_entry *near = cmd_nearest(name);
+		if (near)
+			fprintf(stderr, "gq: '%s' is not a gq command; did you mean '%s'?\n", name,
+				near->name);
+		else
+			fprintf(stderr, "gq: '%s' is not a gq command; type 'help' for the list\n",
+				name);
 		return EXIT_USAGE;
 	}
 	if (c == &cmd_shell) {

@@ -55,6 +55,57 @@ static void alloc_text(const struct job *j, const struct snapshot *s, struct buf
 	}
 }
 
+/* argv as a shell would read it back, the words that need it quoted. */
+static void words_text(char *const *argv, struct buf *out)
+{
+	for (char *const *a = argv; *a; a++) {
+		bool quote = !**a || strpbrk(*a, " \t\n'\"\\$`;&|<>()*?[]{}~") != NULL;
+		buf_printf(out, "%s%s%s%s", a == argv ? "" : " ", quote ? "'" : "", *a,
+			   quote ? "'" : "");
+	}
+}
+
+#define SCRIPT_LINES 5
+
+/* A batch script: what runs it (its "#!" line, or /bin/sh), its
+ * arguments, and its first lines; the whole text is in --json. */
+static void script_rows(const struct job_info *ji)
+{
+	const char *t = ji->script;
+	struct buf b;
+	buf_init(&b, 0);
+	if (!strncmp(t, "#!", 2)) {
+		size_t n = strcspn(t + 2, "\n");
+		while (n && (t[2] == ' ' || t[2] == '\t')) {
+			t++;
+			n--;
+		}
+		buf_printf(&b, "a script run by %.*s", (int)n, t + 2);
+		t = ji->script;
+	} else {
+		buf_addstr(&b, "a script run by /bin/sh (it has no #! line)");
+	}
+	if (ji->argv && ji->argv[0]) {
+		buf_addstr(&b, ", arguments ");
+		words_text(ji->argv, &b);
+	}
+	row("command", "%s", b.data);
+	int line = 0, more = 0;
+	for (const char *p = t; *p;) {
+		size_t n = strcspn(p, "\n");
+		if (line < SCRIPT_LINES)
+			row(line ? "" : "script", "%.*s", (int)n, p);
+		else
+			more++;
+		line++;
+		p += n + (p[n] == '\n');
+	}
+	if (more)
+		row("", "(%d more line%s; the whole script: gq show --json %lld)", more,
+		    more == 1 ? "" : "s", (long long)ji->job.id);
+	buf_release(&b);
+}
+
 static void size_text(int64_t mb, struct buf *out)
 {
 	char t[32];
@@ -174,13 +225,11 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 		row("held", "by %s at %s%s%s", j->held_by[0] ? j->held_by : "?",
 		    cmd_time(j->held_at, now, t2, sizeof(t2)), j->held_reason[0] ? ": " : "",
 		    j->held_reason);
-	if (ji->argv) {
+	if (ji->script) {
+		script_rows(ji);
+	} else if (ji->argv) {
 		buf_reset(&b);
-		for (char **a = ji->argv; *a; a++) {
-			bool quote = !**a || strpbrk(*a, " \t\n'\"\\$`;&|<>()*?[]{}~") != NULL;
-			buf_printf(&b, "%s%s%s%s", a == ji->argv ? "" : " ", quote ? "'" : "", *a,
-				   quote ? "'" : "");
-		}
+		words_text(ji->argv, &b);
 		row("command", "%s", b.data);
 	}
 	if (ji->cwd)

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
@@ -330,23 +331,156 @@ static const char *base_name(const char *p)
 	return s && s[1] ? s + 1 : p;
 }
 
-/* One warning line for each #SBATCH option the backend cannot honour, or
- * one for them all where it reads none (gq serve): the job is submitted
- * without them, never silently. Returns the tasks of the script's
- * #SBATCH --array where the backend reads it, else 0. */
-static int sbatch_warn(const char *path, const char *script, bool reads)
+/* Slurm's --mail-type list as --notify's: "BEGIN,END" is "start,end".
+ * Types gq has no event for are left out; "" when none is left. */
+static void mail_to_notify(const char *types, char *out, size_t size)
+{
+	static const struct {
+		const char *slurm, *gq;
+	} map[] = {{"BEGIN", "start"},	   {"END", "end"}, {"FAIL", "fail"},
+		   {"REQUEUE", "requeue"}, {"ALL", "all"}, {"NONE", "none"}};
+	out[0] = '\0';
+	char *copy = xstrdup(types);
+	for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+			if (!strcasecmp(t, map[i].slurm)) {
+				size_t n = strlen(out);
+				snprintf(out + n, size - n, "%s%s", n ? "," : "", map[i].gq);
+			}
+	free(copy);
+}
+
+/* Whether the server has a queue of that name (for #SBATCH -p). */
+static bool queue_exists(struct backend *b, const char *name)
+{
+	struct snapshot s;
+	snapshot_init(&s);
+	struct gq_err e = GQ_ERR_INIT;
+	bool found = false;
+	if (b->ops->snapshot(b, &s, &e) == 0)
+		for (int i = 0; i < s.policy.nqueues; i++)
+			if (!strcmp(s.policy.queues[i].name, name))
+				found = true;
+	snapshot_release(&s);
+	return found;
+}
+
+/*
+ * gq serve's reading of a script's #SBATCH lines (core/sbatch.c, as the
+ * Slurm backend reads them): applied to o before the #GQ lines and the
+ * command line, which win. What has no meaning on gq serve is named in one
+ * warning line; a value gq cannot take is an error, as on a #GQ line.
+ */
+static int sbatch_apply(struct opts *o, struct backend *b, const struct gq_config *cfg,
+			const char *path, const struct sbatch *sb)
+{
+	char where[GQ_PATH_MAX + 64], v[64];
+	snprintf(where, sizeof(where), "script '%s' #SBATCH ", path);
+	struct buf ign;
+	buf_init(&ign, 0);
+	int rc = EXIT_OK;
+#define SB_APPLY(opt, val)                                                                         \
+	do {                                                                                       \
+		if (rc == EXIT_OK)                                                                 \
+			rc = apply(o, (opt), (val), where);                                        \
+	} while (0)
+#define SB_IGNORE(...) buf_printf(&ign, " " __VA_ARGS__)
+	if (sb->name[0])
+		SB_APPLY(O_NAME, sb->name);
+	if (sb->partition[0]) {
+		if (name_valid(sb->partition) && queue_exists(b, sb->partition))
+			SB_APPLY(O_QUEUE, sb->partition);
+		else
+			SB_IGNORE("--partition=%s (no such queue)", sb->partition);
+	}
+	/* As under sbatch, a script with #SBATCH lines and none for GPUs
+	 * asks for none. */
+	int gpus = sb->gpus < 0 ? 0 : sb->gpus;
+	if (sb->gpus > 0 && sb->gpus_per_node && sb->nodes_min > 1)
+		gpus *= sb->nodes_min;
+	snprintf(v, sizeof(v), "%d", gpus);
+	SB_APPLY(O_GPUS, v);
+	if (sb->gpu_type[0])
+		SB_APPLY(O_GPU_TYPE, sb->gpu_type);
+	if (sb->time_limit > 0) {
+		snprintf(v, sizeof(v), "%llds", (long long)sb->time_limit);
+		SB_APPLY(O_TIME_LIMIT, v);
+	}
+	if (sb->cpus_per_task > 0) {
+		snprintf(v, sizeof(v), "%d", sb->cpus_per_task);
+		SB_APPLY(O_CPUS, v);
+	}
+	if (sb->mem_mb > 0) {
+		snprintf(v, sizeof(v), "%lldM", (long long)sb->mem_mb);
+		SB_APPLY(O_MEM, v);
+	}
+	if (sb->output[0])
+		SB_APPLY('o', sb->output);
+	if (sb->error[0])
+		SB_APPLY('e', sb->error);
+	if (sb->array[0])
+		SB_APPLY(O_ARRAY, sb->array);
+	if (sb->dependency[0])
+		SB_APPLY(O_AFTER, sb->dependency);
+	if (sb->begin[0])
+		SB_APPLY(O_BEGIN, sb->begin);
+	if (sb->hold)
+		SB_APPLY(O_HOLD, "");
+	if (sb->mail_type[0]) {
+		char n[64];
+		mail_to_notify(sb->mail_type, n, sizeof(n));
+		if (!n[0])
+			SB_IGNORE("--mail-type=%s", sb->mail_type);
+		else if (!cfg->notify_webhook[0] && !cfg->notify_command[0])
+			SB_IGNORE("--mail-type=%s (no notify.webhook or notify.command in your "
+				  "config)",
+				  sb->mail_type);
+		else
+			SB_APPLY(O_NOTIFY, n);
+	}
+	if (sb->mail_user[0])
+		SB_IGNORE("--mail-user=%s", sb->mail_user);
+	if (sb->qos[0])
+		SB_IGNORE("--qos=%s", sb->qos);
+	if (sb->account[0])
+		SB_IGNORE("--account=%s", sb->account);
+	if (sb->chdir[0])
+		SB_IGNORE("--chdir=%s", sb->chdir);
+	if (sb->constraint[0])
+		SB_IGNORE("--constraint=%s", sb->constraint);
+	if (sb->exclusive[0])
+		SB_IGNORE("--exclusive");
+	if (sb->export_env[0])
+		SB_IGNORE("--export=%s", sb->export_env);
+	if (sb->nodes_min > 1 || sb->nodes_max > 1)
+		SB_IGNORE("--nodes=%d%s", sb->nodes_min, sb->nodes_max > 1 ? "-" : "");
+	if (sb->ntasks > 1)
+		SB_IGNORE("--ntasks=%d", sb->ntasks);
+	if (sb->ntasks_per_node > 1)
+		SB_IGNORE("--ntasks-per-node=%d", sb->ntasks_per_node);
+	for (int i = 0; i < sb->nskipped && i < SBATCH_MAX_SKIPPED; i++) {
+		const struct sbatch_skipped *k = &sb->skipped[i];
+		SB_IGNORE("%s%s%s%s", k->opt, k->value[0] ? "=" : "", k->value,
+			  k->why == SBATCH_BADVAL ? " (unreadable)" : "");
+	}
+	if (sb->nskipped > SBATCH_MAX_SKIPPED)
+		SB_IGNORE("and %d more", sb->nskipped - SBATCH_MAX_SKIPPED);
+#undef SB_APPLY
+#undef SB_IGNORE
+	if (rc == EXIT_OK && ign.len)
+		fprintf(stderr, "gq: warning: script '%s': gq serve ignores #SBATCH%s\n", path,
+			ign.data);
+	buf_release(&ign);
+	return rc;
+}
+
+/* One warning line for each #SBATCH option a backend that reads them
+ * (Slurm) cannot honour: the job is submitted without them, never
+ * silently. Returns the tasks of the script's #SBATCH --array. */
+static int sbatch_warn(const char *path, const char *script)
 {
 	struct sbatch *sb = xmalloc(sizeof(*sb));
 	sbatch_parse(script, sb);
-	if (!reads) {
-		if (sb->nlines)
-			fprintf(stderr,
-				"gq: warning: script '%s': gq serve does not read its %d #SBATCH "
-				"line%s; put the options on #GQ lines\n",
-				path, sb->nlines, sb->nlines == 1 ? "" : "s");
-		free(sb);
-		return 0;
-	}
 	int ntasks = 0;
 	if (sb->array[0]) {
 		struct array_spec *as = xmalloc(sizeof(*as));
@@ -408,27 +542,65 @@ static char **job_env(void)
 	return env;
 }
 
+struct given_opt {
+	int opt;
+	char *arg;
+};
+
+/*
+ * The submission's options, from the lowest to the highest: the config's
+ * defaults, the script's #SBATCH lines (sb, NULL: not read), its #GQ
+ * lines, the command line (given); then the defaults that depend on them
+ * and the checks of the whole. path is the script's name as given, or
+ * the command's first word.
+ */
+static int opts_build(struct opts *o, const struct cmd_entry *c, const struct gq_config *cfg,
+		      const char *path, const char *script, const struct given_opt *given,
+		      int ngiven, struct backend *b, const struct sbatch *sb)
+{
+	memset(o, 0, sizeof(*o));
+	job_init(&o->job);
+	o->cmd = c;
+	if (cfg->tier[0])
+		tier_parse(cfg->tier, &o->job.tier, NULL);
+	STR_COPY(o->job.queue, cfg->queue);
+	int rc;
+	if (sb && (rc = sbatch_apply(o, b, cfg, path, sb)) != EXIT_OK)
+		return rc;
+	if (script && (rc = apply_script(o, path, script)) != EXIT_OK)
+		return rc;
+	for (int i = 0; i < ngiven; i++)
+		if ((rc = apply(o, given[i].opt, given[i].arg, "")) != EXIT_OK)
+			return rc;
+	if (c != &cmd_submit && (o->array[0] || o->json))
+		return cmd_usage_error(
+		    c, "--%s is gq submit's; gq %s runs one job and shows its output",
+		    o->array[0] ? "array" : "json", c->name);
+	if (!o->name_set)
+		STR_COPY(o->job.name, base_name(path));
+	if (!label_valid(o->job.name))
+		STR_COPY(o->job.name, script ? "script" : "job");
+	if (o->job.estimate && o->job.time_limit && o->job.estimate > o->job.time_limit)
+		return cmd_usage_error(
+		    c, "--estimate is longer than --time-limit; the job would be killed first");
+	struct gq_err be = GQ_ERR_INIT;
+	if (job_req_check(&o->job, &be) < 0) /* the server's bounds, before asking it */
+		return cmd_usage_error(c, "%s", be.msg);
+	return EXIT_OK;
+}
+
 int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submitted *out)
 {
 	struct opts o;
-	memset(&o, 0, sizeof(o));
 	memset(out, 0, sizeof(*out));
-	job_init(&o.job);
-	o.cmd = c;
 	struct gq_config cfg;
 	struct gq_err e = GQ_ERR_INIT;
 	if (config_load(&cfg, &e) < 0)
 		return cmd_fail(&e);
-	if (cfg.tier[0])
-		tier_parse(cfg.tier, &o.job.tier, NULL);
-	STR_COPY(o.job.queue, cfg.queue);
 
 	/* The command line first, to find the script; its options are applied
 	 * again after the script's so that they win. */
-	struct {
-		int opt;
-		char *arg;
-	} given[128];
+	struct given_opt given[128];
 	int ngiven = 0, opt;
 	bool dashdash = false;
 	while ((opt = cmd_getopt(c, argc, argv, "+o:e:", longopts)) != -1) {
@@ -450,40 +622,11 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 		return cmd_usage_error(
 		    c, dashdash ? "no command after '--'"
 				: "nothing to run; give '-- COMMAND [ARG...]' or a script");
-	if (!dashdash) {
-		if (nargs > 1)
-			return cmd_usage_error(c,
-					       "'%s' follows the script '%s'; to run a command "
-					       "with arguments put it after '--'",
-					       args[1], args[0]);
-		if ((rc = read_script(args[0], &script)) != EXIT_OK)
-			return rc;
-		if ((rc = apply_script(&o, args[0], script)) != EXIT_OK)
-			goto out;
-	}
-	for (int i = 0; i < ngiven; i++)
-		if ((rc = apply(&o, given[i].opt, given[i].arg, "")) != EXIT_OK)
-			goto out;
-	if (c != &cmd_submit && (o.array[0] || o.json)) {
-		rc = cmd_usage_error(c,
-				     "--%s is gq submit's; gq %s runs one job and shows its output",
-				     o.array[0] ? "array" : "json", c->name);
+	if (!dashdash && (rc = read_script(args[0], &script)) != EXIT_OK)
+		return rc;
+	/* Without a server first: a bad option needs none to be refused. */
+	if ((rc = opts_build(&o, c, &cfg, args[0], script, given, ngiven, NULL, NULL)) != EXIT_OK)
 		goto out;
-	}
-	if (!o.name_set)
-		STR_COPY(o.job.name, base_name(args[0]));
-	if (!label_valid(o.job.name))
-		STR_COPY(o.job.name, script ? "script" : "job");
-	if (o.job.estimate && o.job.time_limit && o.job.estimate > o.job.time_limit) {
-		rc = cmd_usage_error(
-		    c, "--estimate is longer than --time-limit; the job would be killed first");
-		goto out;
-	}
-	struct gq_err be = GQ_ERR_INIT;
-	if (job_req_check(&o.job, &be) < 0) { /* the server's bounds, before asking it */
-		rc = cmd_usage_error(c, "%s", be.msg);
-		goto out;
-	}
 
 	char cwd[GQ_PATH_MAX];
 	if (!getcwd(cwd, sizeof(cwd))) {
@@ -506,9 +649,8 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 	    .notify_webhook = cfg.notify_webhook[0] ? cfg.notify_webhook : NULL,
 	    .notify_command = cfg.notify_command[0] ? cfg.notify_command : NULL,
 	};
-	char *nul_argv[] = {NULL};
-	if (!dashdash)
-		r.argv = nul_argv;
+	if (!dashdash) /* the script's arguments, $1... */
+		r.argv = args + 1;
 	for (char **a = r.argv; *a; a++)
 		if (!utf8_valid(*a)) {
 			rc = cmd_usage_error(
@@ -519,15 +661,15 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 		rc = cmd_usage_error(c, "script '%s' is not UTF-8 text", args[0]);
 		goto out;
 	}
+	if (script && strncmp(script, "#!", 2))
+		fprintf(stderr,
+			"gq: warning: script '%s' has no #! line; it will run with /bin/sh\n",
+			args[0]);
 	env = job_env();
 	r.env = env;
 	struct backend *b = cmd_backend(true, &rc);
 	if (!b)
 		goto out;
-	if (o.begin[0] && (rc = cmd_begin_resolve(c, b, o.begin, &r.job.begin_time)) != EXIT_OK) {
-		backend_close(b);
-		goto out;
-	}
 	/* gq serve --slurm reads #SBATCH lines: a first answer says whether
 	 * the server is one. */
 	struct gq_err pe = GQ_ERR_INIT;
@@ -537,8 +679,28 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 		goto out;
 	}
 	int script_tasks = 0; /* the tasks of its #SBATCH --array */
-	if (script)
-		script_tasks = sbatch_warn(args[0], script, b->ops->reads_sbatch);
+	if (script && b->ops->reads_sbatch) {
+		script_tasks = sbatch_warn(args[0], script);
+	} else if (script) { /* gq serve: its options, under #GQ's and ours */
+		struct sbatch *sb = xmalloc(sizeof(*sb));
+		sbatch_parse(script, sb);
+		if (sb->nlines)
+			rc = opts_build(&o, c, &cfg, args[0], script, given, ngiven, b, sb);
+		free(sb);
+		if (rc != EXIT_OK) {
+			backend_close(b);
+			goto out;
+		}
+		r.job = o.job;
+		r.given = o.given;
+		r.array = o.array[0] ? o.array : NULL;
+		r.output = o.output[0] ? o.output : NULL;
+		r.error = o.error[0] ? o.error : NULL;
+	}
+	if (o.begin[0] && (rc = cmd_begin_resolve(c, b, o.begin, &r.job.begin_time)) != EXIT_OK) {
+		backend_close(b);
+		goto out;
+	}
 	int64_t id;
 	bool has_win = false;
 	struct window_stop win;
@@ -620,7 +782,7 @@ int submit_directives(const char *path, const char *text, struct job *job)
 
 const struct cmd_entry cmd_submit = {
     .name = "submit",
-    .usage = "[OPTIONS] -- COMMAND [ARG...] | [OPTIONS] SCRIPT",
+    .usage = "[OPTIONS] -- COMMAND [ARG...] | [OPTIONS] SCRIPT [ARG...]",
     .summary = "queue a command or a batch script",
     .flags = CMD_NEEDS_BACKEND,
     .exec = submit_exec,

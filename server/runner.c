@@ -235,10 +235,11 @@ int runner_start(struct runner *r, const struct run_spec *s, struct gq_err *e)
 	for (size_t i = 0; s->argv && s->argv[i]; i++)
 		spec_add(&spec, "arg", s->argv[i]);
 	if (s->script) {
-		spec_add(&spec, "arg", "/bin/sh");
-		spec_add(&spec, "arg", "-c");
-		spec_add(&spec, "arg", s->script);
-		spec_add(&spec, "arg", "gq-job");
+		/* The supervisor writes it once it is the user: jd is the user's. */
+		char *sp = runner_log_path(r, s->id, "script");
+		spec_add(&spec, "scriptfile", sp);
+		free(sp);
+		spec_add(&spec, "script", s->script);
 	}
 	static const char *const ours[] = {
 	    "CUDA_VISIBLE_DEVICES=", "GQ_GPUS=",	   "GQ_JOB_ID=",
@@ -488,8 +489,9 @@ static void sv_forward(int sig)
 }
 
 struct sv_spec {
-	char **argv, **env;
+	char **argv, **env; /* with script, argv is its arguments */
 	size_t nargv, nenv;
+	const char *script, *scriptfile;    /* a batch script's text and where it goes */
 	const char *cwd, *out, *err, *ckpt; /* gq's log of the job, $GQ_CHECKPOINT_DIR */
 	const char *uout, *uerr;	    /* the job's own -o / -e files */
 	bool switch_user;
@@ -519,6 +521,10 @@ static int sv_parse(char *data, size_t len, struct sv_spec *s)
 			sv_push(&s->argv, &s->nargv, v);
 		else if (!strcmp(p, "env"))
 			sv_push(&s->env, &s->nenv, v);
+		else if (!strcmp(p, "script"))
+			s->script = v;
+		else if (!strcmp(p, "scriptfile"))
+			s->scriptfile = v;
 		else if (!strcmp(p, "cwd"))
 			s->cwd = v;
 		else if (!strcmp(p, "stdout"))
@@ -539,11 +545,56 @@ static int sv_parse(char *data, size_t len, struct sv_spec *s)
 		else if (!strcmp(p, "group") && s->ngroups < 256)
 			s->groups[s->ngroups++] = (gid_t)strtoul(v, NULL, 10);
 	}
-	if (!s->argv || !s->cwd || !s->out || !s->err)
+	if ((!s->argv && !s->script) || !!s->script != !!s->scriptfile || !s->cwd || !s->out ||
+	    !s->err)
 		return -1;
+	if (!s->argv)
+		s->argv = xcalloc(1, sizeof(*s->argv));
 	if (!s->env)
 		s->env = xcalloc(1, sizeof(*s->env));
 	return 0;
+}
+
+/* In the job's child, as the user: writes the script to s->scriptfile
+ * (the user's spool directory: never through a link, never as root) and
+ * returns the argv that executes it, its interpreter the one of its "#!"
+ * line or /bin/sh. Exits the child on failure. */
+static char **sv_script(const struct sv_spec *s)
+{
+	int fd = open(s->scriptfile, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0700);
+	size_t len = strlen(s->script);
+	const char *p = s->script;
+	if (fd < 0 || fchmod(fd, 0700) < 0) {
+		dprintf(2, "gq: cannot write the script to '%s': %s\n", s->scriptfile,
+			strerror(errno));
+		_exit(126);
+	}
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			dprintf(2, "gq: cannot write the script to '%s': %s\n", s->scriptfile,
+				w < 0 ? strerror(errno) : "short write");
+			_exit(126);
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (close(fd) < 0) {
+		dprintf(2, "gq: cannot write the script to '%s': %s\n", s->scriptfile,
+			strerror(errno));
+		_exit(126);
+	}
+	bool shebang = !strncmp(s->script, "#!", 2);
+	char **argv = xcalloc(s->nargv + 3, sizeof(*argv));
+	size_t n = 0;
+	if (!shebang)
+		argv[n++] = (char *)(uintptr_t) "/bin/sh";
+	argv[n++] = (char *)(uintptr_t)s->scriptfile;
+	for (size_t i = 0; i < s->nargv; i++)
+		argv[n++] = s->argv[i];
+	return argv;
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -644,6 +695,22 @@ int runner_supervise(const char *rundir)
 			close(fd);
 		}
 		extern char **environ;
+		if (s.script) {
+			char **argv = sv_script(&s);
+			environ = s.env;
+			execv(argv[0], argv);
+			/* Its interpreter, as the #! line names it. */
+			const char *nl = strchr(s.script, '\n');
+			int n = nl ? (int)(nl - s.script) : (int)strlen(s.script);
+			if (argv[0] == s.scriptfile)
+				dprintf(
+				    2, "gq: cannot run the script with its first line '%.*s': %s\n",
+				    n > 200 ? 200 : n, s.script, strerror(errno));
+			else
+				dprintf(2, "gq: cannot run the script with /bin/sh: %s\n",
+					strerror(errno));
+			_exit(errno == ENOENT ? 127 : 126);
+		}
 		environ = s.env;
 		execvp(s.argv[0], s.argv);
 		dprintf(2, "gq: cannot run '%s': %s\n", s.argv[0], strerror(errno));

@@ -31,11 +31,15 @@ struct runner;
 /* What to run. Borrowed for the duration of runner_start(). */
 struct run_spec {
 	int64_t id;
-	char *const *argv;  /* NULL-terminated, or NULL with script */
-	const char *script; /* run as /bin/sh -c SCRIPT */
-	const char *cwd;    /* absolute */
-	char *const *env;   /* NULL-terminated "K=V"; GQ_* and CUDA_VISIBLE_DEVICES are added */
-	bool switch_user;   /* run as uid/gid/groups (the server runs as root) */
+	/* NULL-terminated; with script, the script's arguments (or NULL) */
+	char *const *argv;
+	/* A batch script's text, or NULL: the supervisor writes it to
+	 * S/jobs/ID/script as the job's user and executes it (with /bin/sh
+	 * when its first line is no "#!" line). */
+	const char *script;
+	const char *cwd;  /* absolute */
+	char *const *env; /* NULL-terminated "K=V"; GQ_* and CUDA_VISIBLE_DEVICES are added */
+	bool switch_user; /* run as uid/gid/groups (the server runs as root) */
 	uint32_t uid, gid;
 	const gid_t *groups;
 	int ngroups;

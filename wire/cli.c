@@ -63,7 +63,12 @@ void jout_job(const struct job_info *ji, bool ext)
 	if (ext)
 		json_object_set_new(o, "slurm", slurm_fields(&ji->job));
 	json_object_set_new(o, "gpus", json_integer(ji->job.req.gpus));
-	json_object_set_new(o, "argv", strv(ji->argv));
+	/* A script's text and its arguments, or the command's argv. */
+	json_object_set_new(o, "argv", ji->script ? json_null() : strv(ji->argv));
+	json_t *script = ji->script ? json_string(ji->script) : NULL;
+	json_object_set_new(o, "script", script ? script : json_null());
+	char *none[] = {NULL};
+	json_object_set_new(o, "args", ji->script ? strv(ji->argv ? ji->argv : none) : json_null());
 	json_t *cwd = ji->cwd ? json_string(ji->cwd) : NULL;
 	json_object_set_new(o, "cwd", cwd ? cwd : json_null());
 	emit(o, false);

@@ -383,9 +383,11 @@ json_t *codec_submit_encode(const struct submit_req *r)
 				encode_field(o, &job_fields[i], j);
 	json_object_set_new(o, "req", wire_encode_table(res_fields, NF(res_fields), &j->req));
 	json_object_set_new(o, "deps", deps_encode(j));
-	if (r->script)
+	if (r->script) {
 		json_object_set_new(o, "script", json_string(r->script));
-	else
+		if (r->argv && r->argv[0])
+			json_object_set_new(o, "args", strv_encode(r->argv));
+	} else
 		json_object_set_new(o, "argv", strv_encode(r->argv));
 	if (r->cwd)
 		json_object_set_new(o, "cwd", json_string(r->cwd));
@@ -1392,6 +1394,7 @@ int codec_submit_decode(const json_t *v, struct submission *out, struct gq_err *
 	job_init(&s.job);
 	const char *key;
 	json_t *val;
+	bool has_argv = false, has_args = false;
 	json_object_foreach(wire_mut(v), key, val)
 	{
 		char path[96];
@@ -1408,9 +1411,15 @@ int codec_submit_decode(const json_t *v, struct submission *out, struct gq_err *
 					       NULL, e);
 		else if (!strcmp(key, "deps"))
 			rc = decode_deps(val, &s.job, "submission", e);
-		else if (!strcmp(key, "argv"))
+		else if (!strcmp(key, "argv") || !strcmp(key, "args")) {
+			/* "args": a script's arguments, kept where argv goes. */
+			if (has_argv || has_args) {
+				err_set(e, GQ_EINVAL, "submission: give either 'argv' or 'args'");
+				goto fail;
+			}
+			*(key[3] == 's' ? &has_args : &has_argv) = true;
 			rc = strv_decode(val, path, false, &s.argv, e);
-		else if (!strcmp(key, "env"))
+		} else if (!strcmp(key, "env"))
 			rc = strv_decode(val, path, true, &s.env, e);
 		else if (!strcmp(key, "cwd"))
 			rc = str_decode(val, path, &s.cwd, e);
@@ -1431,15 +1440,19 @@ int codec_submit_decode(const json_t *v, struct submission *out, struct gq_err *
 		if (rc < 0)
 			goto fail;
 	}
-	if (s.argv && s.script) {
+	if (has_argv && s.script) {
 		err_set(e, GQ_EINVAL, "submission: give either 'argv' or 'script', not both");
+		goto fail;
+	}
+	if (has_args && !s.script) {
+		err_set(e, GQ_EINVAL, "submission.args: a script's arguments; give 'script' too");
 		goto fail;
 	}
 	if (!s.argv && !s.script) {
 		err_set(e, GQ_EINVAL, "submission: nothing to run; give 'argv' or 'script'");
 		goto fail;
 	}
-	if (s.argv && !s.argv[0]) {
+	if (has_argv && !s.argv[0]) {
 		err_set(e, GQ_EINVAL, "submission.argv: empty; give the command to run");
 		goto fail;
 	}
@@ -1505,9 +1518,11 @@ static char *command_text(char *const *argv, const char *script, const char *cwd
 		if (v)
 			json_object_set_new(o, opt[i].name, json_string(v));
 	}
-	if (script)
+	if (script) {
 		json_object_set_new(o, "script", json_string(script));
-	else
+		if (argv && argv[0])
+			json_object_set_new(o, "args", strv_encode(argv));
+	} else
 		json_object_set_new(o, "argv", strv_encode(argv));
 	if (cwd)
 		json_object_set_new(o, "cwd", json_string(cwd));

@@ -37,7 +37,7 @@ enum submit_given {
 struct submit_req {
 	struct job job;
 	unsigned given; /* enum submit_given bits */
-	char **argv;	/* NULL-terminated; borrowed */
+	char **argv;	/* NULL-terminated; borrowed; with script, its arguments */
 	const char *cwd;
 	char **env;		     /* NULL-terminated "K=V"; borrowed */
 	const char *script;	     /* a batch script's text instead of argv, or NULL */

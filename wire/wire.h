@@ -119,13 +119,13 @@ int wire_job_parse(const char *text, size_t len, struct job *out, struct gq_err 
  * A submission as POST /v1/jobs takes it: the submittable job fields at the
  * top level (name, queue, tier, req, estimate, time_limit, checkpointable,
  * deps, held) and what to run: "argv" (array of strings) or "script"
- * (text), "cwd" (absolute path), "env" (array of "K=V"). Server-owned
- * fields (id, user, state, ...) are rejected as unknown. The decoded form
- * owns its strings; submission_release() frees them.
+ * (text) with its arguments in "args" (array of strings), "cwd" (absolute path), "env" (array of
+ * "K=V"). Server-owned fields (id, user, state, ...) are rejected as unknown. The decoded form owns
+ * its strings; submission_release() frees them.
  */
 struct submission {
 	struct job job; /* job_init() plus the fields given */
-	char **argv;	/* NULL-terminated, or NULL when a script is given */
+	char **argv;	/* NULL-terminated; with a script, its arguments ("args") or NULL */
 	char **env;	/* NULL-terminated, never NULL after a successful decode */
 	char *cwd;	/* NULL when not given */
 	char *script;	/* NULL when not given */
@@ -150,13 +150,14 @@ int wire_submitted_parse(const char *text, size_t len, int64_t *id, struct windo
 void wire_window_stop_write(struct buf *b, const struct window_stop *w);
 
 /*
- * A command ({"argv"|"script", "cwd", "env"}), as the journal keeps it and
+ * A command ({"argv"|"script" and "args", "cwd", "env"}), as the journal keeps it and
  * GET /v1/jobs/ID/command answers it, and back into a struct submission
  * (whose job part is then job_init()).
  */
 char *codec_command_text(char *const *argv, const char *script, const char *cwd, char *const *env);
-/* The same from a whole submission: with its output and error file
- * patterns and its notification targets, each left out when NULL. */
+/* (With script, argv is its arguments, left out when NULL or empty.) The same from a whole
+ * submission: with its output and error file patterns and its notification targets, each left out
+ * when NULL. */
 char *codec_command_text_sub(const struct submission *sub);
 int codec_command_from_text(const char *text, struct submission *out, struct gq_err *e);
 

@@ -35,8 +35,8 @@ echo from the script
 #GQ --gpus 7
 SCRIPT
 check_eq "submit a script" "$("$GQ" submit --gpus 3 train.sh)" "submitted job 4"
-check_eq "its #GQ lines and the command line" "$("$GQ" show --json 4 | jq -c '[.name, .tier, .req.gpus, .held, .argv]')" \
-	'["scripted","P2",3,true,["/bin/sh","-c","#!/bin/sh\n# a comment\n#GQ --gpus 2 --tier P2\n#GQ --name \"scripted\" --hold\necho from the script\n#GQ --gpus 7\n"]]'
+check_eq "its #GQ lines and the command line" "$("$GQ" show --json 4 | jq -c '[.name, .tier, .req.gpus, .held, .argv, .script]')" \
+	'["scripted","P2",3,true,null,"#!/bin/sh\n# a comment\n#GQ --gpus 2 --tier P2\n#GQ --name \"scripted\" --hold\necho from the script\n#GQ --gpus 7\n"]'
 "$GQ" release 4 >/dev/null
 check "the script runs" wait_state 4 completed
 check_eq "and prints" "$("$GQ" logs 4)" "from the script"
@@ -47,11 +47,10 @@ check_eq "a script without #GQ lines is named after its file" "$("$GQ" show --js
 printf '#!/bin/sh\n#GQ --hold --name a\\'"'"'b"c\\"d"\ntrue\n' >"$T_DIR/escaped.sh"
 "$GQ" submit escaped.sh >/dev/null
 check_eq "#GQ lines honour backslashes as gq shell does" "$("$GQ" show --json 6 | jq -r .name)" "a'bc\"d"
-# gq serve does not read #SBATCH lines: it says so, once, and submits.
+# gq serve reads #SBATCH lines (t2c): these it takes without a word.
 printf '#!/bin/sh\n#SBATCH -J x -t 5\n#SBATCH --gres=gpu:1\n#GQ --hold\ntrue\n' >"$T_DIR/sb.sh"
 out=$("$GQ" submit sb.sh 2>&1 >/dev/null)
-check_eq "#SBATCH lines on gq serve: one warning" "$out" \
-	"gq: warning: script 'sb.sh': gq serve does not read its 2 #SBATCH lines; put the options on #GQ lines"
+check_eq "#SBATCH lines gq serve honours: no warning" "$out" ""
 
 # Refusals: the server's reason, exit 2.
 out=$("$GQ" submit --gpus 9 --tier P0 -- true 2>&1); rc=$?

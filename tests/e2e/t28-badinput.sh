@@ -20,7 +20,9 @@ bad() { # desc, regex for the message, command...
 for c in $("$GQ" __complete commands); do
 	bad "gq $c --no-such-flag" "^gq $c: unknown (option|argument) '--no-such-flag'; see 'gq $c -h'\$" "$c" --no-such-flag
 done
-bad "gq with an unknown command" "^gq: 'frobnicate' is not a gq command" frobnicate
+bad "gq with an unknown command" "^gq: 'frobnicate' is not a gq command; see 'gq --help'\$" frobnicate
+bad "a typo of a command suggests the nearest" "^gq: 'lss' is not a gq command; did you mean 'gq ls'\?\$" lss
+bad "a swap of two letters too" "^gq: 'sbumit' is not a gq command; did you mean 'gq submit'\?\$" sbumit
 
 # Missing arguments.
 for c in cancel hold release requeue confirm; do
@@ -52,6 +54,11 @@ bad "submit --gpus -1" "--gpus: .*out of range" submit --gpus -1 -- true
 bad "submit --gpus 300000" "--gpus: '300000' is out of range" submit --gpus 300000 -- true
 bad "submit --gpu-type with a space" "--gpu-type: bad GPU model 'a 100'" submit --gpu-type 'a 100' -- true
 bad "submit --gpu-mem 80Q" "--gpu-mem: bad size '80Q'" submit --gpu-mem 80Q -- true
+# (timeout: a gq serve that took it would serve on)
+check_fail 2 "serve --gpu-mem 0: exit 2" timeout 10 "$GQ" serve --gpu-mem 0 --state-dir "$T_DIR/nostate" \
+	--listen "unix:$T_DIR/nosock"
+check_match "says why in one line" "$(timeout 10 "$GQ" serve --gpu-mem 0 --state-dir "$T_DIR/nostate" \
+	--listen "unix:$T_DIR/nosock" 2>&1)" "^gq serve: --gpu-mem: '0' is no memory; give one GPU's, such as 80G; see 'gq serve -h'\$"
 bad "submit --cpus many" "--cpus: not a whole number" submit --cpus many -- true
 bad "submit --mem 1X" "--mem: bad size '1X'" submit --mem 1X -- true
 bad "submit --tier P5" "--tier: bad tier 'P5'; use P0, P1 or P2" submit --tier P5 -- true
@@ -65,7 +72,6 @@ bad "submit --after with 9 jobs" "--after: at most 8 jobs" submit --after 1,2,3,
 bad "submit --gpus without a value" "option '--gpus' needs a value" submit --gpus
 bad "submit --hold=yes" "option '--hold=yes' takes no value" submit --hold=yes -- true
 bad "submit of a missing script" "cannot read script '$T_DIR/nope.sh'" submit "$T_DIR/nope.sh"
-bad "submit of a script followed by words" "'x' follows the script" submit "$T_DIR/nope.sh" x
 printf '#!/bin/sh\n#GQ --gpus lots\ntrue\n' >"$T_DIR/bad.sh"
 bad "submit of a script with a bad #GQ line" "script '$T_DIR/bad.sh' line 2: --gpus: not a whole number: 'lots'" submit "$T_DIR/bad.sh"
 printf '#!/bin/sh\n#GQ --gpus 2 extra\ntrue\n' >"$T_DIR/bad2.sh"
@@ -81,6 +87,7 @@ bad "ls --state bogus" "--state: unknown state 'bogus'" ls --state bogus
 bad "ls --user with a slash" "--user: bad user name 'a/b'" ls --user a/b
 bad "ls --format with an unknown field" "--format: unknown field '\\{nope\\}'" ls --format '{nope}'
 bad "ls --format with an open brace" "--format: '\\{' without '\\}'" ls --format '{id'
+bad "ls --format ''" "^gq ls: --format: empty template" ls --format ''
 bad "ls --json with --format" "--json and --format do not go together" ls --json --format '{id}'
 bad "ls with an operand" "unexpected '42'" ls 42
 bad "events --after x" "--after: 'x' is not an event sequence number" events --after x

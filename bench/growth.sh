@@ -45,7 +45,7 @@ report() { # LABEL
 	rss=$(awk '/VmRSS/ {print $2}' "/proc/$SPID/status")
 	db=$(stat -c %s "$T/state/gq.db")
 	wal=$(stat -c %s "$T/state/gq.db-wal" 2>/dev/null || echo 0)
-	spool=$(du -sk "$T/state/jobs" | cut -f1)
+	spool=$(du -sk "$T/state/jobs" 2>/dev/null | cut -f1)
 	printf '%-34s RSS %7d kB  gq.db %6d kB  -wal %6d kB  spool %6d kB  ls %5d ms  history(27h) %5d ms\n' \
 		"$1" "$rss" $((db / 1024)) $((wal / 1024)) "$spool" "$(ms "$GQ" ls)" \
 		"$(ms "$GQ" history --since now-27h)"

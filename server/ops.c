@@ -1109,7 +1109,7 @@ void server_jobs(struct server *s, const struct job_filter *f, struct job **out,
 	for (int st = 0; st < JOB_STATE_COUNT; st++)
 		if (!job_state_active((enum job_state)st))
 			finished |= 1u << st;
-	if (f->all || (f->states & finished) || f->since || f->until) {
+	if (f->all || (f->states & finished)) {
 		struct gq_err e = GQ_ERR_INIT;
 		if (db_jobs_ended(s->st.db, f->since ? f->since : 1,
 				  f->until ? f->until : INT64_MAX, acc_journal, &a, &e) < 0)

@@ -1116,7 +1116,8 @@ void server_jobs(struct server *s, const struct job_filter *f, struct job **out,
 			log_warn("jobs from the journal: %s", e.msg);
 	}
 	pthread_mutex_unlock(&s->mu);
-	qsort(a.v, a.n, sizeof(*a.v), cmp_job_id);
+	if (a.n)
+		qsort(a.v, a.n, sizeof(*a.v), cmp_job_id);
 	size_t cnt = a.n;
 	struct job *v = a.v ? a.v : xmalloc(sizeof(*v));
 	if (f->limit && cnt > f->limit) {

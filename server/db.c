@@ -63,16 +63,17 @@ static const char *const sql_text[ST_COUNT] = {
     [ST_JOB_UPDATE] = "UPDATE jobs SET job = ?, intent = ? WHERE id = ?",
     [ST_JOB_BY_IDEM] = "SELECT id FROM jobs WHERE uid = ? AND idem = ?",
     [ST_JOB_COMMAND] = "SELECT command FROM jobs WHERE id = ?",
-    /* jobs_end indexes the expression these use. An active job's end_time
-     * is 0. */
+    /* jobs_end and jobs_array index the expressions these use; with no
+     * ORDER BY (the callers sort), SQLite searches the index rather than
+     * scan the table in id order. An active job's end_time is 0. */
     [ST_JOBS_LOAD] = "SELECT id, uid, idem, job, intent FROM jobs WHERE json_extract(job, "
-		     "'$.end_time') = 0 OR json_extract(job, '$.end_time') >= ? ORDER BY id",
+		     "'$.end_time') = 0 OR json_extract(job, '$.end_time') >= ?",
     [ST_JOB_GET] = "SELECT id, uid, idem, job, intent FROM jobs WHERE id = ?",
     [ST_JOB_MAX] = "SELECT coalesce(max(id), 0) FROM jobs",
     [ST_JOBS_ENDED] = "SELECT id, uid, idem, job, intent FROM jobs WHERE json_extract(job, "
-		      "'$.end_time') >= ? AND json_extract(job, '$.end_time') < ? ORDER BY id",
+		      "'$.end_time') >= ? AND json_extract(job, '$.end_time') < ?",
     [ST_JOBS_OF_ARRAY] = "SELECT id, uid, idem, job, intent FROM jobs WHERE json_extract(job, "
-			 "'$.array_id') = ? ORDER BY id",
+			 "'$.array_id') = ?",
     [ST_EVENT_INSERT] = "INSERT INTO events(seq, time, job, kind, from_state, to_state, "
 			"reason, actor, late) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     [ST_EVENTS_AFTER] = "SELECT seq, time, job, kind, from_state, to_state, reason, actor, late "

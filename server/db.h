@@ -67,8 +67,9 @@ int db_job_update(struct db *db, int64_t id, const char *job, const char *intent
 /* The command JSON of job id; *out (caller frees) on success; GQ_ENOENT. */
 int db_job_command(struct db *db, int64_t id, char **out, struct gq_err *e);
 
-/* The walks below call fn for each job in id order; fn's -1 stops the walk
- * and is returned (fn fills e). The strings are valid during the call. */
+/* The walks below call fn for each job, in no particular order (through
+ * an index); fn's -1 stops the walk and is returned (fn fills e). The
+ * strings are valid during the call. */
 typedef int (*db_job_fn)(void *arg, int64_t id, uint32_t uid, const char *idem, const char *job,
 			 const char *intent, struct gq_err *e);
 /* The jobs memory holds at start: active ones, and those that ended at or

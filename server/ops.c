@@ -646,6 +646,12 @@ static int act_one(struct server *s, const struct identity *who, int64_t id, enu
 
 /* The ids of the tasks of array id (none when id is no array's), in id
  * order; the caller frees *out. Lock held. */
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 struct id_list {
 	int64_t *v;
 	size_t n, cap;
@@ -671,6 +677,8 @@ static size_t array_tasks(struct server *s, int64_t id, int64_t **out)
 	struct gq_err e = GQ_ERR_INIT;
 	if (!l.n && db_jobs_of_array(s->st.db, id, add_id, &l, &e) < 0)
 		log_warn("array %" PRId64 ": %s", id, e.msg);
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_i64);
 	*out = l.v;
 	return l.n;
 }

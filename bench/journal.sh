@@ -1,0 +1,78 @@
+#!/bin/bash
+# bench/journal.sh - gq serve on a journal of JOURNAL_JOBS (200000) finished
+# jobs, made with sqlite3 from one real job (ids and ends spread over the
+# last 30 days, 0.1% of them failed), so that the issue's 200,000-job
+# figures need not run 200,000 jobs (an hour here). Prints the restart time
+# (to the first answer), RSS, `gq ls`, `gq history` of one day and of the
+# last hour, `gq show` of an old job. GQ (default ./gq) is the binary:
+# run it once with an older one for the "before" figures.
+set -u
+GQ=${GQ:-$(cd "$(dirname "$0")/.." && pwd)/gq}
+N=${JOURNAL_JOBS:-200000}
+T=$(mktemp -d /tmp/gqjournal.XXXXXX)
+export HOME="$T/home" XDG_CONFIG_HOME="$T/home/.config" XDG_STATE_HOME="$T/home/.local/state" \
+	XDG_RUNTIME_DIR="$T/run" TZ=UTC LC_ALL=C NO_COLOR=1 GQ_SERVER="unix:$T/sock"
+unset GQ_TOKEN_FILE GQ_BACKEND
+mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
+chmod 700 "$XDG_RUNTIME_DIR"
+command -v sqlite3 >/dev/null || { echo "journal: needs sqlite3 (make deps)"; exit 0; }
+cleanup() {
+	[ -n "${SPID:-}" ] && kill -TERM "$SPID" 2>/dev/null && sleep 0.5
+	rm -rf "$T"
+}
+trap cleanup EXIT
+start() {
+	"$GQ" serve --listen "unix:$T/sock" --state-dir "$T/state" --gpus 8 >>"$T/server.log" 2>&1 &
+	SPID=$!
+	for _ in $(seq 1 2000); do "$GQ" ls >/dev/null 2>&1 && return 0; sleep 0.01; done
+	echo "journal: gq serve did not start"; tail -5 "$T/server.log"; exit 1
+}
+ms() { # CMD...: wall milliseconds, the best of 3
+	local best="" t0 t1 d
+	for _ in 1 2 3; do
+		t0=$(date +%s%N)
+		"$@" >/dev/null 2>&1
+		t1=$(date +%s%N)
+		d=$(((t1 - t0) / 1000000))
+		[ -z "$best" ] || [ "$d" -lt "$best" ] && best=$d
+	done
+	echo "$best"
+}
+
+start
+"$GQ" submit --gpus 0 --name tmpl -- true >/dev/null
+for _ in $(seq 1 200); do [ "$("$GQ" ls --json | jq length)" = 0 ] && break; sleep 0.05; done
+kill -TERM "$SPID"
+wait "$SPID"
+now=$(date +%s)
+# Rows 2..N+1 from job 1: ids, ends spread over 30 days (the last hour's
+# jobs newest), starts a minute before.
+sqlite3 "$T/state/gq.db" <<EOF
+WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i <= $N)
+INSERT INTO jobs(id, uid, idem, job, command, intent)
+SELECT i, j.uid, NULL,
+       json_set(j.job, '\$.id', i, '\$.name', 'synth' || (i % 50),
+                '\$.state', CASE WHEN i % 1000 = 0 THEN 'failed' ELSE 'completed' END,
+                '\$.end_time', $now - 30 * 86400 + (i * 30 * 86400) / ($N + 2),
+                '\$.start_time', $now - 30 * 86400 + (i * 30 * 86400) / ($N + 2) - 60,
+                '\$.submit_time', $now - 30 * 86400 + (i * 30 * 86400) / ($N + 2) - 120,
+                '\$.queued_time', $now - 30 * 86400 + (i * 30 * 86400) / ($N + 2) - 120),
+       j.command, ''
+FROM n, (SELECT uid, job, command FROM jobs WHERE id = 1) AS j;
+EOF
+echo "# journal: $(sqlite3 "$T/state/gq.db" 'select count(*) from jobs') jobs, gq.db $(($(stat -c %s "$T/state/gq.db") / 1048576)) MB"
+t0=$(date +%s%N)
+start
+echo "restart to the first answer: $((($(date +%s%N) - t0) / 1000000)) ms"
+# The first start on an older journal builds gq's indexes: a second start.
+kill -TERM "$SPID"
+wait "$SPID"
+t0=$(date +%s%N)
+start
+echo "restart again: $((($(date +%s%N) - t0) / 1000000)) ms"
+echo "RSS: $(awk '/VmRSS/ {print $2}' "/proc/$SPID/status") kB"
+echo "gq ls: $(ms "$GQ" ls) ms"
+echo "gq history of the last day ($("$GQ" history --since now-1d --json | jq length) jobs): $(ms "$GQ" history --since now-1d) ms"
+echo "gq history of the last hour ($("$GQ" history --since now-1h --json | jq length) jobs): $(ms "$GQ" history --since now-1h) ms"
+echo "gq show of a job of 20 days ago: $(ms "$GQ" show $((N / 3))) ms"
+echo "RSS after: $(awk '/VmRSS/ {print $2}' "/proc/$SPID/status") kB"

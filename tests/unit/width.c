@@ -1,10 +1,12 @@
 /* width.c - display width by the fixed table of core/width.h (whatever the
- * locale: the tests run under LC_ALL=C). */
+ * locale: the tests run under LC_ALL=C) and the job name rule of core/job.h
+ * (job_name_check, job_name_default). */
 #include "harness.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "core/job.h"
 #include "core/width.h"
 
 static void test_code_point_widths(void)
@@ -127,10 +129,86 @@ static void test_cut_keeps_characters_whole(void)
 	CHECK_INT(str_cut("x", 0, NULL), 0);
 }
 
+static void test_job_names_are_utf8_without_controls(void)
+{
+	static const char *const good[] = {
+	    "train.py",
+	    "a b",
+	    "тест名字🚀",
+	    "训练 job.sh",
+	    "a'b\"c",
+	    "e\xcc\x81",
+	    "é\xc2\xa0x",
+	    /* 63 bytes: 21 three-byte characters */
+	    "名名名名名名名名名名名名名名名名名名名名名",
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		struct gq_err e = GQ_ERR_INIT;
+		if (!CHECK_INT(job_name_check(good[i], &e), 0))
+			printf("# '%s': %s\n", good[i], e.msg);
+	}
+	static const struct {
+		const char *name, *msg;
+	} bad[] = {
+	    {"", "the job name is empty; give 1 to 63 bytes of text"},
+	    {"a\nb", "job name 'a\\nb' has a control character; give a name without one"},
+	    {"a\tb", "job name 'a\\tb' has a control character; give a name without one"},
+	    {"\x1b[2J", "job name '\\x1b[2J' has a control character; give a name without one"},
+	    {"a\x7f", "job name 'a\\x7f' has a control character; give a name without one"},
+	    {"a\xc2\x85", "job name 'a\\u0085' has a control character; give a name without one"},
+	    {"a\xff", "job name 'a\\xff' is not valid UTF-8 (byte 2); give it as UTF-8 text"},
+	    {"\xc0\xaf",
+	     "job name '\\xc0\\xaf' is not valid UTF-8 (byte 1); give it as UTF-8 text"},
+	    {"\xed\xa0\x80", "job name '\\xed\\xa0\\x80' is not valid UTF-8 (byte 1); give it as "
+			     "UTF-8 text"},
+	    {"\xf4\x90\x80\x80", "job name '\\xf4\\x90\\x80\\x80' is not valid UTF-8 (byte 1); "
+				 "give it as UTF-8 text"},
+	    /* 64 bytes */
+	    {"名名名名名名名名名名名名名名名名名名名名名x",
+	     "job name '名名名名名名名名名名名名名名名名名名名名名x' is 64 bytes long; give at "
+	     "most 63 (most CJK characters take 3 bytes, most emoji 4)"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct gq_err e = GQ_ERR_INIT;
+		CHECK_INT(job_name_check(bad[i].name, &e), -1);
+		CHECK_INT(e.code, GQ_EINVAL);
+		CHECK_STR(e.msg, bad[i].msg);
+		CHECK(!strchr(e.msg, '\n'));
+	}
+}
+
+static void test_default_name_is_the_file_name_as_given(void)
+{
+	static const struct {
+		const char *path, *name;
+	} cases[] = {
+	    {"./训练 job.sh", "训练 job.sh"},
+	    {"/home/u/train.py", "train.py"},
+	    {"python3", "python3"},
+	    {"dir/", "dir/"},
+	    {"./a\nb.sh", "script"},
+	    {"./\xff.sh", "script"},
+	    /* 66 bytes: cut to 21 whole characters, 63 bytes */
+	    {"名名名名名名名名名名名名名名名名名名名名名名",
+	     "名名名名名名名名名名名名名名名名名名名名名"},
+	    /* 64 bytes of ASCII: cut to 63 */
+	    {"0123456789012345678901234567890123456789012345678901234567890123",
+	     "012345678901234567890123456789012345678901234567890123456789012"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct job j;
+		job_init(&j);
+		job_name_default(&j, cases[i].path, "script");
+		CHECK_STR(j.name, cases[i].name);
+	}
+}
+
 void suite_width(void)
 {
 	RUN(test_code_point_widths);
 	RUN(test_decodes_only_rfc3629_utf8);
 	RUN(test_string_widths);
 	RUN(test_cut_keeps_characters_whole);
+	RUN(test_job_names_are_utf8_without_controls);
+	RUN(test_default_name_is_the_file_name_as_given);
 }

@@ -7,11 +7,13 @@
 #include "cmd.h"
 
 #include <pwd.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
 #include "core/array.h"
+#include "core/width.h"
 #include "explain/explain.h"
 #include "wire/cli.h"
 
@@ -369,16 +371,16 @@ static const char *state_color(enum job_state s)
 	}
 }
 
-/* Appends s cut to at most max bytes (0: no cut) and padded with spaces to
- * width, on the left when right-aligned: printf's %-W.Ms and %Ws without
- * printf, which cost gq ls a fifth of its time at 10,000 rows. */
+/* Appends s cut to at most max columns (0: no cut) and padded with spaces
+ * to width columns, on the left when right-aligned: printf's %-W.Ms and %Ws
+ * without printf, which cost gq ls a fifth of its time at 10,000 rows, and
+ * by display width (core/width.h), not bytes: a CJK character takes two
+ * columns, a combining mark none, and none is cut in half. */
 static void cell(struct buf *out, const char *s, size_t width, size_t max, bool right)
 {
 	static const char spaces[] = "                                ";
-	size_t n = strlen(s);
-	if (max && n > max)
-		n = max;
-	size_t pad = n < width ? width - n : 0;
+	size_t cols, n = str_cut(s, max ? max : SIZE_MAX, &cols);
+	size_t pad = cols < width ? width - cols : 0;
 	if (pad > sizeof(spaces) - 1)
 		pad = sizeof(spaces) - 1;
 	if (right)

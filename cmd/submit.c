@@ -160,11 +160,8 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 			    arg);
 		break;
 	case O_NAME:
-		if (!label_valid(arg) || !STR_COPY(j->name, arg))
-			return cmd_usage_error(c,
-					       "%s--name: bad job name '%s'; use 1-63 printable "
-					       "characters without spaces",
-					       where, arg);
+		if (job_name_check(arg, &e) < 0 || !STR_COPY(j->name, arg))
+			return cmd_usage_error(c, "%s--name: %s", where, e.msg);
 		o->name_set = true;
 		break;
 	case O_TIME_LIMIT:
@@ -323,12 +320,6 @@ static int read_script(const char *path, char **out)
 		*out = buf_detach(&b);
 	buf_release(&b);
 	return rc;
-}
-
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s && s[1] ? s + 1 : p;
 }
 
 /* Slurm's --mail-type list as --notify's: "BEGIN,END" is "start,end".
@@ -577,9 +568,7 @@ static int opts_build(struct opts *o, const struct cmd_entry *c, const struct gq
 		    c, "--%s is gq submit's; gq %s runs one job and shows its output",
 		    o->array[0] ? "array" : "json", c->name);
 	if (!o->name_set)
-		STR_COPY(o->job.name, base_name(path));
-	if (!label_valid(o->job.name))
-		STR_COPY(o->job.name, script ? "script" : "job");
+		job_name_default(&o->job, path, script ? "script" : "job");
 	if (o->job.estimate && o->job.time_limit && o->job.estimate > o->job.time_limit)
 		return cmd_usage_error(
 		    c, "--estimate is longer than --time-limit; the job would be killed first");

@@ -6,6 +6,7 @@
 
 #include "jobsig.h"
 #include "notify.h"
+#include "width.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -261,6 +262,79 @@ int snapshot_check_finite(const struct snapshot *s, struct gq_err *e)
 			return not_finite(e, "the runtime ratio of job", id, s->jobs[i].hist_ratio);
 		}
 	return 0;
+}
+
+/* s for a one-line message: controls as \n, \t, \r, \xHH or \u0085, the
+ * bytes that are not UTF-8 as \xHH; cut with "..." to fit out[size]. */
+static void name_escape(const char *s, char *out, size_t size)
+{
+	size_t n = 0;
+	while (*s && n + 12 < size) {
+		uint32_t cp;
+		int len = utf8_decode(s, &cp);
+		if (len < 0)
+			n += (size_t)snprintf(out + n, size - n, "\\x%02x", (unsigned char)*s);
+		else if (cp == '\n' || cp == '\t' || cp == '\r')
+			n += (size_t)snprintf(out + n, size - n, "\\%c",
+					      cp == '\n'   ? 'n'
+					      : cp == '\t' ? 't'
+							   : 'r');
+		else if (uc_width(cp) < 0)
+			n += (size_t)snprintf(out + n, size - n, cp < 0x80 ? "\\x%02x" : "\\u%04x",
+					      (unsigned)cp);
+		else
+			n += (size_t)snprintf(out + n, size - n, "%.*s", len, s);
+		s += len < 0 ? 1 : len;
+	}
+	if (*s)
+		snprintf(out + n, size - n, "...");
+}
+
+int job_name_check(const char *s, struct gq_err *e)
+{
+	char shown[96];
+	size_t max = sizeof(((struct job *)0)->name) - 1, n = strlen(s);
+	if (!n)
+		return err_set(e, GQ_EINVAL, "the job name is empty; give 1 to %zu bytes of text",
+			       max);
+	name_escape(s, shown, sizeof(shown));
+	if (n > max)
+		return err_set(e, GQ_EINVAL,
+			       "job name '%s' is %zu bytes long; give at most %zu (most CJK "
+			       "characters take 3 bytes, most emoji 4)",
+			       shown, n, max);
+	for (const char *p = s; *p;) {
+		uint32_t cp;
+		int len = utf8_decode(p, &cp);
+		if (len < 0)
+			return err_set(e, GQ_EINVAL,
+				       "job name '%s' is not valid UTF-8 (byte %zu); give it as "
+				       "UTF-8 text",
+				       shown, (size_t)(p - s) + 1);
+		if (uc_width(cp) < 0)
+			return err_set(
+			    e, GQ_EINVAL,
+			    "job name '%s' has a control character; give a name without one",
+			    shown);
+		p += len;
+	}
+	return 0;
+}
+
+void job_name_default(struct job *j, const char *path, const char *fallback)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash && slash[1] ? slash + 1 : path;
+	size_t n = strlen(base);
+	if (n >= sizeof(j->name)) {
+		n = sizeof(j->name) - 1;
+		while (n && ((unsigned char)base[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(j->name, base, n);
+	j->name[n] = '\0';
+	if (job_name_check(j->name, NULL) < 0)
+		STR_COPY(j->name, fallback);
 }
 
 int job_req_check(const struct job *j, struct gq_err *e)

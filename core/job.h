@@ -290,6 +290,19 @@ int snapshot_gpus_total(const struct snapshot *s);
  * question (place_satisfiable). */
 int job_req_check(const struct job *j, struct gq_err *e);
 
+/* 0 when s may be a job's name: 1..63 bytes (struct job's name) of UTF-8
+ * as RFC 3629 has it, without a control character (C0, DEL, or C1:
+ * U+0080..U+009F); spaces and any script are fine. Else -1 with GQ_EINVAL
+ * and one line that says what is wrong, the name in quotes with its
+ * controls and the bytes that are not UTF-8 escaped (\n, \xff), never
+ * printed raw. */
+int job_name_check(const char *s, struct gq_err *e);
+/* The default name of a job run from path (a script's name as given, or
+ * a command's first word): its last component, whole, extension and all
+ * ("./训练 job.sh" is "训练 job.sh"), cut at a character to fit the 63
+ * bytes; fallback when that is no valid name (job_name_check). */
+void job_name_default(struct job *j, const char *path, const char *fallback);
+
 /* 0 when every number of s (policy, queue and department state, jobs) is
  * finite; else -1 with GQ_EINTERNAL in e naming the first that is not. No
  * code path should make one: encoders call this so that a bug is an error,

@@ -450,17 +450,6 @@ bool name_valid(const char *s)
 	return n < 64;
 }
 
-bool label_valid(const char *s)
-{
-	size_t n = 0;
-	if (!s || !*s)
-		return false;
-	for (; s[n]; n++)
-		if (s[n] <= ' ' || s[n] > '~')
-			return false;
-	return n < 64;
-}
-
 bool utf8_valid(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;

@@ -144,8 +144,6 @@ char *size_format(int64_t mb, char *out, size_t size);
 /* A valid name for users, queues, departments and GPU models: 1..63 chars
  * of [A-Za-z0-9._-], not starting with '-'. */
 bool name_valid(const char *s);
-/* A valid job name: 1..63 printable ASCII characters, no spaces. */
-bool label_valid(const char *s);
 /* Is s UTF-8 as RFC 3629 has it (no overlong form, no surrogate, nothing
  * over U+10FFFF)? Exactly what JSON strings (jansson) can carry. */
 bool utf8_valid(const char *s);

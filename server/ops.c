@@ -173,11 +173,8 @@ static int check_request(struct server *s, const struct identity *who, struct jo
 	struct job j = *jp;
 	const struct policy *p = &s->st.snap.policy;
 	int64_t now = state_now(&s->st);
-	if (!label_valid(j.name))
-		return err_set(e, GQ_EINVAL,
-			       "job name '%s' is not valid; use 1-63 printable characters without "
-			       "spaces",
-			       j.name);
+	if (job_name_check(j.name, e) < 0)
+		return -1;
 	if (!j.queue[0])
 		STR_COPY(j.queue, p->default_queue);
 	int qi = policy_queue_index(p, j.queue);
@@ -273,15 +270,8 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 	STR_COPY(j.user, who->user);
 	j.uid = who->uid;
 	j.gid = who->gid;
-	if (!j.name[0]) {
-		const char *base = "script";
-		if (sub->argv) {
-			base = strrchr(sub->argv[0], '/') ? strrchr(sub->argv[0], '/') + 1
-							  : sub->argv[0];
-		}
-		if (!str_copy(j.name, sizeof(j.name), base) || !label_valid(j.name))
-			STR_COPY(j.name, "job");
-	}
+	if (!j.name[0])
+		job_name_default(&j, sub->argv ? sub->argv[0] : "script", "job");
 	if (check_request(s, who, &j, true, e) < 0)
 		return -1;
 	if (sub->cwd && sub->cwd[0] != '/')

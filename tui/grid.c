@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/width.h"
+
 void grid_init(struct grid *g, bool ascii)
 {
 	memset(g, 0, sizeof(*g));
@@ -38,10 +40,8 @@ void grid_resize(struct grid *g, int w, int h)
 void grid_clear(struct grid *g)
 {
 	size_t n = (size_t)g->w * (size_t)g->h;
-	for (size_t i = 0; i < n; i++) {
-		g->cells[i].ch = ' ';
-		g->cells[i].attr = 0;
-	}
+	for (size_t i = 0; i < n; i++)
+		g->cells[i] = (struct cell){.ch = ' '};
 }
 
 struct cell *grid_at(const struct grid *g, int x, int y)
@@ -49,36 +49,6 @@ struct cell *grid_at(const struct grid *g, int x, int y)
 	if (x < 0 || y < 0 || x >= g->w || y >= g->h)
 		return NULL;
 	return &g->cells[(size_t)y * (size_t)g->w + (size_t)x];
-}
-
-/* Decodes one UTF-8 sequence from s; *cp gets the code point or 0xFFFD for
- * a malformed one. Returns the bytes consumed (>= 1). */
-static int utf8_decode(const unsigned char *s, uint32_t *cp)
-{
-	int n;
-	uint32_t c = s[0], min;
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	} else if ((c & 0xe0) == 0xc0) {
-		n = 2, c &= 0x1f, min = 0x80;
-	} else if ((c & 0xf0) == 0xe0) {
-		n = 3, c &= 0x0f, min = 0x800;
-	} else if ((c & 0xf8) == 0xf0) {
-		n = 4, c &= 0x07, min = 0x10000;
-	} else {
-		*cp = 0xfffd;
-		return 1;
-	}
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80) {
-			*cp = 0xfffd;
-			return i;
-		}
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	*cp = (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) ? 0xfffd : c;
-	return n;
 }
 
 int utf8_encode(uint32_t cp, char *out)
@@ -107,27 +77,27 @@ int utf8_encode(uint32_t cp, char *out)
 	return n;
 }
 
-/* Code points that take zero or two columns (combining marks, East Asian
- * wide and fullwidth forms, emoji): a fixed table rather than wcwidth(), so
- * that the grid is the same whatever the locale. */
-static const uint32_t not_one[][2] = {
-    {0x0300, 0x036f},	{0x0483, 0x0489}, {0x0591, 0x05bd}, {0x0610, 0x061a},	{0x064b, 0x065f},
-    {0x1100, 0x115f},	{0x200b, 0x200f}, {0x2028, 0x202e}, {0x2060, 0x206f},	{0x20d0, 0x20ff},
-    {0x2e80, 0x303e},	{0x3041, 0x33ff}, {0x3400, 0x4dbf}, {0x4e00, 0x9fff},	{0xa000, 0xa4cf},
-    {0xac00, 0xd7a3},	{0xf900, 0xfaff}, {0xfe00, 0xfe0f}, {0xfe20, 0xfe2f},	{0xfe30, 0xfe4f},
-    {0xfeff, 0xfeff},	{0xff00, 0xff60}, {0xffe0, 0xffe6}, {0x1f000, 0x1faff}, {0x20000, 0x3fffd},
-    {0xe0000, 0xe0fff},
-};
-
-/* One column per cell: anything else is shown as '?'. */
-static uint32_t one_column(uint32_t cp)
+/* Before cell x of row y is written: the wide character it is a half of
+ * loses its other half too (a blank), so that no half is left alone. */
+static void unwide(struct grid *g, int x, int y)
 {
-	if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) || cp == 0xfffd)
-		return '?';
-	for (size_t i = 0; cp >= 0x300 && i < sizeof(not_one) / sizeof(not_one[0]); i++)
-		if (cp >= not_one[i][0] && cp <= not_one[i][1])
-			return '?';
-	return cp;
+	struct cell *row = &g->cells[(size_t)y * (size_t)g->w];
+	if (row[x].ch == GRID_TAIL && x > 0) {
+		row[x - 1].ch = ' ';
+		row[x - 1].mark = 0;
+	}
+	if (x + 1 < g->w && row[x + 1].ch == GRID_TAIL)
+		row[x + 1].ch = ' ';
+}
+
+/* Writes one cell, (x, y) inside the grid. */
+static void set_cell(struct grid *g, int x, int y, uint32_t ch, uint16_t attr)
+{
+	unwide(g, x, y);
+	struct cell *c = &g->cells[(size_t)y * (size_t)g->w + (size_t)x];
+	c->ch = ch;
+	c->mark = 0;
+	c->attr = attr;
 }
 
 int grid_put(struct grid *g, int x, int y, int maxw, uint16_t attr, const char *s)
@@ -138,16 +108,35 @@ int grid_put(struct grid *g, int x, int y, int maxw, uint16_t attr, const char *
 	if (end > g->w)
 		end = g->w;
 	int col = x;
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p && col < end) {
+	while (*s && col < end) {
 		uint32_t cp;
-		p += utf8_decode(p, &cp);
-		if (col >= 0) {
-			struct cell *c = &g->cells[(size_t)y * (size_t)g->w + (size_t)col];
-			c->ch = one_column(cp);
-			c->attr = attr;
+		int n = utf8_decode(s, &cp), w = n < 0 ? 1 : uc_width(cp);
+		s += n < 0 ? 1 : n;
+		if (n < 0 || w < 0 || cp == 0xfffd)
+			cp = '?', w = 1;
+		if (w == 0) {
+			/* A mark goes with the character before it: one per cell,
+			 * none in ASCII mode, where it could not be drawn. */
+			struct cell *c = col > x ? grid_at(g, col - 1, y) : NULL;
+			if (c && c->ch == GRID_TAIL)
+				c = grid_at(g, col - 2, y);
+			if (c && !c->mark && !g->ascii)
+				c->mark = cp;
+			continue;
 		}
-		col++;
+		if (col + w > end) /* a wide character is drawn whole or not at all */
+			break;
+		if (w == 2 && g->ascii) {
+			for (int i = 0; i < 2; i++, col++)
+				if (col >= 0)
+					set_cell(g, col, y, '?', attr);
+			continue;
+		}
+		if (col >= 0)
+			set_cell(g, col, y, cp, attr);
+		if (w == 2 && col + 1 >= 0)
+			set_cell(g, col + 1, y, col >= 0 ? GRID_TAIL : ' ', attr);
+		col += w;
 	}
 	return col - x;
 }
@@ -162,19 +151,9 @@ int grid_printf(struct grid *g, int x, int y, int maxw, uint16_t attr, const cha
 	return grid_put(g, x, y, maxw, attr, tmp);
 }
 
-/* Columns that s takes (one per code point). */
-static int text_width(const char *s)
-{
-	int n = 0;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if ((*p & 0xc0) != 0x80)
-			n++;
-	return n;
-}
-
 int grid_put_right(struct grid *g, int x, int y, int w, uint16_t attr, const char *s)
 {
-	int tw = text_width(s);
+	int tw = (int)str_width(s);
 	if (tw >= w)
 		return grid_put(g, x, y, w, attr, s);
 	return grid_put(g, x + w - tw, y, tw, attr, s);
@@ -183,11 +162,8 @@ int grid_put_right(struct grid *g, int x, int y, int w, uint16_t attr, const cha
 void grid_fill(struct grid *g, int x, int y, int w, int h, uint32_t ch, uint16_t attr)
 {
 	for (int r = y < 0 ? 0 : y; r < y + h && r < g->h; r++)
-		for (int c = x < 0 ? 0 : x; c < x + w && c < g->w; c++) {
-			struct cell *cl = &g->cells[(size_t)r * (size_t)g->w + (size_t)c];
-			cl->ch = ch;
-			cl->attr = attr;
-		}
+		for (int c = x < 0 ? 0 : x; c < x + w && c < g->w; c++)
+			set_cell(g, c, r, ch, attr);
 }
 
 void grid_set_attr(struct grid *g, int x, int y, int w, uint16_t attr)
@@ -227,11 +203,8 @@ void grid_bar(struct grid *g, int x, int y, int w, double frac, uint16_t attr_on
 			ch = g->ascii ? '.' : ' ';
 			attr = attr_off;
 		}
-		struct cell *c = grid_at(g, x + i, y);
-		if (c) {
-			c->ch = ch;
-			c->attr = attr;
-		}
+		if (grid_at(g, x + i, y))
+			set_cell(g, x + i, y, ch, attr);
 	}
 }
 
@@ -253,12 +226,11 @@ void grid_spark(struct grid *g, int x, int y, int w, const double *vals, size_t 
 		int level = max > 0 ? (int)(v / max * 7 + 0.5) : 0;
 		if (level > 7)
 			level = 7;
-		struct cell *c = grid_at(g, x + (int)(i - first), y);
-		if (!c)
+		int cx = x + (int)(i - first);
+		if (!grid_at(g, cx, y))
 			continue;
 		/* Zero stays visible as the lowest mark: a gap would read as "no data". */
-		c->ch = g->ascii ? (uint32_t)ascii[level] : blocks[level];
-		c->attr = attr;
+		set_cell(g, cx, y, g->ascii ? (uint32_t)ascii[level] : blocks[level], attr);
 	}
 }
 
@@ -269,8 +241,13 @@ char *grid_row_text(const struct grid *g, int y, char *out, size_t size)
 		return out;
 	out[0] = 0;
 	for (int x = 0; y >= 0 && y < g->h && x < g->w; x++) {
-		char u[8];
-		int n = utf8_encode(g->cells[(size_t)y * (size_t)g->w + (size_t)x].ch, u);
+		const struct cell *c = &g->cells[(size_t)y * (size_t)g->w + (size_t)x];
+		char u[16];
+		if (c->ch == GRID_TAIL)
+			continue;
+		int n = utf8_encode(c->ch, u);
+		if (c->mark)
+			n += utf8_encode(c->mark, u + n);
 		if (len + (size_t)n + 1 > size)
 			break;
 		memcpy(out + len, u, (size_t)n);
@@ -284,7 +261,7 @@ char *grid_row_text(const struct grid *g, int y, char *out, size_t size)
 
 static bool cell_eq(const struct cell *a, const struct cell *b)
 {
-	return a->ch == b->ch && a->attr == b->attr;
+	return a->ch == b->ch && a->mark == b->mark && a->attr == b->attr;
 }
 
 size_t grid_diff(const struct grid *old, const struct grid *cur, grid_emit_fn emit, void *ctx)
@@ -307,6 +284,11 @@ size_t grid_diff(const struct grid *old, const struct grid *cur, grid_emit_fn em
 				else if (x - last >= 4)
 					break;
 			}
+			/* A wide character goes out whole, both its cells. */
+			if (row[start].ch == GRID_TAIL && start > 0)
+				start--;
+			if (last + 1 < cur->w && row[last + 1].ch == GRID_TAIL)
+				last++;
 			int n = last - start + 1;
 			emit(ctx, start, y, &row[start], n);
 			total += (size_t)n;

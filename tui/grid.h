@@ -8,9 +8,13 @@
  * terminal: the grid is what headless tests and the benchmark look at.
  *
  * Every drawing call clips to the grid: coordinates outside it draw
- * nothing, so views never need to check bounds themselves. Every cell holds
- * exactly one column: characters that are not printable or not one column
- * wide are drawn as '?' (by a fixed table, not the locale).
+ * nothing, so views never need to check bounds themselves. Every cell is
+ * one column. Widths come from core/width.h (a fixed table, not the
+ * locale): a wide character (CJK, most emoji) takes its cell and the next,
+ * which holds GRID_TAIL; a zero-width mark rides on the cell before it;
+ * controls and bytes that are not UTF-8 are drawn as '?'. In ASCII mode
+ * (a terminal that is not UTF-8) a wide character is "??" and marks are
+ * left out, so that the columns stay where they are.
  */
 #ifndef GQ_TUI_GRID_H
 #define GQ_TUI_GRID_H
@@ -41,8 +45,12 @@ enum grid_color {
 #define GA_REVERSE 0x0020u
 #define GA_UNDERLINE 0x0040u
 
+/* The ch of the right half of a wide character (the cell before it). */
+#define GRID_TAIL 0u
+
 struct cell {
-	uint32_t ch; /* a code point; ' ' when blank */
+	uint32_t ch;   /* a code point; ' ' when blank; GRID_TAIL */
+	uint32_t mark; /* a combining mark drawn over ch, or 0 */
 	uint16_t attr;
 };
 
@@ -64,14 +72,15 @@ void grid_clear(struct grid *g);
 struct cell *grid_at(const struct grid *g, int x, int y);
 
 /* Writes UTF-8 text at (x, y), at most maxw columns (maxw < 0: to the
- * right edge). Invalid UTF-8, control and wide characters become '?'.
- * Returns the number of columns written. */
+ * right edge), a wide character whole or not at all. Invalid UTF-8 and
+ * control characters become '?'. Returns the number of columns written. */
 int grid_put(struct grid *g, int x, int y, int maxw, uint16_t attr, const char *s);
 /* printf into a field of maxw columns (text longer than that is cut). */
 int grid_printf(struct grid *g, int x, int y, int maxw, uint16_t attr, const char *fmt, ...)
     GQ_PRINTF(6, 7);
-/* Writes s right-aligned so that it ends just before column x + w; text
- * wider than w keeps its left part. Returns columns written. */
+/* Writes s right-aligned so that it ends just before column x + w (by
+ * display width); text wider than w keeps its left part. Returns columns
+ * written. */
 int grid_put_right(struct grid *g, int x, int y, int w, uint16_t attr, const char *s);
 /* Fills a rectangle with one character and attribute. */
 void grid_fill(struct grid *g, int x, int y, int w, int h, uint32_t ch, uint16_t attr);

@@ -96,22 +96,35 @@ static attr_t curses_attr(uint16_t a, short *pair)
 	return r;
 }
 
+/* Sends n cells from (x, y). A wide character goes alone to its own
+ * column: were ncurses's width for it (the locale's) another than ours, only
+ * that character would be off, not the rest of the run. */
 static void emit(void *ctx, int x, int y, const struct cell *cells, int n)
 {
 	cchar_t run[512];
 	(void)ctx;
-	while (n > 0) {
-		int k = n < 512 ? n : 512;
-		for (int i = 0; i < k; i++) {
-			wchar_t wc[2] = {(wchar_t)cells[i].ch, 0};
+	int i = 0;
+	while (i < n) {
+		int k = 0, at = i;
+		for (; i < n && k < 512; i++) {
+			if (cells[i].ch == GRID_TAIL) {
+				i++;
+				break;
+			}
+			bool wide = i + 1 < n && cells[i + 1].ch == GRID_TAIL;
+			if (wide && k)
+				break;
+			wchar_t wc[3] = {(wchar_t)cells[i].ch, (wchar_t)cells[i].mark, 0};
 			short pair;
 			attr_t a = curses_attr(cells[i].attr, &pair);
-			setcchar(&run[i], wc, a, pair, NULL);
+			setcchar(&run[k++], wc, a, pair, NULL);
+			if (wide) {
+				i += 2;
+				break;
+			}
 		}
-		mvadd_wchnstr(y, x, run, k);
-		cells += k;
-		x += k;
-		n -= k;
+		if (k)
+			mvadd_wchnstr(y, x + at, run, k);
 	}
 }
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/width.h"
+
 static void add(struct text *t, uint16_t attr, char *s)
 {
 	if (t->n == t->cap) {
@@ -41,18 +43,22 @@ void text_wrap(struct text *t, uint16_t attr, int indent, const char *para)
 	while (*p) {
 		size_t linelen = strcspn(p, "\n");
 		const char *end = p + linelen;
-		/* Wrap one source line at spaces, counting code points as columns. */
+		/* Wrap one source line at spaces, by display width (core/width.h). */
 		const char *s = p;
 		do {
 			const char *cut = s, *lastsp = NULL;
 			int cols = 0;
-			while (cut < end && cols < width) {
+			while (cut < end) {
+				uint32_t cp;
+				int n = utf8_decode(cut, &cp), w = n < 0 ? 1 : uc_width(cp);
+				if (w < 0)
+					w = 1;
+				if (cols + w > width)
+					break;
 				if (*cut == ' ')
 					lastsp = cut;
-				cut++;
-				while (cut < end && ((unsigned char)*cut & 0xc0) == 0x80)
-					cut++;
-				cols++;
+				cut += n < 0 ? 1 : n;
+				cols += w;
 			}
 			if (cut < end && lastsp && lastsp > s)
 				cut = lastsp;

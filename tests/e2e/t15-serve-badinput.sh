@@ -33,8 +33,8 @@ check_eq "a missing dependency" "$(err POST /v1/jobs '{"argv":["x"],"deps":[42]}
 	"400 invalid dependency '42' does not exist; see 'gq ls --all'"
 check_eq "a relative working directory" "$(err POST /v1/jobs '{"argv":["x"],"cwd":"tmp"}')" \
 	"400 invalid working directory 'tmp' is not an absolute path"
-check_eq "a bad job name" "$(err POST /v1/jobs '{"argv":["x"],"name":"a b"}')" \
-	"400 invalid job name 'a b' is not valid; use 1-63 printable characters without spaces"
+check_eq "a bad job name" "$(err POST /v1/jobs '{"argv":["x"],"name":"a\nb"}')" \
+	"400 invalid job name 'a\\nb' has a control character; give a name without one"
 check_eq "a bad Idempotency-Key" \
 	"$(curl -s -w ' %{http_code}' --unix-socket "$SERVER_SOCK" -H 'Idempotency-Key: a b' -d '{"argv":["x"]}' http://gq/v1/jobs | sed 's/^\(.*\) \([0-9]*\)$/\2 \1/' | { read -r st b; echo "$st $(echo "$b" | jq -r .error.message)"; })" \
 	"400 Idempotency-Key must be 1-128 printable characters without spaces"

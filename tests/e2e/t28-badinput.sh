@@ -63,7 +63,8 @@ bad "submit --cpus many" "--cpus: not a whole number" submit --cpus many -- true
 bad "submit --mem 1X" "--mem: bad size '1X'" submit --mem 1X -- true
 bad "submit --tier P5" "--tier: bad tier 'P5'; use P0, P1 or P2" submit --tier P5 -- true
 bad "submit --queue with a slash" "--queue: bad queue name 'a/b'" submit --queue a/b -- true
-bad "submit --name with a space" "--name: bad job name 'a b'" submit --name 'a b' -- true
+bad "submit --name with a newline" "--name: job name 'a\\\\nb' has a control character" \
+	submit --name "$(printf 'a\nb')" -- true
 bad "submit --time-limit 5x" "--time-limit: bad duration '5x'" submit --time-limit 5x -- true
 bad "submit --time-limit 0" "--time-limit: must be more than 0 seconds" submit --time-limit 0 -- true
 bad "submit --estimate longer than --time-limit" "--estimate is longer than --time-limit" submit --estimate 2h --time-limit 1h -- true

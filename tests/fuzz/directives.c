@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!j.queue[0] || name_valid(j.queue), "queue '%s'", j.queue);
 		FUZZ_CHECK(!j.req.gpu_type[0] || name_valid(j.req.gpu_type), "gpu type '%s'",
 			   j.req.gpu_type);
-		FUZZ_CHECK(!j.name[0] || label_valid(j.name), "name '%s'", j.name);
+		FUZZ_CHECK(!j.name[0] || job_name_check(j.name, NULL) == 0, "name '%s'", j.name);
 		FUZZ_CHECK(j.ndeps >= 0 && j.ndeps <= GQ_MAX_DEPS, "%d deps", j.ndeps);
 		for (int i = 0; i < j.ndeps; i++)
 			FUZZ_CHECK(j.deps[i] > 0, "dependency %lld", (long long)j.deps[i]);

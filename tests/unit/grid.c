@@ -66,6 +66,63 @@ static void utf8_is_one_cell_per_code_point(void)
 	grid_release(&g);
 }
 
+static void wide_characters_take_two_cells(void)
+{
+	struct grid g;
+	grid_init(&g, false);
+	grid_resize(&g, 12, 2);
+	/* т е с т: one each; 名 字 🚀: two each; the next text starts at 10. */
+	CHECK_INT(grid_put(&g, 0, 0, -1, 0, "тест名字🚀"), 10);
+	grid_put(&g, 10, 0, -1, 0, "|");
+	CHECK_STR(text(&g, 0), "тест名字🚀|");
+	CHECK_INT(grid_at(&g, 4, 0)->ch, 0x540d);
+	CHECK_INT(grid_at(&g, 5, 0)->ch, GRID_TAIL);
+	/* Cut by columns: 名 fits in 5, 字 not in the one left, never half. */
+	CHECK_INT(grid_put(&g, 0, 1, 5, 0, "ab名字"), 4);
+	CHECK_STR(text(&g, 1), "ab名");
+	CHECK_INT(grid_at(&g, 4, 1)->ch, ' ');
+	grid_release(&g);
+}
+
+static void marks_ride_on_the_character_before(void)
+{
+	struct grid g;
+	grid_init(&g, false);
+	grid_resize(&g, 6, 1);
+	CHECK_INT(grid_put(&g, 0, 0, -1, 0, "e\xcc\x81t"), 2); /* e + U+0301, t */
+	CHECK_INT(grid_at(&g, 0, 0)->mark, 0x301);
+	CHECK_INT(grid_at(&g, 1, 0)->ch, 't');
+	CHECK_STR(text(&g, 0), "e\xcc\x81t");
+	grid_release(&g);
+}
+
+static void ascii_mode_keeps_wide_columns(void)
+{
+	struct grid g;
+	grid_init(&g, true);
+	grid_resize(&g, 8, 1);
+	CHECK_INT(grid_put(&g, 0, 0, -1, 0,
+			   "a名e\xcc\x81"
+			   "b"),
+		  5);
+	CHECK_STR(text(&g, 0), "a??eb");
+	grid_release(&g);
+}
+
+static void overwriting_half_a_wide_character_blanks_the_other(void)
+{
+	struct grid g;
+	grid_init(&g, false);
+	grid_resize(&g, 6, 1);
+	grid_put(&g, 0, 0, -1, 0, "名字");
+	grid_put(&g, 1, 0, 1, 0, "x"); /* the right half of 名 */
+	CHECK_STR(text(&g, 0), " x字");
+	grid_put(&g, 2, 0, 1, 0, "y"); /* the left half of 字 */
+	CHECK_STR(text(&g, 0), " xy");
+	CHECK_INT(grid_at(&g, 3, 0)->ch, ' ');
+	grid_release(&g);
+}
+
 static void control_and_invalid_bytes_become_question_marks(void)
 {
 	struct grid g;
@@ -243,12 +300,35 @@ static void diff_after_resize_sends_everything(void)
 	grid_release(&b);
 }
 
+static void diff_sends_wide_characters_whole(void)
+{
+	struct grid a, b;
+	struct runs r = {0};
+	grid_init(&a, false);
+	grid_init(&b, false);
+	grid_resize(&a, 10, 1);
+	grid_resize(&b, 10, 1);
+	grid_put(&a, 0, 0, -1, 0, "名");
+	grid_put(&b, 0, 0, -1, 0, "名");
+	grid_set_attr(&b, 1, 0, 1, GA_REVERSE); /* only the right half differs */
+	grid_diff(&a, &b, collect, &r);
+	CHECK_INT(r.n, 1);
+	CHECK_INT(r.x[0], 0);
+	CHECK_INT(r.len[0], 2);
+	grid_release(&a);
+	grid_release(&b);
+}
+
 void suite_grid(void)
 {
 	RUN(put_clips_at_the_right_edge);
 	RUN(put_respects_max_width);
 	RUN(put_right_aligns_and_keeps_left_part);
 	RUN(utf8_is_one_cell_per_code_point);
+	RUN(wide_characters_take_two_cells);
+	RUN(marks_ride_on_the_character_before);
+	RUN(ascii_mode_keeps_wide_columns);
+	RUN(overwriting_half_a_wide_character_blanks_the_other);
 	RUN(control_and_invalid_bytes_become_question_marks);
 	RUN(bar_ascii_fills_proportionally);
 	RUN(bar_unicode_uses_eighths);
@@ -259,4 +339,5 @@ void suite_grid(void)
 	RUN(diff_merges_runs_with_small_gaps);
 	RUN(diff_sees_attribute_changes);
 	RUN(diff_after_resize_sends_everything);
+	RUN(diff_sends_wide_characters_whole);
 }

@@ -1,5 +1,6 @@
 /* Every unit test suite, once. Add a line per tests/unit/<name>.c. */
 SUITE(util)
+SUITE(width)
 SUITE(policy)
 SUITE(share)
 SUITE(downgrade)

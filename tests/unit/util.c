@@ -147,8 +147,6 @@ static void test_names(void)
 	CHECK(!name_valid("-x"));
 	CHECK(!name_valid("a b"));
 	CHECK(!name_valid("0123456789012345678901234567890123456789012345678901234567890123"));
-	CHECK(label_valid("train.py"));
-	CHECK(!label_valid("a\tb"));
 }
 
 static void test_buf_max_size(void)

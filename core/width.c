@@ -1,0 +1,140 @@
+/*
+ * width.c - display width of UTF-8 text by a fixed table (see width.h);
+ * no wcwidth(), which answers by the process locale.
+ */
+#include "width.h"
+
+int utf8_decode(const char *s, uint32_t *cp)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t c = p[0], min;
+	int n;
+	*cp = 0xfffd;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, c &= 0x1f, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, c &= 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, c &= 0x07, min = 0x10000;
+	else
+		return -1;
+	/* A NUL is not a continuation byte: no read past the end. */
+	for (int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return -1;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return -1;
+	*cp = c;
+	return n;
+}
+
+struct range {
+	uint32_t lo, hi;
+};
+
+/* Combining marks, joiners, direction marks, variation selectors and tags:
+ * no column of their own. */
+static const struct range zero[] = {
+    {0x0300, 0x036f}, {0x0483, 0x0489},	  {0x0591, 0x05bd},   {0x05bf, 0x05bf},	  {0x05c1, 0x05c2},
+    {0x05c4, 0x05c5}, {0x05c7, 0x05c7},	  {0x0610, 0x061a},   {0x064b, 0x065f},	  {0x0670, 0x0670},
+    {0x06d6, 0x06dc}, {0x06df, 0x06e4},	  {0x06e7, 0x06e8},   {0x06ea, 0x06ed},	  {0x0900, 0x0902},
+    {0x093a, 0x093a}, {0x093c, 0x093c},	  {0x0941, 0x0948},   {0x094d, 0x094d},	  {0x0951, 0x0957},
+    {0x0962, 0x0963}, {0x0e31, 0x0e31},	  {0x0e34, 0x0e3a},   {0x0e47, 0x0e4e},	  {0x1160, 0x11ff},
+    {0x1ab0, 0x1aff}, {0x1dc0, 0x1dff},	  {0x200b, 0x200f},   {0x202a, 0x202e},	  {0x2060, 0x2064},
+    {0x20d0, 0x20ff}, {0x302a, 0x302d},	  {0x3099, 0x309a},   {0xfe00, 0xfe0f},	  {0xfe20, 0xfe2f},
+    {0xfeff, 0xfeff}, {0xe0001, 0xe0001}, {0xe0020, 0xe007f}, {0xe0100, 0xe01ef},
+};
+
+/* East Asian Wide and Fullwidth, and the emoji shown as pictures. */
+static const struct range wide[] = {
+    {0x1100, 0x115f},	{0x231a, 0x231b},   {0x2329, 0x232a},	{0x23e9, 0x23ec},
+    {0x23f0, 0x23f0},	{0x23f3, 0x23f3},   {0x25fd, 0x25fe},	{0x2614, 0x2615},
+    {0x2648, 0x2653},	{0x267f, 0x267f},   {0x2693, 0x2693},	{0x26a1, 0x26a1},
+    {0x26aa, 0x26ab},	{0x26bd, 0x26be},   {0x26c4, 0x26c5},	{0x26ce, 0x26ce},
+    {0x26d4, 0x26d4},	{0x26ea, 0x26ea},   {0x26f2, 0x26f3},	{0x26f5, 0x26f5},
+    {0x26fa, 0x26fa},	{0x26fd, 0x26fd},   {0x2705, 0x2705},	{0x270a, 0x270b},
+    {0x2728, 0x2728},	{0x274c, 0x274c},   {0x274e, 0x274e},	{0x2753, 0x2755},
+    {0x2757, 0x2757},	{0x2795, 0x2797},   {0x27b0, 0x27b0},	{0x27bf, 0x27bf},
+    {0x2b1b, 0x2b1c},	{0x2b50, 0x2b50},   {0x2b55, 0x2b55},	{0x2e80, 0x303e},
+    {0x3041, 0x33ff},	{0x3400, 0x4dbf},   {0x4e00, 0x9fff},	{0xa000, 0xa4cf},
+    {0xa960, 0xa97f},	{0xac00, 0xd7a3},   {0xf900, 0xfaff},	{0xfe10, 0xfe19},
+    {0xfe30, 0xfe6f},	{0xff00, 0xff60},   {0xffe0, 0xffe6},	{0x16fe0, 0x16fe4},
+    {0x17000, 0x18aff}, {0x1b000, 0x1b2ff}, {0x1f004, 0x1f004}, {0x1f0cf, 0x1f0cf},
+    {0x1f18e, 0x1f18e}, {0x1f191, 0x1f19a}, {0x1f200, 0x1f2ff}, {0x1f300, 0x1f64f},
+    {0x1f680, 0x1f6ff}, {0x1f7e0, 0x1f7eb}, {0x1f900, 0x1faff}, {0x20000, 0x2fffd},
+    {0x30000, 0x3fffd},
+};
+
+/* Binary search in a sorted table of disjoint ranges. */
+static int in_table(uint32_t cp, const struct range *t, size_t n)
+{
+	size_t lo = 0, hi = n;
+	if (cp < t[0].lo || cp > t[n - 1].hi)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cp > t[mid].hi)
+			lo = mid + 1;
+		else if (cp < t[mid].lo)
+			hi = mid;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+int uc_width(uint32_t cp)
+{
+	if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+		return -1;
+	if (cp < 0x300)
+		return 1;
+	if (in_table(cp, zero, sizeof(zero) / sizeof(zero[0])))
+		return 0;
+	if (in_table(cp, wide, sizeof(wide) / sizeof(wide[0])))
+		return 2;
+	return 1;
+}
+
+/* The columns of the character at s and its length in bytes (*len). */
+static size_t char_width(const char *s, int *len)
+{
+	uint32_t cp;
+	if ((unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f) {
+		*len = 1;
+		return 1;
+	}
+	int n = utf8_decode(s, &cp);
+	*len = n < 0 ? 1 : n;
+	int w = n < 0 ? 1 : uc_width(cp);
+	return w < 0 ? 1 : (size_t)w;
+}
+
+size_t str_width(const char *s)
+{
+	size_t cols = 0;
+	for (int len; *s; s += len)
+		cols += char_width(s, &len);
+	return cols;
+}
+
+size_t str_cut(const char *s, size_t cols, size_t *used)
+{
+	const char *p = s;
+	size_t w = 0;
+	for (int len; *p; p += len) {
+		size_t cw = char_width(p, &len);
+		if (w + cw > cols)
+			break;
+		w += cw;
+	}
+	if (used)
+		*used = w;
+	return (size_t)(p - s);
+}

@@ -52,6 +52,19 @@ enum dep_status dep_status_at(const struct snapshot *s, const struct job *j, int
 	return dep_status(dep_kind_of(j, i), d);
 }
 
+int64_t dep_met_at(const struct snapshot *s, const struct job *j)
+{
+	int64_t at = 0;
+	for (int i = 0; i < j->ndeps && i < GQ_MAX_DEPS; i++) {
+		const struct job *d;
+		if (dep_status_at(s, j, i, &d) != DEP_MET)
+			return -1;
+		if (d && d->end_time > at)
+			at = d->end_time;
+	}
+	return at;
+}
+
 enum dep_status dep_status(enum dep_kind k, const struct job *dj)
 {
 	if (!dj)

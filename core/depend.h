@@ -63,6 +63,11 @@ enum dep_status dep_status(enum dep_kind k, const struct job *dj);
  * *dj, when dj is not NULL, gets that job (NULL: gone). */
 enum dep_status dep_status_at(const struct snapshot *s, const struct job *j, int i,
 			      const struct job **dj);
+/* When j's dependencies were all met: the latest end_time of their jobs
+ * (0 when none is known: no dependencies, or their jobs are gone); -1
+ * while one is not met (still waiting, or never). gq serve keeps it in
+ * j->eligible_time, so that the wait that ages starts there (job.h). */
+int64_t dep_met_at(const struct snapshot *s, const struct job *j);
 /* The kind of j's i-th dependency (0 <= i < j->ndeps). */
 enum dep_kind dep_kind_of(const struct job *j, int i);
 

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "depend.h"
 #include "plan.h"
 
 const char *downgrade_kind_name(enum downgrade_kind k)
@@ -13,22 +14,25 @@ const char *downgrade_kind_name(enum downgrade_kind k)
 	return k == DOWNGRADE_REMIND ? "reminder" : "downgrade";
 }
 
-static bool concerned(const struct job *j)
+/* A job that is not eligible (held, deferred, a dependency unmet) is not
+ * waiting for GPUs: no cycle runs for it until it is. */
+static bool concerned(const struct snapshot *s, const struct job *j)
 {
-	return j->state == JOB_PENDING && j->tier == TIER_P0 && !j->ovr.set;
+	return j->state == JOB_PENDING && j->tier == TIER_P0 && !j->ovr.set && !j->held &&
+	       (!j->ndeps || dep_met_at(s, j) >= 0);
 }
 
-static int64_t cycle_base(const struct job *j)
+int64_t downgrade_cycle_base(const struct job *j)
 {
-	int64_t q = job_waiting_since(j);
+	int64_t q = job_aging_base(j);
 	return j->confirmed_at > q ? j->confirmed_at : q;
 }
 
 int64_t downgrade_next(const struct snapshot *s, const struct job *j)
 {
-	if (!concerned(j))
+	if (!concerned(s, j))
 		return 0;
-	int64_t base = cycle_base(j);
+	int64_t base = downgrade_cycle_base(j);
 	if (j->reminded_at > base)
 		return j->reminded_at + s->policy.confirm_within;
 	return base + s->policy.remind_after;
@@ -37,7 +41,7 @@ int64_t downgrade_next(const struct snapshot *s, const struct job *j)
 bool downgrade_reminded(const struct snapshot *s, const struct job *j, int64_t *reminded,
 			int64_t *deadline)
 {
-	if (!concerned(j) || j->reminded_at <= cycle_base(j))
+	if (!concerned(s, j) || j->reminded_at <= downgrade_cycle_base(j))
 		return false;
 	*reminded = j->reminded_at;
 	*deadline = j->reminded_at + s->policy.confirm_within;
@@ -58,8 +62,9 @@ bool downgrade_check(const struct snapshot *s, const struct job *j, struct downg
 	int64_t due = downgrade_next(s, j);
 	if (!due || due > s->now)
 		return false;
-	struct downgrade_action a = {.job = j->id, .due = due, .pending = s->now - cycle_base(j)};
-	if (j->reminded_at > cycle_base(j)) {
+	struct downgrade_action a = {
+	    .job = j->id, .due = due, .pending = s->now - downgrade_cycle_base(j)};
+	if (j->reminded_at > downgrade_cycle_base(j)) {
 		a.kind = DOWNGRADE_TO_P1;
 		a.observe =
 		    !policy_acts(s->policy.downgrade_mode, s->policy.downgrade_trial, j->queue);

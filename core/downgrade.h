@@ -2,8 +2,12 @@
  * downgrade.h - reminders and auto-downgrades of P0 jobs that wait too
  * long (DESIGN §3, "Overrides and downgrades").
  *
- * The cycle of a pending P0 job, with base = max(queued_time, confirmed_at)
- * (the later of "entered pending" and "the owner last confirmed"):
+ * The cycle of a pending P0 job, with base = max(job_aging_base,
+ * confirmed_at) (the later of "became eligible" -- entered pending,
+ * released from a hold, its --begin reached, its dependencies met -- and
+ * "the owner last confirmed"). A job that is held or whose dependencies
+ * are unmet is not waiting for GPUs and has no cycle; one whose --begin is
+ * ahead has its base there:
  *   - pending for policy.remind_after since base, and no reminder since base
  *     (reminded_at <= base): a REMIND action; the caller sends it and sets
  *     reminded_at = now;
@@ -45,6 +49,9 @@ struct downgrade_action {
 	int64_t pending; /* seconds pending since the cycle's base */
 	int64_t due;	 /* when the action became due (<= now) */
 };
+
+/* The base of j's cycle: max(job_aging_base, confirmed_at). */
+int64_t downgrade_cycle_base(const struct job *j);
 
 /* What the cycle asks of job j at s->now, if anything: returns true and
  * fills *out, or false. */

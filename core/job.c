@@ -55,6 +55,23 @@ int64_t job_waiting_since(const struct job *j)
 	return j->queued_time ? j->queued_time : j->submit_time;
 }
 
+int64_t job_aging_base(const struct job *j)
+{
+	int64_t q = job_waiting_since(j);
+	if (j->begin_time > q)
+		q = j->begin_time;
+	if (j->eligible_time > q)
+		q = j->eligible_time;
+	return q;
+}
+
+int64_t job_eligible_since(const struct job *j, int64_t now)
+{
+	if (j->held || j->begin_time > now)
+		return 0;
+	return job_aging_base(j);
+}
+
 int64_t job_waited(const struct job *j, int64_t now)
 {
 	int64_t since = job_waiting_since(j);

@@ -134,6 +134,11 @@ struct job {
 	bool held;
 	char held_by[32];
 	int64_t held_at;
+	/* When an event the job's other fields do not show last made it
+	 * eligible: its release from a hold, or its last dependency met (gq
+	 * serve sets it); 0 none. Its wait that ages starts at the latest of
+	 * this, queued_time and begin_time (job_aging_base). */
+	int64_t eligible_time;
 	char held_reason[128]; /* the text given with the hold (gq hold --reason), "" none */
 
 	int64_t reminded_at;  /* P0 pending: last reminder sent, 0 none */
@@ -191,11 +196,22 @@ enum hist_src {
 
 /* The tier the scheduler uses: the override's when one is set. */
 enum tier job_tier(const struct job *j);
-/* Since when j has been waiting, the one rule of "waited" (gq ls, show,
- * top, aging's permits, downgrade reminders, the stats): queued_time, its
+/* Since when j has been pending, the one rule of "waited" as shown (gq
+ * ls, show, top, the stats; held and deferred time included; aging,
+ * permits and reminders count from job_aging_base): queued_time, its
  * last entry into pending (submit, or a requeue after preemption), or
  * submit_time when a backend leaves queued_time unset; 0 when both are. */
 int64_t job_waiting_since(const struct job *j);
+/* Where the wait that ages, earns a starvation permit and brings a P0
+ * reminder starts (Slurm's age factor counts only eligible time): the
+ * latest of job_waiting_since (entered pending), begin_time (its --begin)
+ * and eligible_time (released from a hold, dependencies met); 0 when all
+ * are unset. It may lie ahead of now (a --begin not yet reached). */
+int64_t job_aging_base(const struct job *j);
+/* Since when j has been eligible to start at now, job_aging_base; 0 when
+ * it is not: held, or its --begin later than now. Dependencies are the
+ * snapshot's to tell (dep_met_at in depend.h). */
+int64_t job_eligible_since(const struct job *j, int64_t now);
 /* How long j waited in its last pending stretch (gq ls' {waited} and the
  * JSON's "waited"): until now while pending, else until it started from
  * it, else until it ended (cancelled while pending); 0 when unknown. */

@@ -42,9 +42,12 @@ int64_t order_aging_k(const struct policy *p, int64_t waited)
 	return waited / p->aging_interval;
 }
 
+/* Eligible time only (job_eligible_since); none for a job whose backend
+ * leaves queued_time unset. */
 static int64_t waited_at(const struct job *j, int64_t now)
 {
-	return j->queued_time > 0 && now > j->queued_time ? now - j->queued_time : 0;
+	int64_t q = j->queued_time > 0 ? job_eligible_since(j, now) : 0;
+	return q > 0 && now > q ? now - q : 0;
 }
 
 double order_c(const struct policy *p, const struct job *j, int64_t now)
@@ -63,9 +66,12 @@ bool order_next_rise(const struct policy *p, const struct job *j, int64_t now, i
 {
 	int steps = order_aging_steps(p);
 	int64_t k = order_aging_k(p, waited_at(j, now));
-	if (steps == 0 || k >= steps)
+	if (steps == 0 || k >= steps || j->held)
 		return false;
-	int64_t q = j->queued_time > 0 && j->queued_time < now ? j->queued_time : now;
+	/* A --begin ahead: the first rise is an interval after it. */
+	int64_t q = j->queued_time > 0 ? job_aging_base(j) : now;
+	if (q <= 0)
+		q = now;
 	*at = q + (k + 1) * p->aging_interval;
 	*weight = p->tier[job_tier(j)].base * (1 + order_aging_c(p, k + 1));
 	return true;

@@ -3,7 +3,8 @@
  *
  * A job's weight is base × (1 + c): base is its tier's (the override's tier
  * when one is set), c grows by aging.step for every full aging.interval
- * waited since queued_time, up to aging.cap. Pending jobs are ordered by
+ * waited while eligible (job_eligible_since: not while held or before its
+ * --begin; since its release, begin or requeue), up to aging.cap. Pending jobs are ordered by
  *
  *   1. tier, P0 first (aging never crosses tiers),
  *   2. weight, highest first,
@@ -44,12 +45,14 @@ int64_t order_aging_k(const struct policy *p, int64_t waited);
 double order_c(const struct policy *p, const struct job *j, int64_t now);
 
 /* The weight of job j at time `now`: tier base × (1 + c), with
- * waited = now - queued_time (0 when queued_time is unset or later). */
+ * waited = now - job_eligible_since(j, now) (0 when the job is not
+ * eligible, or queued_time is unset or later). */
 double order_weight(const struct policy *p, const struct job *j, int64_t now);
 
 /* When the weight of j next rises, and to what. Returns true and writes
  * *at and *weight when it still rises (c below the cap); false when c is
- * capped or aging is off (outputs then untouched). For "rises to 34.5 at
+ * capped, aging is off or the job is held (outputs then untouched); a job
+ * whose --begin is ahead first rises an interval after it. For "rises to 34.5 at
  * 14:30". */
 bool order_next_rise(const struct policy *p, const struct job *j, int64_t now, int64_t *at,
 		     double *weight);

@@ -5,7 +5,7 @@
 
 int64_t permit_earned_at(const struct policy *p, const struct job *j)
 {
-	int64_t q = j->queued_time ? j->queued_time : j->submit_time;
+	int64_t q = job_aging_base(j);
 	int64_t w = p->tier[job_tier(j)].wait_limit;
 	if (w > 0 && q > INT64_MAX - w)
 		return INT64_MAX;

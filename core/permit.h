@@ -10,8 +10,9 @@
 
 #include "job.h"
 
-/* When job j earns its starvation permit: queued_time (submit_time when
- * unset) + its tier's waitLimit, INT64_MAX when that does not fit. */
+/* When job j earns its starvation permit: job_aging_base (the latest of
+ * entering pending, its --begin, its release or dependencies met) + its
+ * tier's waitLimit, INT64_MAX when that does not fit. */
 int64_t permit_earned_at(const struct policy *p, const struct job *j);
 
 #endif

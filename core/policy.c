@@ -70,7 +70,8 @@ static const struct keydef keys[] = {
      60,
      YEAR,
      {"2h", "8h", "12h"},
-     "pending longer than this is over the tier's limit and earns a starvation permit"},
+     "eligible longer than this (pending, not held, --begin reached, dependencies met) is over the "
+     "tier's limit and earns a starvation permit"},
     {"tier",
      "price",
      SC_TIER,
@@ -97,7 +98,7 @@ static const struct keydef keys[] = {
      0,
      10,
      {"0.1"},
-     "c grows by this for every full aging interval waited"},
+     "c grows by this for every full aging interval waited while eligible"},
     {"aging",
      "interval",
      SC_GLOBAL,
@@ -125,7 +126,8 @@ static const struct keydef keys[] = {
      60,
      YEAR,
      {"2h"},
-     "a P0 job pending this long reminds its owner and the admins"},
+     "a P0 job eligible this long (not held, --begin reached, dependencies met) reminds its owner "
+     "and the admins"},
     {"downgrade",
      "confirmWithin",
      SC_GLOBAL,

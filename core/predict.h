@@ -48,8 +48,8 @@
  *     can only make a prediction later.
  *   - Starvation permits, the free-GPU part (preempt.h): after the walk at
  *     t, as sched_plan() does after its starts, every job that has earned
- *     its permit by t (permit_has(): queued_time, else submit_time, plus
- *     its tier's waitLimit) and may start then (not held, its
+ *     its permit by t (permit_has(): job_aging_base plus its tier's
+ *     waitLimit) and may start then (not held, its
  *     dependencies ended, its cooldown over) is taken in the order at t
  *     and starts if it fits the free GPUs (the same count check and
  *     place_check as the plan: quotas, windows and headroom are not

@@ -53,8 +53,8 @@
  * acts on nothing); trial only chooses victims in preempt.trialQueues
  * (rule trial above); enforce acts.
  *
- * Starvation permit: a pending job that has waited longer than its tier's
- * wait limit (now - queued_time > tier.waitLimit) holds a permit. It may
+ * Starvation permit: a pending job that has been eligible longer than its
+ * tier's wait limit (now - job_aging_base > tier.waitLimit) holds a permit. It may
  * start on free GPUs ahead of its turn, and it may preempt running jobs of
  * any tier, P0 included, under every other rule; a P0 it would need that is
  * expected to end within policy.permit_wait_for (predict_end(), the end

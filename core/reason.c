@@ -480,13 +480,27 @@ static void keep(struct pools *pl, size_t i, const struct work *k)
 	pl->nwaits += (size_t)w->nwaits;
 }
 
+/* A pending job blocked by a dependency is not eligible: it shows no
+ * aging, as a held one does (its wait that ages starts when the
+ * dependency is met: gq serve keeps that in eligible_time). */
+static bool dep_blocked(const struct snapshot *s, const struct job *j)
+{
+	return j->ndeps && j->state == JOB_PENDING && dep_met_at(s, j) < 0;
+}
+
+static double shown_weight(const struct snapshot *s, const struct job *j)
+{
+	return dep_blocked(s, j) ? s->policy.tier[job_tier(j)].base
+				 : order_weight(&s->policy, j, s->now);
+}
+
 static void fill_weight(const struct snapshot *s, const struct job *j, struct why *w)
 {
 	w->job = j->id;
 	w->tier = job_tier(j);
 	w->base = s->policy.tier[w->tier].base;
-	w->weight = order_weight(&s->policy, j, s->now);
-	w->c = order_c(&s->policy, j, s->now);
+	w->weight = shown_weight(s, j);
+	w->c = dep_blocked(s, j) ? 0 : order_c(&s->policy, j, s->now);
 }
 
 /* Item slot of snapshot job idx: room made in the pools, the index kept,
@@ -591,8 +605,8 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 		ahead++;
 		if (nfirst < REASON_MAX_AHEAD) {
 			const struct job *j = &s->jobs[pr->idx];
-			out->ahead_first[nfirst++] = (struct why_ahead){
-			    j->id, job_tier(j), order_weight(&s->policy, j, s->now)};
+			out->ahead_first[nfirst++] =
+			    (struct why_ahead){j->id, job_tier(j), shown_weight(s, j)};
 		}
 	}
 	/* The explanations in snapshot order: the job records are large, and
@@ -605,7 +619,8 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 		const struct prediction *pr = &ps->items[i];
 		const struct job *j = &s->jobs[idx];
 		struct why *w = begin_why(out, &pl, &k, s, i, idx);
-		w->rises = order_next_rise(&s->policy, j, s->now, &w->rise_at, &w->rise_weight);
+		w->rises = !dep_blocked(s, j) &&
+			   order_next_rise(&s->policy, j, s->now, &w->rise_at, &w->rise_weight);
 		explain(&c, pr, ahead_of[i],
 			ahead_of[i] < REASON_MAX_AHEAD ? ahead_of[i] : REASON_MAX_AHEAD, &k);
 		keep(&pl, i, &k);

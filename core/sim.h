@@ -47,7 +47,8 @@ struct pj { /* a pending job in the simulation; index = position - 1 */
 	 * ready heaps, fronts, aging cursors and quota parking are per
 	 * otier; headroom and permits keep the job's tier). */
 	int otier;
-	int64_t q; /* aging reference: queued_time, INT64_MAX/4 when unset */
+	int64_t
+	    q; /* aging reference: job_aging_base, INT64_MAX/4 when held or queued_time is unset */
 	int64_t rt_low, rt_high;
 	int64_t release_at; /* earliest start allowed by cooldown or --begin */
 	/* GATE_COOLDOWN or GATE_BEGIN: which set release_at; GATE_USER or

@@ -57,7 +57,7 @@ static void stage_pending(struct sim *S, const struct job *j, size_t i, struct n
 	x->ui =
 	    S->ulimits && x->gpus > 0 && ulimit_gpus_cap(S->p, x->qi, &ql) >= 0 ? S->ji[i].ui : -1;
 	x->special = x->windowed || x->qlim >= 0 || x->ui >= 0;
-	x->q = j->queued_time > 0 ? j->queued_time : INT64_MAX / 4;
+	x->q = j->queued_time > 0 && !j->held ? job_aging_base(j) : INT64_MAX / 4;
 	x->rt = predict_runtime(S->p, j);
 	x->bf_rt = predict_bounded(j) ? x->rt : SIM_UNBOUNDED;
 	x->rt_low = predict_runtime_low(S->p, j);

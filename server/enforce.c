@@ -416,8 +416,7 @@ static void notify(struct enforce *en, const struct enforce_ctx *c, const char *
 
 static int64_t cycle_pending(const struct enforce_ctx *c, const struct job *j)
 {
-	int64_t base = j->confirmed_at > j->queued_time ? j->confirmed_at : j->queued_time;
-	return c->now - base;
+	return c->now - downgrade_cycle_base(j);
 }
 
 static int remind(struct enforce *en, const struct enforce_ctx *c, struct job *j, struct gq_err *e)

@@ -285,6 +285,26 @@ static int kill_invalid(struct server *s, struct pass *p, struct gq_err *e)
 	return 0;
 }
 
+/* Pending jobs whose dependencies are all met keep when that happened in
+ * eligible_time (core's dep_met_at: the last one's end), journalled, so
+ * that their wait that ages starts there, after a restart too. */
+static int deps_met(struct server *s, struct gq_err *e)
+{
+	struct snapshot *sn = &s->st.snap;
+	for (size_t i = 0; i < sn->njobs; i++) {
+		struct job *j = &sn->jobs[i];
+		if (j->state != JOB_PENDING || !j->ndeps)
+			continue;
+		int64_t at = dep_met_at(sn, j);
+		if (at <= j->eligible_time)
+			continue;
+		j->eligible_time = at;
+		if (state_persist(&s->st, j, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Retention (gq serve --keep-finished): finished jobs that ended longer
  * ago than that are forgotten, in memory and in the journal, except the
  * newest job (ids come from the largest one kept, and are never given
@@ -601,7 +621,8 @@ static int64_t tick(struct server *s)
 	sweep_spools(s, &p);
 	evict(s, &p);
 	p.ec = state_enforce_ctx(&s->st);
-	if (deadlines(s, &p, &e) < 0 || kill_invalid(s, &p, &e) < 0 || notify_reap(&s->st, &e) < 0)
+	if (deadlines(s, &p, &e) < 0 || kill_invalid(s, &p, &e) < 0 || deps_met(s, &e) < 0 ||
+	    notify_reap(&s->st, &e) < 0)
 		goto fail;
 	if ((p.changed && state_save_usage(&s->st, &e) < 0) || state_commit(&s->st, &e) < 0)
 		goto fail;

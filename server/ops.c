@@ -554,6 +554,7 @@ static int act_on(struct server *s, const struct identity *who, struct job *c, e
 		c->held = false;
 		c->held_by[0] = '\0';
 		c->held_at = 0;
+		c->eligible_time = now; /* its wait that ages starts again here */
 		c->held_reason[0] = '\0';
 		strcpy(kind, "release");
 		strcpy(reason, "released");

@@ -62,6 +62,7 @@ static const struct field job_fields[] = {
     FLD(job, held_by, F_STR),
     FLD(job, held_at, F_TIME),
     FLD(job, held_reason, F_STR),
+    FLD(job, eligible_time, F_TIME),
     FLD(job, reminded_at, F_TIME),
     FLD(job, confirmed_at, F_TIME),
     FLD(job, hist_src, F_INT),

@@ -416,6 +416,7 @@ static void busy_job(struct job *j)
 	j->held = true;
 	STR_COPY(j->held_by, "bob");
 	j->held_at = 9;
+	j->eligible_time = 12;
 	j->reminded_at = 10;
 	j->confirmed_at = 11;
 }

@@ -95,6 +95,31 @@ static void test_format_is_cut_to_fit(void)
 	CHECK_STR(none, "");
 }
 
+/* When the dependencies were all met: the last one's end; -1 before. */
+static void test_met_at_is_the_last_end(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	struct job *a = fx_pending(&s, 1, TIER_P1, 1, T0);
+	a->state = JOB_COMPLETED;
+	a->exit_status = 0;
+	a->end_time = MIN(10);
+	struct job *b = fx_pending(&s, 2, TIER_P1, 1, T0);
+	b->state = JOB_RUNNING;
+	struct job *w = fx_pending(&s, 3, TIER_P1, 1, T0);
+	dep_parse("afterok:1,afterany:2,afterany:9", w, NULL);
+	fx_pending(&s, 4, TIER_P1, 1, T0);
+	snapshot_sort(&s);
+	CHECK_INT(dep_met_at(&s, snapshot_find(&s, 3)), -1);
+	CHECK_INT(dep_met_at(&s, snapshot_find(&s, 4)), 0); /* no dependency */
+	b = snapshot_find(&s, 2);
+	b->state = JOB_FAILED;
+	b->end_time = MIN(25);
+	/* Job 9 is gone: met, with no time of its own. */
+	CHECK_INT(dep_met_at(&s, snapshot_find(&s, 3)), MIN(25));
+	snapshot_release(&s);
+}
+
 static void test_never_names_the_dependency(void)
 {
 	struct snapshot s;
@@ -216,6 +241,7 @@ void suite_depend(void)
 	RUN(test_parse_slurm_form_and_plain_ids);
 	RUN(test_format_is_cut_to_fit);
 	RUN(test_never_names_the_dependency);
+	RUN(test_met_at_is_the_last_end);
 	RUN(test_cycle_through_pending_jobs);
 	RUN(test_prediction_and_reasons_follow_kinds);
 }

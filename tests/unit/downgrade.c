@@ -77,6 +77,59 @@ static void test_confirmation_restarts_the_cycle(void)
 	snapshot_release(&s);
 }
 
+/* A held P0 is not waiting for GPUs: no reminder, whatever the time. */
+static void test_held_p0_is_not_reminded(void)
+{
+	struct snapshot s;
+	snapshot_init(&s);
+	struct job *j = p0(&s, 1);
+	j->held = true;
+	struct downgrade_action a;
+	s.now = T0 + 12 * H;
+	CHECK(!downgrade_check(&s, j, &a));
+	CHECK_INT(downgrade_next(&s, j), 0);
+	snapshot_release(&s);
+}
+
+/* Deferred with --begin: the cycle starts at the begin. */
+static void test_deferred_p0_cycle_starts_at_its_begin(void)
+{
+	struct snapshot s;
+	snapshot_init(&s);
+	struct job *j = p0(&s, 1);
+	j->begin_time = T0 + 12 * H;
+	struct downgrade_action a;
+	s.now = T0 + 13 * H;
+	CHECK(!downgrade_check(&s, j, &a));
+	CHECK_INT(downgrade_next(&s, j), T0 + 14 * H);
+	s.now = T0 + 14 * H;
+	CHECK(downgrade_check(&s, j, &a));
+	CHECK_INT(a.kind, DOWNGRADE_REMIND);
+	CHECK_INT(a.pending, 2 * H);
+	snapshot_release(&s);
+}
+
+/* Blocked by a dependency still running: not reminded. */
+static void test_p0_blocked_by_a_dependency_is_not_reminded(void)
+{
+	struct snapshot s;
+	snapshot_init(&s);
+	struct job *d = snapshot_add_job(&s);
+	d->id = 1;
+	d->state = JOB_RUNNING;
+	d->submit_time = d->queued_time = d->start_time = T0;
+	struct job *j = p0(&s, 2);
+	j->ndeps = 1;
+	j->deps[0] = 1;
+	snapshot_sort(&s);
+	j = snapshot_find(&s, 2);
+	struct downgrade_action a;
+	s.now = T0 + 3 * H;
+	CHECK(!downgrade_check(&s, j, &a));
+	CHECK_INT(downgrade_next(&s, j), 0);
+	snapshot_release(&s);
+}
+
 static void test_requeue_starts_a_new_cycle(void)
 {
 	struct snapshot s;
@@ -143,6 +196,9 @@ void suite_downgrade(void)
 	RUN(test_unconfirmed_reminder_downgrades_after_30_min);
 	RUN(test_confirmation_restarts_the_cycle);
 	RUN(test_requeue_starts_a_new_cycle);
+	RUN(test_held_p0_is_not_reminded);
+	RUN(test_deferred_p0_cycle_starts_at_its_begin);
+	RUN(test_p0_blocked_by_a_dependency_is_not_reminded);
 	RUN(test_only_pending_p0_without_override);
 	RUN(test_rollout_observe_and_trial);
 }

@@ -2,6 +2,7 @@
 #include "harness.h"
 
 #include "core/order.h"
+#include "core/permit.h"
 #include "fixture.h"
 
 static void test_p2_after_5h_weighs_7_5_below_fresh_p0(void)
@@ -117,6 +118,46 @@ static void test_ties_break_by_fair_share_then_submit_then_id(void)
 	snapshot_release(&s);
 }
 
+/* Held or deferred (--begin ahead) time is not waiting: it does not age. */
+static void test_held_and_deferred_jobs_do_not_age(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	s.now = MIN(119);
+	struct job *h = fx_pending(&s, 1, TIER_P1, 1, MIN(0));
+	h->held = true;
+	CHECK_DBL(order_weight(&s.policy, h, s.now), 30, 1e-9);
+	int64_t at = 0;
+	double w = 0;
+	CHECK(!order_next_rise(&s.policy, h, s.now, &at, &w));
+	struct job *d = fx_pending(&s, 2, TIER_P1, 1, MIN(0));
+	d->begin_time = MIN(180);
+	CHECK_DBL(order_weight(&s.policy, d, s.now), 30, 1e-9);
+	CHECK(order_next_rise(&s.policy, d, s.now, &at, &w));
+	CHECK_INT(at, MIN(210)); /* an interval after its --begin */
+	CHECK_DBL(w, 33, 1e-9);
+	/* Its --begin reached 60 min ago: aged by those 60 min only. */
+	s.now = MIN(240);
+	CHECK_DBL(order_weight(&s.policy, d, s.now), 36, 1e-9);
+	snapshot_release(&s);
+}
+
+/* Released from a hold (eligible_time): aged from the release only. */
+static void test_released_job_ages_from_its_release(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	struct job *j = fx_pending(&s, 1, TIER_P1, 1, MIN(0));
+	j->eligible_time = MIN(100);
+	CHECK_INT(job_aging_base(j), MIN(100));
+	CHECK_INT(job_eligible_since(j, MIN(130)), MIN(100));
+	CHECK_DBL(order_weight(&s.policy, j, MIN(130)), 33, 1e-9);
+	CHECK_INT(permit_earned_at(&s.policy, j), MIN(100) + s.policy.tier[TIER_P1].wait_limit);
+	j->held = true;
+	CHECK_INT(job_eligible_since(j, MIN(130)), 0);
+	snapshot_release(&s);
+}
+
 void suite_order(void)
 {
 	RUN(test_p2_after_5h_weighs_7_5_below_fresh_p0);
@@ -125,4 +166,6 @@ void suite_order(void)
 	RUN(test_next_rise_time_and_weight);
 	RUN(test_override_tier_decides);
 	RUN(test_ties_break_by_fair_share_then_submit_then_id);
+	RUN(test_held_and_deferred_jobs_do_not_age);
+	RUN(test_released_job_ages_from_its_release);
 }

@@ -479,6 +479,22 @@ static void test_permit_preempts_p0_ending_in_40_min(void)
 	snapshot_release(&s);
 }
 
+/* A --begin defers the wait that earns the permit: 12 h after the begin. */
+static void test_permit_counts_from_the_begin(void)
+{
+	struct snapshot s;
+	int64_t since;
+	permit_setup(&s, 40 * MIN);
+	struct job *j = J(s, 100);
+	j->queued_time = NOW - 12 * H - 5 * MIN;
+	j->begin_time = NOW - 5 * MIN;
+	CHECK(!permit_has(&s, j, &since));
+	CHECK_INT(since, NOW - 5 * MIN + 12 * H);
+	s.now = NOW - 5 * MIN + 12 * H;
+	CHECK(permit_has(&s, j, NULL));
+	snapshot_release(&s);
+}
+
 static void test_permit_earned_at_the_limit(void)
 {
 	struct snapshot s;
@@ -810,6 +826,7 @@ void suite_preempt(void)
 	RUN(test_permit_preempts_p0_ending_in_40_min);
 	RUN(test_permit_stops_waiting_for_an_overdue_p0);
 	RUN(test_permit_earned_at_the_limit);
+	RUN(test_permit_counts_from_the_begin);
 	RUN(test_plan_gives_each_trigger_its_own_victims);
 	RUN(test_plan_shares_budget_and_quota_between_triggers);
 	RUN(test_plan_window_suspends_its_queue);

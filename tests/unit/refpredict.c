@@ -543,7 +543,7 @@ static void stage(struct ref *R, size_t i, struct rp *x, struct prediction *o)
 	x->windowed = x->qi >= 0 && R->p->queues[x->qi].paused.set;
 	int ql = x->qi >= 0 ? R->p->queues[x->qi].user_max_gpus : -1;
 	x->ulimited = x->gpus > 0 && (ql >= 0 || R->p->user_max_gpus >= 0);
-	x->q = j->queued_time > 0 ? j->queued_time : INT64_MAX / 4;
+	x->q = j->queued_time > 0 && !j->held ? job_aging_base(j) : INT64_MAX / 4;
 	x->rt = predict_runtime(R->p, j);
 	x->rt_low = predict_runtime_low(R->p, j);
 	x->rt_high = predict_runtime_high(R->p, j);

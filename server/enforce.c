@@ -422,14 +422,22 @@ static int64_t cycle_pending(const struct enforce_ctx *c, const struct job *j)
 static int remind(struct enforce *en, const struct enforce_ctx *c, struct job *j, struct gq_err *e)
 {
 	const struct policy *p = &c->snap->policy;
-	char waited[32], within[32], text[160];
+	char waited[32], within[32], text[200];
 	int64_t pending = cycle_pending(c, j);
 	dur_format(pending, waited, sizeof(waited));
 	dur_format(p->confirm_within, within, sizeof(within));
-	snprintf(text, sizeof(text),
-		 "P0 job %" PRId64 " has waited %s; confirm with 'gq confirm %" PRId64
-		 "' within %s or it becomes P1",
-		 j->id, waited, j->id, within);
+	/* Where the rollout only records downgrades, the reminder does not
+	 * promise one. */
+	if (policy_acts(p->downgrade_mode, p->downgrade_trial, j->queue))
+		snprintf(text, sizeof(text),
+			 "P0 job %" PRId64 " has waited %s; confirm with 'gq confirm %" PRId64
+			 "' within %s or it becomes P1",
+			 j->id, waited, j->id, within);
+	else
+		snprintf(text, sizeof(text),
+			 "P0 job %" PRId64 " has waited %s; confirm with 'gq confirm %" PRId64
+			 "' within %s, or a downgrade to P1 is only recorded (downgrade.mode %s)",
+			 j->id, waited, j->id, within, rollout_name(p->downgrade_mode));
 	j->reminded_at = c->now;
 	if (state_persist(c->st, j, e) < 0 ||
 	    state_emit(c->st, j->id, "reminder", j->state, j->state, text, "scheduler", e) < 0)

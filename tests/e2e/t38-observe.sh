@@ -39,6 +39,9 @@ check_eq "and gq stats still counts one" \
 clock +2h
 check_eq "at 2 h the reminder is sent (reminders are notes, sent in every mode)" \
 	"$(events_of "$x" | grep -c reminder)" 1
+check_match "it does not promise a downgrade that observe mode only records" \
+	"$(events_of "$x" | grep reminder)" \
+	"^reminder pending->pending P0 job $x has waited [0-9hm]+; confirm with 'gq confirm $x' within 30m, or a downgrade to P1 is only recorded \\(downgrade\\.mode observe\\)\$"
 clock +30m
 check_eq "30 min later, unconfirmed, it is still P0" "$(field "$x" .tier)" P0
 check_eq "and its downgrade was only recorded" "$(events_of "$x" | grep -c would-downgrade)" 1

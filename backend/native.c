@@ -534,6 +534,8 @@ static int parse_history(const char *t, size_t n, void *out, struct gq_err *e)
 	return wire_jobs_parse(t, n, &l->jobs, &l->n, e);
 }
 
+#define HISTORY_PAGE 5000
+
 static int n_history(struct backend *b, const struct history_query *q, struct job **out, size_t *n,
 		     struct gq_err *e)
 {
@@ -557,12 +559,34 @@ static int n_history(struct backend *b, const struct history_query *q, struct jo
 		buf_printf(&path, "&user=%s", u);
 		free(u);
 	}
-	struct job_list l = {NULL, 0};
-	int rc = get_report(b, path.data, "the job history", parse_history, &l, e);
+	/* In pages: no answer of the server's holds more than HISTORY_PAGE
+	 * jobs, however long the history. A server that does not page (an
+	 * older one, gq serve --slurm) sends no Gq-Next-Offset: one answer. */
+	size_t base = path.len, cap = 0;
+	int64_t after = 0;
+	*out = NULL;
+	*n = 0;
+	int rc;
+	for (;;) {
+		path.len = base;
+		buf_printf(&path, "&page=%d&after=%" PRId64, HISTORY_PAGE, after);
+		struct job_list l = {NULL, 0};
+		rc = get_report(b, path.data, "the job history", parse_history, &l, e);
+		if (rc < 0)
+			break;
+		GROW(*out, cap, *n + l.n + 1);
+		for (size_t i = 0; i < l.n; i++)
+			(*out)[(*n)++] = l.jobs[i]; /* moved */
+		free(l.jobs);
+		if (!N(b)->have_next_offset || N(b)->next_offset <= after)
+			break;
+		after = N(b)->next_offset;
+	}
 	buf_release(&path);
-	if (rc == 0) {
-		*out = l.jobs;
-		*n = l.n;
+	if (rc < 0) {
+		jobs_free(*out, *n);
+		*out = NULL;
+		*n = 0;
 	}
 	return rc;
 }

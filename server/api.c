@@ -145,16 +145,24 @@ static void h_jobs_list(struct ctx *c)
 		return;
 	}
 	f.limit = (size_t)limit;
+	int64_t page;
 	if (http_query_int(c->req, "since", 0, GQ_TIME_MAX, 0, &f.since, &e) < 0 ||
-	    http_query_int(c->req, "until", 0, GQ_TIME_MAX, 0, &f.until, &e) < 0) {
+	    http_query_int(c->req, "until", 0, GQ_TIME_MAX, 0, &f.until, &e) < 0 ||
+	    http_query_int(c->req, "page", 0, 100000, 0, &page, &e) < 0 ||
+	    http_query_int(c->req, "after", 0, INT64_MAX, 0, &f.after, &e) < 0) {
 		reply_err(c, &e);
 		return;
 	}
+	f.page = (size_t)page;
 	struct job *jobs;
 	size_t n;
-	server_jobs(c->s, &f, &jobs, &n);
+	bool more = false;
+	server_jobs(c->s, &f, &jobs, &n, &more);
 	c->resp->body = codec_jobs_text(jobs, n, &c->resp->len);
 	c->resp->status = 200;
+	/* A full page: ask again from here (after=). */
+	if (more && n)
+		http_resp_header(c->resp, "Gq-Next-Offset", "%" PRId64, jobs[n - 1].id);
 	jobs_free(jobs, n);
 }
 

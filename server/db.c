@@ -32,6 +32,8 @@ enum {
 	ST_JOB_MAX,
 	ST_JOBS_ENDED,
 	ST_JOBS_OF_ARRAY,
+	ST_JOBS_FROM,
+	ST_JOB_FIRST_ENDED,
 	ST_EVENT_INSERT,
 	ST_EVENTS_AFTER,
 	ST_EVENT_LAST,
@@ -74,6 +76,10 @@ static const char *const sql_text[ST_COUNT] = {
 		      "'$.end_time') >= ? AND json_extract(job, '$.end_time') < ?",
     [ST_JOBS_OF_ARRAY] = "SELECT id, uid, idem, job, intent FROM jobs WHERE json_extract(job, "
 			 "'$.array_id') = ?",
+    /* A page of GET /v1/jobs: the primary key, in order, from a cursor. */
+    [ST_JOBS_FROM] = "SELECT id, uid, idem, job, intent FROM jobs WHERE id > ? ORDER BY id LIMIT ?",
+    [ST_JOB_FIRST_ENDED] = "SELECT coalesce(min(id), 0) FROM jobs WHERE json_extract(job, "
+			   "'$.end_time') >= ?",
     [ST_EVENT_INSERT] = "INSERT INTO events(seq, time, job, kind, from_state, to_state, "
 			"reason, actor, late) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     [ST_EVENTS_AFTER] = "SELECT seq, time, job, kind, from_state, to_state, reason, actor, late "
@@ -518,6 +524,29 @@ int db_job_get(struct db *db, int64_t id, db_job_fn fn, void *arg, struct gq_err
 	sqlite3_stmt *st = db->st[ST_JOB_GET];
 	sqlite3_bind_int64(st, 1, id);
 	return jobs_walk(db, st, fn, arg, e);
+}
+
+int db_jobs_from(struct db *db, int64_t after, int max, db_job_fn fn, void *arg, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_JOBS_FROM];
+	sqlite3_bind_int64(st, 1, after);
+	sqlite3_bind_int(st, 2, max);
+	return jobs_walk(db, st, fn, arg, e);
+}
+
+int db_job_first_ended(struct db *db, int64_t since, int64_t *out, struct gq_err *e)
+{
+	sqlite3_stmt *st = db->st[ST_JOB_FIRST_ENDED];
+	sqlite3_bind_int64(st, 1, since);
+	int rc = sqlite3_step(st);
+	int ret = 0;
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	else
+		ret = sqlite_fail(db, "read jobs", e);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
 }
 
 int db_job_max_id(struct db *db, int64_t *out, struct gq_err *e)

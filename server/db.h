@@ -82,6 +82,10 @@ int db_jobs_ended(struct db *db, int64_t from, int64_t to, db_job_fn fn, void *a
 int db_jobs_of_array(struct db *db, int64_t array_id, db_job_fn fn, void *arg, struct gq_err *e);
 /* Job id, when there is one (fn is not called otherwise). */
 int db_job_get(struct db *db, int64_t id, db_job_fn fn, void *arg, struct gq_err *e);
+/* At most max jobs with ids above after, in id order (a page). */
+int db_jobs_from(struct db *db, int64_t after, int max, db_job_fn fn, void *arg, struct gq_err *e);
+/* The lowest id of a job that ended at or after since, 0 none. */
+int db_job_first_ended(struct db *db, int64_t since, int64_t *out, struct gq_err *e);
 /* The highest job id ever given that the journal still holds, 0 none. */
 int db_job_max_id(struct db *db, int64_t *out, struct gq_err *e);
 

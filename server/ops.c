@@ -1091,8 +1091,90 @@ static int cmp_job_id(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-void server_jobs(struct server *s, const struct job_filter *f, struct job **out, size_t *n)
+/* What server_jobs_page walks: the page so far, and the cursor. */
+struct page_acc {
+	struct jobs_acc a;
+	int64_t last; /* the last id read */
+	size_t rows;  /* rows read in this chunk */
+};
+
+/* db_job_fn of a page: job id of the journal, or memory's copy when it is
+ * there (memory is what was committed, and fresher for what runs). */
+static int page_row(void *arg, int64_t id, uint32_t uid, const char *idem, const char *text,
+		    const char *intent, struct gq_err *e)
 {
+	(void)uid, (void)idem, (void)intent;
+	struct page_acc *pa = arg;
+	pa->last = id;
+	pa->rows++;
+	if (pa->a.n >= pa->a.f->page)
+		return 0;
+	const struct job *m = snapshot_find(pa->a.mem, id);
+	struct job j;
+	job_init(&j);
+	if (m)
+		job_copy(&j, m);
+	else if (codec_job_from_text(text, &j, e) < 0) {
+		job_release(&j);
+		err_prefix(e, "job %" PRId64 " in the journal", id);
+		return -1;
+	}
+	if (!job_matches(pa->a.f, &j)) {
+		job_release(&j);
+		return 0;
+	}
+	GROW(pa->a.v, pa->a.cap, pa->a.n + 1);
+	pa->a.v[pa->a.n++] = j; /* moved */
+	return 0;
+}
+
+/* A page of server_jobs: the journal holds every job (memory's too, as
+ * committed), walked in id order from the cursor, a chunk at a time, so
+ * that no answer holds more than a page however long the history. A
+ * window (since) starts the walk at the first job that ended in it. Lock
+ * held. */
+static bool server_jobs_page(struct server *s, const struct job_filter *f, struct jobs_acc *a)
+{
+	struct page_acc pa = {.a = *a, .last = f->after};
+	struct gq_err e = GQ_ERR_INIT;
+	int64_t first = 0;
+	if (f->since && db_job_first_ended(s->st.db, f->since, &first, &e) == 0 && first > 0 &&
+	    first - 1 > pa.last)
+		pa.last = first - 1;
+	bool more = false;
+	for (;;) {
+		pa.rows = 0;
+		if (db_jobs_from(s->st.db, pa.last, 1024, page_row, &pa, &e) < 0) {
+			log_warn("jobs from the journal: %s", e.msg);
+			break;
+		}
+		if (pa.a.n >= f->page) {
+			more = true;
+			break;
+		}
+		if (pa.rows < 1024)
+			break;
+	}
+	*a = pa.a;
+	return more;
+}
+
+void server_jobs(struct server *s, const struct job_filter *f, struct job **out, size_t *n,
+		 bool *more)
+{
+	if (more)
+		*more = false;
+	if (f->page) {
+		pthread_mutex_lock(&s->mu);
+		struct jobs_acc a = {.f = f, .mem = &s->st.snap};
+		bool m = server_jobs_page(s, f, &a);
+		pthread_mutex_unlock(&s->mu);
+		if (more)
+			*more = m;
+		*out = a.v ? a.v : xmalloc(sizeof(**out));
+		*n = a.n;
+		return;
+	}
 	pthread_mutex_lock(&s->mu);
 	struct jobs_acc a = {.f = f, .mem = &s->st.snap};
 	for (size_t i = 0; i < s->st.snap.njobs; i++) {

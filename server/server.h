@@ -94,9 +94,15 @@ struct job_filter {
 	const char *user;     /* NULL = everyone */
 	size_t limit;	      /* the last N; 0 = all */
 	int64_t since, until; /* when not 0: only jobs that ended in [since, until) */
+	/* A page: the first page matching jobs with ids above after (limit
+	 * is then not used); 0 = every match at once. */
+	size_t page;
+	int64_t after;
 };
-/* Matching jobs in id order; *out (caller frees) and *n. */
-void server_jobs(struct server *s, const struct job_filter *f, struct job **out, size_t *n);
+/* Matching jobs in id order; *out (caller frees) and *n. A page that is
+ * full may have more after it: *more (may be NULL) then says so. */
+void server_jobs(struct server *s, const struct job_filter *f, struct job **out, size_t *n,
+		 bool *more);
 
 int server_job(struct server *s, int64_t id, struct job *out, struct gq_err *e);
 

@@ -27,6 +27,19 @@ check_eq "gq show finds one in the journal" "$("$GQ" show --json "$a" | jq -r '.
 check_eq "GET /v1/jobs?all=1 lists all 5" \
 	"$(curl -s --unix-socket "$SERVER_SOCK" 'http://gq/v1/jobs?all=1' | jq -c '[.jobs[].name] | sort')" \
 	'["old-arr","old-arr","old-arr","old-fail","old-ok"]'
+# Pages: no answer holds more than page= jobs; Gq-Next-Offset says where
+# the next one starts, a short page ends the walk.
+walk=""
+after=0
+for _ in 1 2 3 4 5; do
+	curl -s -D "$T_DIR/h" --unix-socket "$SERVER_SOCK" "http://gq/v1/jobs?all=1&page=2&after=$after" >"$T_DIR/p"
+	walk="$walk$(jq -r '[.jobs[].id | tostring] | join(",")' "$T_DIR/p");"
+	next=$(tr -d '\r' <"$T_DIR/h" | sed -n 's/^[Gg]q-[Nn]ext-[Oo]ffset: //p')
+	[ -n "$next" ] || break
+	after=$next
+done
+check_eq "GET /v1/jobs in pages of 2: every job once, in id order, the last page short" "$walk" \
+	"$(curl -s --unix-socket "$SERVER_SOCK" 'http://gq/v1/jobs?all=1' | jq -r '[.jobs[].id] | . as $a | [range(0; length; 2) | $a[.:.+2] | map(tostring) | join(",")] | join(";")');"
 check_eq "history of the last 3 days lists them" "$("$GQ" history --since now-3d --json | jq length)" 5
 check_eq "history of the last day does not" "$("$GQ" history --since now-1d --json | jq length)" 0
 check_eq "gq show of one is not in memory for good" "$(inmem)" 1

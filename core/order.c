@@ -72,7 +72,10 @@ bool order_next_rise(const struct policy *p, const struct job *j, int64_t now, i
 	int64_t q = j->queued_time > 0 ? job_aging_base(j) : now;
 	if (q <= 0)
 		q = now;
-	*at = q + (k + 1) * p->aging_interval;
+	int64_t step = (k + 1) * p->aging_interval;
+	if (q > GQ_TIME_MAX - step)
+		return false; /* a --begin past any clock: no rise to say */
+	*at = q + step;
 	*weight = p->tier[job_tier(j)].base * (1 + order_aging_c(p, k + 1));
 	return true;
 }

@@ -52,8 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	json_decref(v);
-	FUZZ_CHECK(!s.argv != !s.script, "argv %p, script %p", (void *)s.argv, (void *)s.script);
-	FUZZ_CHECK(!s.argv || s.argv[0], "an empty argv");
+	/* A command, or a script (whose arguments, "args", are kept in argv). */
+	FUZZ_CHECK(s.argv || s.script, "neither argv nor script");
+	FUZZ_CHECK(s.script || s.argv[0], "an empty argv");
 	FUZZ_CHECK(s.env != NULL, "env is NULL");
 	for (size_t i = 0; s.env[i]; i++)
 		FUZZ_CHECK(s.env[i][0] != '=' && strchr(s.env[i], '='), "env entry '%s'", s.env[i]);

@@ -11,32 +11,27 @@
 # jobs queued first, FAIR_SECONDS (15) of flood, FAIR_THREADS (8).
 set -u
 [ "$(id -u)" = 0 ] || { echo "fair: needs root (two local users); skipped"; exit 0; }
-GQ=${GQ:-$(cd "$(dirname "$0")/.." && pwd)/gq}
 JOBS=${FAIR_JOBS:-5000}
 SECS=${FAIR_SECONDS:-15}
 THREADS=${FAIR_THREADS:-8}
-T=$(mktemp -d /tmp/gqfair.XXXXXX)
+. "$(dirname "$0")/lib.inc" fair
 chmod 755 "$T"
 UA=gqfaira$$ UB=gqfairb$$
-cleanup() {
+fair_cleanup() {
 	[ -n "${FPID:-}" ] && kill "$FPID" 2>/dev/null
-	[ -n "${SPID:-}" ] && kill -TERM "$SPID" 2>/dev/null && sleep 0.5
+	bench_cleanup
 	userdel "$UA" 2>/dev/null
 	userdel "$UB" 2>/dev/null
-	rm -rf "$T"
 }
-trap cleanup EXIT
+trap fair_cleanup EXIT
 useradd -M -N -g users -s /bin/sh "$UA"
 useradd -M -N -g users -s /bin/sh "$UB"
 mkdir -p "$T/ha" "$T/hb"
 chown "$UA:users" "$T/ha"
 chown "$UB:users" "$T/hb"
 SOCK="$T/sock"
-"$GQ" serve --listen "unix:$SOCK" --state-dir "$T/state" --manual-clock --gpus 8 \
-	>"$T/server.log" 2>&1 &
-SPID=$!
-for _ in $(seq 1 200); do curl -sf --unix-socket "$SOCK" http://gq/v1/ping >/dev/null 2>&1 && break; sleep 0.05; done
-rss() { awk '/VmRSS/ {print $2}' "/proc/$SPID/status"; }
+bench_serve --manual-clock
+rss() { bench_rss; }
 as() { local u=$1 h; shift; [ "$u" = "$UA" ] && h=$T/ha || h=$T/hb
 	setpriv --reuid "$u" --regid users --init-groups env HOME="$h" XDG_RUNTIME_DIR= \
 		XDG_STATE_HOME="$h/.s" XDG_CONFIG_HOME="$h/.c" GQ_SERVER="unix:$SOCK" LC_ALL=C "$@"; }

@@ -8,50 +8,20 @@
 # ls` / `gq history` times after each round. Not a pass/fail test: figures go to bench/README.md
 # ("Nothing only grows").
 set -u
-GQ=${GQ:-$(cd "$(dirname "$0")/.." && pwd)/gq}
+. "$(dirname "$0")/lib.inc" growth
 N=${GROWTH_JOBS:-20000}
-T=$(mktemp -d /tmp/gqgrowth.XXXXXX)
-export HOME="$T/home" XDG_CONFIG_HOME="$T/home/.config" XDG_STATE_HOME="$T/home/.local/state" \
-	XDG_RUNTIME_DIR="$T/run" TZ=UTC LC_ALL=C NO_COLOR=1 GQ_SERVER="unix:$T/sock"
-unset GQ_TOKEN_FILE GQ_BACKEND
-mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
-chmod 700 "$XDG_RUNTIME_DIR"
-cleanup() {
-	[ -n "${SPID:-}" ] && kill -TERM "$SPID" 2>/dev/null && sleep 0.5
-	rm -rf "$T"
-}
-trap cleanup EXIT
-start() {
-	"$GQ" serve --listen "unix:$T/sock" --state-dir "$T/state" --manual-clock --gpus 8 \
-		--keep-finished 10d >>"$T/server.log" 2>&1 &
-	SPID=$!
-	for _ in $(seq 1 400); do "$GQ" ls >/dev/null 2>&1 && return 0; sleep 0.05; done
-	echo "growth: gq serve did not start"; tail -5 "$T/server.log"; exit 1
-}
-ms() { # CMD...: wall milliseconds of the best of 3
-	local best=""
-	for _ in 1 2 3; do
-		local t0 t1
-		t0=$(date +%s%N)
-		"$@" >/dev/null 2>&1
-		t1=$(date +%s%N)
-		local d=$(((t1 - t0) / 1000000))
-		[ -z "$best" ] || [ "$d" -lt "$best" ] && best=$d
-	done
-	echo "$best"
-}
 report() { # LABEL
 	local rss db wal spool
-	rss=$(awk '/VmRSS/ {print $2}' "/proc/$SPID/status")
+	rss=$(bench_rss)
 	db=$(stat -c %s "$T/state/gq.db")
 	wal=$(stat -c %s "$T/state/gq.db-wal" 2>/dev/null || echo 0)
 	spool=$(du -sk "$T/state/jobs" 2>/dev/null | cut -f1)
 	printf '%-34s RSS %7d kB  gq.db %6d kB  -wal %6d kB  spool %6d kB  ls %5d ms  history(27h) %5d ms\n' \
-		"$1" "$rss" $((db / 1024)) $((wal / 1024)) "$spool" "$(ms "$GQ" ls)" \
-		"$(ms "$GQ" history --since now-27h)"
+		"$1" "$rss" $((db / 1024)) $((wal / 1024)) "$spool" "$(bench_ms "$GQ" ls)" \
+		"$(bench_ms "$GQ" history --since now-27h)"
 }
 
-start
+bench_serve --manual-clock --keep-finished 10d
 report "empty"
 # Rounds of ROUND jobs, each followed by 26 h of the clock: the jobs of a
 # round have left memory by the next (the journal keeps them).
@@ -72,7 +42,7 @@ echo "# $N jobs ran in $(($(date +%s) - t0)) s"
 kill -TERM "$SPID"
 wait "$SPID"
 t0=$(date +%s%N)
-start
+bench_serve --manual-clock --keep-finished 10d
 echo "# restart: $((($(date +%s%N) - t0) / 1000000)) ms to answer"
 report "after a restart"
 "$GQ" clock +8d >/dev/null

@@ -7,39 +7,11 @@
 # last hour, `gq show` of an old job. GQ (default ./gq) is the binary:
 # run it once with an older one for the "before" figures.
 set -u
-GQ=${GQ:-$(cd "$(dirname "$0")/.." && pwd)/gq}
+. "$(dirname "$0")/lib.inc" journal
 N=${JOURNAL_JOBS:-200000}
-T=$(mktemp -d /tmp/gqjournal.XXXXXX)
-export HOME="$T/home" XDG_CONFIG_HOME="$T/home/.config" XDG_STATE_HOME="$T/home/.local/state" \
-	XDG_RUNTIME_DIR="$T/run" TZ=UTC LC_ALL=C NO_COLOR=1 GQ_SERVER="unix:$T/sock"
-unset GQ_TOKEN_FILE GQ_BACKEND
-mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
-chmod 700 "$XDG_RUNTIME_DIR"
 command -v sqlite3 >/dev/null || { echo "journal: needs sqlite3 (make deps)"; exit 0; }
-cleanup() {
-	[ -n "${SPID:-}" ] && kill -TERM "$SPID" 2>/dev/null && sleep 0.5
-	rm -rf "$T"
-}
-trap cleanup EXIT
-start() {
-	"$GQ" serve --listen "unix:$T/sock" --state-dir "$T/state" --gpus 8 >>"$T/server.log" 2>&1 &
-	SPID=$!
-	for _ in $(seq 1 2000); do "$GQ" ls >/dev/null 2>&1 && return 0; sleep 0.01; done
-	echo "journal: gq serve did not start"; tail -5 "$T/server.log"; exit 1
-}
-ms() { # CMD...: wall milliseconds, the best of 3
-	local best="" t0 t1 d
-	for _ in 1 2 3; do
-		t0=$(date +%s%N)
-		"$@" >/dev/null 2>&1
-		t1=$(date +%s%N)
-		d=$(((t1 - t0) / 1000000))
-		[ -z "$best" ] || [ "$d" -lt "$best" ] && best=$d
-	done
-	echo "$best"
-}
 
-start
+bench_serve
 "$GQ" submit --gpus 0 --name tmpl -- true >/dev/null
 for _ in $(seq 1 200); do [ "$("$GQ" ls --json | jq length)" = 0 ] && break; sleep 0.05; done
 kill -TERM "$SPID"
@@ -62,17 +34,17 @@ FROM n, (SELECT uid, job, command FROM jobs WHERE id = 1) AS j;
 EOF
 echo "# journal: $(sqlite3 "$T/state/gq.db" 'select count(*) from jobs') jobs, gq.db $(($(stat -c %s "$T/state/gq.db") / 1048576)) MB"
 t0=$(date +%s%N)
-start
+bench_serve
 echo "restart to the first answer: $((($(date +%s%N) - t0) / 1000000)) ms"
 # The first start on an older journal builds gq's indexes: a second start.
 kill -TERM "$SPID"
 wait "$SPID"
 t0=$(date +%s%N)
-start
+bench_serve
 echo "restart again: $((($(date +%s%N) - t0) / 1000000)) ms"
-echo "RSS: $(awk '/VmRSS/ {print $2}' "/proc/$SPID/status") kB"
-echo "gq ls: $(ms "$GQ" ls) ms"
-echo "gq history of the last day ($("$GQ" history --since now-1d --json | jq length) jobs): $(ms "$GQ" history --since now-1d) ms"
-echo "gq history of the last hour ($("$GQ" history --since now-1h --json | jq length) jobs): $(ms "$GQ" history --since now-1h) ms"
-echo "gq show of a job of 20 days ago: $(ms "$GQ" show $((N / 3))) ms"
-echo "RSS after: $(awk '/VmRSS/ {print $2}' "/proc/$SPID/status") kB"
+echo "RSS: $(bench_rss) kB"
+echo "gq ls: $(bench_ms "$GQ" ls) ms"
+echo "gq history of the last day ($("$GQ" history --since now-1d --json | jq length) jobs): $(bench_ms "$GQ" history --since now-1d) ms"
+echo "gq history of the last hour ($("$GQ" history --since now-1h --json | jq length) jobs): $(bench_ms "$GQ" history --since now-1h) ms"
+echo "gq show of a job of 20 days ago: $(bench_ms "$GQ" show $((N / 3))) ms"
+echo "RSS after: $(bench_rss) kB"

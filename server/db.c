@@ -534,13 +534,11 @@ int db_jobs_from(struct db *db, int64_t after, int max, db_job_fn fn, void *arg,
 	return jobs_walk(db, st, fn, arg, e);
 }
 
-int db_job_first_ended(struct db *db, int64_t since, int64_t *out, struct gq_err *e)
+/* Steps st, a query of one integer, into *out; resets it. */
+static int one_int64(struct db *db, sqlite3_stmt *st, int64_t *out, struct gq_err *e)
 {
-	sqlite3_stmt *st = db->st[ST_JOB_FIRST_ENDED];
-	sqlite3_bind_int64(st, 1, since);
-	int rc = sqlite3_step(st);
 	int ret = 0;
-	if (rc == SQLITE_ROW)
+	if (sqlite3_step(st) == SQLITE_ROW)
 		*out = sqlite3_column_int64(st, 0);
 	else
 		ret = sqlite_fail(db, "read jobs", e);
@@ -549,17 +547,15 @@ int db_job_first_ended(struct db *db, int64_t since, int64_t *out, struct gq_err
 	return ret;
 }
 
+int db_job_first_ended(struct db *db, int64_t since, int64_t *out, struct gq_err *e)
+{
+	sqlite3_bind_int64(db->st[ST_JOB_FIRST_ENDED], 1, since);
+	return one_int64(db, db->st[ST_JOB_FIRST_ENDED], out, e);
+}
+
 int db_job_max_id(struct db *db, int64_t *out, struct gq_err *e)
 {
-	sqlite3_stmt *st = db->st[ST_JOB_MAX];
-	int rc = sqlite3_step(st);
-	int ret = 0;
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(st, 0);
-	else
-		ret = sqlite_fail(db, "read jobs", e);
-	sqlite3_reset(st);
-	return ret;
+	return one_int64(db, db->st[ST_JOB_MAX], out, e);
 }
 
 int db_event_insert(struct db *db, const struct event *ev, struct gq_err *e)

@@ -541,6 +541,8 @@ static void hist_fill(struct slurm *sl, struct snapshot *s)
 	buf_release(&b);
 }
 
+#define ACCT_TRIES 4
+
 /* slurmdbd's accounting records of jobs active in [from, to) (what sacct
  * reads; v0.0.38 has no filter by user), with the query parameters `more`
  * ("&state=..."), into ans: 1, 0 when it has none,
@@ -563,18 +565,29 @@ static int acct_fetch(struct slurm *sl, int64_t from, int64_t to, const char *mo
 	 * other versions gq speaks. */
 	snprintf(path, sizeof(path), "/slurmdb/v0.0.%d/jobs?start_time=%s&end_time=%s%s", sl->minor,
 		 t1, t2, more);
-	long st = 0;
-	if (http(sl, "GET", path, NULL, ans, &st, e) < 0)
-		return -1;
-	const char *t = ans->data ? ans->data : "";
-	/* A window without a record is an empty one, not a failure. */
-	if (slurm_nothing_found(t, ans->len))
-		return 0;
-	if (slurm_errors(t, ans->len, st, e) < 0)
-		return -1;
-	if (st < 200 || st >= 300)
-		return slurm_http_error(st, t, ans->len, sl->describe, e);
-	return 1;
+	/* slurmrestd 22.05 now and then answers this query HTTP 500 with no
+	 * error in the answer, for a few seconds, while sacct reads the same
+	 * records: asked again (it is a read) ACCT_TRIES times over about
+	 * 7 s before gq gives up. */
+	static const unsigned pause_ms[ACCT_TRIES - 1] = {500, 1500, 5000};
+	for (int i = 0;; i++) {
+		long st = 0;
+		buf_reset(ans);
+		if (http(sl, "GET", path, NULL, ans, &st, e) < 0)
+			return -1;
+		const char *t = ans->data ? ans->data : "";
+		/* A window without a record is an empty one, not a failure. */
+		if (slurm_nothing_found(t, ans->len))
+			return 0;
+		if (slurm_errors(t, ans->len, st, e) < 0)
+			return -1;
+		if (st >= 200 && st < 300)
+			return 1;
+		if (st < 500 || i == ACCT_TRIES - 1)
+			return slurm_http_error(st, t, ans->len, sl->describe, e);
+		struct timespec ts = {pause_ms[i] / 1000, (long)(pause_ms[i] % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
 }
 
 /* The days of slurmdbd's records the front reads its history from. */

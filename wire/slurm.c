@@ -329,6 +329,13 @@ int slurm_http_error(long http_status, const char *text, size_t len, const char 
 		return err_set(e, GQ_EINVAL, "%s could not read the request: %s", what,
 			       body[0] ? body : "HTTP 400");
 	default:
+		/* A JSON answer here carried no error (slurm_errors reads those
+		 * first): its meta block says nothing to the user. */
+		if (body[0] == '{')
+			return err_set(e, http_status >= 500 ? GQ_EUNAVAIL : GQ_EINTERNAL,
+				       "%s failed (HTTP %ld) and gave no reason; try again, or "
+				       "see its log",
+				       what, http_status);
 		return err_set(e, http_status >= 500 ? GQ_EUNAVAIL : GQ_EINTERNAL,
 			       "unexpected answer from %s (HTTP %ld): %s", what, http_status, body);
 	}

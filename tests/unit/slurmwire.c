@@ -511,6 +511,20 @@ static void errors(void)
 		CHECK(strstr(e.msg, tab[i].words) != NULL);
 		free(t);
 	}
+	/* HTTP 500 whose JSON carries no error (slurmdbd's jobs, now and
+	 * then): unavailable, one line, without the meta block. */
+	{
+		static const char t5[] =
+		    "{\n  \"meta\": {\"plugin\": {\"type\": \"openapi/dbv0.0.38\"}},\n"
+		    "  \"errors\": [],\n  \"jobs\": []\n}";
+		struct gq_err e5 = GQ_ERR_INIT;
+		CHECK(slurm_errors(t5, strlen(t5), 500, &e5) == 0);
+		CHECK(slurm_http_error(500, t5, strlen(t5), "slurmrestd", &e5) < 0);
+		CHECK_INT(e5.code, GQ_EUNAVAIL);
+		CHECK_STR(
+		    e5.msg,
+		    "slurmrestd failed (HTTP 500) and gave no reason; try again, or see its log");
+	}
 	/* Applied though it says "failed": v0.0.38's array update, HTTP 200,
 	 * an errors[] entry without a number. */
 	size_t len;

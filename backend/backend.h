@@ -83,7 +83,9 @@ struct backend_ops {
 	/* On success *id is the new job's id, and *has_win whether its
 	 * queue's window would stop it (then *win says when; never on a
 	 * backend without windows). A request no node could ever fit fails
-	 * with GQ_EINVAL and the reason in e->msg. */
+	 * with GQ_EINVAL and the reason in e->msg. On success, a non-empty
+	 * e->msg (code GQ_OK) is the scheduler's warning about the job it
+	 * created (Slurm's errors[] beside a job id). */
 	int (*submit)(struct backend *b, const struct submit_req *r, int64_t *id,
 		      struct window_stop *win, bool *has_win, struct gq_err *e);
 	int (*cancel)(struct backend *b, int64_t id, struct gq_err *e);

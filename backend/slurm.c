@@ -989,9 +989,16 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 	char *body = slurm_submit_encode(&q, sl->minor);
 	rc = call(sl, "POST", "/job/submit", body, &out, e);
 	free(body);
-	if (rc == 0)
+	struct gq_err de = GQ_ERR_INIT;
+	if (rc == 0) {
 		rc = slurm_submit_decode(out.data ? out.data : "", out.len, id, e);
-	else if (rc < 0 && e->code == GQ_EINVAL && strstr(e->msg, "2014"))
+	} else if (rc < 0 && out.len && slurm_submit_decode(out.data, out.len, id, &de) == 0) {
+		/* A job id beside an error (2015, "partition configuration not
+		 * available now": the job pends with reason PartitionConfig):
+		 * Slurm created the job; its words become a warning. */
+		e->code = GQ_OK;
+		rc = 0;
+	} else if (rc < 0 && e->code == GQ_EINVAL && strstr(e->msg, "2014"))
 		err_prefix(e,
 			   "no node of %s can ever hold this request (Slurm still records it "
 			   "as a failed job)",

@@ -693,11 +693,17 @@ int submit_queue(const struct cmd_entry *c, int argc, char **argv, struct submit
 	int64_t id;
 	bool has_win = false;
 	struct window_stop win;
+	e = (struct gq_err)GQ_ERR_INIT;
 	if (b->ops->submit(b, &r, &id, &win, &has_win, &e) < 0) {
 		rc = cmd_fail(&e);
 		backend_close(b);
 		goto out;
 	}
+	/* The scheduler created the job and said something about it (Slurm:
+	 * an error number beside the job id): on stderr, the id on stdout. */
+	if (e.msg[0])
+		fprintf(stderr, "gq %s: warning: job %lld was submitted, but %s\n", c->name,
+			(long long)id, e.msg);
 	out->b = b;
 	out->id = id;
 	out->json = o.json;

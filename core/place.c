@@ -697,6 +697,7 @@ static const char *const unsat_names[UNSAT_COUNT] = {
     [UNSAT_USER_LIMIT] = "user_limit",
     [UNSAT_CPUS] = "cpus",
     [UNSAT_MEM] = "mem",
+    [UNSAT_TIME] = "time",
 };
 
 const char *place_unsat_name(enum place_unsat u)
@@ -736,6 +737,16 @@ static enum place_unsat res_unsat(const struct snapshot *s, const struct job_res
 }
 
 /* Which static limit j breaks first, and the most GPUs that limit allows. */
+/* A job that asks for no GPU, CPU or memory and for no more time than its
+ * queue allows can always be placed. */
+static bool asks_nothing(const struct snapshot *s, const struct job *j, int qi)
+{
+	if (qi >= 0 && s->policy.queues[qi].max_time > 0 &&
+	    j->time_limit > s->policy.queues[qi].max_time)
+		return false;
+	return j->req.gpus <= 0 && j->req.cpus <= 0 && j->req.mem_mb <= 0;
+}
+
 static enum place_unsat unsat_kind(const struct snapshot *s, const struct job *j, int qi,
 				   const struct capacity *c, int *have)
 {
@@ -743,6 +754,11 @@ static enum place_unsat unsat_kind(const struct snapshot *s, const struct job *j
 	const struct job_res *req = &j->req;
 	int need = req->gpus;
 	*have = need;
+	if (qi >= 0 && p->queues[qi].max_time > 0 && j->time_limit > p->queues[qi].max_time) {
+		int64_t mt = p->queues[qi].max_time;
+		*have = mt > INT32_MAX ? INT32_MAX : (int)mt;
+		return UNSAT_TIME;
+	}
 	if (req->cpus > 0 || req->mem_mb > 0) {
 		enum place_unsat u = res_unsat(s, req, have);
 		if (u != UNSAT_NONE)
@@ -851,6 +867,16 @@ static int unsatisfiable(const struct snapshot *s, const struct job *j, int qi,
 		    "ask for fewer GPUs",
 		    need, need == 1 ? "" : "s", have);
 	}
+	case UNSAT_TIME: {
+		char lim[32], most[32];
+		return err_set(
+		    e, GQ_EINVAL,
+		    "its time limit %s is over queue '%s''s maximum %s (queue.%s.maxTime): "
+		    "ask for at most %s or use another queue",
+		    dur_format(j->time_limit, lim, sizeof(lim)), p->queues[qi].name,
+		    dur_format(p->queues[qi].max_time, most, sizeof(most)), p->queues[qi].name,
+		    most);
+	}
 	default:
 		BUG("place: unsatisfiable kind %d", (int)u);
 	}
@@ -860,28 +886,30 @@ enum place_unsat place_unsat_why(const struct place_map *m, const struct snapsho
 				 const struct job *j, int *have)
 {
 	struct capacity c;
-	if (j->req.gpus <= 0 && j->req.cpus <= 0 && j->req.mem_mb <= 0) {
+	int qi = policy_queue_index(&s->policy, j->queue);
+	if (asks_nothing(s, j, qi)) {
 		*have = 0;
 		return UNSAT_NONE;
 	}
 	capacity_map(m, s, &j->req, &c);
-	return unsat_kind(s, j, policy_queue_index(&s->policy, j->queue), &c, have);
+	return unsat_kind(s, j, qi, &c, have);
 }
 
 int place_satisfiable(const struct snapshot *s, const struct job *j, struct gq_err *e)
 {
 	struct capacity c;
-	if (j->req.gpus <= 0 && j->req.cpus <= 0 && j->req.mem_mb <= 0)
+	int qi = policy_queue_index(&s->policy, j->queue);
+	if (asks_nothing(s, j, qi))
 		return 0;
 	capacity_scan(s, &j->req, &c);
-	return unsatisfiable(s, j, policy_queue_index(&s->policy, j->queue), &c, e);
+	return unsatisfiable(s, j, qi, &c, e);
 }
 
 int place_satisfiable_map(const struct place_map *m, const struct snapshot *s, const struct job *j,
 			  int qi, struct gq_err *e)
 {
 	struct capacity c;
-	if (j->req.gpus <= 0 && j->req.cpus <= 0 && j->req.mem_mb <= 0)
+	if (asks_nothing(s, j, qi))
 		return 0;
 	capacity_map(m, s, &j->req, &c);
 	return unsatisfiable(s, j, qi, &c, e);

@@ -214,6 +214,7 @@ enum place_unsat {
 	UNSAT_USER_LIMIT,  /* beyond what one user may hold (ulimit.h) */
 	UNSAT_CPUS,	   /* no node has that many CPUs (*have: the most one has) */
 	UNSAT_MEM,	   /* no node has that much memory (*have: the most one has, MiB) */
+	UNSAT_TIME,	   /* its time limit is over its queue's maxTime (*have: that, s) */
 	UNSAT_COUNT
 };
 const char *place_unsat_name(enum place_unsat u);

@@ -354,6 +354,17 @@ static const struct keydef keys[] = {
      {"none"},
      "time limit given to a job submitted without one; with none, a job with neither an estimate "
      "nor a time limit is never backfilled"},
+    {"queue",
+     "maxTime",
+     SC_QUEUE,
+     K_DURNONE,
+     Q(max_time),
+     60,
+     YEAR,
+     {"none"},
+     "the longest time limit a job of the queue may have, as Slurm's MaxTime: a longer one is "
+     "refused at submit, and a job submitted without one gets it when the queue has no "
+     "defaultTime"},
     LIMIT("queue", "userMaxGpus", SC_QUEUE, Q(user_max_gpus),
 	  "GPUs one user's running jobs of the queue may hold at once; a job that would pass it "
 	  "waits"),

@@ -73,6 +73,7 @@ struct queue_policy {
 	int max_preempt_hour; /* preemption budget: victims per hour from this queue; -1 = the
 				 default */
 	int64_t default_time; /* time limit of a job submitted without one, 0 none */
+	int64_t max_time;     /* the longest time limit a job of it may have, 0 none */
 	int user_max_gpus; /* GPUs one user's jobs of this queue may hold at once; -1 unlimited */
 	int user_max_jobs; /* one user's jobs pending or running in this queue; -1 unlimited */
 };

@@ -384,6 +384,12 @@ static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
 		STR_COPY(it->detail, place_unsat_name(u));
 		it->need = r.need;
 		it->never = true;
+	} else if (s->order == ORDER_BACKEND && !strcmp(j->ext_class, "unsatisfiable")) {
+		/* A limit of Slurm's on each job that gq does not read. */
+		struct reason_item *it = add_item(k, REASON_UNSATISFIABLE);
+		STR_COPY(it->detail, "slurm");
+		it->need = j->req.gpus;
+		it->never = true;
 	}
 	if (r.blocks & PLACE_BIT(PLACE_MISMATCH)) {
 		struct reason_item *it = add_item(k, REASON_MISMATCH);

@@ -353,6 +353,14 @@ static void init_backend_limits(struct sim *S, const int64_t *ends)
 	size_t nlim = 0;
 	for (size_t p = 0; p < S->np; p++) {
 		const struct job *j = sim_job(S, S->pj[p].jidx);
+		/* Slurm's per-job limits (PartitionTimeLimit, QOSMax*PerJob,
+		 * PartitionConfig...): it will not start the job as it is. */
+		if (S->pj[p].status != ST_NEVER && !strcmp(j->ext_class, "unsatisfiable")) {
+			S->pj[p].never = S->out[p].never = NEVER_UNSATISFIABLE;
+			S->pj[p].status = ST_NEVER;
+			S->pj[p].deps_left = 0;
+			continue;
+		}
 		nlim += S->pj[p].status != ST_NEVER &&
 			(!strcmp(j->ext_class, "user_limit") || !strcmp(j->ext_class, "quota"));
 	}

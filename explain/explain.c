@@ -71,9 +71,17 @@ static void never_text(const struct explain *ex, struct buf *out)
 	case NEVER_DEP_NEVER:
 		buf_addstr(out, "never: a job it waits for never starts");
 		break;
-	case NEVER_UNSATISFIABLE:
-		buf_addstr(out, "never: no node could ever fit it");
+	case NEVER_UNSATISFIABLE: {
+		const char *d = "";
+		for (int i = 0; ex->why && i < ex->why->nitems; i++)
+			if (ex->why->items[i].reason == REASON_UNSATISFIABLE)
+				d = ex->why->items[i].detail;
+		buf_addstr(out, !strcmp(d, "time")
+				    ? "never: its time limit is over its queue's maximum"
+				: !strcmp(d, "slurm") ? "never as it is: Slurm will not start it"
+						      : "never: no node could ever fit it");
 		break;
+	}
 	case NEVER_DEPT_QUOTA:
 		buf_addstr(out, "not this month: its department used its GPU-hours");
 		break;
@@ -326,6 +334,22 @@ static void item_detail(const struct explain_set *x, const struct explain *ex,
 			   (long long)it->job, it->used, it->limit);
 		break;
 	case REASON_UNSATISFIABLE:
+		if (!strcmp(it->detail, "time")) {
+			char lim[32], most[32];
+			buf_printf(out,
+				   " Its time limit %s is over queue %s's maximum %s: 'gq update "
+				   "--time-limit %s' or another queue.",
+				   dur_format(j->time_limit, lim, sizeof(lim)), j->queue,
+				   dur_format(it->have, most, sizeof(most)), most);
+			break;
+		}
+		if (!strcmp(it->detail, "slurm")) {
+			buf_printf(
+			    out,
+			    " Slurm will not start it as it is (%s): change the job or its queue.",
+			    j->ext_reason);
+			break;
+		}
 		buf_printf(out, " It asks for %d GPU%s; at most %d could ever be given (%s).",
 			   it->need, it->need == 1 ? "" : "s", it->have, it->detail);
 		break;

@@ -147,7 +147,15 @@ static void slurm_conf(const struct policy *p, const char *const *qos, struct bu
 		for (int t = 0; t < TIER_COUNT; t++)
 			buf_printf(o, "%s%s", t ? "," : "",
 				   tier_qos(qos, (enum tier)t, qn, sizeof(qn)));
-		buf_printf(o, " QOS=q_%s\n", q->name);
+		buf_printf(o, " QOS=q_%s", q->name);
+		/* Slurm reads a bare number as minutes: rounded up, so that
+		 * what gq accepts Slurm accepts too. */
+		if (q->default_time > 0)
+			buf_printf(o, " DefaultTime=%lld",
+				   (long long)((q->default_time + 59) / 60));
+		if (q->max_time > 0)
+			buf_printf(o, " MaxTime=%lld", (long long)((q->max_time + 59) / 60));
+		buf_addstr(o, "\n");
 		if (q->paused.set)
 			buf_printf(
 			    o,

@@ -794,6 +794,8 @@ void front_act_handle(struct front_act *a, const struct front_caller *c, const s
 	}
 	log_info("%s %s as '%s'%s: done", req->method, p, c->user, c->token ? " (its token)" : "");
 	resp->status = submit ? 201 : 200;
-	resp->body = xasprintf("{\"id\":%" PRId64 "}", id);
+	/* A submission Slurm created with an error beside its id: done, and
+	 * Slurm's words go to the client as a warning. */
+	resp->body = wire_submitted_text(id, submit ? e.msg : NULL);
 	resp->len = strlen(resp->body);
 }

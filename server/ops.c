@@ -192,6 +192,10 @@ static int check_request(struct server *s, const struct identity *who, struct jo
 	 * which bounds it for backfill (predict.h) and is enforced as any. */
 	if (j.time_limit <= 0 && p->queues[qi].default_time > 0)
 		j.time_limit = p->queues[qi].default_time;
+	/* Without either, queue.*.maxTime is its limit, as under Slurm; one
+	 * over it is refused below (place_satisfiable). */
+	if (j.time_limit <= 0 && p->queues[qi].max_time > 0)
+		j.time_limit = p->queues[qi].max_time;
 	if (strcmp(p->tier[j.tier].allow, "*") != 0) {
 		char groups[1024] = "";
 		if (who->local)

@@ -177,9 +177,20 @@ int wire_submitted_parse(const char *text, size_t len, int64_t *id, struct windo
 		*id = json_integer_value(jid);
 		if (win)
 			*has_win = jw != NULL;
+		const char *w = json_string_value(json_object_get(v, "warning"));
+		if (w && w[0])
+			err_set(e, GQ_OK, "%s", w);
 	}
 	json_decref(v);
 	return rc;
+}
+
+char *wire_submitted_text(int64_t id, const char *warning)
+{
+	json_t *o = json_pack("{s:I}", "id", (json_int_t)id);
+	if (warning && warning[0])
+		json_object_set_new(o, "warning", json_string(warning));
+	return dump(o);
 }
 
 void wire_window_stop_write(struct buf *b, const struct window_stop *w)

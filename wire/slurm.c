@@ -660,6 +660,22 @@ int slurm_partitions_decode(const char *text, size_t len, struct policy *p, stru
 		if (array_has(json_object_get(x, "flags"), "default") ||
 		    array_has(json_object_get(x, "flags"), "DEFAULT"))
 			cpy(p->default_queue, sizeof(p->default_queue), name);
+		/* MaxTime in minutes (v0.0.38: a number, -1 or INFINITE's
+		 * 0xffffffff unlimited; later {set, infinite, number}): gq's
+		 * queue.NAME.maxTime. */
+		int64_t mt = 0;
+		const json_t *jm = json_object_get(x, "max_time_limit");
+		if (!jm)
+			jm = json_object_get(json_object_get(x, "maximums"), "time");
+		if (num(jm, &mt) == NUM_SET && mt > 0 && mt <= 366LL * 24 * 60) {
+			char val[32];
+			snprintf(val, sizeof(val), "%" PRId64 "m", mt);
+			snprintf(key, sizeof(key), "queue.%s.maxTime", name);
+			if (policy_set(p, key, val, e) < 0) {
+				json_decref(v);
+				return -1;
+			}
+		}
 	}
 	json_decref(v);
 	return 0;

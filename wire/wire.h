@@ -143,9 +143,12 @@ char *wire_submit_text(const struct submit_req *r);
 int wire_submit_parse(const char *text, size_t len, struct submission *out, struct gq_err *e);
 /* The answer to a submission, {"id": N, "job": JOB} and, when its queue's
  * window would stop it, "window": WINDOW_STOP (codec.h): *id, and *win
- * with *has_win (win may be NULL: not read). */
+ * with *has_win (win may be NULL: not read). A "warning" (the scheduler's
+ * words about a job it did create) lands in e->msg with e->code GQ_OK. */
 int wire_submitted_parse(const char *text, size_t len, int64_t *id, struct window_stop *win,
 			 bool *has_win, struct gq_err *e);
+/* {"id": N} with the warning when one is given (NULL, "": none). */
+char *wire_submitted_text(int64_t id, const char *warning);
 /* ,"window":WINDOW_STOP appended to b, for the server's answer. */
 void wire_window_stop_write(struct buf *b, const struct window_stop *w);
 

@@ -43,4 +43,30 @@ check_eq "the one submitted before keeps none and waits" "$(state 3)" pending
 check "an hour on, gq serve stops it at its limit" wait_state 5 timeout stopping
 "$GQ" cancel 1 3 >/dev/null 2>&1
 "$GQ" clock +10m >/dev/null
+
+# queue.default.maxTime = 2h, as Slurm's MaxTime: a longer limit is
+# refused at submit; a job already queued with one (the policy changed
+# under it) never starts, and gq says what to change.
+printf '#!/bin/sh\nprintf "\\tmaxTime = 2h\\n" >>"$1"\n' >"$T_DIR/ed3.sh"
+chmod +x "$T_DIR/ed3.sh"
+check "edit: queue.default.maxTime = 2h" env EDITOR="$T_DIR/ed3.sh" "$GQ" policy edit -m "Max time 2h"
+check "apply it" "$GQ" policy apply
+out=$("$GQ" submit --gpus 1 --time-limit 3h -- true 2>&1)
+check_eq "a 3h limit is refused: exit 2" "$?" 2
+check_eq "and says why" "$out" \
+	"gq: its time limit 3h00m is over queue 'default''s maximum 2h00m (queue.default.maxTime): ask for at most 2h00m or use another queue"
+J=$("$GQ" submit --hold --gpus 1 --time-limit 2h -- true | sed 's/.* //')
+check_eq "2h is accepted" "$("$GQ" show --json "$J" | jq .time_limit)" 7200
+"$GQ" update "$J" --time-limit 3h >/dev/null 2>&1
+check_eq "gq update to 3h is refused: exit 2" "$?" 2
+sed -i 's/maxTime = 2h/maxTime = 1h/' "$T_DIR/ed3.sh"
+check "edit: queue.default.maxTime = 1h" env EDITOR="$T_DIR/ed3.sh" "$GQ" policy edit -m "Max time 1h"
+check "apply it" "$GQ" policy apply
+"$GQ" release "$J" >/dev/null
+check_eq "the queued 2h job: ETA never" "$("$GQ" ls --format '{id} {eta}' | grep "^$J ")" "$J never"
+check_match "gq why: over the queue's maximum, and what to change" "$("$GQ" why "$J")" \
+	"Its time limit 2h00m is over queue default's maximum 1h00m: 'gq update --time-limit 1h00m' or another queue\..* Start: never: its time limit is over its queue's maximum\."
+check_eq "it is not started" "$(state "$J")" pending
+check "gq update --time-limit 1h, as gq why says" "$GQ" update "$J" --time-limit 1h
+check "then it runs" wait_state "$J" running completed
 finish

@@ -290,6 +290,32 @@ static void test_unsatisfiable_alone_with_text(void)
 	snapshot_release(&s);
 }
 
+/* queue.*.maxTime: a time limit over it can never start, whatever the job
+ * asks for (even nothing); at it, or without a limit, it can. */
+static void test_unsatisfiable_over_the_queues_max_time(void)
+{
+	struct snapshot s;
+	fx_init(&s, 2, 8);
+	set(&s, "queue.default.maxTime", "2h");
+	struct job *j = fx_pending(&s, 1, TIER_P1, 1, MIN(0));
+	j->time_limit = 3 * 3600;
+	snapshot_sort(&s);
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), -1);
+	CHECK_STR(e.msg, "its time limit 3h00m is over queue 'default''s maximum 2h00m "
+			 "(queue.default.maxTime): ask for at most 2h00m or use another queue");
+	struct place_result r = check_job(&s, 1);
+	CHECK(r.blocks & PLACE_BIT(PLACE_UNSATISFIABLE));
+	s.jobs[0].req.gpus = 0;
+	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), -1);
+	s.jobs[0].time_limit = 2 * 3600;
+	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), 0);
+	s.jobs[0].req.gpus = 1;
+	s.jobs[0].time_limit = 0;
+	CHECK_INT(place_satisfiable(&s, &s.jobs[0], &e), 0);
+	snapshot_release(&s);
+}
+
 /* More than 64 GPU classes: the index steps aside and a pass over the
  * nodes makes the same choices. */
 static void test_many_gpu_classes_same_choices(void)
@@ -477,6 +503,7 @@ void suite_place(void)
 	RUN(test_headroom_alone_p0_exempt);
 	RUN(test_headroom_shrinks_for_whole_machine_requests);
 	RUN(test_unsatisfiable_alone_with_text);
+	RUN(test_unsatisfiable_over_the_queues_max_time);
 	RUN(test_many_gpu_classes_same_choices);
 	RUN(test_cpus_and_memory_per_node);
 	RUN(test_unsized_nodes_never_short);

@@ -57,7 +57,7 @@ static void test_added_queue_counts_as_one_variable(void)
 	struct policy_diff d;
 	semdiff_init(&d);
 	semdiff_compute(&a, &b, &d);
-	CHECK_INT(d.n, 10); /* every key of the new queue */
+	CHECK_INT(d.n, 11); /* every key of the new queue */
 	CHECK_INT(d.items[0].kind, CHANGE_ADDED);
 	CHECK_STR(d.items[0].key, "queue.exp.department");
 	CHECK_INT(semdiff_variables(&d), 1);

@@ -405,6 +405,9 @@ static void partitions(void)
 	CHECK(policy_queue_index(&s.policy, "gpu") >= 0);
 	CHECK(policy_queue_index(&s.policy, "debug") >= 0);
 	CHECK_STR(s.policy.default_queue, "gpu");
+	/* MaxTime (minutes) is the queue's maxTime: 1 day and 2 hours. */
+	CHECK_INT(s.policy.queues[policy_queue_index(&s.policy, "gpu")].max_time, 86400);
+	CHECK_INT(s.policy.queues[policy_queue_index(&s.policy, "debug")].max_time, 7200);
 	free(t);
 }
 

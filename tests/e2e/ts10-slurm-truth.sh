@@ -1,0 +1,78 @@
+#!/bin/bash
+# ts10-slurm-truth.sh - what gq says about a job on the real Slurm kit is
+# what Slurm does (issue 30): a submission Slurm created with an error
+# beside its id is a submission (exit 0, Slurm's words as a warning), and a
+# job over its partition's MaxTime never starts (gq reads MaxTime as the
+# queue's maxTime and says what to change), straight to slurmrestd and
+# through gq serve --slurm. Runs as root; cancels every job of alice first
+# and last. Skips with one line when the kit is not running. Never in
+# parallel with another Slurm script.
+TS=ts10
+. "$(dirname "$0")/slurm.sh"
+slurm_env
+work=$(mktemp -d)
+chmod 1777 "$work"
+front_pid=
+cleanup() {
+	[ -n "$front_pid" ] && kill "$front_pid" 2>/dev/null
+	scancel -u alice >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+scancel -u alice >/dev/null 2>&1
+start=$SECONDS
+# direct CMD...: gq CMD as alice straight to slurmrestd (the Slurm backend).
+direct() {
+	(cd "$work" && runuser -u alice -- env -i SLURM_JWT="$ALICE_JWT" GQ_BACKEND=slurm \
+		GQ_SERVER="$SLURM_URL" HOME="$work" XDG_CONFIG_HOME="$work/cfg" \
+		XDG_CACHE_HOME="$work/cache-direct" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@")
+}
+# via CMD...: gq CMD as alice through the front (root's token).
+via() {
+	(cd "$work" && runuser -u alice -- env -i GQ_SERVER="unix:$work/front.sock" HOME="$work" \
+		XDG_CONFIG_HOME="$work/cfg" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@")
+}
+mkdir -p "$work/front-home"
+env -i SLURM_JWT="$SLURM_ADMIN_JWT" HOME="$work/front-home" XDG_CACHE_HOME="$work/front-home/cache" \
+	PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" serve --slurm "$SLURM_URL" --listen "unix:$work/front.sock" \
+	>"$work/front.log" 2>&1 &
+front_pid=$!
+
+# 1. Partition debug has MaxTime 2h: a 3h job is created (slurmrestd
+# answers its id with error 2015) and pends for ever.
+for how in direct via; do
+	[ "$how" = via ] && for _ in $(seq 1 50); do [ -S "$work/front.sock" ] && break; sleep 0.2; done
+	out=$($how submit --gpus 1 --time-limit 3h --queue debug -- true 2>"$work/err")
+	rc=$?
+	check_eq "$how: a job Slurm created is submitted: exit 0" "$rc" 0
+	check_match "$how: its id on stdout" "$out" '^submitted job [0-9]+$'
+	J=${out#submitted job }
+	check_eq "$how: Slurm has it pending" "$(squeue -h -j "$J" -o %T 2>/dev/null)" PENDING
+	check_match "$how: Slurm's words, as a warning" "$(cat "$work/err")" \
+		"^gq submit: warning: job $J was submitted, but Slurm: .*\(error 2015\)$"
+	# gq's own reading of the partition, before and after Slurm's next
+	# pass gives its reason: never "now" or "starting".
+	for _ in $(seq 1 30); do
+		line=$($how ls --format '{id} {eta} {reason}' | grep "^$J ")
+		case $line in *"[Slurm: PartitionTimeLimit]"*) break ;; esac
+		sleep 1
+	done
+	check_eq "$how: gq ls: never, unsatisfiable, Slurm's reason" "$line" \
+		"$J never unsatisfiable [Slurm: PartitionTimeLimit]"
+	check_match "$how: gq why: the partition's maximum and what to change" "$($how why "$J")" \
+		"^Pending: unsatisfiable\. Its time limit 3h00m is over queue debug's maximum 2h00m: 'gq update --time-limit 2h00m' or another queue\..* Start: never: its time limit is over its queue's maximum\."
+	check_eq "$how: gq eta --json: never" "$($how eta --json "$J" | jq -r '.[0].explanation.never')" unsatisfiable
+done
+# What gq why says to do makes Slurm start it (on the direct job).
+J1=$(squeue -h -u alice -o %i | sort -n | head -1)
+direct update "$J1" --time-limit 2h >/dev/null 2>&1
+check_eq "gq update --time-limit 2h, as gq why says: exit 0" "$?" 0
+for _ in $(seq 1 30); do
+	st=$(sacct -X -n -P -j "$J1" -o State 2>/dev/null | head -1)
+	case $st in COMPLETED | RUNNING) break ;; esac
+	sleep 1
+done
+check_match "then Slurm starts it" "$st" '^(COMPLETED|RUNNING)$'
+echo "# ts10: $((SECONDS - start))s"
+echo "1..$n"
+[ "$failed" = 0 ]

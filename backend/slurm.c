@@ -33,6 +33,7 @@
 #include "config.h"
 #include "http.h"
 #include "wire/slurm.h"
+#include "wire/slurmauth.h"
 #include "core/depend.h"
 #include "wire/wire.h"
 
@@ -106,6 +107,76 @@ static int http(struct slurm *sl, const char *method, const char *path, const ch
 static bool api_load(struct slurm *sl);
 static void api_save(const struct slurm *sl, const struct buf *ping);
 
+/* A request failed: when the token itself is at fault (not a JWT, expired
+ * by its own exp claim, or another user's), that is the error, exit 4,
+ * whatever slurmrestd said (22.05 answers such a token on /nodes with
+ * HTTP 500 and a bare "Unspecified error"); else Slurm's words stay.
+ * Returns -1. */
+/* slurmctld answers slurmrestd -1 both for a token it refuses and when it
+ * is down; slurmdbd checks tokens itself: its /diag answers a good one,
+ * if only with "access denied" (2002). */
+static bool token_accepted(struct slurm *sl)
+{
+	struct buf out;
+	buf_init(&out, MAX_ANSWER);
+	struct gq_err pe = GQ_ERR_INIT;
+	char path[64];
+	long st = 0;
+	snprintf(path, sizeof(path), "/slurmdb/v0.0.%d/diag", sl->minor);
+	bool ok = http(sl, "GET", path, NULL, &out, &st, &pe) == 0 &&
+		  (st == 200 || (slurm_errors(out.data ? out.data : "", out.len, st, &pe) < 0 &&
+				 strstr(pe.msg, "(error 2002)")));
+	buf_release(&out);
+	return ok;
+}
+
+static int token_fault(struct slurm *sl, struct gq_err *e)
+{
+	if (!sl->token)
+		return -1;
+	struct jwt_claims cl;
+	struct gq_err pe = GQ_ERR_INIT;
+	/* What Slurm said, unless it was already only "refused the token". */
+	char said[240] = "";
+	if (!strstr(e->msg, "refused the token"))
+		snprintf(said, sizeof(said), " (Slurm said: %s)",
+			 strncmp(e->msg, "Slurm: ", 7) ? e->msg : e->msg + 7);
+	if (jwt_claims_parse(sl->token, &cl, &pe) < 0)
+		return err_set(e, GQ_EPERM,
+			       "the token gq was given is %s; get one with 'scontrol token' and "
+			       "set SLURM_JWT%s",
+			       pe.msg, said);
+	int64_t now = (int64_t)time(NULL) + (sl->clock_known ? sl->clock_offset : 0);
+	if (cl.exp > 0 && cl.exp <= now) {
+		char when[32];
+		struct tm tm;
+		time_t x = (time_t)cl.exp;
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&x, &tm));
+		return err_set(e, GQ_EPERM,
+			       "the Slurm token expired at %s; get a new one with 'scontrol token' "
+			       "and set SLURM_JWT%s",
+			       when, said);
+	}
+	if (cl.user[0] && strcmp(cl.user, sl->user))
+		return err_set(e, GQ_EPERM,
+			       "the Slurm token is %s's, and gq asks as %s; use your own "
+			       "('scontrol token')%s",
+			       cl.user, sl->user, said);
+	/* Slurm's bare -1: a token slurmctld refuses, or slurmctld down. */
+	if (!sl->minor || (!strstr(e->msg, "refused the token") && !strstr(e->msg, "(error -1)")))
+		return -1;
+	if (token_accepted(sl))
+		return err_set(e, GQ_EUNAVAIL,
+			       "slurmctld does not answer %s (error -1), though the token is good "
+			       "(slurmdbd accepts it): slurmctld is down or unreachable; tell the "
+			       "cluster's admins",
+			       sl->describe);
+	return err_set(e, GQ_EPERM,
+		       "Slurm refused the token (slurmdbd refuses it too)%s; get a new one with "
+		       "'scontrol token' and set SLURM_JWT",
+		       said);
+}
+
 /* slurmctld's clock against ours: GET /diag's req_time against the middle
  * of the exchange (to the second; jobs_cached allows for the rest).
  * Unknown when /diag does not answer it. */
@@ -159,10 +230,12 @@ static int negotiate(struct slurm *sl, struct gq_err *e)
 		if (st == 404)
 			continue;
 		const char *t = out.data ? out.data : "";
-		if (slurm_errors(t, out.len, st, e) < 0)
-			goto out;
-		if (st < 200 || st >= 300) {
-			slurm_http_error(st, t, out.len, sl->describe, e);
+		if (slurm_errors(t, out.len, st, e) < 0 ||
+		    ((st < 200 || st >= 300) &&
+		     slurm_http_error(st, t, out.len, sl->describe, e) < 0)) {
+			sl->minor = v; /* for the probe of token_fault */
+			token_fault(sl, e);
+			sl->minor = 0;
 			goto out;
 		}
 		sl->minor = v;
@@ -211,10 +284,9 @@ static int call(struct slurm *sl, const char *method, const char *rest, const ch
 	if (st == 304)
 		return 1;
 	const char *t = out->data ? out->data : "";
-	if (slurm_errors(t, out->len, st, e) < 0)
-		return -1;
-	if (st < 200 || st >= 300)
-		return slurm_http_error(st, t, out->len, sl->describe, e);
+	if (slurm_errors(t, out->len, st, e) < 0 ||
+	    ((st < 200 || st >= 300) && slurm_http_error(st, t, out->len, sl->describe, e) < 0))
+		return token_fault(sl, e);
 	return 0;
 }
 
@@ -580,11 +652,13 @@ static int acct_fetch(struct slurm *sl, int64_t from, int64_t to, const char *mo
 		if (slurm_nothing_found(t, ans->len))
 			return 0;
 		if (slurm_errors(t, ans->len, st, e) < 0)
-			return -1;
+			return token_fault(sl, e);
 		if (st >= 200 && st < 300)
 			return 1;
-		if (st < 500 || i == ACCT_TRIES - 1)
-			return slurm_http_error(st, t, ans->len, sl->describe, e);
+		slurm_http_error(st, t, ans->len, sl->describe, e);
+		token_fault(sl, e);
+		if (st < 500 || i == ACCT_TRIES - 1 || e->code == GQ_EPERM)
+			return -1;
 		struct timespec ts = {pause_ms[i] / 1000, (long)(pause_ms[i] % 1000) * 1000000L};
 		nanosleep(&ts, NULL);
 	}

@@ -266,7 +266,8 @@ int slurm_errors(const char *text, size_t len, long http_status, struct gq_err *
 		int64_t k = 0;
 		if (num(json_object_get(x, "error_code"), &k) == NUM_SET && k == 2042)
 			continue; /* "Job is in held state": a submit with hold, done */
-		if (json_object_get(x, "error_number") || json_object_get(x, "error_code"))
+		if (json_object_get(x, "error_number") || json_object_get(x, "error_code") ||
+		    json_object_get(x, "errno"))
 			numbered = true;
 	}
 	if (json_array_size(errs) && (numbered || http_status >= 300)) {
@@ -277,10 +278,13 @@ int slurm_errors(const char *text, size_t len, long http_status, struct gq_err *
 		json_array_foreach(errs, i, x)
 		{
 			int64_t k = 0;
-			bool has = num(json_object_get(x, "error_number"), &k) == NUM_SET ||
+			/* v0.0.38's /nodes and /partitions say "errno". */
+			const json_t *jn = json_object_get(x, "error_number");
+			if (!jn)
+				jn = json_object_get(x, "errno");
+			bool has = num(jn, &k) == NUM_SET ||
 				   num(json_object_get(x, "error_code"), &k) == NUM_SET;
-			if (json_object_get(x, "error_number") &&
-			    json_integer_value(json_object_get(x, "error_number")) == -1)
+			if (jn && json_integer_value(jn) == -1)
 				has = true, k = -1;
 			if (has && (n == 0 || (n == -1 && k > 0))) {
 				n = k;

@@ -4,7 +4,8 @@
 # beside its id is a submission (exit 0, Slurm's words as a warning), and a
 # job over its partition's MaxTime never starts (gq reads MaxTime as the
 # queue's maxTime and says what to change), straight to slurmrestd and
-# through gq serve --slurm. Runs as root; cancels every job of alice first
+# through gq serve --slurm; a refused token and slurmctld down are each
+# said as what they are. Runs as root; cancels every job of alice first
 # and last. Skips with one line when the kit is not running. Never in
 # parallel with another Slurm script.
 TS=ts10
@@ -14,6 +15,7 @@ work=$(mktemp -d)
 chmod 1777 "$work"
 front_pid=
 cleanup() {
+	[ -n "${ctld:-}" ] && kill -CONT "$ctld" 2>/dev/null
 	[ -n "$front_pid" ] && kill "$front_pid" 2>/dev/null
 	scancel -u alice >/dev/null 2>&1
 	rm -rf "$work"
@@ -73,6 +75,45 @@ for _ in $(seq 1 30); do
 	sleep 1
 done
 check_match "then Slurm starts it" "$st" '^(COMPLETED|RUNNING)$'
+
+# 2. A token Slurm refuses, said as it is (exit 4), and slurmctld down
+# said as that (exit 5), whether the API version is cached or not.
+tok() { # TOKEN CACHE gq-args...: gq as alice with TOKEN
+	local t=$1 c=$2
+	shift 2
+	(cd "$work" && runuser -u alice -- env -i SLURM_JWT="$t" GQ_BACKEND=slurm \
+		GQ_SERVER="$SLURM_URL" HOME="$work" XDG_CONFIG_HOME="$work/cfg" \
+		XDG_CACHE_HOME="$work/cache-$c" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@" 2>&1)
+}
+expired=$(scontrol token username=alice lifespan=1 | sed 's/^SLURM_JWT=//')
+sleep 2
+for c in cached fresh; do
+	[ "$c" = cached ] && tok "$ALICE_JWT" cached ls >/dev/null
+	out=$(tok "$expired" "$c" ls)
+	check_eq "$c: an expired token: exit 4" "$?" 4
+	check_match "$c: ... says when it expired" "$out" \
+		"^gq: the Slurm token expired at [0-9-]+ [0-9:]+; get a new one with 'scontrol token' and set SLURM_JWT"
+	out=$(tok garbage "$c" ls)
+	check_eq "$c: a token that is none: exit 4" "$?" 4
+	check_match "$c: ... says so" "$out" "^gq: the token gq was given is not a Slurm token"
+	out=$(tok "$BOB_JWT" "$c" ls)
+	check_eq "$c: bob's token as alice: exit 4" "$?" 4
+	check_match "$c: ... says whose it is" "$out" "^gq: the Slurm token is bob's, and gq asks as alice"
+	out=$(tok "${ALICE_JWT}x" "$c" ls)
+	check_eq "$c: a token whose signature Slurm refuses: exit 4" "$?" 4
+	check_match "$c: ... says so" "$out" "^gq: Slurm refused the token \(slurmdbd refuses it too\)"
+	[ "$c" = cached ] && tok "$ALICE_JWT" cached ls >/dev/null
+done
+# slurmctld stopped (SIGSTOP: slurmrestd's requests to it time out).
+ctld=$(cat "${SLURM_TEST_DIR:-/tmp/slurm-test}/run/slurmctld.pid" 2>/dev/null)
+if [ -n "$ctld" ] && kill -STOP "$ctld" 2>/dev/null; then
+	out=$(tok "$ALICE_JWT" cached ls)
+	rc=$?
+	kill -CONT "$ctld"
+	check_eq "slurmctld down, a good token: exit 5" "$rc" 5
+	check_match "... says slurmctld, not the token" "$out" \
+		"^gq: slurmctld does not answer .* though the token is good \(slurmdbd accepts it\)"
+fi
 echo "# ts10: $((SECONDS - start))s"
 echo "1..$n"
 [ "$failed" = 0 ]

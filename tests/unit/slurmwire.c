@@ -528,6 +528,15 @@ static void errors(void)
 		    e5.msg,
 		    "slurmrestd failed (HTTP 500) and gave no reason; try again, or see its log");
 	}
+	/* v0.0.38's /nodes and /partitions number an error "errno" (a bad
+	 * token there): Slurm's words and number, not "Slurm:  (error 0)". */
+	{
+		static const char tn[] = "{\"errors\": [{\"error\": \"Unspecified error\", "
+					 "\"errno\": -1}], \"nodes\": []}";
+		struct gq_err en = GQ_ERR_INIT;
+		CHECK(slurm_errors(tn, strlen(tn), 500, &en) < 0);
+		CHECK_STR(en.msg, "Slurm: Unspecified error (error -1)");
+	}
 	/* Applied though it says "failed": v0.0.38's array update, HTTP 200,
 	 * an errors[] entry without a number. */
 	size_t len;

@@ -39,6 +39,8 @@ void job_info_release(struct job_info *ji)
 	memset(ji, 0, sizeof(*ji));
 }
 
+#define LOG_CHUNK (4 << 20)
+
 int job_info_file_logs(const struct job_info *ji, const char *stream, int64_t offset,
 		       struct buf *out, int64_t *next, struct gq_err *e)
 {
@@ -46,8 +48,11 @@ int job_info_file_logs(const struct job_info *ji, const char *stream, int64_t of
 	    !strcmp(stream, "stderr") && ji->stderr_path ? ji->stderr_path : ji->stdout_path;
 	FILE *f = path ? fopen(path, "rb") : NULL;
 	if (!f) {
-		if (job_state_active(ji->job.state) && ji->job.state != JOB_RUNNING) {
-			*next = offset; /* not started: nothing written yet */
+		/* Not started, or just started (slurmstepd creates the file a
+		 * moment after Slurm says RUNNING): nothing written yet. */
+		if (job_state_active(ji->job.state) &&
+		    (ji->job.state != JOB_RUNNING || errno == ENOENT)) {
+			*next = offset;
 			return 0;
 		}
 		return err_set(e, GQ_ENOENT, "cannot read the log of job %" PRId64 " at '%s': %s",
@@ -55,11 +60,13 @@ int job_info_file_logs(const struct job_info *ji, const char *stream, int64_t of
 	}
 	if (offset > 0)
 		fseeko(f, (off_t)offset, SEEK_SET);
+	/* At most LOG_CHUNK per call (the caller asks again from *next,
+	 * follow.h): a 200 MB log is streamed, never held. */
 	char chunk[65536];
 	size_t n;
 	int64_t at = offset;
 	int rc = 0;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+	while (at - offset < LOG_CHUNK && (n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
 		if (buf_add(out, chunk, n) < 0) {
 			rc = err_set(e, GQ_ETOOBIG, "log of job %" PRId64 " is too big to hold",
 				     ji->job.id);

@@ -44,8 +44,9 @@ struct job_info {
 };
 void job_info_release(struct job_info *ji);
 /* The log of ji's job read from its output file where gq runs (stream
- * "stderr": its error file, if it has one), from offset: appended to out,
- * *next the offset after it. A job not started yet has nothing (*next =
+ * "stderr": its error file, if it has one), from offset: at most 4 MiB
+ * appended to out, *next the offset after it (ask again from there). A job
+ * not started yet, or whose file is not there yet, has nothing (*next =
  * offset); a file that cannot be read is GQ_ENOENT naming it. For
  * schedulers whose jobs write files gq reads as the user (Slurm). */
 int job_info_file_logs(const struct job_info *ji, const char *stream, int64_t offset,
@@ -72,6 +73,11 @@ struct backend_ops {
 	/* true when submit reads a script's #SBATCH lines (sbatch's options,
 	 * core/sbatch.h); gq submit then warns about those it cannot honour. */
 	bool reads_sbatch;
+	/* true when logs reads the job's own output files (job_info's
+	 * stdout_path and stderr_path: one file for both, when they are the
+	 * same or there is no error file) rather than streams kept apart
+	 * (Slurm, and gq serve --slurm); NULL: never. */
+	bool (*logs_are_files)(struct backend *b);
 	/* Cheap round trip: 0 when the scheduler answers. */
 	int (*ping)(struct backend *b, struct gq_err *e);
 	/* The whole picture: jobs (active and recent), nodes, policy, now.

@@ -457,6 +457,12 @@ static int n_logs(struct backend *b, int64_t id, const char *stream, int64_t off
 	return rc;
 }
 
+/* Through gq serve --slurm the job's own files are read, as on Slurm. */
+static bool n_logs_are_files(struct backend *b)
+{
+	return N(b)->front;
+}
+
 static int n_events(struct backend *b, int64_t after, int wait_ms, struct event_list *out,
 		    struct gq_err *e)
 {
@@ -701,6 +707,7 @@ static const struct backend_ops native_ops = {
     .override = n_override,
     .confirm = n_confirm,
     .checkpoint = n_checkpoint,
+    .logs_are_files = n_logs_are_files,
     .logs = n_logs,
     .events = n_events,
     .stats = n_stats,

@@ -1392,6 +1392,11 @@ static int sl_logs(struct backend *b, int64_t id, const char *stream, int64_t of
 	return rc;
 }
 
+static bool sl_logs_are_files(struct backend *b)
+{
+	return true;
+}
+
 /* Slurm has no event stream: wait, then report none, so that a watcher
  * takes a fresh snapshot. */
 static int sl_events(struct backend *b, int64_t after, int wait_ms, struct event_list *out,
@@ -1454,6 +1459,7 @@ static const struct backend_ops slurm_ops = {
     .name = "slurm",
     .scheduler = "Slurm",
     .reads_sbatch = true,
+    .logs_are_files = sl_logs_are_files,
     .ping = sl_ping,
     .snapshot = sl_snapshot,
     .job = sl_job,

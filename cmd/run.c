@@ -165,6 +165,12 @@ static int run_exec(int argc, char **argv)
 			down = 0;
 		}
 		struct job j = ji.job;
+		/* One file for both (Slurm's default, or -o and -e the same):
+		 * its text once, on stdout. */
+		int nf = b->ops->logs_are_files && b->ops->logs_are_files(b) && ji.stdout_path &&
+				 (!ji.stderr_path || !strcmp(ji.stdout_path, ji.stderr_path))
+			     ? 1
+			     : 2;
 		job_info_release(&ji);
 		bool active = job_state_active(j.state);
 		if (!started && j.state != JOB_PENDING) {
@@ -179,7 +185,7 @@ static int run_exec(int argc, char **argv)
 			shown = true;
 			next_status = mono_ms() + STATUS_MS;
 		}
-		if (started && follow_drain(b, id, f, 2, &e) < 0) {
+		if (started && follow_drain(b, id, f, nf, &e) < 0) {
 			if (server_lost(id, &e, &down))
 				continue;
 			rc = cmd_fail(&e);
@@ -187,7 +193,7 @@ static int run_exec(int argc, char **argv)
 		}
 		if (!active) {
 			/* Drain once more: output written just before the exit. */
-			if (follow_drain(b, id, f, 2, &e) < 0) {
+			if (follow_drain(b, id, f, nf, &e) < 0) {
 				if (server_lost(id, &e, &down))
 					continue;
 				rc = cmd_fail(&e);

@@ -39,7 +39,9 @@ struct front {
 	struct front_act *act; /* callers, their tokens and actions */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
+	pthread_cond_t polled; /* broadcast after every poll */
 	bool stop;
+	bool poll_now; /* an action asks for a poll at once */
 	/* Guarded by lock: the last good snapshot. */
 	struct snapshot snap;
 	int64_t data_t;	    /* when snap was fetched (our clock), 0 none */
@@ -70,6 +72,28 @@ static bool snap_changed(const struct snapshot *a, const struct snapshot *b)
 	return false;
 }
 
+/* An action succeeded: the caller's next read shows it (its own
+ * submission, a cancel) only from a poll after it. Wakes the poller and
+ * waits for that poll, FRONT_ACTION_WAIT at most (slurmrestd slow or
+ * down: the answer goes out, the poll catches up). */
+#define FRONT_ACTION_WAIT 5
+static void poll_after_action(struct front *f)
+{
+	pthread_mutex_lock(&f->lock);
+	int64_t seen = f->polls;
+	f->poll_now = true;
+	pthread_cond_signal(&f->wake);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += FRONT_ACTION_WAIT;
+	/* The poll under way may have begun before the action: wait for the
+	 * one after it (two polls on, or the first to begin after). */
+	while (!f->stop && f->polls < seen + 2 && (f->poll_now || f->polls == seen) &&
+	       pthread_cond_timedwait(&f->polled, &f->lock, &until) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&f->lock);
+}
+
 static void *poller(void *arg)
 {
 	struct front *f = arg;
@@ -87,6 +111,9 @@ static void *poller(void *arg)
 			front_act_private_read(f->act);
 			private_t = mono_s();
 		}
+		pthread_mutex_lock(&f->lock);
+		f->poll_now = false;
+		pthread_mutex_unlock(&f->lock);
 		int rc = f->slurm->ops->snapshot(f->slurm, &s, &e);
 		/* The backend says "no wait limit" with INT64_MAX, which the
 		 * policy's text cannot carry: the longest it can (366 days)
@@ -130,10 +157,12 @@ static void *poller(void *arg)
 		}
 		log_msg(LV_DEBUG, "poll %" PRId64 ": %s, next in %d s", f->polls,
 			rc == 0 ? "ok" : "failed", interval);
+		pthread_cond_broadcast(&f->polled);
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += interval;
-		while (!f->stop && pthread_cond_timedwait(&f->wake, &f->lock, &until) != ETIMEDOUT)
+		while (!f->stop && !f->poll_now &&
+		       pthread_cond_timedwait(&f->wake, &f->lock, &until) != ETIMEDOUT)
 			;
 	}
 	pthread_mutex_unlock(&f->lock);
@@ -280,6 +309,8 @@ static void handle(void *arg, const struct http_req *req, struct http_resp *resp
 	if (!get) {
 		front_act_handle(f->act, &who, req, resp);
 		front_caller_release(&who);
+		if (resp->status >= 200 && resp->status < 300)
+			poll_after_action(f);
 		return;
 	}
 	pthread_mutex_lock(&f->lock);
@@ -364,6 +395,7 @@ int front_run(const struct front_config *cfg, struct gq_err *e)
 	f.act = front_act_new(cfg->url, f.own.user);
 	pthread_mutex_init(&f.lock, NULL);
 	pthread_cond_init(&f.wake, NULL);
+	pthread_cond_init(&f.polled, NULL);
 	snapshot_init(&f.snap);
 	sigset_t set;
 	sigemptyset(&set);
@@ -408,5 +440,6 @@ out:
 	front_act_free(f.act);
 	pthread_mutex_destroy(&f.lock);
 	pthread_cond_destroy(&f.wake);
+	pthread_cond_destroy(&f.polled);
 	return rc;
 }

@@ -29,6 +29,7 @@ direct() {
 		GQ_SERVER="$SLURM_URL" HOME="$work" XDG_CONFIG_HOME="$work/cfg" \
 		XDG_CACHE_HOME="$work/cache-direct" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@")
 }
+sub_direct() { direct submit "$@" | sed -n 's/^submitted job //p'; }
 # via CMD...: gq CMD as alice through the front (root's token).
 via() {
 	(cd "$work" && runuser -u alice -- env -i GQ_SERVER="unix:$work/front.sock" HOME="$work" \
@@ -76,7 +77,43 @@ for _ in $(seq 1 30); do
 done
 check_match "then Slurm starts it" "$st" '^(COMPLETED|RUNNING)$'
 
-# 2. A token Slurm refuses, said as it is (exit 4), and slurmctld down
+# 2. gq run prints Slurm's one output file once (stdout and stderr are one
+# file by default) and ends with the job's status; through the front too,
+# and one's own submission is in the front's next answer (why, logs).
+for how in direct via; do
+	out=$($how run --gpus 1 --time-limit 5m -- sh -c 'echo out; echo err >&2; sleep 2; exit 3' 2>"$work/err")
+	rc=$?
+	check_eq "$how: gq run: the job's exit status" "$rc" 3
+	check_eq "$how: gq run: its output once, on stdout" "$out" "out
+err"
+	check_eq "$how: gq run: and on stderr only gq's line" \
+		"$(grep -vcE '^gq run: job [0-9]+ failed, exit status 3$' "$work/err") $(wc -l <"$work/err")" "0 1"
+done
+J=$(via submit --gpus 1 --time-limit 5m -- sh -c 'echo hi; sleep 30' | sed 's/^submitted job //')
+via why "$J" >/dev/null 2>&1
+check_eq "via: gq why right after the submit: exit 0" "$?" 0
+for _ in $(seq 1 30); do [ "$(squeue -h -j "$J" -o %T)" = RUNNING ] && break; sleep 0.5; done
+for _ in $(seq 1 20); do out=$(via logs "$J" 2>&1) && [ -n "$out" ] && break; sleep 0.5; done
+check_eq "via: gq logs of a job just started" "$out" hi
+scancel "$J"
+# gq logs streams: a 200 MB log through a few MB of memory.
+J=$(sub_direct --gpus 0 --queue debug --time-limit 5m -o "$work/big.out" -- \
+	sh -c 'head -c 200000000 /dev/zero | tr "\\0" x')
+for _ in $(seq 1 60); do
+	st=$(sacct -X -n -P -j "$J" -o State 2>/dev/null | head -1)
+	[ "$st" = COMPLETED ] && break
+	sleep 1
+done
+(cd "$work" && runuser -u alice -- env -i SLURM_JWT="$ALICE_JWT" GQ_BACKEND=slurm \
+	GQ_SERVER="$SLURM_URL" HOME="$work" XDG_CONFIG_HOME="$work/cfg" \
+	XDG_CACHE_HOME="$work/cache-direct" PATH=/usr/bin:/bin LC_ALL=C \
+	/usr/bin/time -f %M -o "$work/rss" "$GQ" logs "$J" | wc -c >"$work/bytes")
+check_eq "gq logs of a 200 MB log: every byte" "$(cat "$work/bytes")" 200000000
+rss=$(tail -1 "$work/rss")
+[ "${rss:-x}" -lt 40000 ] 2>/dev/null
+t_report $? "... in under 40 MB of memory: ${rss:-?} KB"
+
+# 3. A token Slurm refuses, said as it is (exit 4), and slurmctld down
 # said as that (exit 5), whether the API version is cached or not.
 tok() { # TOKEN CACHE gq-args...: gq as alice with TOKEN
 	local t=$1 c=$2

@@ -82,6 +82,36 @@ int64_t job_waited(const struct job *j, int64_t now)
 	return since && until > since ? until - since : 0;
 }
 
+void job_run_time(const struct job *j, int64_t now, int64_t *seconds, int64_t *gpu_seconds)
+{
+	bool holds = job_state_holds_gpus(j->state);
+	int64_t s = 0, gs = 0;
+	if (j->runs_kept) {
+		s = j->ran_time, gs = j->ran_gpu_time;
+		if (holds && j->start_time > 0 && now > j->start_time) {
+			s += now - j->start_time;
+			gs += (int64_t)j->req.gpus * (now - j->start_time);
+		}
+	} else if (j->start_time > 0) {
+		int64_t until = holds ? now : j->end_time;
+		if (until > j->start_time) {
+			s = until - j->start_time;
+			gs = (int64_t)j->req.gpus * s;
+		}
+	}
+	*seconds = s;
+	*gpu_seconds = gs;
+}
+
+void job_run_end(struct job *j, int64_t t)
+{
+	if (j->start_time > 0 && t > j->start_time) {
+		j->ran_time += t - j->start_time;
+		j->ran_gpu_time += (int64_t)j->req.gpus * (t - j->start_time);
+	}
+	j->runs_kept = true;
+}
+
 int job_gpus_held(const struct job *j)
 {
 	if (!job_state_holds_gpus(j->state))

@@ -124,6 +124,15 @@ struct job {
 	int64_t not_before;	 /* post-preemption cooldown: may not start earlier */
 	int64_t stop_deadline;	 /* STOPPING: when the rest is SIGKILLed */
 	int restarts;
+	/* Its runs that ended (a preemption, a requeue, its end), added as
+	 * each ends (job_run_end): the seconds they held their allocation and
+	 * the GPU-seconds. runs_kept says they are counted (gq serve does,
+	 * from the submission); false where a backend keeps one run only,
+	 * start_time to end_time (Slurm's accounting). The run under way is
+	 * in neither: job_run_time adds it. */
+	bool runs_kept;
+	int64_t ran_time;
+	int64_t ran_gpu_time;
 
 	int ndeps;
 	int64_t deps[GQ_MAX_DEPS];     /* waits for these jobs (depend.h) */
@@ -216,6 +225,21 @@ int64_t job_eligible_since(const struct job *j, int64_t now);
  * JSON's "waited"): until now while pending, else until it started from
  * it, else until it ended (cancelled while pending); 0 when unknown. */
 int64_t job_waited(const struct job *j, int64_t now);
+/* The one rule of "how long it ran" (gq history's RUNTIME and
+ * GPU-hours, gq show's "ran", gq ls' runtime, gq stats --by): the time
+ * j held an allocation up to now, over all its runs, into *seconds, and
+ * those seconds x its GPUs into *gpu_seconds. Only runs count: a job
+ * preempted or requeued, then cancelled while pending, is charged its
+ * runs, not the time since its first start. With runs_kept, ran_time and
+ * ran_gpu_time plus the run under way (now - start_time while it holds
+ * GPUs, x req.gpus); without, its one run, start_time to end_time (to now
+ * while it holds GPUs). 0 for a job that never started. */
+void job_run_time(const struct job *j, int64_t now, int64_t *seconds, int64_t *gpu_seconds);
+/* Ends j's run under way at t (for who takes its allocation away: a
+ * preemption, a requeue, its end): adds t - start_time (none when t is
+ * not after it) to ran_time, that x req.gpus to ran_gpu_time, and sets
+ * runs_kept. Call it once a run, while j still holds GPUs. */
+void job_run_end(struct job *j, int64_t t);
 /* GPUs the job holds right now (0 unless job_state_holds_gpus). */
 int job_gpus_held(const struct job *j);
 /* The GPU indices of j's allocation, "0,1,5" (every node's in turn, as

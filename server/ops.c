@@ -295,6 +295,9 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 	j.exit_status = -1;
 	j.submit_time = j.queued_time = now;
 	j.start_time = j.end_time = 0;
+	/* Its runs are counted as they end (job_run_time). */
+	j.runs_kept = true;
+	j.ran_time = j.ran_gpu_time = 0;
 	job_set_alloc(&j, 0, NULL);
 	if (j.held) {
 		STR_COPY(j.held_by, who->user);

@@ -167,6 +167,12 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 	if (b.len)
 		row("", "%s", b.data + 1);
 	buf_reset(&b);
+	/* Marked in the snapshot (over_quota is derived, never sent). */
+	const struct job *sj = snapshot_find(s, j->id);
+	explain_over_quota(s, sj ? sj : j, &b);
+	if (b.len)
+		row("", "%s", b.data + 1);
+	buf_reset(&b);
 	req_text(&j->req, &b);
 	row("request", "%s", b.data);
 	if (j->nalloc && job_state_holds_gpus(j->state)) {

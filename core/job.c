@@ -47,7 +47,40 @@ bool job_state_holds_gpus(enum job_state s)
 
 enum tier job_tier(const struct job *j)
 {
-	return j->ovr.set ? j->ovr.tier : j->tier;
+	return j->ovr.set ? j->ovr.tier : j->over_quota ? TIER_P2 : j->tier;
+}
+
+int job_order_tier(const struct job *j)
+{
+	return j->over_quota && !j->ovr.set ? TIER_COUNT : (int)job_tier(j);
+}
+
+bool snapshot_dept_spent(const struct snapshot *s, int di)
+{
+	if (di < 0 || di >= s->policy.ndepts)
+		return false;
+	double limit = s->policy.depts[di].gpu_hours_month;
+	return limit >= 0 && s->dstate[di].gpu_hours_month >= limit;
+}
+
+void snapshot_mark_over_quota(struct snapshot *s)
+{
+	/* Departments first: a snapshot has few, and many jobs. */
+	bool over[GQ_MAX_DEPTS];
+	bool any = false;
+	for (int d = 0; d < s->policy.ndepts && d < GQ_MAX_DEPTS; d++) {
+		over[d] = snapshot_dept_spent(s, d) &&
+			  s->policy.depts[d].over_action == QUOTA_PREEMPTIBLE;
+		any |= over[d];
+	}
+	for (size_t i = 0; i < s->njobs; i++) {
+		struct job *j = &s->jobs[i];
+		j->over_quota = false;
+		if (!any || !job_state_active(j->state) || j->req.gpus <= 0 || j->ovr.set)
+			continue;
+		int di = policy_dept_index(&s->policy, j->dept);
+		j->over_quota = di >= 0 && over[di];
+	}
 }
 
 int64_t job_waiting_since(const struct job *j)

@@ -193,6 +193,13 @@ struct job {
 	/* --notify (notify.h): the events notified, canonical ("start,end"),
 	 * "" none. */
 	char notify[40];
+	/* Work past its department's monthly GPU-hours that runs on as the
+	 * lowest tier (gpuHoursAction preemptible): set, and cleared, by
+	 * snapshot_mark_over_quota from the snapshot's department usage, by
+	 * whoever builds a snapshot (gq serve before each pass, the client
+	 * once it has one); never journalled nor sent. job_tier is then P2 and
+	 * job_order_tier below P2. */
+	bool over_quota;
 };
 
 enum hist_src {
@@ -203,8 +210,16 @@ enum hist_src {
 	HIST_SRC_COUNT
 };
 
-/* The tier the scheduler uses: the override's when one is set. */
+/* The tier the scheduler uses: the override's when one is set, else P2
+ * (the lowest) for work over its department's quota (over_quota), else
+ * its own. */
 enum tier job_tier(const struct job *j);
+/* Where j ranks in the order of pending jobs and against preemption:
+ * job_tier, except TIER_COUNT (below P2) for over_quota work, which goes
+ * after every job within its quota and is preemptible by any of them.
+ * ORDER_TIERS such ranks. */
+#define ORDER_TIERS (TIER_COUNT + 1)
+int job_order_tier(const struct job *j);
 /* Since when j has been pending, the one rule of "waited" as shown (gq
  * ls, show, top, the stats; held and deferred time included; aging,
  * permits and reminders count from job_aging_base): queued_time, its
@@ -305,6 +320,18 @@ struct snapshot {
 	 * data_time (0 unknown); stale_since 0 while the data is current. */
 	int64_t stale_since, data_time;
 };
+
+/* True when department di (an index of s->policy.depts, -1 none) has
+ * spent its monthly GPU-hours: a quota is set and its use this month
+ * (dstate) has reached it. */
+bool snapshot_dept_spent(const struct snapshot *s, int di);
+/* Sets each job's over_quota from s's policy and department usage: true
+ * for an active job that asks for GPUs, carries no admin override (an
+ * override is an admin's explicit tier), and belongs to a department that
+ * has spent its GPU-hours with gpuHoursAction preemptible; false for every
+ * other job. Deterministic; callers run it whenever usage or the policy
+ * may have changed, before deciding or predicting. */
+void snapshot_mark_over_quota(struct snapshot *s);
 
 /* Empty snapshot with the default policy; allocates nothing. */
 void snapshot_init(struct snapshot *s);

@@ -1173,6 +1173,9 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			}
 		}
 	snapshot_sort(out);
+	/* Derived, never sent: marked from the usage and policy sent, as gq
+	 * serve marks its own copy (sched_prepare). */
+	snapshot_mark_over_quota(out);
 	return 0;
 fail:
 	snapshot_release(out);

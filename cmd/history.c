@@ -25,14 +25,11 @@ static void make_row(struct history_row *r, const struct job *j, const struct po
 {
 	memset(r, 0, sizeof(*r));
 	r->job = j;
-	int64_t since = job_waiting_since(j);
-	if (j->start_time > 0) {
-		r->runtime = j->end_time > j->start_time ? j->end_time - j->start_time : 0;
-		r->wait = since && j->start_time > since ? j->start_time - since : 0;
-	} else {
-		r->wait = since && j->end_time > since ? j->end_time - since : 0;
-	}
-	r->gpu_hours = (double)j->req.gpus * (double)r->runtime / 3600.0;
+	int64_t gs;
+	r->wait = job_waited(j, j->end_time);
+	/* Its runs only: not the time pending after a preemption or requeue. */
+	job_run_time(j, j->end_time, &r->runtime, &gs);
+	r->gpu_hours = (double)gs / 3600.0;
 	r->charged = charge ? r->gpu_hours * p->tier[job_tier(j)].price : NAN;
 }
 

@@ -234,9 +234,11 @@ static void field(const struct explain_set *x, const struct job *j, const struct
 					      d, sizeof(d)));
 		else if (job_state_holds_gpus(j->state) && j->start_time)
 			buf_addstr(out, dur_format(now - j->start_time, d, sizeof(d)));
-		else if (j->start_time && j->end_time)
-			buf_addstr(out, dur_format(j->end_time - j->start_time, d, sizeof(d)));
-		else
+		else if (j->start_time && j->end_time) {
+			int64_t ran, gs; /* its runs, not its pending time between */
+			job_run_time(j, j->end_time, &ran, &gs);
+			buf_addstr(out, dur_format(ran, d, sizeof(d)));
+		} else
 			buf_addstr(out, "-");
 		break;
 	case F_ETA:

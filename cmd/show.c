@@ -167,6 +167,12 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 	if (b.len)
 		row("", "%s", b.data + 1);
 	buf_reset(&b);
+	/* Marked in the snapshot (over_quota is derived, never sent). */
+	const struct job *sj = snapshot_find(s, j->id);
+	explain_over_quota(s, sj ? sj : j, &b);
+	if (b.len)
+		row("", "%s", b.data + 1);
+	buf_reset(&b);
 	req_text(&j->req, &b);
 	row("request", "%s", b.data);
 	if (j->nalloc && job_state_holds_gpus(j->state)) {
@@ -177,10 +183,12 @@ static void show_text(const struct job_info *ji, const struct snapshot *s)
 	row("submitted", "%s", cmd_time(j->submit_time, now, t1, sizeof(t1)));
 	if (j->start_time)
 		row("started", "%s", cmd_time(j->start_time, now, t1, sizeof(t1)));
-	if (j->end_time && !job_state_active(j->state))
+	if (j->end_time && !job_state_active(j->state)) {
+		int64_t ran, gs;
+		job_run_time(j, j->end_time, &ran, &gs);
 		row("ended", "%s (ran %s)", cmd_time(j->end_time, now, t1, sizeof(t1)),
-		    dur_format(j->end_time - (j->start_time ? j->start_time : j->end_time), d,
-			       sizeof(d)));
+		    dur_format(ran, d, sizeof(d)));
+	}
 	if (j->end_reason[0] && !job_state_active(j->state))
 		row("end reason", "%s", j->end_reason);
 	if (j->estimate)

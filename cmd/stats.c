@@ -96,8 +96,9 @@ static int cmp_usage(const void *pa, const void *pb)
 	return strcmp(((const struct usage_row *)pa)->name, ((const struct usage_row *)pb)->name);
 }
 
-/* gq stats --by user|dept: every finished job the server keeps, its last
- * run's GPU-hours and their price (the tier's price factor). */
+/* gq stats --by user|dept: every finished job the server keeps, the
+ * GPU-hours of its runs (job_run_time) and their price (the tier's price
+ * factor). */
 static int usage_by(bool dept, bool json)
 {
 	int rc;
@@ -123,10 +124,9 @@ static int usage_by(bool dept, bool json)
 			STR_COPY(rows[nrows].name, key);
 			nrows++;
 		}
-		int64_t run = j->start_time > 0 && j->end_time > j->start_time
-				  ? j->end_time - j->start_time
-				  : 0;
-		double gh = (double)j->req.gpus * (double)run / 3600.0;
+		int64_t run, gs;
+		job_run_time(j, j->end_time, &run, &gs);
+		double gh = (double)gs / 3600.0;
 		rows[k].jobs++;
 		rows[k].gpu_hours += gh;
 		rows[k].charged += gh * s.policy.tier[job_tier(j)].price;

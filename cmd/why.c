@@ -27,7 +27,12 @@ static void not_pending(const struct explain_set *x, const struct job *j)
 		       dur_format(j->start_time ? now - j->start_time : 0, d, sizeof(d)));
 		if (end)
 			printf("; expected to end around %s", cmd_time(end, now, t, sizeof(t)));
-		printf(".\n");
+		printf(".");
+		struct buf b;
+		buf_init(&b, 0);
+		explain_over_quota(x->s, j, &b);
+		printf("%s\n", b.len ? b.data : "");
+		buf_release(&b);
 		return;
 	}
 	printf("Job %lld is %s", (long long)j->id, job_state_name(j->state));

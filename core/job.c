@@ -47,7 +47,40 @@ bool job_state_holds_gpus(enum job_state s)
 
 enum tier job_tier(const struct job *j)
 {
-	return j->ovr.set ? j->ovr.tier : j->tier;
+	return j->ovr.set ? j->ovr.tier : j->over_quota ? TIER_P2 : j->tier;
+}
+
+int job_order_tier(const struct job *j)
+{
+	return j->over_quota && !j->ovr.set ? TIER_COUNT : (int)job_tier(j);
+}
+
+bool snapshot_dept_spent(const struct snapshot *s, int di)
+{
+	if (di < 0 || di >= s->policy.ndepts)
+		return false;
+	double limit = s->policy.depts[di].gpu_hours_month;
+	return limit >= 0 && s->dstate[di].gpu_hours_month >= limit;
+}
+
+void snapshot_mark_over_quota(struct snapshot *s)
+{
+	/* Departments first: a snapshot has few, and many jobs. */
+	bool over[GQ_MAX_DEPTS];
+	bool any = false;
+	for (int d = 0; d < s->policy.ndepts && d < GQ_MAX_DEPTS; d++) {
+		over[d] = snapshot_dept_spent(s, d) &&
+			  s->policy.depts[d].over_action == QUOTA_PREEMPTIBLE;
+		any |= over[d];
+	}
+	for (size_t i = 0; i < s->njobs; i++) {
+		struct job *j = &s->jobs[i];
+		j->over_quota = false;
+		if (!any || !job_state_active(j->state) || j->req.gpus <= 0 || j->ovr.set)
+			continue;
+		int di = policy_dept_index(&s->policy, j->dept);
+		j->over_quota = di >= 0 && over[di];
+	}
 }
 
 int64_t job_waiting_since(const struct job *j)
@@ -80,6 +113,36 @@ int64_t job_waited(const struct job *j, int64_t now)
 			: j->end_time				  ? j->end_time
 								  : 0;
 	return since && until > since ? until - since : 0;
+}
+
+void job_run_time(const struct job *j, int64_t now, int64_t *seconds, int64_t *gpu_seconds)
+{
+	bool holds = job_state_holds_gpus(j->state);
+	int64_t s = 0, gs = 0;
+	if (j->runs_kept) {
+		s = j->ran_time, gs = j->ran_gpu_time;
+		if (holds && j->start_time > 0 && now > j->start_time) {
+			s += now - j->start_time;
+			gs += (int64_t)j->req.gpus * (now - j->start_time);
+		}
+	} else if (j->start_time > 0) {
+		int64_t until = holds ? now : j->end_time;
+		if (until > j->start_time) {
+			s = until - j->start_time;
+			gs = (int64_t)j->req.gpus * s;
+		}
+	}
+	*seconds = s;
+	*gpu_seconds = gs;
+}
+
+void job_run_end(struct job *j, int64_t t)
+{
+	if (j->start_time > 0 && t > j->start_time) {
+		j->ran_time += t - j->start_time;
+		j->ran_gpu_time += (int64_t)j->req.gpus * (t - j->start_time);
+	}
+	j->runs_kept = true;
 }
 
 int job_gpus_held(const struct job *j)

@@ -124,6 +124,15 @@ struct job {
 	int64_t not_before;	 /* post-preemption cooldown: may not start earlier */
 	int64_t stop_deadline;	 /* STOPPING: when the rest is SIGKILLed */
 	int restarts;
+	/* Its runs that ended (a preemption, a requeue, its end), added as
+	 * each ends (job_run_end): the seconds they held their allocation and
+	 * the GPU-seconds. runs_kept says they are counted (gq serve does,
+	 * from the submission); false where a backend keeps one run only,
+	 * start_time to end_time (Slurm's accounting). The run under way is
+	 * in neither: job_run_time adds it. */
+	bool runs_kept;
+	int64_t ran_time;
+	int64_t ran_gpu_time;
 
 	int ndeps;
 	int64_t deps[GQ_MAX_DEPS];     /* waits for these jobs (depend.h) */
@@ -184,6 +193,13 @@ struct job {
 	/* --notify (notify.h): the events notified, canonical ("start,end"),
 	 * "" none. */
 	char notify[40];
+	/* Work past its department's monthly GPU-hours that runs on as the
+	 * lowest tier (gpuHoursAction preemptible): set, and cleared, by
+	 * snapshot_mark_over_quota from the snapshot's department usage, by
+	 * whoever builds a snapshot (gq serve before each pass, the client
+	 * once it has one); never journalled nor sent. job_tier is then P2 and
+	 * job_order_tier below P2. */
+	bool over_quota;
 };
 
 enum hist_src {
@@ -194,8 +210,16 @@ enum hist_src {
 	HIST_SRC_COUNT
 };
 
-/* The tier the scheduler uses: the override's when one is set. */
+/* The tier the scheduler uses: the override's when one is set, else P2
+ * (the lowest) for work over its department's quota (over_quota), else
+ * its own. */
 enum tier job_tier(const struct job *j);
+/* Where j ranks in the order of pending jobs and against preemption:
+ * job_tier, except TIER_COUNT (below P2) for over_quota work, which goes
+ * after every job within its quota and is preemptible by any of them.
+ * ORDER_TIERS such ranks. */
+#define ORDER_TIERS (TIER_COUNT + 1)
+int job_order_tier(const struct job *j);
 /* Since when j has been pending, the one rule of "waited" as shown (gq
  * ls, show, top, the stats; held and deferred time included; aging,
  * permits and reminders count from job_aging_base): queued_time, its
@@ -216,6 +240,21 @@ int64_t job_eligible_since(const struct job *j, int64_t now);
  * JSON's "waited"): until now while pending, else until it started from
  * it, else until it ended (cancelled while pending); 0 when unknown. */
 int64_t job_waited(const struct job *j, int64_t now);
+/* The one rule of "how long it ran" (gq history's RUNTIME and
+ * GPU-hours, gq show's "ran", gq ls' runtime, gq stats --by): the time
+ * j held an allocation up to now, over all its runs, into *seconds, and
+ * those seconds x its GPUs into *gpu_seconds. Only runs count: a job
+ * preempted or requeued, then cancelled while pending, is charged its
+ * runs, not the time since its first start. With runs_kept, ran_time and
+ * ran_gpu_time plus the run under way (now - start_time while it holds
+ * GPUs, x req.gpus); without, its one run, start_time to end_time (to now
+ * while it holds GPUs). 0 for a job that never started. */
+void job_run_time(const struct job *j, int64_t now, int64_t *seconds, int64_t *gpu_seconds);
+/* Ends j's run under way at t (for who takes its allocation away: a
+ * preemption, a requeue, its end): adds t - start_time (none when t is
+ * not after it) to ran_time, that x req.gpus to ran_gpu_time, and sets
+ * runs_kept. Call it once a run, while j still holds GPUs. */
+void job_run_end(struct job *j, int64_t t);
 /* GPUs the job holds right now (0 unless job_state_holds_gpus). */
 int job_gpus_held(const struct job *j);
 /* The GPU indices of j's allocation, "0,1,5" (every node's in turn, as
@@ -281,6 +320,18 @@ struct snapshot {
 	 * data_time (0 unknown); stale_since 0 while the data is current. */
 	int64_t stale_since, data_time;
 };
+
+/* True when department di (an index of s->policy.depts, -1 none) has
+ * spent its monthly GPU-hours: a quota is set and its use this month
+ * (dstate) has reached it. */
+bool snapshot_dept_spent(const struct snapshot *s, int di);
+/* Sets each job's over_quota from s's policy and department usage: true
+ * for an active job that asks for GPUs, carries no admin override (an
+ * override is an admin's explicit tier), and belongs to a department that
+ * has spent its GPU-hours with gpuHoursAction preemptible; false for every
+ * other job. Deterministic; callers run it whenever usage or the policy
+ * may have changed, before deciding or predicting. */
+void snapshot_mark_over_quota(struct snapshot *s);
 
 /* Empty snapshot with the default policy; allocates nothing. */
 void snapshot_init(struct snapshot *s);

@@ -6,7 +6,9 @@
  * waited while eligible (job_eligible_since: not while held or before its
  * --begin; since its release, begin or requeue), up to aging.cap. Pending jobs are ordered by
  *
- *   1. tier, P0 first (aging never crosses tiers),
+ *   1. tier, P0 first (aging never crosses tiers), and below P2 the work
+ *      over its department's monthly GPU-hours (job_order_tier: it
+ *      weighs as P2 but goes after every job within its quota),
  *   2. weight, highest first,
  *   3. fair share: the queue's decayed usage (snapshot qstate[].usage) divided
  *      by its policy share weight, lowest first,

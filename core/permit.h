@@ -12,7 +12,8 @@
 
 /* When job j earns its starvation permit: job_aging_base (the latest of
  * entering pending, its --begin, its release or dependencies met) + its
- * tier's waitLimit, INT64_MAX when that does not fit. */
+ * tier's waitLimit, INT64_MAX when that does not fit or when j is work
+ * over its department's quota (job.h: over_quota), which never earns one. */
 int64_t permit_earned_at(const struct policy *p, const struct job *j);
 
 #endif

@@ -546,7 +546,10 @@ bool place_check_req(const struct place_map *m, const struct snapshot *s, const 
 	if (di >= 0) {
 		r->dept_used = s->dstate[di].gpu_hours_month;
 		r->dept_limit = p->depts[di].gpu_hours_month;
-		if (r->dept_limit >= 0 && r->need > 0 && r->dept_used >= r->dept_limit)
+		/* Spent, its work stops only when the policy says so; else it
+		 * runs on as the lowest tier (job.h: over_quota). */
+		if (r->dept_limit >= 0 && r->need > 0 && r->dept_used >= r->dept_limit &&
+		    p->depts[di].over_action == QUOTA_STOP)
 			r->quota_dept = true;
 	}
 	if (r->quota_queue || r->quota_dept)

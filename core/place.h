@@ -12,7 +12,9 @@
  *   window         the job's queue is paused now (queue.NAME.window, in the
  *                  snapshot's local time: now + tz_offset)
  *   quota          the queue would exceed quota + borrowing limit, or the
- *                  department has used its monthly GPU-hours
+ *                  department has used its monthly GPU-hours and its
+ *                  gpuHoursAction is stop (preemptible: its work runs on
+ *                  as the lowest tier, job.h's over_quota)
  *   mismatch       enough GPUs are free, but not of the right type / memory /
  *                  on one node (or not within GQ_MAX_SPAN nodes)
  *   headroom       enough GPUs are free, but taking them would leave fewer than
@@ -122,7 +124,7 @@ struct place_result {
 	int dept;	  /* policy department index, -1 if unknown */
 	double dept_used; /* GPU-hours this month */
 	double dept_limit;	   /* monthly GPU-hour quota, -1 unlimited */
-	bool quota_dept;	   /* the department quota blocks */
+	bool quota_dept;	   /* the department quota blocks (gpuHoursAction stop) */
 	int64_t window_end;	   /* window blocks: when the pause ends (unix time) */
 	bool cpu_short, mem_short; /* resources blocks: no usable node has the CPUs / memory free */
 	/* When blocks == 0: the allocation, and whether it borrows beyond quota.

@@ -12,18 +12,19 @@
 
 enum scope { SC_GLOBAL, SC_TIER, SC_QUEUE, SC_DEPT };
 enum kind {
-	K_DOUBLE,  /* double */
-	K_DUR,	   /* int64_t seconds */
-	K_DURNONE, /* int64_t seconds, 0 = "none" */
-	K_INT,	   /* int, >= min */
-	K_LIMIT,   /* int, -1 = "unlimited" */
-	K_DLIMIT,  /* double, -1 = "unlimited" */
-	K_STR,	   /* char[256] free text */
-	K_NAME,	   /* char[GQ_NAME_MAX], a name */
-	K_ROLLOUT, /* enum rollout */
-	K_WINDOW,  /* struct window */
-	K_SIGNAL,  /* int signal number */
-	K_WINACT,  /* enum window_action */
+	K_DOUBLE,   /* double */
+	K_DUR,	    /* int64_t seconds */
+	K_DURNONE,  /* int64_t seconds, 0 = "none" */
+	K_INT,	    /* int, >= min */
+	K_LIMIT,    /* int, -1 = "unlimited" */
+	K_DLIMIT,   /* double, -1 = "unlimited" */
+	K_STR,	    /* char[256] free text */
+	K_NAME,	    /* char[GQ_NAME_MAX], a name */
+	K_ROLLOUT,  /* enum rollout */
+	K_WINDOW,   /* struct window */
+	K_SIGNAL,   /* int signal number */
+	K_WINACT,   /* enum window_action */
+	K_QUOTAACT, /* enum quota_action */
 };
 
 struct keydef {
@@ -380,6 +381,17 @@ static const struct keydef keys[] = {
      1e12,
      {"unlimited"},
      "monthly GPU-hour quota"},
+    {"department",
+     "gpuHoursAction",
+     SC_DEPT,
+     K_QUOTAACT,
+     D(over_action),
+     0,
+     0,
+     {"preemptible"},
+     "once gpuHours are spent: preemptible runs the department's jobs on as the lowest tier, "
+     "after every job within its quota, on GPUs none of those can use, preemptible by any of "
+     "them and charged; stop starts none of them until the month ends"},
     LIMIT("department", "preemptQuota", SC_DEPT, D(preempt_quota),
 	  "preemptions of other departments' jobs allowed per month"),
 };
@@ -593,6 +605,14 @@ static int parse_value(const struct keydef *k, const char *v, char *field, struc
 			   ? 0
 			   : err_set(e, GQ_EINVAL, "unknown action '%s'; use requeue or finish", v);
 	}
+	case K_QUOTAACT: {
+		enum quota_action a = strcasecmp(v, "stop") ? QUOTA_PREEMPTIBLE : QUOTA_STOP;
+		memcpy(field, &a, sizeof(a));
+		return a == QUOTA_STOP || !strcasecmp(v, "preemptible")
+			   ? 0
+			   : err_set(e, GQ_EINVAL, "unknown action '%s'; use preemptible or stop",
+				     v);
+	}
 	case K_SIGNAL: {
 		const char *name = strncasecmp(v, "SIG", 3) ? v : v + 3;
 		for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
@@ -667,6 +687,9 @@ static void format_value(const struct keydef *k, const char *field, char *out, s
 		return;
 	case K_WINACT:
 		snprintf(out, size, "%s", window_action_name(*(const enum window_action *)field));
+		return;
+	case K_QUOTAACT:
+		snprintf(out, size, "%s", quota_action_name(*(const enum quota_action *)field));
 		return;
 	case K_SIGNAL: {
 		int sig;

@@ -45,6 +45,17 @@ static inline const char *window_action_name(enum window_action a)
 	return a == WINDOW_FINISH ? "finish" : "requeue";
 }
 
+/* What a department's work does once its monthly GPU-hours are spent
+ * (department.NAME.gpuHoursAction): run on as preemptible work of the
+ * lowest tier, after every job within its quota and only on GPUs none of
+ * them can use (the default, DESIGN §3), or start no more of it until the
+ * month ends. Either way what it runs is charged. */
+enum quota_action { QUOTA_PREEMPTIBLE, QUOTA_STOP };
+static inline const char *quota_action_name(enum quota_action a)
+{
+	return a == QUOTA_STOP ? "stop" : "preemptible";
+}
+
 #define GQ_MAX_QUEUES 32
 #define GQ_MAX_DEPTS 32
 #define GQ_NAME_MAX 32
@@ -80,8 +91,9 @@ struct queue_policy {
 
 struct dept_policy {
 	char name[GQ_NAME_MAX];
-	double gpu_hours_month; /* monthly GPU-hour quota; -1 unlimited */
-	int preempt_quota;	/* cross-department preemptions per month; -1 unlimited */
+	double gpu_hours_month;	       /* monthly GPU-hour quota; -1 unlimited */
+	enum quota_action over_action; /* once gpu_hours_month is spent */
+	int preempt_quota;	       /* cross-department preemptions per month; -1 unlimited */
 };
 
 struct policy {

@@ -69,7 +69,10 @@
  * start under this snapshot has `never` set and a cause, and no times.
  *
  * Not simulated: the month boundary of department GPU-hour quotas (a
- * department at its quota never starts anything in the prediction),
+ * department at its quota with gpuHoursAction stop never starts anything
+ * in the prediction; with preemptible its jobs are ordered below P2,
+ * job_order_tier, and start when no job within its quota needs the
+ * GPUs),
  * preemption (victims, preemption by starvation permits, the
  * checkpoint-preemption of a queue's running jobs when its window starts:
  * running jobs run to their expected end), the downgrade of a P0 job
@@ -106,7 +109,7 @@ enum predict_never {
 	NEVER_DEP_FAILED,    /* a dependency failed, was cancelled or timed out */
 	NEVER_DEP_NEVER,     /* a dependency itself never starts */
 	NEVER_UNSATISFIABLE, /* no node set could ever fit it (place_satisfiable) */
-	NEVER_DEPT_QUOTA,    /* its department used its monthly GPU-hours */
+	NEVER_DEPT_QUOTA,    /* its department used its monthly GPU-hours (stop) */
 	NEVER_CAPACITY,	     /* fits on paper, but not on the nodes that are up */
 	NEVER_LIMIT,	     /* the backend holds it by a limit no running job's end lifts */
 	NEVER_COUNT

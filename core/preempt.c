@@ -160,7 +160,9 @@ static enum preempt_rule judge(struct chooser *c, const struct job *v, int slot)
 	const struct snapshot *s = c->s;
 	const struct policy *p = &s->policy;
 	int64_t ran = s->now - v->start_time;
-	if (!c->permit && job_tier(v) <= job_tier(c->t))
+	/* By the order's tiers: work over its department's quota is below
+	 * P2, so that any job within its quota may take its GPUs. */
+	if (!c->permit && job_order_tier(v) <= job_order_tier(c->t))
 		return PREEMPT_RULE_TIER;
 	if (!v->checkpointable || !v->last_checkpoint)
 		return PREEMPT_RULE_CHECKPOINT;
@@ -541,9 +543,17 @@ void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const si
 		trigger(s, &soon, &sp, &s->jobs[order[i]], true, out);
 	}
 	free(permit);
+	/* A P2 job preempts nothing but work over its department's quota,
+	 * and need not try when none runs. */
+	bool over_running = false;
+	for (size_t i = 0; i < s->njobs && !over_running; i++)
+		over_running =
+		    s->jobs[i].state == JOB_RUNNING && job_order_tier(&s->jobs[i]) == TIER_COUNT;
 	for (size_t i = 0; i < n && tries < PREEMPT_MAX_TRIGGERS; i++) {
 		const struct job *j = &s->jobs[order[i]];
-		if (started[order[i]] || job_tier(j) == TIER_P2 || !preempt_startable(s, j))
+		int ot = job_order_tier(j);
+		if (started[order[i]] || ot == TIER_COUNT || (ot == TIER_P2 && !over_running) ||
+		    !preempt_startable(s, j))
 			continue;
 		tries++;
 		trigger(s, &soon, &sp, j, false, out);

@@ -21,7 +21,9 @@
  * Never-runnable cases are said in the data: a job held, a job whose
  * dependency failed, was cancelled or timed out, a job whose dependency can
  * itself never start, an unsatisfiable request, a department out of
- * monthly GPU-hours: `never` is set and the re-evaluation kind says what
+ * monthly GPU-hours whose gpuHoursAction is stop (with preemptible its
+ * work is not blocked: it runs on as the lowest tier, job.h's
+ * over_quota): `never` is set and the re-evaluation kind says what
  * would change it (a release, a policy or node change, nothing).
  */
 #ifndef GQ_REASON_H
@@ -49,6 +51,7 @@
  *   quota          detail "queue": need, used = GPUs the queue holds,
  *                  limit = quota + borrowing limit, quota = nominal quota;
  *                  detail "dept": used / limit = GPU-hours this month
+ *                  (only with gpuHoursAction stop)
  *   user_limit     detail "queue" (queue.NAME.userMaxGpus) or "all"
  *                  (user.maxGpus): need, used = GPUs the job's user holds
  *                  (in its queue for "queue"), limit = the key's value

@@ -119,4 +119,5 @@ void sched_prepare(struct snapshot *s)
 {
 	predict_fill_history(s);
 	predict_fill_calib(s);
+	snapshot_mark_over_quota(s);
 }

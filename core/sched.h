@@ -48,7 +48,10 @@ void sched_plan(const struct snapshot *s, struct plan *out);
  * (predict_fill_calib()). gq serve calls it on the copy it plans on and
  * on every snapshot it serves, so that a client predicting on the
  * snapshot it was sent (predict_all()) puts at now exactly the jobs
- * sched_plan() starts. Keeps the order of s's jobs; O(n log n).
+ * sched_plan() starts. It also marks the work over its department's
+ * quota (snapshot_mark_over_quota), which a client's snapshot decoder
+ * marks again from the same usage. Keeps the order of s's jobs;
+ * O(n log n).
  */
 void sched_prepare(struct snapshot *s);
 

@@ -233,6 +233,28 @@ static void quota_num(double v, bool up, struct buf *out)
 		buf_printf(out, "%.1f", t / 10);
 }
 
+void explain_over_quota(const struct snapshot *s, const struct job *j, struct buf *out)
+{
+	int di = policy_dept_index(&s->policy, j->dept);
+	if (!j->over_quota || j->ovr.set || di < 0)
+		return;
+	/* Preemption takes only jobs that can checkpoint: say so rather than
+	 * call a job preemptible that never is. */
+	buf_printf(out,
+		   " Runs over its department's monthly quota as %slowest-tier work: department "
+		   "%s used ",
+		   j->checkpointable ? "preemptible " : "", j->dept);
+	quota_num(s->dstate[di].gpu_hours_month, true, out);
+	buf_addstr(out, " of its ");
+	quota_num(s->policy.depts[di].gpu_hours_month, false, out);
+	buf_addstr(out, " GPU-hours this month, so it goes after every job within its quota and "
+			"starts only on GPUs none of them can use");
+	if (j->checkpointable)
+		buf_addstr(out, "; any of them may preempt it (gq-preempt(7)).");
+	else
+		buf_addstr(out, "; not --checkpointable, it is never preempted.");
+}
+
 /* One blocking reason's numbers, as a sentence with a leading space. */
 static void item_detail(const struct explain_set *x, const struct explain *ex,
 			const struct reason_item *it, struct buf *out)
@@ -627,6 +649,7 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 	else
 		buf_addstr(out, ".");
 	explain_downgrade(x->s, x->reader, j, out);
+	explain_over_quota(x->s, j, out);
 	start_text(x, ex, out);
 	if (w->reeval != REEVAL_NOW && w->reeval != REEVAL_NONE) {
 		buf_addstr(out, " Looked at again ");

@@ -86,6 +86,12 @@ void explain_sooner(const struct explain_set *x, const struct explain *ex,
  * (NULL: UTC); nothing when neither. For any job of s (gq show too). */
 void explain_downgrade(const struct snapshot *s, const struct zone *reader, const struct job *j,
 		       struct buf *out);
+/* Appends, for work over its department's monthly quota (job.h:
+ * over_quota), what that makes of it, with a leading space: " Runs over
+ * its department's monthly quota as preemptible lowest-tier work:
+ * department lab used 2.4 of its 2 GPU-hours this month, so it goes after
+ * every job within its quota, ..."; nothing for any other job of s. */
+void explain_over_quota(const struct snapshot *s, const struct job *j, struct buf *out);
 /* Appends when it will be looked at again: "when #88 ends (14:35)". */
 void explain_reeval(const struct explain_set *x, const struct explain *ex, struct buf *out);
 /*

@@ -206,10 +206,19 @@ static void sacctmgr(const struct policy *p, const char *const *qos, struct buf 
 	for (int i = 0; i < p->ndepts; i++) {
 		const struct dept_policy *d = &p->depts[i];
 		buf_printf(o, "sacctmgr -i add account %s\n", d->name);
-		if (d->gpu_hours_month >= 0)
+		if (d->gpu_hours_month >= 0) {
 			buf_printf(o,
 				   "sacctmgr -i modify account %s set GrpTRESMins=gres/gpu=%.0f\n",
 				   d->name, round(d->gpu_hours_month * 60));
+			if (d->over_action == QUOTA_PREEMPTIBLE)
+				buf_printf(
+				    o,
+				    "# gq: once spent, department %s's jobs run on as the lowest "
+				    "tier, preemptible, on GPUs nobody else needs "
+				    "(gpuHoursAction preemptible); Slurm's GrpTRESMins stops them "
+				    "instead, as gpuHoursAction stop does.\n",
+				    d->name);
+		}
 		if (d->preempt_quota >= 0)
 			buf_printf(o,
 				   "# gq: department %s may preempt other departments %d times a "

@@ -565,6 +565,7 @@ static int spawn_started(struct server *s, struct pass *p, const int64_t *starti
 			log_error("job %" PRId64 ": %s", j->id, se.msg);
 			j->state = JOB_FAILED;
 			j->end_time = p->now;
+			job_run_end(j, p->now);
 			job_set_alloc(j, 0, NULL);
 			char failed[160];
 			snprintf(failed, sizeof(failed), "cannot start: %.140s", se.msg);

@@ -235,6 +235,7 @@ char *metrics_text(struct server *s, size_t *len, struct gq_err *e)
 	lk.passes = s->passes;
 	lk.commits = *db_commit_times(s->st.db);
 	pthread_mutex_unlock(&s->mu);
+	snapshot_mark_over_quota(&snap); /* its tier and permits, as the plan sees them */
 
 	struct groups g = {0};
 	for (int q = 0; q < snap.policy.nqueues; q++)

@@ -299,6 +299,9 @@ static int prepare(struct server *s, const struct identity *who, struct submissi
 	j.exit_status = -1;
 	j.submit_time = j.queued_time = now;
 	j.start_time = j.end_time = 0;
+	/* Its runs are counted as they end (job_run_time). */
+	j.runs_kept = true;
+	j.ran_time = j.ran_gpu_time = 0;
 	job_set_alloc(&j, 0, NULL);
 	if (j.held) {
 		STR_COPY(j.held_by, who->user);
@@ -792,8 +795,9 @@ out:
 	return rc;
 }
 
-/* "gpus 1->4, tier P1->P0": what an update changes, for its event. */
-static void update_reason(const struct job *a, const struct job *b, char *out, size_t size)
+/* "gpus 1->4, tier P1->P0": what an update changes, for its event;
+ * false (and out "") when it changes nothing. */
+static bool update_reason(const struct job *a, const struct job *b, char *out, size_t size)
 {
 	struct buf r;
 	buf_init(&r, 0);
@@ -826,8 +830,28 @@ static void update_reason(const struct job *a, const struct job *b, char *out, s
 		buf_printf(&r, ", notify '%s'->'%s'", a->notify, b->notify);
 	if (a->begin_time != b->begin_time)
 		buf_printf(&r, ", begin_time %" PRId64 "->%" PRId64, a->begin_time, b->begin_time);
-	snprintf(out, size, "%s", r.len ? r.data + 2 : "unchanged");
+	bool changed = r.len > 0;
+	snprintf(out, size, "%s", changed ? r.data + 2 : "");
 	buf_release(&r);
+	return changed;
+}
+
+/* Refuses an update that changes nothing (GQ_ECONFLICT, as releasing a
+ * job that is not held is), saying why: an admin's override that keeps
+ * the tier asked for from taking effect, or fields that already have
+ * the values given. Nothing is journalled. */
+static int update_unchanged(const struct job *j, const struct job_update *u, struct gq_err *e)
+{
+	if ((u->set & UPD_TIER) && j->ovr.set && j->ovr.tier != u->job.tier)
+		return err_set(e, GQ_ECONFLICT,
+			       "job '%" PRId64 "' unchanged: it is %s already, and an admin's "
+			       "override (%s: '%s') schedules it as %s; ask an admin to clear it "
+			       "(gq prio --clear)",
+			       j->id, tier_name(j->tier), j->ovr.actor, j->ovr.reason,
+			       tier_name(j->ovr.tier));
+	return err_set(
+	    e, GQ_ECONFLICT,
+	    "job '%" PRId64 "' unchanged: what was given is what it has; nothing to update", j->id);
 }
 
 int server_update(struct server *s, const struct identity *who, int64_t id,
@@ -893,7 +917,10 @@ int server_update(struct server *s, const struct identity *who, int64_t id,
 	c.pred_start0 = -1;
 	char actor[32], reason[160];
 	actor_of(who, j, actor, sizeof(actor));
-	update_reason(j, &c, reason, sizeof(reason));
+	if (!update_reason(j, &c, reason, sizeof(reason))) {
+		update_unchanged(j, u, e);
+		goto out;
+	}
 	if (s->st.full) {
 		state_full_refusal(&s->st, "changes", e);
 		goto out;

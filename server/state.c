@@ -235,6 +235,7 @@ int state_finish(struct state *s, struct job *j, int status, int64_t ended, cons
 	state_account(s, now);
 	enum job_state from = j->state;
 	enum stop_intent in = state_intent(s, j->id);
+	job_run_end(j, now); /* requeued or not, this run's hold ends here */
 	char reason[160];
 	status_text(status, reason, sizeof(reason));
 	if (why)
@@ -394,6 +395,7 @@ int state_lose(struct state *s, struct job *j, struct gq_err *e)
 	j->state = JOB_FAILED;
 	j->exit_status = -1;
 	j->end_time = state_now(s);
+	job_run_end(j, j->end_time);
 	j->stop_deadline = 0;
 	state_stop_clear(s, j->id);
 	if (state_persist(s, j, e) < 0)

@@ -58,6 +58,9 @@ static const struct field job_fields[] = {
     FLD(job, not_before, F_TIME),
     FLD(job, stop_deadline, F_TIME),
     FLD(job, restarts, F_INT),
+    FLD(job, runs_kept, F_BOOL),
+    FLD(job, ran_time, F_I64),
+    FLD(job, ran_gpu_time, F_I64),
     FLD(job, held, F_BOOL),
     FLD(job, held_by, F_STR),
     FLD(job, held_at, F_TIME),
@@ -1170,6 +1173,9 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			}
 		}
 	snapshot_sort(out);
+	/* Derived, never sent: marked from the usage and policy sent, as gq
+	 * serve marks its own copy (sched_prepare). */
+	snapshot_mark_over_quota(out);
 	return 0;
 fail:
 	snapshot_release(out);

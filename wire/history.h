@@ -24,9 +24,9 @@ int wire_jobs_parse(const char *text, size_t len, struct job **jobs, size_t *n, 
 /* One finished job as gq history reports it. */
 struct history_row {
 	const struct job *job; /* borrowed */
-	int64_t wait;	       /* pending before its last start (or until it ended unstarted) */
-	int64_t runtime;       /* its last run, 0 when it never started */
-	double gpu_hours;      /* GPUs x runtime */
+	int64_t wait;	       /* its last pending stretch (job_waited) */
+	int64_t runtime;       /* its runs' time, job_run_time; 0 when it never started */
+	double gpu_hours;      /* its runs' GPU-seconds / 3600 (job_run_time) */
 	double charged;	       /* gpu_hours x its tier's price; NAN: not gq's to say (Slurm) */
 };
 

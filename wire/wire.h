@@ -88,10 +88,11 @@ const char *wire_json_library_version(void);
  * number of s is not finite.
  *
  * codec_snapshot_parse reads both forms ("job_columns" marks rows) into
- * *out (which must be snapshot_init()ed; its arrays are replaced) and
- * sorts jobs by id; on error *out is released. Its JSON tree lives in an
- * arena of this thread dropped whole at the end (several times faster than
- * malloc for the ~30 blocks a job takes).
+ * *out (which must be snapshot_init()ed; its arrays are replaced), sorts
+ * jobs by id and marks the work over its department's quota
+ * (snapshot_mark_over_quota: job.over_quota is never sent); on error *out is released. Its JSON
+ * tree lives in an arena of this thread dropped whole at the end (several times faster than malloc
+ * for the ~30 blocks a job takes).
  */
 enum codec_form { CODEC_OBJECTS, CODEC_ROWS };
 char *codec_snapshot_text(const struct snapshot *s, enum codec_form form, size_t *len,

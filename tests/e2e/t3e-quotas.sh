@@ -3,13 +3,16 @@
 # capacity: a job of 6 runs (borrowed), a job asking beyond 6 waits on
 # free GPUs with reason quota; a P0 that needs room takes the borrowed job
 # first, even though another job would lose less. Department research has
-# 2 GPU-hours a month: once spent, its queue starts nothing more.
+# 2 GPU-hours a month and the hard stop (gpuHoursAction stop): once
+# spent, its queue starts nothing more. (The default runs it on as the
+# lowest tier: t78.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/enforce.sh"
 policy_server '[headroom]
 	share = 0
 [department "research"]
 	gpuHours = 2
+	gpuHoursAction = stop
 [queue "exp"]
 	department = default
 	quota = 4

@@ -13,6 +13,7 @@ policy_server '[headroom]
 	waitLimit = 30d
 [department "lab"]
 	gpuHours = 2
+	gpuHoursAction = stop
 [queue "lab"]
 	department = lab
 	quota = 1

@@ -78,6 +78,17 @@ static void random_snapshot(struct snapshot *s, uint64_t seed)
 		j->estimate = pick(&x, 3) ? 0 : 60 * (1 + pick(&x, 120));
 		j->time_limit = pick(&x, 4) ? 3600 * (1 + pick(&x, 4)) : 0;
 	}
+	/* Alice's department has spent its GPU-hours: its jobs run on below
+	 * P2, which the client, which marks them itself, must see as gq
+	 * serve does. */
+	if (pick(&x, 3) == 0) {
+		struct gq_err e = GQ_ERR_INIT;
+		policy_set(&s->policy, "department.lab.gpuHours", "10", &e);
+		s->dstate[policy_dept_index(&s->policy, "lab")].gpu_hours_month = 10;
+		for (size_t i = 0; i < s->njobs; i++)
+			if (!strcmp(s->jobs[i].user, "alice"))
+				STR_COPY(s->jobs[i].dept, "lab");
+	}
 	snapshot_sort(s);
 }
 

@@ -188,6 +188,7 @@ static void test_dept_quota_alone(void)
 	fx_init(&s, 1, 8);
 	set(&s, "headroom.share", "0");
 	set(&s, "department.default.gpuHours", "100");
+	set(&s, "department.default.gpuHoursAction", "stop");
 	s.dstate[0].gpu_hours_month = 100;
 	fx_pending(&s, 1, TIER_P1, 1, MIN(0));
 	struct place_result r = check_job(&s, 1);
@@ -198,6 +199,24 @@ static void test_dept_quota_alone(void)
 	s.dstate[0].gpu_hours_month = 99.5;
 	r = check_job(&s, 1);
 	CHECK_INT(r.blocks, 0);
+	snapshot_release(&s);
+}
+
+/* By default (gpuHoursAction preemptible) spent GPU-hours block nothing:
+ * the work runs on as the lowest tier (order and preemption see to it). */
+static void test_dept_quota_spent_blocks_nothing_by_default(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	set(&s, "headroom.share", "0");
+	set(&s, "department.default.gpuHours", "100");
+	s.dstate[0].gpu_hours_month = 150;
+	fx_pending(&s, 1, TIER_P1, 1, MIN(0));
+	struct place_result r = check_job(&s, 1);
+	CHECK_INT(r.blocks, 0);
+	CHECK(!r.quota_dept);
+	CHECK_DBL(r.dept_used, 150, 0);
+	CHECK_DBL(r.dept_limit, 100, 0);
 	snapshot_release(&s);
 }
 
@@ -500,6 +519,7 @@ void suite_place(void)
 	RUN(test_window_alone);
 	RUN(test_queue_quota_alone_and_borrowing);
 	RUN(test_dept_quota_alone);
+	RUN(test_dept_quota_spent_blocks_nothing_by_default);
 	RUN(test_headroom_alone_p0_exempt);
 	RUN(test_headroom_shrinks_for_whole_machine_requests);
 	RUN(test_unsatisfiable_alone_with_text);

@@ -97,6 +97,8 @@ static void random_snapshot(struct snapshot *s, uint64_t seed)
 		d->gpu_hours_month = 100;
 		d->preempt_quota = -1;
 		s->dstate[p->ndepts - 1].gpu_hours_month = pick(&x, 2) ? 150 : 10;
+		/* Spent: its jobs never start, or run on below P2 (job.h). */
+		d->over_action = pick(&x, 2) ? QUOTA_STOP : QUOTA_PREEMPTIBLE;
 	}
 	const char *dept2 = p->ndepts > 1 ? "lab" : "default";
 	add_queue(p, "exp", dept2, pick(&x, 2) ? (int)pick(&x, 6) : -1,
@@ -226,6 +228,7 @@ static void random_snapshot(struct snapshot *s, uint64_t seed)
 			STR_COPY(s->jobs[i].user, users[pick(&z, 3)]);
 	}
 	snapshot_sort(s);
+	snapshot_mark_over_quota(s);
 }
 
 /* Every field of a and b; prints the first difference. */

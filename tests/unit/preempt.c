@@ -568,6 +568,54 @@ static void test_plan_gives_each_trigger_its_own_victims(void)
 	snapshot_release(&s);
 }
 
+/* Work over its department's spent GPU-hours (gpuHoursAction
+ * preemptible) is below P2: a P2 within its quota may take its GPUs, a P2
+ * over quota may not take another's, and over-quota work never triggers. */
+static void test_over_quota_work_is_preemptible_by_any_tier(void)
+{
+	struct snapshot s;
+	struct plan pl;
+	struct gq_err e = GQ_ERR_INIT;
+	machine(&s, 1, 2);
+	policy_set(&s.policy, "department.lab.gpuHours", "10", &e);
+	policy_set(&s.policy, "queue.lab.department", "lab", &e);
+	policy_set(&s.policy, "headroom.share", "0", &e);
+	running(&s, 1, TIER_P1, 0, 0x3, 5 * MIN, 1 * MIN);
+	pending(&s, 100, TIER_P2, 2, 2 * MIN);
+	snapshot_sort(&s);
+	STR_COPY(J(s, 1)->queue, "lab");
+	STR_COPY(J(s, 1)->dept, "lab");
+	/* Within its quota, the P1 is no P2's victim. */
+	snapshot_mark_over_quota(&s);
+	struct preempt_plan p = choose(&s);
+	check_victims(&p, 0, NULL);
+	CHECK_INT(p.excluded[PREEMPT_RULE_TIER], 1);
+	preempt_plan_release(&p);
+	/* Its department's hours spent: it is. */
+	s.dstate[policy_dept_index(&s.policy, "lab")].gpu_hours_month = 10;
+	snapshot_mark_over_quota(&s);
+	CHECK(J(s, 1)->over_quota);
+	p = choose(&s);
+	check_victims(&p, 1, (const int64_t[]){1});
+	preempt_plan_release(&p);
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK(plan_find(&pl, PLAN_PREEMPT, 1) != NULL);
+	plan_release(&pl);
+	/* A P2 of the spent department itself takes nothing. */
+	STR_COPY(J(s, 100)->queue, "lab");
+	STR_COPY(J(s, 100)->dept, "lab");
+	snapshot_mark_over_quota(&s);
+	p = choose(&s);
+	check_victims(&p, 0, NULL);
+	preempt_plan_release(&p);
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK_INT(count_kind(&pl, PLAN_PREEMPT), 0);
+	plan_release(&pl);
+	snapshot_release(&s);
+}
+
 static void test_plan_shares_budget_and_quota_between_triggers(void)
 {
 	struct snapshot s;
@@ -813,6 +861,7 @@ void suite_preempt(void)
 	RUN(test_protected_after_30_min);
 	RUN(test_cooldown_after_a_resume);
 	RUN(test_budget_spent);
+	RUN(test_over_quota_work_is_preemptible_by_any_tier);
 	RUN(test_borrowed_first);
 	RUN(test_lowest_tier_first);
 	RUN(test_least_work_lost_then_shortest_run);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/hint.h"
+#include "core/permit.h"
 #include "core/reason.h"
 #include "fixture.h"
 
@@ -210,6 +211,7 @@ static void test_quota_queue_and_dept(void)
 	set(&s, "queue.default.borrow", "2");
 	set(&s, "queue.other.quota", "8");
 	set(&s, "department.lab.gpuHours", "10");
+	set(&s, "department.lab.gpuHoursAction", "stop");
 	set(&s, "queue.lab.department", "lab");
 	s.dstate[policy_dept_index(&s.policy, "lab")].gpu_hours_month = 12.5;
 	fx_running(&s, 1, TIER_P1, 0, 5, MIN(-10), 30 * 60); /* ends +20 */
@@ -238,6 +240,50 @@ static void test_quota_queue_and_dept(void)
 	CHECK_DBL(w->items[0].limit, 10, 0);
 	CHECK(w->never);
 	CHECK_INT(w->reeval, REEVAL_POLICY);
+	done(&s, &ps, &ws);
+}
+
+/* Spent GPU-hours, gpuHoursAction preemptible (the default): the job is
+ * P2 below every P2 within its quota. On an idle machine it starts now
+ * (not "never"); behind work within quota it starts when that ends; it
+ * earns no permit. */
+static void test_dept_quota_spent_runs_as_lowest(void)
+{
+	struct snapshot s;
+	struct prediction_set ps;
+	struct why_set ws;
+	fx_init(&s, 1, 8);
+	set(&s, "headroom.share", "0");
+	set(&s, "department.lab.gpuHours", "10");
+	set(&s, "queue.lab.department", "lab");
+	s.dstate[policy_dept_index(&s.policy, "lab")].gpu_hours_month = 12.5;
+	struct job *j = fx_pending(&s, 3, TIER_P1, 2, MIN(-600));
+	STR_COPY(j->queue, "lab");
+	STR_COPY(j->dept, "lab");
+	snapshot_sort(&s);
+	snapshot_mark_over_quota(&s);
+	j = snapshot_find(&s, 3);
+	CHECK(j->over_quota);
+	CHECK_INT(job_tier(j), TIER_P2);
+	CHECK_INT(job_order_tier(j), TIER_COUNT);
+	CHECK_INT(permit_earned_at(&s.policy, j), INT64_MAX);
+	run(&s, &ps, &ws);
+	const struct why *w = get(&ws, &s, 3);
+	CHECK(!w->never);
+	CHECK_INT(w->pred->start, T0);
+	why_set_release(&ws);
+	prediction_set_release(&ps);
+
+	/* A P2 within quota, submitted later, asking for all 8: it goes first. */
+	fx_pending(&s, 4, TIER_P2, 8, MIN(0))->estimate = 3600;
+	snapshot_sort(&s);
+	snapshot_mark_over_quota(&s);
+	CHECK(!snapshot_find(&s, 4)->over_quota);
+	run(&s, &ps, &ws);
+	CHECK_INT(get(&ws, &s, 4)->pred->start, T0);
+	w = get(&ws, &s, 3);
+	CHECK_INT(w->primary, REASON_RESOURCES);
+	CHECK_INT(w->pred->start, MIN(60));
 	done(&s, &ps, &ws);
 }
 
@@ -438,6 +484,7 @@ void suite_reason(void)
 	RUN(test_cooldown);
 	RUN(test_begin_not_cooldown);
 	RUN(test_quota_queue_and_dept);
+	RUN(test_dept_quota_spent_runs_as_lowest);
 	RUN(test_unsatisfiable);
 	RUN(test_mismatch);
 	RUN(test_headroom);

@@ -535,7 +535,7 @@ static void stage(struct ref *R, size_t i, struct rp *x, struct prediction *o)
 	x->jidx = i;
 	x->tier = (int)job_tier(j);
 	/* the order's tier: none on a backend's order, which crosses tiers */
-	x->otier = s->order == ORDER_BACKEND ? 0 : x->tier;
+	x->otier = s->order == ORDER_BACKEND ? 0 : job_order_tier(j);
 	x->qi = policy_queue_index(R->p, j->queue);
 	x->di = policy_dept_index(R->p, j->dept);
 	x->gpus = j->req.gpus;
@@ -564,7 +564,8 @@ static void stage(struct ref *R, size_t i, struct rp *x, struct prediction *o)
 	else if (place_satisfiable_map(&R->m, s, j, x->qi, NULL) < 0)
 		nv = NEVER_UNSATISFIABLE;
 	else if (x->di >= 0 && x->gpus > 0 && R->p->depts[x->di].gpu_hours_month >= 0 &&
-		 s->dstate[x->di].gpu_hours_month >= R->p->depts[x->di].gpu_hours_month)
+		 s->dstate[x->di].gpu_hours_month >= R->p->depts[x->di].gpu_hours_month &&
+		 R->p->depts[x->di].over_action == QUOTA_STOP)
 		nv = NEVER_DEPT_QUOTA;
 	for (int d = 0; nv == NEVER_NO && d < j->ndeps && d < GQ_MAX_DEPS; d++) {
 		const struct job *dj;

@@ -82,6 +82,8 @@ static void test_queue_quota_and_window_comment(void)
 	CHECK(strstr(t, "PartitionName=exp Nodes=ALL Default=NO AllowQos=p0,p1,p2 QOS=q_exp\n") !=
 	      NULL);
 	CHECK(strstr(t, "sacctmgr -i modify qos q_exp set GrpTRES=gres/gpu=24\n") != NULL);
+	CHECK(strstr(t, "Slurm's GrpTRESMins stops them instead, as gpuHoursAction stop does.\n") !=
+	      NULL);
 	CHECK(strstr(t, "sacctmgr -i modify account research set GrpTRESMins=gres/gpu=300000\n") !=
 	      NULL);
 	CHECK(strstr(t, "# gq: queue exp pauses daily 20:00-08:00") != NULL);

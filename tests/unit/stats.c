@@ -278,8 +278,78 @@ static void test_bad_input(void)
 	snapshot_release(&s);
 }
 
+/* job_run_time: the time a job's runs held GPUs, never the time it was
+ * pending between or after them (issue 27, defect 6). */
+static void test_run_time_counts_runs_only(void)
+{
+	struct job j;
+	job_init(&j);
+	j.req.gpus = 2;
+	j.runs_kept = true;
+	j.state = JOB_RUNNING;
+	j.start_time = 1000;
+	int64_t s, gs;
+	job_run_time(&j, 1600, &s, &gs);
+	CHECK_INT(s, 600);
+	CHECK_INT(gs, 1200);
+	/* Preempted at 1900, pending, cancelled at 5500. */
+	job_run_end(&j, 1900);
+	j.state = JOB_PENDING;
+	job_run_time(&j, 4000, &s, &gs);
+	CHECK_INT(s, 900);
+	CHECK_INT(gs, 1800);
+	j.state = JOB_CANCELLED;
+	j.end_time = 5500;
+	job_run_time(&j, j.end_time, &s, &gs);
+	CHECK_INT(s, 900);
+	CHECK_INT(gs, 1800);
+	/* Requeued, then a second run on 4 GPUs from 6000 to 6300. */
+	j.req.gpus = 4;
+	j.state = JOB_RUNNING;
+	j.start_time = 6000;
+	j.end_time = 0;
+	job_run_time(&j, 6100, &s, &gs);
+	CHECK_INT(s, 1000);
+	CHECK_INT(gs, 2200);
+	job_run_end(&j, 6300);
+	j.state = JOB_COMPLETED;
+	j.end_time = 6300;
+	job_run_time(&j, 9999, &s, &gs);
+	CHECK_INT(s, 1200);
+	CHECK_INT(gs, 3000);
+	/* A run that ends where it starts adds nothing. */
+	j.start_time = 7000;
+	job_run_end(&j, 7000);
+	CHECK_INT(j.ran_time, 1200);
+}
+
+/* Without runs kept (Slurm's accounting: one run), start to end. */
+static void test_run_time_of_one_run(void)
+{
+	struct job j;
+	job_init(&j);
+	j.req.gpus = 3;
+	j.state = JOB_RUNNING;
+	j.start_time = 1000;
+	int64_t s, gs;
+	job_run_time(&j, 1500, &s, &gs);
+	CHECK_INT(s, 500);
+	CHECK_INT(gs, 1500);
+	j.state = JOB_TIMEOUT;
+	j.end_time = 4600;
+	job_run_time(&j, 9000, &s, &gs);
+	CHECK_INT(s, 3600);
+	CHECK_INT(gs, 10800);
+	j.start_time = 0; /* never started */
+	job_run_time(&j, 9000, &s, &gs);
+	CHECK_INT(s, 0);
+	CHECK_INT(gs, 0);
+}
+
 void suite_stats(void)
 {
+	RUN(test_run_time_counts_runs_only);
+	RUN(test_run_time_of_one_run);
 	RUN(test_percentiles_nearest_rank);
 	RUN(test_waits_per_queue_and_tier);
 	RUN(test_utilisation_and_price);

@@ -33,7 +33,7 @@ check_eq "init writes every key with a comment" \
 	"$(grep -c '^	# ' "$R/policy.conf")" "$(grep -c '^	[a-zA-Z]* = ' "$R/policy.conf")"
 out=$("$GQ" policy show)
 check_match "show marks defaults" "$out" '^aging\.cap +0\.5 +\(default\)$'
-check_eq "show lists every concrete key" "$(echo "$out" | grep -vc "^#")" 52
+check_eq "show lists every concrete key" "$(echo "$out" | grep -vc "^#")" 53
 
 # An edit with trailers given as options.
 editor 's/^\tcap = 0.5/\tcap = 0.3/'

@@ -986,10 +986,13 @@ static int job_decode(const json_t *x, struct snapshot *s, const struct slurm_ma
 		cpy(j->ext_reason, sizeof(j->ext_reason), reason);
 		cpy(j->ext_class, sizeof(j->ext_class), slurm_reason_class(reason, j->restarts));
 		int64_t elig = num0(x, "eligible_time");
-		/* BeginTime is a cooldown after a requeue, else the user's
-		 * --begin (slurm_reason_class's rule). */
-		if (!strcmp(reason, "BeginTime") && elig > s->now)
-			*(j->restarts > 0 ? &j->not_before : &j->begin_time) = elig;
+		/* An eligible time ahead is a --begin whatever the reason shown
+		 * (Dependency hides it: "--after 82 --begin now+40m"); as
+		 * BeginTime after a requeue, a cooldown (slurm_reason_class's
+		 * rule). */
+		if (elig > s->now)
+			*(j->restarts > 0 && !strcmp(reason, "BeginTime") ? &j->not_before
+									   : &j->begin_time) = elig;
 		if (!strcmp(reason, "JobHeldUser") || !strcmp(reason, "JobHeldAdmin") ||
 		    !strcmp(reason, "JobHoldMaxRequeue") ||
 		    json_is_true(json_object_get(x, "hold"))) {

@@ -113,6 +113,18 @@ rss=$(tail -1 "$work/rss")
 [ "${rss:-x}" -lt 40000 ] 2>/dev/null
 t_report $? "... in under 40 MB of memory: ${rss:-?} KB"
 
+# A dependency and --begin together: not before the begin time (Slurm
+# shows the reason Dependency and the begin only as eligible_time).
+A=$(sub_direct --gpus 1 --time-limit 5m -- sleep 60)
+B=$(sub_direct --gpus 1 --time-limit 5m --after "$A" --begin now+40m -- true)
+sleep 1
+elig=$(scontrol show job "$B" | tr ' ' '\n' | sed -n 's/^EligibleTime=//p')
+check_eq "--after and --begin: gq's start is the begin time, as Slurm's" \
+	"$(direct eta --json "$B" | jq -r '.[0].predicted_start | todate' | cut -c1-16)" \
+	"$(date -u -d "$elig" +%Y-%m-%dT%H:%M)"
+check_match "... gq why says both" "$(direct why "$B")" "^Pending: dependency; also begin\."
+scancel "$A" "$B"
+
 # 3. A token Slurm refuses, said as it is (exit 4), and slurmctld down
 # said as that (exit 5), whether the API version is cached or not.
 tok() { # TOKEN CACHE gq-args...: gq as alice with TOKEN

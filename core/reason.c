@@ -600,20 +600,21 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 
 	/* Who is ahead of whom needs the queue order and the predictions
 	 * only: a job ahead counts unless it starts now or can never start,
-	 * which is what its own explanation will say. */
+	 * which is what its own explanation will say, and only for jobs that
+	 * want the same (GPUs, or none). */
 	int *ahead_of = xmalloc((ps->n ? ps->n : 1) * sizeof(*ahead_of));
-	int nfirst = 0, ahead = 0;
+	int nfirst[2] = {0, 0}, ahead[2] = {0, 0};
 	for (size_t i = 0; i < ps->n; i++) {
 		const struct prediction *pr = &ps->items[i];
-		ahead_of[i] = ahead;
+		const struct job *j = &s->jobs[pr->idx];
+		int cls = j->req.gpus > 0;
+		ahead_of[i] = ahead[cls];
 		if (pr->never || (pr->placed && pr->start == s->now))
 			continue;
-		ahead++;
-		if (nfirst < REASON_MAX_AHEAD) {
-			const struct job *j = &s->jobs[pr->idx];
-			out->ahead_first[nfirst++] =
+		ahead[cls]++;
+		if (nfirst[cls] < REASON_MAX_AHEAD)
+			out->ahead_first[cls][nfirst[cls]++] =
 			    (struct why_ahead){j->id, job_tier(j), shown_weight(s, j)};
-		}
 	}
 	/* The explanations in snapshot order: the job records are large, and
 	 * reading them in sequence is what the cache likes. */
@@ -647,7 +648,8 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 		struct why *w = &out->items[i];
 		w->items = &out->item_pool[pl.off[2 * i]];
 		w->waits = &out->wait_pool[pl.off[2 * i + 1]];
-		w->ahead_first = out->ahead_first;
+		const struct job *j = w->idx < s->njobs ? &s->jobs[w->idx] : NULL;
+		w->ahead_first = out->ahead_first[j && j->req.gpus > 0];
 	}
 	free(pl.off);
 	free(c.end);

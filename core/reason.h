@@ -172,8 +172,10 @@ struct why {
 	double rise_weight;
 
 	/* The queue: 1-based position in the order at now, the jobs ahead
-	 * that can run (not never, not starting now), and the first few of
-	 * them from the head (at most REASON_MAX_AHEAD). */
+	 * that can run (not never, not starting now) and want what it wants
+	 * (GPUs, or none: a CPU-only job is not ahead of a GPU job, nor the
+	 * other way), and the first few of them from the head (at most
+	 * REASON_MAX_AHEAD). */
 	int position;
 	int ahead;
 	int nahead;
@@ -208,7 +210,8 @@ struct why_set {
 	struct why *items;
 	size_t njobs;
 	int32_t *of_job;
-	struct why_ahead ahead_first[REASON_MAX_AHEAD];
+	/* [0]: of jobs that ask no GPU, [1]: of jobs that ask GPUs */
+	struct why_ahead ahead_first[2][REASON_MAX_AHEAD];
 	struct reason_item *item_pool;
 	struct why_wait *wait_pool;
 };

@@ -992,7 +992,7 @@ static int job_decode(const json_t *x, struct snapshot *s, const struct slurm_ma
 		 * rule). */
 		if (elig > s->now)
 			*(j->restarts > 0 && !strcmp(reason, "BeginTime") ? &j->not_before
-									   : &j->begin_time) = elig;
+									  : &j->begin_time) = elig;
 		if (!strcmp(reason, "JobHeldUser") || !strcmp(reason, "JobHeldAdmin") ||
 		    !strcmp(reason, "JobHoldMaxRequeue") ||
 		    json_is_true(json_object_get(x, "hold"))) {

@@ -125,6 +125,22 @@ check_eq "--after and --begin: gq's start is the begin time, as Slurm's" \
 check_match "... gq why says both" "$(direct why "$B")" "^Pending: dependency; also begin\."
 scancel "$A" "$B"
 
+# Ahead means ahead for the same resources: a CPU-only job waiting in
+# another partition (for its begin time) is not ahead of a GPU job.
+F1=$(sub_direct --gpus 4 --time-limit 5m -- sleep 120)
+F2=$(sub_direct --gpus 4 --time-limit 5m -- sleep 120)
+C=$(sub_direct --gpus 0 --queue debug --tier P0 --begin now+10m --time-limit 5m -- true)
+G=$(sub_direct --gpus 1 --time-limit 5m -- true)
+for _ in $(seq 1 30); do
+	[ "$(squeue -h -j "$F1,$F2" -o %T | sort -u)" = RUNNING ] && break
+	sleep 0.5
+done
+w=$(direct why --json "$G")
+check_eq "a GPU job behind a waiting CPU-only job: none ahead" \
+	"$(printf '%s' "$w" | jq -c '[.explanation.ahead, (.explanation.items | map(.reason) | index("priority"))]')" "[0,null]"
+check_match "... gq why names no job ahead" "$(direct why "$G")" "None ahead"
+scancel "$F1" "$F2" "$C" "$G"
+
 # 3. A token Slurm refuses, said as it is (exit 4), and slurmctld down
 # said as that (exit 5), whether the API version is cached or not.
 tok() { # TOKEN CACHE gq-args...: gq as alice with TOKEN

@@ -358,6 +358,39 @@ static void test_headroom(void)
 	done(&s, &ps, &ws);
 }
 
+/* Ahead means ahead for the same resources (issue 30, item 6): a CPU-only
+ * job waiting before a GPU job is not ahead of it, nor the other way. */
+static void test_ahead_wants_the_same(void)
+{
+	struct snapshot s;
+	struct prediction_set ps;
+	struct why_set ws;
+	fx_init(&s, 1, 8);
+	set(&s, "headroom.share", "0");
+	fx_running(&s, 88, TIER_P1, 0, 8, MIN(-20), 30 * 60);
+	struct job *cpu = fx_pending(&s, 101, TIER_P0, 0, MIN(-5));
+	cpu->req.cpus = 1;
+	cpu->deps[0] = 88; /* waits for the running job: ahead, not never */
+	cpu->ndeps = 1;
+	fx_pending(&s, 102, TIER_P0, 8, MIN(-4))->estimate = 20 * 60;
+	fx_pending(&s, 42, TIER_P1, 8, MIN(-45))->estimate = 60 * 60;
+	struct job *cpu2 = fx_pending(&s, 43, TIER_P2, 0, MIN(-45));
+	cpu2->req.cpus = 1;
+	cpu2->deps[0] = 88;
+	cpu2->ndeps = 1;
+	run(&s, &ps, &ws);
+	const struct why *w = get(&ws, &s, 42);
+	CHECK_INT(w->ahead, 1);
+	CHECK_INT(w->nahead, 1);
+	CHECK_INT(w->ahead_first[0].job, 102);
+	w = get(&ws, &s, 43);
+	CHECK_INT(w->ahead, 1);
+	CHECK_INT(w->ahead_first[0].job, 101);
+	why_set_release(&ws);
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
 /* DESIGN §4's paragraph: jobs ahead with weights, your weight with its
  * next rise, needs vs free, the start and the jobs it waits for. */
 static void test_priority_with_jobs_ahead(void)
@@ -489,6 +522,7 @@ void suite_reason(void)
 	RUN(test_mismatch);
 	RUN(test_headroom);
 	RUN(test_priority_with_jobs_ahead);
+	RUN(test_ahead_wants_the_same);
 	RUN(test_priority_gap_hint_shorter_estimate);
 	RUN(test_resources_head_of_line);
 	RUN(test_starting_now_and_state_starting);

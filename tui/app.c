@@ -57,6 +57,7 @@ struct app {
 	bool online, status_changed, stop, refresh;
 	int64_t want_job; /* the Job view's job: explain it in each model */
 	char offline[300];
+	char events_refused[300]; /* the server refuses events: why, "" no */
 	int wake[2];
 
 	/* Fetcher only. */
@@ -77,6 +78,7 @@ struct app {
 	int tab_x[VIEW_TABS + 1];
 	bool ui_online;
 	char ui_offline[300];
+	char ui_events_note[320];
 	struct buf log;
 	int64_t log_job, log_next;
 	char *why;		 /* the open job's explanation when the model has none for it */
@@ -120,6 +122,15 @@ static void set_offline(struct app *a, const struct gq_err *e)
 		a->status_changed = true;
 		wake_ui(a);
 	}
+	pthread_mutex_unlock(&a->mu);
+}
+
+static void events_refuse(struct app *a, const struct gq_err *e)
+{
+	pthread_mutex_lock(&a->mu);
+	snprintf(a->events_refused, sizeof(a->events_refused), "%s", e->msg);
+	a->status_changed = true;
+	wake_ui(a);
 	pthread_mutex_unlock(&a->mu);
 }
 
@@ -220,7 +231,7 @@ static int publish_snapshot(struct app *a, struct gq_err *e)
 static void *fetcher(void *arg)
 {
 	struct app *a = arg;
-	bool need = true, fresh_start = true;
+	bool need = true, fresh_start = true, events_off = false;
 	int64_t last_snap = 0, cost = 0;
 	int backoff = 500;
 	for (;;) {
@@ -232,9 +243,16 @@ static void *fetcher(void *arg)
 			/* After a (re)connect the server may be a new one: take its
 			 * history afresh rather than trust our sequence numbers. */
 			struct event_list el = {0};
+			events_off = false;
 			if (a->poll->ops->events(a->poll, 0, 0, &el, &e) < 0) {
 				event_list_release(&el);
-				goto offline;
+				if (e.code != GQ_EPERM)
+					goto offline;
+				/* Refused (gq serve --slurm under PrivateData=jobs): the
+				 * events are an optional feed; the queue goes on. */
+				events_refuse(a, &e);
+				events_off = true;
+				e = (struct gq_err)GQ_ERR_INIT;
 			}
 			a->nevs = 0;
 			a->last_seq = 0;
@@ -263,6 +281,11 @@ static void *fetcher(void *arg)
 		int wait = POLL_WAIT_MS;
 		if (due - now < wait)
 			wait = due - now > 0 ? (int)(due - now) : 0;
+		if (events_off) {
+			if (pause_ms(a, wait))
+				break;
+			continue;
+		}
 		struct event_list el = {0};
 		int64_t asked = mono_ms();
 		if (a->poll->ops->events(a->poll, a->last_seq, wait, &el, &e) < 0) {
@@ -838,6 +861,10 @@ static bool take_update(struct app *a)
 		a->msg[0] = 0;
 	a->ui_online = a->online;
 	snprintf(a->ui_offline, sizeof(a->ui_offline), "%s", a->offline);
+	if (a->events_refused[0])
+		snprintf(a->ui_events_note, sizeof(a->ui_events_note), "no events here: %s",
+			 a->events_refused);
+	a->st.events_note = a->ui_events_note;
 	pthread_mutex_unlock(&a->mu);
 	if (m) {
 		if (a->m != &a->empty) {

@@ -54,11 +54,12 @@ enum reaction {
 
 /* What the app lends views for one call. */
 struct tui_state {
-	const struct model *m;	/* never NULL; may be empty before the first fetch */
-	int64_t job;		/* the Job view's job; 0 none */
-	const char *log_tail;	/* the Job view's log tail ("" none), UTF-8 */
-	const char *why;	/* the Job view's explanation text ("" none) */
-	const char *policy_log; /* the Policy view's recent commits, lines ("" none) */
+	const struct model *m;	 /* never NULL; may be empty before the first fetch */
+	int64_t job;		 /* the Job view's job; 0 none */
+	const char *log_tail;	 /* the Job view's log tail ("" none), UTF-8 */
+	const char *why;	 /* the Job view's explanation text ("" none) */
+	const char *policy_log;	 /* the Policy view's recent commits, lines ("" none) */
+	const char *events_note; /* why there are no events (refused), "" none */
 	/* Filled by a view returning R_OPEN_JOB or R_REQUEST. */
 	int64_t req_job;
 	enum action req_act;

@@ -94,7 +94,8 @@ static void e_row(const struct tui_state *st, const struct row *r, struct grid *
 static void e_draw(struct view *v, const struct tui_state *st, struct grid *g, int x, int y, int w,
 		   int h)
 {
-	list_draw(v, v->priv, g, x, y, w, h, E_TITLES, e_row, st, "no event yet");
+	list_draw(v, v->priv, g, x, y, w, h, E_TITLES, e_row, st,
+		  st->events_note && st->events_note[0] ? st->events_note : "no event yet");
 }
 
 static int64_t selected_job(const struct view *v, const struct tui_state *st)

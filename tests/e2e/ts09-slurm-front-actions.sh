@@ -238,6 +238,26 @@ check_match "the front's log says what PrivateData means here" "$(cat "$work/not
 	"PrivateData hides jobs: each user sees only their own jobs through the front"
 check_match "the main front's says the kit's" "$(cat "$work/main.log")" \
 	"PrivateData does not hide jobs: every user sees every job"
+# gq top through it as bob: the events are refused (403), the queue is not
+# (issue 30, item 9): his job is in the Queue view, the Events view says why
+# it is empty.
+if command -v tmux >/dev/null; then
+	tmux -L "ts09$$" new-session -d -x 140 -y 30 "runuser -u bob -- env -i GQ_SERVER=unix:$work/notoken.sock HOME=$work TERM=xterm TZ=UTC LC_ALL=C $GQ top"
+	for ((i = 0; i < 20; i++)); do
+		pane=$(tmux -L "ts09$$" capture-pane -p 2>/dev/null)
+		printf '%s\n' "$pane" | grep -Eq "^ +[0-9]+ +$jb +bob " && break
+		sleep 0.5
+	done
+	check_match "top through the front under PrivateData=jobs: bob's job in the queue" "$pane" "^ +[0-9]+ +$jb +bob "
+	tmux -L "ts09$$" send-keys 4
+	for ((i = 0; i < 10; i++)); do
+		pane=$(tmux -L "ts09$$" capture-pane -p 2>/dev/null)
+		printf '%s\n' "$pane" | grep -q "no events here" && break
+		sleep 0.3
+	done
+	tmux -L "ts09$$" kill-server 2>/dev/null
+	check_match "... its Events view says why it has none" "$pane" "no events here: .*PrivateData"
+fi
 # Its own token from that scontrol lasts 5 minutes, less than the 10 it
 # renews before expiry: it asks again at its next poll.
 waitlog notoken "renewed the front's own token \(scontrol\), valid until [0-9-]+T[0-9:]+Z"

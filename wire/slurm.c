@@ -976,6 +976,12 @@ static int job_decode(const json_t *x, struct snapshot *s, const struct slurm_ma
 		j->start_time = start;
 		if (!job_state_active(j->state))
 			j->end_time = end;
+		/* Slurm gives a job that ended without running (cancelled while
+		 * pending or held, refused at submit) its end as start_time; no
+		 * node was ever allocated to it: it never started. */
+		if (!job_state_active(j->state) && json_is_string(json_object_get(x, "nodes")) &&
+		    !*str(x, "nodes") && !*str(x, "batch_host"))
+			j->start_time = 0;
 	}
 	int64_t lim;
 	if (num(json_object_get(x, "time_limit"), &lim) == NUM_SET && lim > 0)

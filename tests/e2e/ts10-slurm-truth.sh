@@ -141,6 +141,20 @@ check_eq "a GPU job behind a waiting CPU-only job: none ahead" \
 check_match "... gq why names no job ahead" "$(direct why "$G")" "None ahead"
 scancel "$F1" "$F2" "$C" "$G"
 
+# A job that never ran is never said to have started: held then
+# cancelled, in the front's journal and straight from Slurm (sacct:
+# Start=None).
+H=$(runuser -u alice -- env -u SLURM_JWT sbatch --parsable -H -p gpu -t 5 -o /dev/null --wrap true)
+sleep 2
+scancel "$H"
+for _ in $(seq 1 30); do
+	evs=$(via events --job "$H" --json 2>/dev/null | jq -r '.[] | select(.kind == "state") | "\(.from)>\(.to) \(.reason)"')
+	[ -n "$evs" ] && break
+	sleep 0.5
+done
+check_eq "held then cancelled: the front journals no start" "$evs" "pending>cancelled cancelled"
+check_eq "... and gq show says it never started" "$(direct show --json "$H" | jq -c '[.state, (.start_time // 0)]')" '["cancelled",0]'
+
 # 3. A token Slurm refuses, said as it is (exit 4), and slurmctld down
 # said as that (exit 5), whether the API version is cached or not.
 tok() { # TOKEN CACHE gq-args...: gq as alice with TOKEN

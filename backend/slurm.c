@@ -39,18 +39,9 @@
 
 #define MAX_ANSWER ((size_t)1 << 30) /* 10,000 jobs are ~32 MB in v0.0.38 */
 
-/* Job names whose history one process asks slurmdbd for: each is one
- * request (v0.0.38 filters by one job_name at a time). */
-#define HIST_NAMES 8
-
-/* The P50 runtime of the caller's completed jobs of one name, 0 none, as
- * slurmdbd said at time t. */
-struct hist {
-	char name[64];
-	int64_t p50, t;
-};
-/* How long an answer of slurmdbd's is reused from the cache: a separate
- * command should not pay one request per name every time. */
+/* How long slurmdbd's completed runs are reused (in memory, and from the
+ * cache file "runs" by a separate command): every user's runs of
+ * RUNS_DAYS are one request, not one per command. */
 #define HIST_TTL 600
 /* How long a negotiated API version is reused from the cache: a version
  * goes away only with an upgrade of slurmrestd, and a 404 on it asks again. */
@@ -68,13 +59,11 @@ struct slurm {
 	bool api_stale;	   /* the cached version got a 404: ask the server */
 	struct slurm_meta meta;
 	struct slurm_map map;
-	struct hist hist[HIST_NAMES]; /* runtimes from slurmdbd, per job name */
-	int nhist;
-	bool hist_loaded;
-	/* all_users (gq serve --slurm): every user's completed runs, sorted
-	 * by (user, name, id), from slurmdbd every HIST_TTL and from the
-	 * completed jobs each snapshot shows in between */
+	/* all_users: gq serve --slurm (every user's jobs, no cache files) */
 	bool all_users;
+	/* every user's completed runs that slurmdbd lets the caller read,
+	 * sorted by (user, name, id), from slurmdbd every HIST_TTL and from
+	 * the completed jobs each snapshot shows in between */
 	struct slurm_run *runs;
 	size_t nruns;
 	int64_t runs_t;	  /* when slurmdbd was last asked (our clock), 0 never */
@@ -537,82 +526,6 @@ out:
 	return rc;
 }
 
-/* The history of job name `name` (the caller's completed runs) from
- * slurmdbd, asked once per process; 0 when there is none or slurmdbd does
- * not answer (history only improves a prediction). */
-static int64_t hist_p50(struct slurm *sl, const char *name, bool *fetched)
-{
-	for (int i = 0; i < sl->nhist; i++)
-		if (!strcmp(sl->hist[i].name, name))
-			return sl->hist[i].p50;
-	if (sl->nhist == HIST_NAMES)
-		return 0;
-	struct hist *h = &sl->hist[sl->nhist++];
-	snprintf(h->name, sizeof(h->name), "%s", name);
-	h->p50 = 0;
-	h->t = time(NULL);
-	*fetched = true;
-	char *q = http_escape(sl->conn, name);
-	char path[256];
-	snprintf(path, sizeof(path), "/slurmdb/v0.0.%d/jobs?job_name=%s", sl->minor, q);
-	free(q);
-	struct buf out;
-	buf_init(&out, MAX_ANSWER);
-	struct gq_err e = GQ_ERR_INIT;
-	long st = 0;
-	int64_t *rt = NULL;
-	size_t n = 0;
-	if (http(sl, "GET", path, NULL, &out, &st, &e) == 0 && st == 200 &&
-	    slurm_history_decode(out.data ? out.data : "", out.len, sl->user, &rt, &n, &e) == 0)
-		h->p50 = predict_hist_runtime(rt, n);
-	free(rt);
-	buf_release(&out);
-	return h->p50;
-}
-
-/* Running jobs' ends corrected by history, as gq serve does from its own
- * finished jobs: hist_runtime of the caller's running jobs, for the first
- * HIST_NAMES names in id order, each answer kept HIST_TTL seconds in the
- * cache (file "history": "T P50 NAME" lines). Slurm's own estimate
- * assumes every job runs to its limit. */
-static void hist_fill(struct slurm *sl, struct snapshot *s)
-{
-	char path[GQ_PATH_MAX + 512];
-	if (!sl->hist_loaded) { /* "T P50 NAME" lines younger than HIST_TTL */
-		sl->hist_loaded = true;
-		cache_path(sl, "history", path, sizeof(path));
-		FILE *f = fopen(path, "r");
-		long long t, p, now = time(NULL); /* the lines' T are our clock's */
-		char name[64];
-		while (f && sl->nhist < HIST_NAMES &&
-		       fscanf(f, "%lld %lld %63[^\n]\n", &t, &p, name) == 3)
-			if (t > now - HIST_TTL && t <= now) {
-				struct hist *h = &sl->hist[sl->nhist++];
-				snprintf(h->name, sizeof(h->name), "%s", name);
-				h->p50 = p;
-				h->t = t;
-			}
-		if (f)
-			fclose(f);
-	}
-	bool fetched = false;
-	for (size_t i = 0; i < s->njobs; i++) {
-		struct job *j = &s->jobs[i];
-		if (job_state_holds_gpus(j->state) && j->name[0] && !strchr(j->name, '\n') &&
-		    !strcmp(j->user, sl->user))
-			j->hist_runtime = hist_p50(sl, j->name, &fetched);
-	}
-	if (!fetched)
-		return;
-	struct buf b;
-	buf_init(&b, 0);
-	for (int i = 0; i < sl->nhist; i++)
-		buf_printf(&b, "%lld %lld %s\n", (long long)sl->hist[i].t,
-			   (long long)sl->hist[i].p50, sl->hist[i].name);
-	cache_write(sl, "history", "", b.data ? b.data : "", b.len);
-	buf_release(&b);
-}
-
 #define ACCT_TRIES 4
 
 /* slurmdbd's accounting records of jobs active in [from, to) (what sacct
@@ -700,12 +613,59 @@ static bool runs_same(const struct slurm_run *r, const char *user, const char *n
 	return !strcmp(r->user, user) && !strcmp(r->name, name);
 }
 
+/* The cache file "runs": "gq-slurm-runs T" (our clock when slurmdbd was
+ * asked), then "ID ELAPSED USER NAME" lines. Read once per process while
+ * younger than HIST_TTL. */
+static void runs_load(struct slurm *sl, int64_t now)
+{
+	if (sl->runs_t || sl->all_users)
+		return;
+	char path[GQ_PATH_MAX + 512];
+	cache_path(sl, "runs", path, sizeof(path));
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	long long t = 0, id, el;
+	if (fscanf(f, "gq-slurm-runs %lld\n", &t) == 1 && t <= now && now - t < HIST_TTL) {
+		struct slurm_run r;
+		size_t cap = 0;
+		while (fscanf(f, "%lld %lld %31s %63[^\n]\n", &id, &el, r.user, r.name) == 4) {
+			r.id = id;
+			r.elapsed = el;
+			GROW(sl->runs, cap, sl->nruns + 1);
+			sl->runs[sl->nruns++] = r;
+		}
+		qsort(sl->runs, sl->nruns, sizeof(*sl->runs), cmp_run);
+		sl->runs_t = t;
+	}
+	fclose(f);
+}
+
+static void runs_save(const struct slurm *sl)
+{
+	if (sl->all_users)
+		return;
+	struct buf b;
+	buf_init(&b, 0);
+	char head[64];
+	snprintf(head, sizeof(head), "gq-slurm-runs %lld\n", (long long)sl->runs_t);
+	for (size_t i = 0; i < sl->nruns; i++) {
+		const struct slurm_run *r = &sl->runs[i];
+		if (r->user[0] && r->name[0] && !strpbrk(r->user, " \n") && !strchr(r->name, '\n'))
+			buf_printf(&b, "%lld %lld %s %s\n", (long long)r->id, (long long)r->elapsed,
+				   r->user, r->name);
+	}
+	cache_write(sl, "runs", head, b.data ? b.data : "", b.len);
+	buf_release(&b);
+}
+
 /* slurmdbd's completed runs of the last RUNS_DAYS, asked at most every
  * HIST_TTL seconds; the runs seen only in snapshots so far are kept
  * beside them. A failure keeps what there is (history only improves a
  * prediction). */
 static void runs_refresh(struct slurm *sl, int64_t now)
 {
+	runs_load(sl, now);
 	if (sl->runs_t && now - sl->runs_t < HIST_TTL)
 		return;
 	sl->runs_t = now;
@@ -715,7 +675,7 @@ static void runs_refresh(struct slurm *sl, int64_t now)
 	struct slurm_run *v = NULL;
 	size_t n = 0;
 	/* [now - RUNS_DAYS, now + 1 day], acct_fetch's margins included */
-	int got = acct_fetch(sl, now - (RUNS_DAYS - 1) * 86400, now, "", &out, &e);
+	int got = acct_fetch(sl, now - (RUNS_DAYS - 1) * 86400, now, "&state=COMPLETED", &out, &e);
 	if (got < 0 || (got && slurm_runs_decode(out.data, out.len, &v, &n, &e) < 0)) {
 		buf_release(&out);
 		free(v);
@@ -736,12 +696,14 @@ static void runs_refresh(struct slurm *sl, int64_t now)
 	free(sl->runs);
 	sl->runs = v;
 	sl->nruns = n;
+	runs_save(sl);
 }
 
-/* gq serve --slurm: every running job's hist_runtime from its user's
- * completed runs of its name, as gq serve fills it from its own finished
- * jobs; the completed jobs of s join the runs first. */
-static void hist_fill_all(struct slurm *sl, struct snapshot *s)
+/* Every active job's hist_runtime (running or waiting) from its user's
+ * completed runs of its name that the caller may read, as gq serve fills
+ * it from its own finished jobs; the completed jobs of s join the runs
+ * first. Slurm's own estimate assumes every job runs to its limit. */
+static void hist_fill(struct slurm *sl, struct snapshot *s)
 {
 	runs_refresh(sl, time(NULL));
 	size_t n0 = sl->nruns;
@@ -763,7 +725,7 @@ static void hist_fill_all(struct slurm *sl, struct snapshot *s)
 	size_t cap = 0;
 	for (size_t i = 0; i < s->njobs; i++) {
 		struct job *j = &s->jobs[i];
-		if (!job_state_holds_gpus(j->state) || !j->name[0])
+		if (!job_state_active(j->state) || !j->name[0])
 			continue;
 		size_t k = runs_first(sl->runs, sl->nruns, j->user, j->name), m = 0;
 		for (; k < sl->nruns && runs_same(&sl->runs[k], j->user, j->name); k++) {
@@ -784,10 +746,7 @@ static int sl_snapshot(struct backend *b, struct snapshot *out, struct gq_err *e
 		return -1;
 	}
 	snapshot_sort(&s);
-	if (S(b)->all_users)
-		hist_fill_all(S(b), &s);
-	else
-		hist_fill(S(b), &s);
+	hist_fill(S(b), &s);
 	snapshot_release(out);
 	*out = s;
 	return 0;

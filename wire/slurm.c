@@ -1141,23 +1141,6 @@ int slurm_runs_decode(const char *text, size_t len, struct slurm_run **out, size
 	return 0;
 }
 
-int slurm_history_decode(const char *text, size_t len, const char *user, int64_t **runtimes,
-			 size_t *n, struct gq_err *e)
-{
-	struct slurm_run *r = NULL;
-	size_t nr = 0;
-	if (slurm_runs_decode(text, len, &r, &nr, e) < 0)
-		return -1;
-	for (size_t i = 0; i < nr; i++) {
-		if (strcmp(r[i].user, user))
-			continue;
-		*runtimes = xrealloc(*runtimes, (*n + 1) * sizeof(**runtimes));
-		(*runtimes)[(*n)++] = r[i].elapsed;
-	}
-	free(r);
-	return 0;
-}
-
 int slurm_acct_decode(const char *text, size_t len, const struct slurm_map *m,
 		      struct stats_acct **out, size_t *n, struct gq_err *e)
 {

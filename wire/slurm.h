@@ -130,15 +130,11 @@ struct slurm_job_extra {
  */
 /*
  * GET /slurmdb/v0.0.N/jobs (slurmdbd's accounting records, as sacct reads
- * them): appends the runtime (time.elapsed, seconds) of every COMPLETED
- * record of user `user` to *runtimes (xrealloc'd; *n entries), for the
- * runtime history of predict_hist_runtime. Only completed runs count, as
+ * them), for the runtime history of predict_hist_runtime: a COMPLETED
+ * record of slurmdbd's (or a completed job of slurmctld's): whose, of
+ * which name, how long it ran. Only completed runs count, as
  * predict_fill_history says.
  */
-int slurm_history_decode(const char *text, size_t len, const char *user, int64_t **runtimes,
-			 size_t *n, struct gq_err *e);
-/* A COMPLETED record of slurmdbd's (or a completed job of slurmctld's):
- * whose, of which name, how long it ran. */
 struct slurm_run {
 	int64_t id, elapsed;
 	char user[32];

@@ -155,6 +155,31 @@ done
 check_eq "held then cancelled: the front journals no start" "$evs" "pending>cancelled cancelled"
 check_eq "... and gq show says it never started" "$(direct show --json "$H" | jq -c '[.state, (.start_time // 0)]')" '["cancelled",0]'
 
+# History for everyone: bob's completed runs of a name set the expected
+# runtime of his running and waiting jobs of that name in alice's direct
+# view too (not their 10-minute limit).
+for _ in 1 2; do
+	runuser -u bob -- env -u SLURM_JWT sbatch -Q -W -p gpu --gres=gpu:1 -t 10 -J ts10h -o /dev/null --wrap 'sleep 3'
+done
+for _ in $(seq 1 60); do
+	[ "$(sacct -X -n -P -u bob --name ts10h -s CD -o JobID 2>/dev/null | wc -l)" -ge 2 ] && break
+	sleep 1
+done
+R=$(runuser -u bob -- env -u SLURM_JWT sbatch --parsable -p gpu --gres=gpu:1 -t 10 -J ts10h -o /dev/null --wrap 'sleep 60')
+P=$(runuser -u bob -- env -u SLURM_JWT sbatch --parsable -p gpu --gres=gpu:1 -t 10 -J ts10h --begin=now+5minutes -o /dev/null --wrap 'sleep 60')
+for _ in $(seq 1 30); do [ "$(squeue -h -j "$R" -o %T)" = RUNNING ] && break; sleep 0.5; done
+eta=$(cd "$work" && runuser -u alice -- env -i SLURM_JWT="$ALICE_JWT" GQ_BACKEND=slurm \
+	GQ_SERVER="$SLURM_URL" HOME="$work" XDG_CONFIG_HOME="$work/cfg" \
+	XDG_CACHE_HOME="$work/cache-hist" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" eta --json "$P")
+check_eq "bob's waiting job: expected to run as his past runs did (3 s), not 10 min" \
+	"$(printf '%s' "$eta" | jq '(.[0].predicted_end - .[0].predicted_start) < 60')" true
+show=$(cd "$work" && runuser -u alice -- env -i SLURM_JWT="$ALICE_JWT" GQ_BACKEND=slurm \
+	GQ_SERVER="$SLURM_URL" HOME="$work" XDG_CONFIG_HOME="$work/cfg" \
+	XDG_CACHE_HOME="$work/cache-hist" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" ls --all --json)
+check_eq "... and his running one, in alice's view" \
+	"$(printf '%s' "$show" | jq ".[] | select(.id == $R) | (.predicted_end - .start_time) < 60")" true
+scancel "$R" "$P"
+
 # 3. A token Slurm refuses, said as it is (exit 4), and slurmctld down
 # said as that (exit 5), whether the API version is cached or not.
 tok() { # TOKEN CACHE gq-args...: gq as alice with TOKEN

@@ -196,7 +196,8 @@ static void final_written(void)
 }
 
 /* Every other captured job and node answer decodes. */
-/* slurmdbd's records: the runtimes of one user's completed jobs only. */
+/* slurmdbd's records: every user's completed runs, with whose and which
+ * name; the failed, preempted, running ones do not count. */
 static void history_v38(void)
 {
 	size_t len;
@@ -204,20 +205,9 @@ static void history_v38(void)
 	if (!CHECK(t != NULL))
 		return;
 	struct gq_err e = GQ_ERR_INIT;
-	int64_t *rt = NULL;
 	size_t n = 0;
-	CHECK_INT(slurm_history_decode(t, len, "bob", &rt, &n, &e), 0);
-	CHECK_INT(n, 1); /* prep-data, 1 s; the failed, preempted, running ones do not count */
-	if (n)
-		CHECK_INT(rt[0], 1);
-	size_t before = n;
-	CHECK_INT(slurm_history_decode(t, len, "alice", &rt, &n, &e), 0);
-	CHECK_INT(n, before);
-	CHECK_INT(slurm_history_decode("{", 1, "bob", &rt, &n, &e), -1);
-	free(rt);
-	/* every user's, with whose and which name (gq serve --slurm) */
 	struct slurm_run *r = NULL;
-	n = 0;
+	CHECK_INT(slurm_runs_decode("{", 1, &r, &n, &e), -1);
 	CHECK_INT(slurm_runs_decode(t, len, &r, &n, &e), 0);
 	if (CHECK_INT(n, 1)) {
 		CHECK_STR(r[0].user, "bob");

@@ -62,7 +62,8 @@ struct cand {
 	int slot;    /* budget counter: qi, or GQ_MAX_QUEUES for unknown queues */
 	int64_t end; /* expected end (ends-soon candidates) */
 	struct preempt_victim v;
-	bool taken;
+	bool taken; /* in the set under way */
+	bool best;  /* in the best set found */
 };
 
 static int cmp_cand(const void *pa, const void *pb)
@@ -104,7 +105,13 @@ struct chooser {
 	struct place_map m;
 	struct cand *elig, *soon;
 	size_t nelig, nsoon;
+	size_t npool; /* the search looks at elig[0..npool) */
 	int budget_left[GQ_MAX_QUEUES + 1];
+	int budget0[GQ_MAX_QUEUES + 1]; /* budget_left before any victim is taken */
+	/* The search: the best set's GPUs and work lost, nodes visited. */
+	int best_gpus;
+	double best_work;
+	long nodes;
 };
 
 static bool fits(struct chooser *c, struct place_result *r)
@@ -195,6 +202,7 @@ static void collect(struct chooser *c, struct preempt_plan *out)
 		c->budget_left[q] = policy_queue_budget(&s->policy, qi) -
 				    (qi >= 0 ? s->qstate[qi].preempts_hour : 0) -
 				    (c->sp ? c->sp->queue[q] : 0);
+		c->budget0[q] = c->budget_left[q];
 	}
 	c->elig = xcalloc(s->njobs ? s->njobs : 1, sizeof(*c->elig));
 	c->soon = xcalloc(s->njobs ? s->njobs : 1, sizeof(*c->soon));
@@ -235,7 +243,14 @@ static void collect(struct chooser *c, struct preempt_plan *out)
 	qsort(c->soon, c->nsoon, sizeof(*c->soon), cmp_end);
 }
 
-/* Adds eligible victims in order until t fits; false when they run out. */
+/* The class of a candidate in the order: borrowed first, then by tier. */
+static bool same_class(const struct cand *a, const struct cand *b)
+{
+	return a->v.borrowed == b->v.borrowed && a->v.tier == b->v.tier;
+}
+
+/* Adds eligible victims in order until t fits; false when they run out.
+ * On success c->npool ends the class of the last one added. */
 static bool greedy(struct chooser *c, struct preempt_plan *out)
 {
 	struct place_result r;
@@ -254,8 +269,12 @@ static bool greedy(struct chooser *c, struct preempt_plan *out)
 		k->taken = true;
 		c->budget_left[k->slot]--;
 		spent += k->v.cross_dept;
-		if (enough(c) && fits(c, &r))
+		if (enough(c) && fits(c, &r)) {
+			c->npool = i + 1;
+			while (c->npool < c->nelig && same_class(&c->elig[c->npool], k))
+				c->npool++;
 			return true;
+		}
 	}
 	return false;
 }
@@ -274,6 +293,73 @@ static void minimise(struct chooser *c)
 		else
 			give(c, k);
 	}
+}
+
+/* Keeps the set under way as the best one. */
+static void keep_best(struct chooser *c, int gpus, double work)
+{
+	c->best_gpus = gpus;
+	c->best_work = work;
+	for (size_t i = 0; i < c->npool; i++)
+		c->elig[i].best = c->elig[i].taken;
+}
+
+static bool better(const struct chooser *c, int gpus, double work)
+{
+	return gpus < c->best_gpus || (gpus == c->best_gpus && work < c->best_work);
+}
+
+/* Every set of elig[i..npool) added to the set under way (gpus, work,
+ * spent cross-department victims), include before exclude, so that sets
+ * early in the order are met first and kept on a tie. A set that fits is
+ * not grown: more victims only free more. */
+static void search(struct chooser *c, size_t i, int gpus, double work, int dept_left, int spent)
+{
+	struct place_result r;
+	if (i >= c->npool || ++c->nodes > PREEMPT_SEARCH_MAX)
+		return;
+	struct cand *k = &c->elig[i];
+	int g = gpus + k->v.gpus;
+	double w = work + k->v.work_lost;
+	if (c->budget_left[k->slot] > 0 &&
+	    !(k->v.cross_dept && dept_left >= 0 && spent >= dept_left) && better(c, g, w)) {
+		give(c, k);
+		k->taken = true;
+		c->budget_left[k->slot]--;
+		if (enough(c) && fits(c, &r))
+			keep_best(c, g, w);
+		else
+			search(c, i + 1, g, w, dept_left, spent + k->v.cross_dept);
+		c->budget_left[k->slot]++;
+		k->taken = false;
+		take(c, k);
+	}
+	search(c, i + 1, gpus, work, dept_left, spent);
+}
+
+/* From the set greedy() and minimise() left: the set of the same classes
+ * that frees the fewest GPUs, then loses the least work. */
+static void fewest(struct chooser *c, int dept_left)
+{
+	int gpus = 0;
+	double work = 0;
+	for (size_t i = 0; i < c->npool; i++) {
+		if (!c->elig[i].taken)
+			continue;
+		gpus += c->elig[i].v.gpus;
+		work += c->elig[i].v.work_lost;
+	}
+	keep_best(c, gpus, work);
+	/* Start again from no victim at all. */
+	for (size_t i = 0; i < c->npool; i++) {
+		if (c->elig[i].taken)
+			take(c, &c->elig[i]);
+		c->elig[i].taken = false;
+	}
+	memcpy(c->budget_left, c->budget0, sizeof(c->budget_left));
+	search(c, 0, 0, 0, dept_left, 0);
+	for (size_t i = 0; i < c->npool; i++)
+		c->elig[i].taken = c->elig[i].best;
 }
 
 static void emit(struct chooser *c, struct preempt_plan *out)
@@ -362,6 +448,7 @@ static bool choose(const struct snapshot *s, const struct place_map *base, const
 	collect(&c, out);
 	if (greedy(&c, out)) {
 		minimise(&c);
+		fewest(&c, out->dept_left);
 		emit(&c, out);
 	} else if (permit) {
 		wait_for_soon(&c, out);

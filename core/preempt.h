@@ -39,9 +39,17 @@
  * lowest tier, then least work lost, then shortest run, then lowest id.
  * Work lost = GPUs held × (now - max(start_time, last_checkpoint)), in
  * GPU-seconds. Victims are added in that order until T fits (place_check:
- * type, memory, same node, queue quota and borrowing, headroom), then any
- * victim that the rest can do without is dropped, last added first: the set
- * is minimal (no victim can be removed) and prefers the order above.
+ * type, memory, same node, queue quota and borrowing, headroom); the
+ * classes (borrowed or not, tier) reached so far are the pool. From the
+ * pool, the set taken is the one that frees the fewest GPUs, then loses
+ * the least work, under the same budget and department rules; among equals,
+ * the one earliest in the order above. So a preemption frees no more than
+ * T needs: a 1-GPU job never takes a 2-GPU victim where a 1-GPU one of
+ * the same class would do, and the set is minimal (no victim can be
+ * removed). The search looks at PREEMPT_SEARCH_MAX sets at most (each a
+ * place_check); past that it keeps the best found, at worst the greedy
+ * set made minimal by dropping, last added first, every victim the rest
+ * can do without.
  *
  * GPUs of jobs already stopping (signalled, in their grace period) count
  * as free: when they are enough, nothing more is preempted
@@ -73,6 +81,9 @@
 
 #include "job.h"
 #include "permit.h" /* permit_earned_at() */
+
+/* Sets of victims the choice of one trigger looks at, at most. */
+#define PREEMPT_SEARCH_MAX 4096
 
 enum preempt_rule {
 	PREEMPT_RULE_TIER,
@@ -200,7 +211,11 @@ struct place_map;
  * GPUs of stopping jobs, and those of victims chosen for an earlier
  * trigger, are promised to the trigger they were freed for: a later
  * trigger neither counts them nor takes those victims again, and a trigger
- * whose GPUs are already being freed takes nothing more. At most
+ * whose GPUs are already being freed takes nothing more. A trigger for
+ * which gq serve signalled victims holds a claim (job.claim_time) and so
+ * comes first in `order` (job_order_rank): the GPUs still stopping are
+ * promised to it before any other trigger sees them, and once free it
+ * starts on them before any other job (sched_plan's starts). At most
  * PREEMPT_MAX_TRIGGERS triggers are tried. out->wake is lowered to the
  * next time a pending job earns its permit.
  */

@@ -611,8 +611,8 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 		ahead++;
 		if (nfirst < REASON_MAX_AHEAD) {
 			const struct job *j = &s->jobs[pr->idx];
-			out->ahead_first[nfirst++] =
-			    (struct why_ahead){j->id, job_tier(j), shown_weight(s, j)};
+			out->ahead_first[nfirst++] = (struct why_ahead){
+			    j->id, job_tier(j), shown_weight(s, j), j->claim_time != 0};
 		}
 	}
 	/* The explanations in snapshot order: the job records are large, and

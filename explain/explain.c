@@ -625,6 +625,8 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 					   (long long)explain_prio(x, a->job));
 			else
 				buf_printf(out, "weight %.1f", a->weight);
+			if (a->claim)
+				buf_addstr(out, " with GPUs freed for it");
 		}
 		if (w->ahead > shown)
 			buf_addstr(out, x->utf8 ? ", …" : ", ...");

@@ -335,9 +335,10 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 	for (int i = 0; i < w->nahead; i++) {
 		const struct why_ahead *a = &w->ahead_first[i];
 		json_array_append_new(
-		    ahead,
-		    json_pack("{s:I,s:s,s:f}", "id", (json_int_t)a->job, "tier", tier_name(a->tier),
-			      "weight", backend ? (double)explain_prio(x, a->job) : a->weight));
+		    ahead, json_pack("{s:I,s:s,s:f,s:b}", "id", (json_int_t)a->job, "tier",
+				     tier_name(a->tier), "weight",
+				     backend ? (double)explain_prio(x, a->job) : a->weight, "claim",
+				     a->claim));
 	}
 	json_object_set_new(o, "ahead_jobs", ahead);
 	if (backend) /* Slurm's priority: no base, no aging factor of gq's */

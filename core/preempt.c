@@ -101,6 +101,7 @@ struct chooser {
 	const struct snapshot *s;
 	const struct job *t;
 	bool permit;
+	bool reclaim;		/* t's queue is under its quota: borrowed GPUs come back */
 	const struct spent *sp; /* NULL outside a plan */
 	struct place_map m;
 	struct cand *elig, *soon;
@@ -160,6 +161,27 @@ static bool holds_matching(const struct snapshot *s, const struct job *v, const 
 	return false;
 }
 
+/* Is t's queue under its quota: a quota is set, and what its jobs hold
+ * plus t's request stays within it? Fills *used and *quota (-1 none). */
+static bool under_quota(const struct snapshot *s, const struct job *t, int *used, int *quota)
+{
+	int qi = policy_queue_index(&s->policy, t->queue);
+	*used = 0;
+	*quota = qi >= 0 ? s->policy.queues[qi].quota : -1;
+	if (*quota < 0)
+		return false;
+	for (size_t i = 0; i < s->njobs; i++)
+		if (!strcmp(s->jobs[i].queue, t->queue))
+			*used += job_gpus_held(&s->jobs[i]);
+	return t->req.gpus > 0 && *used + t->req.gpus <= *quota;
+}
+
+/* Would v be taken back from its queue's borrowing for t's quota? */
+static bool reclaims(const struct chooser *c, const struct job *v)
+{
+	return c->reclaim && v->borrowed && strcmp(v->queue, c->t->queue) != 0;
+}
+
 /* The first static rule that excludes running job v, or PREEMPT_RULE_COUNT
  * when v is eligible. */
 static enum preempt_rule judge(struct chooser *c, const struct job *v, int slot)
@@ -168,8 +190,10 @@ static enum preempt_rule judge(struct chooser *c, const struct job *v, int slot)
 	const struct policy *p = &s->policy;
 	int64_t ran = s->now - v->start_time;
 	/* By the order's tiers: work over its department's quota is below
-	 * P2, so that any job within its quota may take its GPUs. */
-	if (!c->permit && job_order_tier(v) <= job_order_tier(c->t))
+	 * P2, so that any job within its quota may take its GPUs. A queue
+	 * under its quota takes back what other queues borrowed, whatever
+	 * their tier. */
+	if (!c->permit && !reclaims(c, v) && job_order_tier(v) <= job_order_tier(c->t))
 		return PREEMPT_RULE_TIER;
 	if (!v->checkpointable || !v->last_checkpoint)
 		return PREEMPT_RULE_CHECKPOINT;
@@ -227,6 +251,8 @@ static void collect(struct chooser *c, struct preempt_plan *out)
 		    .tier = job_tier(v),
 		    .borrowed = v->borrowed,
 		    .cross_dept = strcmp(v->dept, c->t->dept) != 0,
+		    .reclaimed =
+			!c->permit && reclaims(c, v) && job_order_tier(v) <= job_order_tier(c->t),
 		    .ran = s->now - v->start_time,
 		    .since = since,
 		};
@@ -371,6 +397,7 @@ static void emit(struct chooser *c, struct preempt_plan *out)
 		out->victims[out->nvictims++] = c->elig[i].v;
 		out->work_lost += c->elig[i].v.work_lost;
 		out->dept_spend += c->elig[i].v.cross_dept;
+		out->reclaimed_gpus += c->elig[i].v.reclaimed ? c->elig[i].v.gpus : 0;
 	}
 	out->outcome = PREEMPT_FOUND;
 }
@@ -410,6 +437,7 @@ static bool choose(const struct snapshot *s, const struct place_map *base, const
 	out->observe = out->mode == ROLLOUT_OBSERVE;
 	out->permit = permit;
 	out->dept_left = dept_left(s, sp, t);
+	out->reclaim = c.reclaim = under_quota(s, t, &out->queue_used, &out->queue_quota);
 	out->outcome = PREEMPT_NONE;
 
 	if (base)
@@ -532,7 +560,9 @@ static void add_victims(const struct snapshot *s, struct place_map *soon, struct
 		struct plan_action *a = plan_add(out, PLAN_PREEMPT, v->id);
 		a->other = t->id;
 		a->observe = p->observe;
-		STR_COPY(a->reason, p->permit ? "permit" : "priority");
+		STR_COPY(a->reason, p->permit		      ? "permit"
+				    : p->victims[i].reclaimed ? "reclaim"
+							      : "priority");
 	}
 	promise(s, soon, t);
 }
@@ -630,12 +660,13 @@ void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const si
 		trigger(s, &soon, &sp, &s->jobs[order[i]], true, out);
 	}
 	free(permit);
-	/* A P2 job preempts nothing but work over its department's quota,
-	 * and need not try when none runs. */
+	/* A P2 job preempts nothing but work over its department's quota
+	 * and, for a queue under its quota, borrowed work: it need not try
+	 * when none runs. */
 	bool over_running = false;
 	for (size_t i = 0; i < s->njobs && !over_running; i++)
-		over_running =
-		    s->jobs[i].state == JOB_RUNNING && job_order_tier(&s->jobs[i]) == TIER_COUNT;
+		over_running = s->jobs[i].state == JOB_RUNNING &&
+			       (job_order_tier(&s->jobs[i]) == TIER_COUNT || s->jobs[i].borrowed);
 	for (size_t i = 0; i < n && tries < PREEMPT_MAX_TRIGGERS; i++) {
 		const struct job *j = &s->jobs[order[i]];
 		int ot = job_order_tier(j);

@@ -661,6 +661,87 @@ static void test_plan_freed_gpus_go_to_their_trigger(void)
 	snapshot_release(&s);
 }
 
+/* A queue quota is a guarantee (issue 27): queue exp, using none of its
+ * quota of 4, takes back the GPUs train borrowed beyond its own quota,
+ * whatever their tier, under every other rule; never the GPUs train
+ * holds within its quota, nor for a job that would itself borrow. */
+static void test_quota_reclaims_borrowed_whatever_the_tier(void)
+{
+	struct snapshot s;
+	struct plan pl;
+	struct gq_err e = GQ_ERR_INIT;
+	machine(&s, 1, 8);
+	policy_set(&s.policy, "headroom.share", "0", &e);
+	policy_set(&s.policy, "queue.train.quota", "4", &e);
+	policy_set(&s.policy, "queue.train.borrow", "2", &e);
+	policy_set(&s.policy, "queue.exp.quota", "4", &e);
+	running(&s, 1, TIER_P1, 0, 0x03, 20 * MIN, 1 * MIN);
+	running(&s, 2, TIER_P1, 0, 0x0c, 20 * MIN, 1 * MIN);
+	running(&s, 12, TIER_P1, 0, 0x10, 10 * MIN, 1 * MIN);
+	running(&s, 13, TIER_P1, 0, 0x20, 10 * MIN, 1 * MIN);
+	running(&s, 20, TIER_P0, 0, 0xc0, 10 * MIN, 1 * MIN); /* prod's, the last two */
+	pending(&s, 100, TIER_P1, 2, 0);
+	snapshot_sort(&s);
+	for (int64_t id = 1; id <= 13; id++)
+		if (J(s, id))
+			STR_COPY(J(s, id)->queue, "train");
+	STR_COPY(J(s, 20)->queue, "prod");
+	J(s, 12)->borrowed = J(s, 13)->borrowed = true;
+	STR_COPY(J(s, 100)->queue, "exp");
+	struct preempt_plan p = choose(&s);
+	check_victims(&p, 2, (int64_t[]){12, 13});
+	CHECK(p.reclaim);
+	CHECK_INT(p.queue_used, 0);
+	CHECK_INT(p.queue_quota, 4);
+	CHECK_INT(p.reclaimed_gpus, 2);
+	CHECK(p.nvictims == 2 && p.victims[0].reclaimed && p.victims[1].reclaimed);
+	CHECK_INT(p.excluded[PREEMPT_RULE_TIER], 3); /* train's own 4 GPUs, prod's P0 */
+	preempt_plan_release(&p);
+	/* The plan takes them with reason "reclaim"; a P2 of exp too. */
+	for (int tier = TIER_P1; tier <= TIER_P2; tier++) {
+		J(s, 100)->tier = (enum tier)tier;
+		plan_init(&pl);
+		sched_plan(&s, &pl);
+		CHECK_INT(count_kind(&pl, PLAN_PREEMPT), 2);
+		const struct plan_action *a = plan_find(&pl, PLAN_PREEMPT, 12);
+		CHECK(a && a->other == 100 && !strcmp(a->reason, "reclaim"));
+		plan_release(&pl);
+	}
+	J(s, 100)->tier = TIER_P1;
+	/* The anti-thrash rules hold: a resumed victim in its cooldown is not
+	 * taken, and then too few GPUs come back. */
+	J(s, 13)->restarts = 1;
+	J(s, 13)->start_time = NOW - 5 * MIN;
+	p = choose(&s);
+	check_victims(&p, 0, NULL);
+	CHECK_INT(p.excluded[PREEMPT_RULE_COOLDOWN], 1);
+	preempt_plan_release(&p);
+	J(s, 13)->restarts = 0;
+	J(s, 13)->start_time = NOW - 10 * MIN;
+	/* Within its own queue borrowing is not reclaimed. */
+	STR_COPY(J(s, 100)->queue, "train");
+	p = choose(&s);
+	check_victims(&p, 0, NULL);
+	CHECK(!p.reclaim);
+	preempt_plan_release(&p);
+	/* exp already holds 2 of its 4: a 3-GPU job would borrow, and
+	 * reclaims nothing; a 2-GPU one reclaims. */
+	STR_COPY(J(s, 100)->queue, "exp");
+	STR_COPY(J(s, 1)->queue, "exp");
+	J(s, 100)->req.gpus = 3;
+	p = choose(&s);
+	CHECK(!p.reclaim);
+	CHECK_INT(p.nvictims, 0);
+	preempt_plan_release(&p);
+	J(s, 100)->req.gpus = 2;
+	p = choose(&s);
+	CHECK(p.reclaim);
+	CHECK_INT(p.queue_used, 2);
+	check_victims(&p, 2, (int64_t[]){12, 13});
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
 /* Work over its department's spent GPU-hours (gpuHoursAction
  * preemptible) is below P2: a P2 within its quota may take its GPUs, a P2
  * over quota may not take another's, and over-quota work never triggers. */
@@ -972,6 +1053,7 @@ void suite_preempt(void)
 	RUN(test_permit_counts_from_the_begin);
 	RUN(test_plan_gives_each_trigger_its_own_victims);
 	RUN(test_plan_freed_gpus_go_to_their_trigger);
+	RUN(test_quota_reclaims_borrowed_whatever_the_tier);
 	RUN(test_plan_shares_budget_and_quota_between_triggers);
 	RUN(test_plan_window_suspends_its_queue);
 	RUN(test_window_stop_at_submit);

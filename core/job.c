@@ -55,6 +55,11 @@ int job_order_tier(const struct job *j)
 	return j->over_quota && !j->ovr.set ? TIER_COUNT : (int)job_tier(j);
 }
 
+int job_order_rank(const struct job *j)
+{
+	return j->claim_time ? 0 : 1 + job_order_tier(j);
+}
+
 bool snapshot_dept_spent(const struct snapshot *s, int di)
 {
 	if (di < 0 || di >= s->policy.ndepts)

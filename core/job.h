@@ -200,6 +200,12 @@ struct job {
 	 * once it has one); never journalled nor sent. job_tier is then P2 and
 	 * job_order_tier below P2. */
 	bool over_quota;
+	/* When running work was last preempted to make room for it (gq
+	 * serve sets it as it signals the victims, and clears it when the job
+	 * starts or is held); 0 none. While it waits with a claim it goes
+	 * first in the order (job_order_rank): the GPUs freed are its, not
+	 * those of a job that could not have preempted for them. */
+	int64_t claim_time;
 };
 
 enum hist_src {
@@ -220,6 +226,11 @@ enum tier job_tier(const struct job *j);
  * ORDER_TIERS such ranks. */
 #define ORDER_TIERS (TIER_COUNT + 1)
 int job_order_tier(const struct job *j);
+/* The first key of the order of pending jobs (order.h): 0 for a job
+ * holding a claim (claim_time, GPUs freed for it by a preemption), else
+ * 1 + job_order_tier. ORDER_RANKS such ranks. */
+#define ORDER_RANKS (ORDER_TIERS + 1)
+int job_order_rank(const struct job *j);
 /* Since when j has been pending, the one rule of "waited" as shown (gq
  * ls, show, top, the stats; held and deferred time included; aging,
  * permits and reminders count from job_aging_base): queued_time, its

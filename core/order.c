@@ -123,7 +123,7 @@ static void key_fill(const struct snapshot *s, const struct job *j, int64_t now,
 		k->id = j->id;
 		return;
 	}
-	k->tier = job_order_tier(j);
+	k->tier = job_order_rank(j);
 	k->k = order_aging_k(&s->policy, waited_at(j, now));
 	if (k->k > steps)
 		k->k = steps;

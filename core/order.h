@@ -6,6 +6,9 @@
  * waited while eligible (job_eligible_since: not while held or before its
  * --begin; since its release, begin or requeue), up to aging.cap. Pending jobs are ordered by
  *
+ *   0. a claim first: a job for which running work was preempted, while
+ *      it waits for the GPUs freed for it (job.claim_time,
+ *      job_order_rank), so that no other job takes them;
  *   1. tier, P0 first (aging never crosses tiers), and below P2 the work
  *      over its department's monthly GPU-hours (job_order_tier: it
  *      weighs as P2 but goes after every job within its quota),

@@ -321,7 +321,9 @@ static const struct keydef keys[] = {
      0,
      {"default"},
      "the department that owns the queue and is charged for it"},
-    LIMIT("queue", "quota", SC_QUEUE, Q(quota), "nominal GPUs of the queue"),
+    LIMIT("queue", "quota", SC_QUEUE, Q(quota),
+	  "nominal GPUs of the queue, a guarantee: a job within it takes back, whatever "
+	  "their tier, GPUs other queues borrowed (checkpoint preemption, gq-preempt(7))"),
     LIMIT("queue", "borrow", SC_QUEUE, Q(borrow),
 	  "GPUs it may borrow beyond its quota while others leave them idle"),
     {"queue", "share", SC_QUEUE, K_DOUBLE, Q(share), 0.001, 1e6, {"1"}, "fair-share weight"},

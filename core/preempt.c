@@ -62,7 +62,8 @@ struct cand {
 	int slot;    /* budget counter: qi, or GQ_MAX_QUEUES for unknown queues */
 	int64_t end; /* expected end (ends-soon candidates) */
 	struct preempt_victim v;
-	bool taken;
+	bool taken; /* in the set under way */
+	bool best;  /* in the best set found */
 };
 
 static int cmp_cand(const void *pa, const void *pb)
@@ -100,11 +101,18 @@ struct chooser {
 	const struct snapshot *s;
 	const struct job *t;
 	bool permit;
+	bool reclaim;		/* t's queue is under its quota: borrowed GPUs come back */
 	const struct spent *sp; /* NULL outside a plan */
 	struct place_map m;
 	struct cand *elig, *soon;
 	size_t nelig, nsoon;
+	size_t npool; /* the search looks at elig[0..npool) */
 	int budget_left[GQ_MAX_QUEUES + 1];
+	int budget0[GQ_MAX_QUEUES + 1]; /* budget_left before any victim is taken */
+	/* The search: the best set's GPUs and work lost, nodes visited. */
+	int best_gpus;
+	double best_work;
+	long nodes;
 };
 
 static bool fits(struct chooser *c, struct place_result *r)
@@ -153,6 +161,27 @@ static bool holds_matching(const struct snapshot *s, const struct job *v, const 
 	return false;
 }
 
+/* Is t's queue under its quota: a quota is set, and what its jobs hold
+ * plus t's request stays within it? Fills *used and *quota (-1 none). */
+static bool under_quota(const struct snapshot *s, const struct job *t, int *used, int *quota)
+{
+	int qi = policy_queue_index(&s->policy, t->queue);
+	*used = 0;
+	*quota = qi >= 0 ? s->policy.queues[qi].quota : -1;
+	if (*quota < 0)
+		return false;
+	for (size_t i = 0; i < s->njobs; i++)
+		if (!strcmp(s->jobs[i].queue, t->queue))
+			*used += job_gpus_held(&s->jobs[i]);
+	return t->req.gpus > 0 && *used + t->req.gpus <= *quota;
+}
+
+/* Would v be taken back from its queue's borrowing for t's quota? */
+static bool reclaims(const struct chooser *c, const struct job *v)
+{
+	return c->reclaim && v->borrowed && strcmp(v->queue, c->t->queue) != 0;
+}
+
 /* The first static rule that excludes running job v, or PREEMPT_RULE_COUNT
  * when v is eligible. */
 static enum preempt_rule judge(struct chooser *c, const struct job *v, int slot)
@@ -161,8 +190,10 @@ static enum preempt_rule judge(struct chooser *c, const struct job *v, int slot)
 	const struct policy *p = &s->policy;
 	int64_t ran = s->now - v->start_time;
 	/* By the order's tiers: work over its department's quota is below
-	 * P2, so that any job within its quota may take its GPUs. */
-	if (!c->permit && job_order_tier(v) <= job_order_tier(c->t))
+	 * P2, so that any job within its quota may take its GPUs. A queue
+	 * under its quota takes back what other queues borrowed, whatever
+	 * their tier. */
+	if (!c->permit && !reclaims(c, v) && job_order_tier(v) <= job_order_tier(c->t))
 		return PREEMPT_RULE_TIER;
 	if (!v->checkpointable || !v->last_checkpoint)
 		return PREEMPT_RULE_CHECKPOINT;
@@ -195,6 +226,7 @@ static void collect(struct chooser *c, struct preempt_plan *out)
 		c->budget_left[q] = policy_queue_budget(&s->policy, qi) -
 				    (qi >= 0 ? s->qstate[qi].preempts_hour : 0) -
 				    (c->sp ? c->sp->queue[q] : 0);
+		c->budget0[q] = c->budget_left[q];
 	}
 	c->elig = xcalloc(s->njobs ? s->njobs : 1, sizeof(*c->elig));
 	c->soon = xcalloc(s->njobs ? s->njobs : 1, sizeof(*c->soon));
@@ -219,6 +251,8 @@ static void collect(struct chooser *c, struct preempt_plan *out)
 		    .tier = job_tier(v),
 		    .borrowed = v->borrowed,
 		    .cross_dept = strcmp(v->dept, c->t->dept) != 0,
+		    .reclaimed =
+			!c->permit && reclaims(c, v) && job_order_tier(v) <= job_order_tier(c->t),
 		    .ran = s->now - v->start_time,
 		    .since = since,
 		};
@@ -235,7 +269,14 @@ static void collect(struct chooser *c, struct preempt_plan *out)
 	qsort(c->soon, c->nsoon, sizeof(*c->soon), cmp_end);
 }
 
-/* Adds eligible victims in order until t fits; false when they run out. */
+/* The class of a candidate in the order: borrowed first, then by tier. */
+static bool same_class(const struct cand *a, const struct cand *b)
+{
+	return a->v.borrowed == b->v.borrowed && a->v.tier == b->v.tier;
+}
+
+/* Adds eligible victims in order until t fits; false when they run out.
+ * On success c->npool ends the class of the last one added. */
 static bool greedy(struct chooser *c, struct preempt_plan *out)
 {
 	struct place_result r;
@@ -254,8 +295,12 @@ static bool greedy(struct chooser *c, struct preempt_plan *out)
 		k->taken = true;
 		c->budget_left[k->slot]--;
 		spent += k->v.cross_dept;
-		if (enough(c) && fits(c, &r))
+		if (enough(c) && fits(c, &r)) {
+			c->npool = i + 1;
+			while (c->npool < c->nelig && same_class(&c->elig[c->npool], k))
+				c->npool++;
 			return true;
+		}
 	}
 	return false;
 }
@@ -276,6 +321,73 @@ static void minimise(struct chooser *c)
 	}
 }
 
+/* Keeps the set under way as the best one. */
+static void keep_best(struct chooser *c, int gpus, double work)
+{
+	c->best_gpus = gpus;
+	c->best_work = work;
+	for (size_t i = 0; i < c->npool; i++)
+		c->elig[i].best = c->elig[i].taken;
+}
+
+static bool better(const struct chooser *c, int gpus, double work)
+{
+	return gpus < c->best_gpus || (gpus == c->best_gpus && work < c->best_work);
+}
+
+/* Every set of elig[i..npool) added to the set under way (gpus, work,
+ * spent cross-department victims), include before exclude, so that sets
+ * early in the order are met first and kept on a tie. A set that fits is
+ * not grown: more victims only free more. */
+static void search(struct chooser *c, size_t i, int gpus, double work, int dept_left, int spent)
+{
+	struct place_result r;
+	if (i >= c->npool || ++c->nodes > PREEMPT_SEARCH_MAX)
+		return;
+	struct cand *k = &c->elig[i];
+	int g = gpus + k->v.gpus;
+	double w = work + k->v.work_lost;
+	if (c->budget_left[k->slot] > 0 &&
+	    !(k->v.cross_dept && dept_left >= 0 && spent >= dept_left) && better(c, g, w)) {
+		give(c, k);
+		k->taken = true;
+		c->budget_left[k->slot]--;
+		if (enough(c) && fits(c, &r))
+			keep_best(c, g, w);
+		else
+			search(c, i + 1, g, w, dept_left, spent + k->v.cross_dept);
+		c->budget_left[k->slot]++;
+		k->taken = false;
+		take(c, k);
+	}
+	search(c, i + 1, gpus, work, dept_left, spent);
+}
+
+/* From the set greedy() and minimise() left: the set of the same classes
+ * that frees the fewest GPUs, then loses the least work. */
+static void fewest(struct chooser *c, int dept_left)
+{
+	int gpus = 0;
+	double work = 0;
+	for (size_t i = 0; i < c->npool; i++) {
+		if (!c->elig[i].taken)
+			continue;
+		gpus += c->elig[i].v.gpus;
+		work += c->elig[i].v.work_lost;
+	}
+	keep_best(c, gpus, work);
+	/* Start again from no victim at all. */
+	for (size_t i = 0; i < c->npool; i++) {
+		if (c->elig[i].taken)
+			take(c, &c->elig[i]);
+		c->elig[i].taken = false;
+	}
+	memcpy(c->budget_left, c->budget0, sizeof(c->budget_left));
+	search(c, 0, 0, 0, dept_left, 0);
+	for (size_t i = 0; i < c->npool; i++)
+		c->elig[i].taken = c->elig[i].best;
+}
+
 static void emit(struct chooser *c, struct preempt_plan *out)
 {
 	out->victims = xcalloc(c->nelig ? c->nelig : 1, sizeof(*out->victims));
@@ -285,6 +397,7 @@ static void emit(struct chooser *c, struct preempt_plan *out)
 		out->victims[out->nvictims++] = c->elig[i].v;
 		out->work_lost += c->elig[i].v.work_lost;
 		out->dept_spend += c->elig[i].v.cross_dept;
+		out->reclaimed_gpus += c->elig[i].v.reclaimed ? c->elig[i].v.gpus : 0;
 	}
 	out->outcome = PREEMPT_FOUND;
 }
@@ -324,6 +437,7 @@ static bool choose(const struct snapshot *s, const struct place_map *base, const
 	out->observe = out->mode == ROLLOUT_OBSERVE;
 	out->permit = permit;
 	out->dept_left = dept_left(s, sp, t);
+	out->reclaim = c.reclaim = under_quota(s, t, &out->queue_used, &out->queue_quota);
 	out->outcome = PREEMPT_NONE;
 
 	if (base)
@@ -362,6 +476,7 @@ static bool choose(const struct snapshot *s, const struct place_map *base, const
 	collect(&c, out);
 	if (greedy(&c, out)) {
 		minimise(&c);
+		fewest(&c, out->dept_left);
 		emit(&c, out);
 	} else if (permit) {
 		wait_for_soon(&c, out);
@@ -445,7 +560,9 @@ static void add_victims(const struct snapshot *s, struct place_map *soon, struct
 		struct plan_action *a = plan_add(out, PLAN_PREEMPT, v->id);
 		a->other = t->id;
 		a->observe = p->observe;
-		STR_COPY(a->reason, p->permit ? "permit" : "priority");
+		STR_COPY(a->reason, p->permit		      ? "permit"
+				    : p->victims[i].reclaimed ? "reclaim"
+							      : "priority");
 	}
 	promise(s, soon, t);
 }
@@ -543,12 +660,13 @@ void preempt_add_to_plan(const struct snapshot *s, struct place_map *m, const si
 		trigger(s, &soon, &sp, &s->jobs[order[i]], true, out);
 	}
 	free(permit);
-	/* A P2 job preempts nothing but work over its department's quota,
-	 * and need not try when none runs. */
+	/* A P2 job preempts nothing but work over its department's quota
+	 * and, for a queue under its quota, borrowed work: it need not try
+	 * when none runs. */
 	bool over_running = false;
 	for (size_t i = 0; i < s->njobs && !over_running; i++)
-		over_running =
-		    s->jobs[i].state == JOB_RUNNING && job_order_tier(&s->jobs[i]) == TIER_COUNT;
+		over_running = s->jobs[i].state == JOB_RUNNING &&
+			       (job_order_tier(&s->jobs[i]) == TIER_COUNT || s->jobs[i].borrowed);
 	for (size_t i = 0; i < n && tries < PREEMPT_MAX_TRIGGERS; i++) {
 		const struct job *j = &s->jobs[order[i]];
 		int ot = job_order_tier(j);

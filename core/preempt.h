@@ -9,7 +9,13 @@
  * set aside then is counted under that rule too):
  *
  *   tier        V's tier (job_tier) is lower than T's: P0 > P1 > P2.
- *               A starvation permit lifts this rule (below).
+ *               A starvation permit lifts this rule (below), and so does
+ *               reclaim: when T's queue is under its quota (what its jobs
+ *               hold plus T's request within queue.Q.quota), V that
+ *               borrowed beyond its own queue's quota (job.borrowed) in
+ *               another queue is eligible whatever its tier (Kueue's
+ *               reclaimWithinCohort): a quota is a guarantee. Such a
+ *               victim is marked reclaimed; every other rule holds.
  *   checkpoint  V declared it can checkpoint (checkpointable) and has
  *               evidence that it can: a "checkpoint saved" report, at any
  *               time in its life (last_checkpoint != 0). A report from an
@@ -39,9 +45,17 @@
  * lowest tier, then least work lost, then shortest run, then lowest id.
  * Work lost = GPUs held × (now - max(start_time, last_checkpoint)), in
  * GPU-seconds. Victims are added in that order until T fits (place_check:
- * type, memory, same node, queue quota and borrowing, headroom), then any
- * victim that the rest can do without is dropped, last added first: the set
- * is minimal (no victim can be removed) and prefers the order above.
+ * type, memory, same node, queue quota and borrowing, headroom); the
+ * classes (borrowed or not, tier) reached so far are the pool. From the
+ * pool, the set taken is the one that frees the fewest GPUs, then loses
+ * the least work, under the same budget and department rules; among equals,
+ * the one earliest in the order above. So a preemption frees no more than
+ * T needs: a 1-GPU job never takes a 2-GPU victim where a 1-GPU one of
+ * the same class would do, and the set is minimal (no victim can be
+ * removed). The search looks at PREEMPT_SEARCH_MAX sets at most (each a
+ * place_check); past that it keeps the best found, at worst the greedy
+ * set made minimal by dropping, last added first, every victim the rest
+ * can do without.
  *
  * GPUs of jobs already stopping (signalled, in their grace period) count
  * as free: when they are enough, nothing more is preempted
@@ -73,6 +87,9 @@
 
 #include "job.h"
 #include "permit.h" /* permit_earned_at() */
+
+/* Sets of victims the choice of one trigger looks at, at most. */
+#define PREEMPT_SEARCH_MAX 4096
 
 enum preempt_rule {
 	PREEMPT_RULE_TIER,
@@ -113,6 +130,8 @@ struct preempt_victim {
 	enum tier tier;
 	bool borrowed;
 	bool cross_dept;  /* of another department: spends peak-preemption quota */
+	bool reclaimed;	  /* taken back for a queue under its quota: borrowed by
+			     another queue, of a tier the tier rule alone would spare */
 	int64_t ran;	  /* seconds this run */
 	int64_t since;	  /* max(start_time, last_checkpoint) */
 	double work_lost; /* GPU-seconds: gpus × (now - since) */
@@ -131,8 +150,13 @@ struct preempt_plan {
 	double work_lost;		/* sum over victims */
 	int dept_spend;			/* cross-department victims */
 	int dept_left;			/* peak preemptions T's department has left; -1 unlimited */
-	int candidates;			/* running jobs considered (the trigger excluded) */
-	int eligible;			/* of those, passing every static rule */
+	/* T's queue is under its quota (queue_used + T's GPUs <= queue_quota):
+	 * GPUs borrowed by other queues are reclaimed whatever their tier. */
+	bool reclaim;
+	int queue_used, queue_quota; /* its queue's GPUs held now, its quota (-1 none) */
+	int reclaimed_gpus;	     /* GPUs of the victims that are reclaimed */
+	int candidates;		     /* running jobs considered (the trigger excluded) */
+	int eligible;		     /* of those, passing every static rule */
 	int excluded[PREEMPT_RULE_COUNT];
 	int64_t wait_until; /* WAIT: when the last needed P0 is expected to end */
 	int64_t wait_for;   /* WAIT: that job */
@@ -194,13 +218,19 @@ struct place_map;
  *      a PLAN_START with reason "permit"; otherwise its victims (reason
  *      "permit"), or it waits (a P0 ends within permit.waitFor: out->wake
  *      is lowered to that end);
- *   2. then every other pending job of tier P0 or P1 that did not start and
- *      may start (not held, dependencies completed, no cooldown), in order:
- *      its victims (reason "priority").
+ *   2. then every other pending job of tier P0 or P1 (P2 too while work
+ *      over its department's quota, or borrowed work, runs) that did not
+ *      start and may start (not held, dependencies completed, no
+ *      cooldown), in order: its victims (reason "reclaim" for a victim
+ *      reclaimed for its queue's quota, else "priority").
  * GPUs of stopping jobs, and those of victims chosen for an earlier
  * trigger, are promised to the trigger they were freed for: a later
  * trigger neither counts them nor takes those victims again, and a trigger
- * whose GPUs are already being freed takes nothing more. At most
+ * whose GPUs are already being freed takes nothing more. A trigger for
+ * which gq serve signalled victims holds a claim (job.claim_time) and so
+ * comes first in `order` (job_order_rank): the GPUs still stopping are
+ * promised to it before any other trigger sees them, and once free it
+ * starts on them before any other job (sched_plan's starts). At most
  * PREEMPT_MAX_TRIGGERS triggers are tried. out->wake is lowered to the
  * next time a pending job earns its permit.
  */

@@ -613,8 +613,8 @@ void reason_all(const struct snapshot *s, const struct prediction_set *ps, struc
 			continue;
 		ahead[cls]++;
 		if (nfirst[cls] < REASON_MAX_AHEAD)
-			out->ahead_first[cls][nfirst[cls]++] =
-			    (struct why_ahead){j->id, job_tier(j), shown_weight(s, j)};
+			out->ahead_first[cls][nfirst[cls]++] = (struct why_ahead){
+			    j->id, job_tier(j), shown_weight(s, j), j->claim_time != 0};
 	}
 	/* The explanations in snapshot order: the job records are large, and
 	 * reading them in sequence is what the cache likes. */

@@ -144,6 +144,7 @@ struct why_ahead {
 	int64_t job;
 	enum tier tier;
 	double weight;
+	bool claim; /* ahead by its claim: GPUs were freed for it (job.claim_time) */
 };
 
 struct why_wait {

@@ -14,7 +14,7 @@
 void sim_migrate(struct sim *S, int64_t t)
 {
 	int64_t iv = S->p->aging_interval;
-	for (int tier = 0; tier < ORDER_TIERS; tier++) {
+	for (int tier = 0; tier < ORDER_RANKS; tier++) {
 		for (int k = S->steps; k >= 1; k--) {
 			size_t *c = &S->cursor[tier * (S->steps + 1) + k];
 			int64_t lim = t - (int64_t)k * iv;
@@ -475,7 +475,7 @@ void sim_walk(struct sim *S, int64_t t)
 {
 	struct walk_state w = {.t = t, .tmin = INT64_MAX, .next = sim_next_time(S)};
 	bool stop = false;
-	for (int tier = 0; tier < ORDER_TIERS && !stop; tier++) {
+	for (int tier = 0; tier < ORDER_RANKS && !stop; tier++) {
 		for (int b = S->steps; b >= 0 && !stop; b--) {
 			struct rqueue *h = ready_heap(S, tier, b);
 			struct front *f = ready_front(S, tier, b);

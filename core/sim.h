@@ -42,8 +42,9 @@ struct pj { /* a pending job in the simulation; index = position - 1 */
 	uint32_t jidx, rank;
 	int tier, di, deps_left;
 	int ui; /* its user in S->ut when a per-user GPU limit applies to it, else -1 */
-	/* The tier the order sees: job_order_tier (below P2 for work over
-	 * its department's quota), or 0 for every job of an
+	/* The rank the order sees first: job_order_rank (a claim first,
+	 * then the tiers, and below P2 work over its department's quota),
+	 * or 0 for every job of an
 	 * ORDER_BACKEND snapshot, whose backend priority crosses tiers (the
 	 * ready heaps, fronts, aging cursors and quota parking are per
 	 * otier; headroom and permits keep the job's tier). */
@@ -139,8 +140,8 @@ struct sim {
 	 * at or before the entries its walk did not reach */
 	struct front *front;
 	size_t nready_zero;	   /* ready jobs asking for no GPU */
-	size_t *by_q[ORDER_TIERS]; /* pending indices per otier sorted by q */
-	size_t nby_q[ORDER_TIERS];
+	size_t *by_q[ORDER_RANKS]; /* pending indices per otier sorted by q */
+	size_t nby_q[ORDER_RANKS];
 	size_t *cursor; /* [tier][bucket] */
 	struct rheap park_quota[GQ_MAX_QUEUES];
 	/* Per-user GPU limits (ulimit.h), when the policy sets one: what

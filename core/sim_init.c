@@ -43,7 +43,7 @@ static void stage_pending(struct sim *S, const struct job *j, size_t i, struct n
 	const struct snapshot *s = S->s;
 	x->jidx = (uint32_t)i;
 	x->tier = (int)job_tier(j);
-	x->otier = s->order == ORDER_BACKEND ? 0 : job_order_tier(j);
+	x->otier = s->order == ORDER_BACKEND ? 0 : job_order_rank(j);
 	x->qi = S->ji[i].qi;
 	x->di = name_lookup(dc, S->p, j->dept, policy_dept_index);
 	x->gpus = j->req.gpus;
@@ -252,7 +252,7 @@ static void init_positions(struct sim *S, struct staging *st)
 	uint32_t *rank = xmalloc(np1 * sizeof(*rank));
 	order_rank_keys(keys, np, rank);
 	free(keys);
-	size_t nb = (size_t)ORDER_TIERS * (size_t)(S->steps + 1);
+	size_t nb = (size_t)ORDER_RANKS * (size_t)(S->steps + 1);
 	size_t *start = xcalloc(nb + 1, sizeof(*start));
 	size_t *by_rank = xmalloc(np1 * sizeof(*by_rank));
 	for (size_t i = 0; i < np; i++) {
@@ -472,7 +472,7 @@ static void init_aging(struct sim *S)
 	/* Per tier, by queued time, for the aging cursors; jobs already at
 	 * the cap, or that never start, never move again. */
 	struct qkey *qk = xmalloc((S->np ? S->np : 1) * sizeof(*qk));
-	for (int tier = 0; tier < ORDER_TIERS; tier++) {
+	for (int tier = 0; tier < ORDER_RANKS; tier++) {
 		size_t n = 0;
 		for (size_t p = 0; p < S->np; p++) {
 			const struct pj *x = &S->pj[p];
@@ -574,7 +574,7 @@ void sim_release(struct sim *S)
 	}
 	free(S->ends.v);
 	free(S->events.v);
-	for (int i = 0; i < ORDER_TIERS * (S->steps + 1); i++) {
+	for (int i = 0; i < ORDER_RANKS * (S->steps + 1); i++) {
 		free(S->ready[i].heap.v);
 		free(S->ready[i].run);
 		free(S->front[i].v);
@@ -582,7 +582,7 @@ void sim_release(struct sim *S)
 	free(S->ready);
 	free(S->front);
 	free(S->cursor);
-	for (int t = 0; t < ORDER_TIERS; t++)
+	for (int t = 0; t < ORDER_RANKS; t++)
 		free(S->by_q[t]);
 	for (int q = 0; q < GQ_MAX_QUEUES; q++) {
 		free(S->park_quota[q].v);

@@ -625,6 +625,8 @@ void explain_text(const struct explain_set *x, const struct explain *ex, struct 
 					   (long long)explain_prio(x, a->job));
 			else
 				buf_printf(out, "weight %.1f", a->weight);
+			if (a->claim)
+				buf_addstr(out, " with GPUs freed for it");
 		}
 		if (w->ahead > shown)
 			buf_addstr(out, x->utf8 ? ", …" : ", ...");
@@ -802,16 +804,43 @@ static const struct {
     [PREEMPT_RULE_ENDS_SOON] = {"is", "are", "P0 expected to end soon, waited for instead"},
 };
 
-static void victims_text(const struct preempt_plan *pp, struct buf *out)
+/* The victims reclaimed (or the others): "#12 (P1, 2 GPUs) and #13 (P1,
+ * 2 GPUs)". */
+static void victims_text(const struct preempt_plan *pp, bool reclaimed, struct buf *out)
 {
+	size_t n = 0, k = 0;
+	for (size_t i = 0; i < pp->nvictims; i++)
+		n += pp->victims[i].reclaimed == reclaimed;
 	for (size_t i = 0; i < pp->nvictims; i++) {
 		const struct preempt_victim *v = &pp->victims[i];
+		if (v->reclaimed != reclaimed)
+			continue;
 		buf_printf(out, "%s#%lld (%s, %d GPU%s)",
-			   i == 0		   ? ""
-			   : i + 1 == pp->nvictims ? " and "
-						   : ", ",
+			   k == 0	? ""
+			   : k + 1 == n ? " and "
+					: ", ",
 			   (long long)v->job, tier_name(v->tier), v->gpus, v->gpus == 1 ? "" : "s");
+		k++;
 	}
+}
+
+/* "train" or "train and prod": the queues of the reclaimed victims. */
+static void reclaimed_queues(const struct snapshot *s, const struct preempt_plan *pp,
+			     struct buf *out)
+{
+	const char *seen[8];
+	size_t n = 0;
+	for (size_t i = 0; i < pp->nvictims && n < 8; i++) {
+		const struct job *v =
+		    pp->victims[i].reclaimed ? snapshot_find(s, pp->victims[i].job) : NULL;
+		bool dup = !v;
+		for (size_t k = 0; v && k < n; k++)
+			dup = dup || !strcmp(seen[k], v->queue);
+		if (!dup)
+			seen[n++] = v->queue;
+	}
+	for (size_t k = 0; k < n; k++)
+		buf_printf(out, "%s%s", k == 0 ? "" : k + 1 == n ? " and " : ", ", seen[k]);
 }
 
 void explain_preempt_text(const struct explain_set *x, const struct explain *ex,
@@ -830,9 +859,30 @@ void explain_preempt_text(const struct explain_set *x, const struct explain *ex,
 		return;
 	switch (pp->outcome) {
 	case PREEMPT_FOUND:
-		buf_addstr(out, pp->permit ? "Preemption: its starvation permit can free GPUs from "
-					   : "Preemption: can free GPUs from ");
-		victims_text(pp, out);
+		if (pp->reclaimed_gpus > 0) {
+			int g = pp->reclaimed_gpus;
+			buf_printf(out,
+				   "Preemption: queue %s is under its quota (%d of %d GPU%s "
+				   "used); can reclaim %d GPU%s borrowed by ",
+				   ex->job->queue, pp->queue_used, pp->queue_quota,
+				   pp->queue_quota == 1 ? "" : "s", g, g == 1 ? "" : "s");
+			reclaimed_queues(s, pp, out);
+			buf_addstr(out, " from ");
+			victims_text(pp, true, out);
+			bool others = false;
+			for (size_t i = 0; i < pp->nvictims; i++)
+				others = others || !pp->victims[i].reclaimed;
+			if (others) {
+				buf_addstr(out, " and free GPUs from ");
+				victims_text(pp, false, out);
+			}
+		} else {
+			buf_addstr(out,
+				   pp->permit
+				       ? "Preemption: its starvation permit can free GPUs from "
+				       : "Preemption: can free GPUs from ");
+			victims_text(pp, false, out);
+		}
 		if (pp->observe)
 			buf_addstr(out, ", but preempt.mode is observe: nothing is preempted.");
 		else

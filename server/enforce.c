@@ -378,6 +378,14 @@ static int preempt(struct enforce *en, const struct enforce_ctx *c, const struct
 		return -1;
 	GROW(en->recs, en->recs_cap, en->nrecs + 1);
 	en->recs[en->nrecs++] = r;
+	/* The GPUs being freed are the trigger's: it goes first until it
+	 * starts (job.claim_time). */
+	struct job *tj = window ? NULL : snapshot_find(s, a->other);
+	if (tj && tj->state == JOB_PENDING && tj->claim_time != c->now) {
+		tj->claim_time = c->now;
+		if (state_persist(c->st, tj, e) < 0)
+			return -1;
+	}
 	/* The counts of the next plan come from the records; these keep the
 	 * rest of this plan's actions honest meanwhile. */
 	if (!window) {

@@ -497,6 +497,7 @@ static int start_planned(struct server *s, struct pass *p, const struct plan *pl
 		j->start_time = p->now;
 		j->exit_status = -1;
 		j->sig_sent = false; /* --signal: once a run */
+		j->claim_time = 0;   /* the GPUs freed for it are its own now */
 		if (state_persist(&s->st, j, e) < 0 ||
 		    state_emit(&s->st, j->id, "state", JOB_PENDING, JOB_STARTING,
 			       a->reason[0] ? a->reason : "start", "scheduler", e) < 0)

@@ -548,6 +548,7 @@ static int act_on(struct server *s, const struct identity *who, struct job *c, e
 				    strlen(args->reason), sizeof(c->held_reason) - 1);
 		}
 		c->held = true;
+		c->claim_time = 0; /* a held job gives up the GPUs freed for it */
 		STR_COPY(c->held_by, actor);
 		c->held_at = now;
 		STR_COPY(c->held_reason, args->reason ? args->reason : "");

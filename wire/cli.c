@@ -335,9 +335,10 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 	for (int i = 0; i < w->nahead; i++) {
 		const struct why_ahead *a = &w->ahead_first[i];
 		json_array_append_new(
-		    ahead,
-		    json_pack("{s:I,s:s,s:f}", "id", (json_int_t)a->job, "tier", tier_name(a->tier),
-			      "weight", backend ? (double)explain_prio(x, a->job) : a->weight));
+		    ahead, json_pack("{s:I,s:s,s:f,s:b}", "id", (json_int_t)a->job, "tier",
+				     tier_name(a->tier), "weight",
+				     backend ? (double)explain_prio(x, a->job) : a->weight, "claim",
+				     a->claim));
 	}
 	json_object_set_new(o, "ahead_jobs", ahead);
 	if (backend) /* Slurm's priority: no base, no aging factor of gq's */
@@ -399,11 +400,11 @@ static json_t *preemption(const struct explain_set *x, const struct explain *ex,
 					    json_integer(pp->excluded[r]));
 	for (size_t i = 0; i < pp->nvictims; i++) {
 		const struct preempt_victim *v = &pp->victims[i];
-		json_array_append_new(victims,
-				      json_pack("{s:I,s:i,s:s,s:b,s:I,s:f}", "id",
-						(json_int_t)v->job, "gpus", v->gpus, "tier",
-						tier_name(v->tier), "borrowed", v->borrowed, "ran",
-						(json_int_t)v->ran, "work_lost", v->work_lost));
+		json_array_append_new(
+		    victims, json_pack("{s:I,s:i,s:s,s:b,s:b,s:I,s:f}", "id", (json_int_t)v->job,
+				       "gpus", v->gpus, "tier", tier_name(v->tier), "borrowed",
+				       v->borrowed, "reclaimed", v->reclaimed, "ran",
+				       (json_int_t)v->ran, "work_lost", v->work_lost));
 	}
 	struct buf b;
 	buf_init(&b, 0);
@@ -414,6 +415,10 @@ static json_t *preemption(const struct explain_set *x, const struct explain *ex,
 		      pp->permit, "stopping", pp->stopping, "candidates", pp->candidates,
 		      "eligible", pp->eligible, "excluded", excluded, "victims", victims,
 		      "wait_for", int_or_null(pp->wait_for), "text", buf_json(&b));
+	json_object_set_new(o, "reclaim",
+			    pp->reclaim ? json_pack("{s:i,s:i}", "queue_used", pp->queue_used,
+						    "queue_quota", pp->queue_quota)
+					: json_null());
 	buf_release(&b);
 	return o;
 }

@@ -81,6 +81,7 @@ static const struct field job_fields[] = {
     FLD(job, sig_before, F_I64),
     FLD(job, sig_sent, F_BOOL),
     FLD(job, notify, F_STR),
+    FLD(job, claim_time, F_TIME),
     /* The backend scheduler's view (Slurm), default (and so not sent in
      * the rows form) on gq serve: gq serve --slurm carries them. */
     FLD(job, ext_reason, F_STR),

@@ -163,6 +163,32 @@ static void test_backend_order_says_its_priority(void)
 	snapshot_release(&s);
 }
 
+/* A job ahead by its claim (GPUs a preemption freed for it) is said to
+ * be: its weight alone would not put it there. */
+static void test_claim_ahead_is_said(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 2);
+	fx_running(&s, 1, TIER_P2, 0, 3, MIN(-10), 3600);
+	fx_pending(&s, 10, TIER_P0, 1, MIN(-5));
+	fx_pending(&s, 20, TIER_P0, 1, MIN(-1));
+	s.jobs[2].claim_time = s.now;
+	snapshot_sort(&s);
+	struct explain_set x;
+	explain_compute(&s, NULL, &x);
+	const struct explain *ex = explain_find(&x, 10);
+	if (CHECK(ex != NULL)) {
+		struct buf b;
+		buf_init(&b, 0);
+		explain_text(&x, ex, &b);
+		CHECK(strstr(b.data, "1 job ahead (P0 #20 weight 100.0 with GPUs freed for it);") !=
+		      NULL);
+		buf_release(&b);
+	}
+	explain_release(&x);
+	snapshot_release(&s);
+}
+
 /* A job Slurm holds by a limit whose numbers gq does not read
  * (QOSMaxGRESPerUser, AssocGrpGRES) never reads "Starts now" beside free
  * GPUs: it starts, at the earliest, when a running job of its user (of
@@ -388,6 +414,7 @@ void suite_explain(void)
 {
 	RUN(test_words_follow_reader_and_charset);
 	RUN(test_backend_order_says_its_priority);
+	RUN(test_claim_ahead_is_said);
 	RUN(test_backend_limit_is_not_starts_now);
 	RUN(test_zone_local_is_civil_time);
 	RUN(test_zone_matches_gmtime);

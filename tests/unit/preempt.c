@@ -2,6 +2,7 @@
  * minimal sets, rollout, departments, and the starvation permit. */
 #include "harness.h"
 
+#include "core/order.h"
 #include "core/preempt.h"
 #include "core/sched.h"
 
@@ -227,25 +228,60 @@ static void test_least_work_lost_then_shortest_run(void)
 	running(&s, 2, TIER_P2, 0, 0x4, 8 * MIN, 20 * H);
 	running(&s, 3, TIER_P2, 0, 0x8, 25 * MIN, 8 * MIN);
 	running(&s, 4, TIER_P2, 0, 0x30, 6 * MIN, 4 * MIN);
-	pending(&s, 100, TIER_P0, 1, 0);
+	pending(&s, 100, TIER_P0, 2, 0);
+	/* Two GPUs: #1 and #4 free them alone; #4 loses the least. */
+	snapshot_find(&s, 1)->checkpointable = false;
 	struct preempt_plan p = choose(&s);
 	check_victims(&p, 1, (int64_t[]){4});
 	CHECK_DBL(p.victims[0].work_lost, 480, 0);
 	CHECK_INT(p.victims[0].since, NOW - 4 * MIN);
 	CHECK_INT(p.victims[0].gpus, 2);
 	preempt_plan_release(&p);
-	/* Without #4: #2 (8 min) before #3 (25 min), same work lost. */
-	snapshot_find(&s, 4)->checkpointable = false;
+	snapshot_find(&s, 1)->checkpointable = true;
+	/* One GPU: #2 (8 min) before #3 (25 min), same work lost, and before
+	 * #4, which loses as little but frees two. */
+	snapshot_find(&s, 100)->req.gpus = 1;
 	p = choose(&s);
 	check_victims(&p, 1, (int64_t[]){2});
 	CHECK_INT(p.victims[0].since, NOW - 8 * MIN);
 	preempt_plan_release(&p);
-	/* Two GPUs: the cheapest first until it fits, #2 then #3 (960 GPU-s),
-	 * not #1 (600) which comes later in the order. */
+	snapshot_release(&s);
+}
+
+/* One preemption frees no more than the job needs: the fewest GPUs, then
+ * the least work lost, within the classes the order reaches. */
+static void test_fewest_gpus_then_least_work_lost(void)
+{
+	struct snapshot s;
+	machine(&s, 1, 4);
+	/* #1: 2 GPUs x 1 min = 120 GPU-s, first in the order;
+	 * #2: 1 GPU x 5 min = 300; #3: 1 GPU x 10 min = 600. */
+	running(&s, 1, TIER_P2, 0, 0x3, 5 * MIN, 1 * MIN);
+	running(&s, 2, TIER_P2, 0, 0x4, 8 * MIN, 5 * MIN);
+	running(&s, 3, TIER_P2, 0, 0x8, 12 * MIN, 10 * MIN);
+	pending(&s, 100, TIER_P0, 1, 0);
+	struct preempt_plan p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){2});
+	CHECK_INT(p.victims[0].gpus, 1);
+	preempt_plan_release(&p);
+	/* Two GPUs: #1 alone (120) rather than #2 and #3 (900). */
 	snapshot_find(&s, 100)->req.gpus = 2;
 	p = choose(&s);
-	check_victims(&p, 2, (int64_t[]){2, 3});
-	CHECK_DBL(p.work_lost, 960, 0);
+	check_victims(&p, 1, (int64_t[]){1});
+	CHECK_DBL(p.work_lost, 120, 0);
+	preempt_plan_release(&p);
+	/* Three: #1 and #2 (3 GPUs), not all three (4). */
+	snapshot_find(&s, 100)->req.gpus = 3;
+	p = choose(&s);
+	check_victims(&p, 2, (int64_t[]){1, 2});
+	preempt_plan_release(&p);
+	/* Classes first: a P1 of one GPU is no victim while a P2 of two
+	 * frees enough. */
+	snapshot_find(&s, 100)->req.gpus = 1;
+	snapshot_find(&s, 2)->tier = TIER_P1;
+	snapshot_find(&s, 3)->tier = TIER_P1;
+	p = choose(&s);
+	check_victims(&p, 1, (int64_t[]){1});
 	preempt_plan_release(&p);
 	snapshot_release(&s);
 }
@@ -568,6 +604,144 @@ static void test_plan_gives_each_trigger_its_own_victims(void)
 	snapshot_release(&s);
 }
 
+/* Issue 27's case: queue qa's department may not preempt (preemptQuota
+ * 0), qb's may; both P2 victims run in qb. The GPU freed for qb's P0 is
+ * its own: qa's P0, first in the order by age, neither counts the GPU
+ * being freed nor starts on it once free, and no second victim is taken
+ * for a job that needs one GPU. */
+static void test_plan_freed_gpus_go_to_their_trigger(void)
+{
+	struct snapshot s;
+	struct plan pl;
+	struct gq_err e = GQ_ERR_INIT;
+	machine(&s, 1, 2);
+	policy_set(&s.policy, "department.da.preemptQuota", "0", &e);
+	policy_set(&s.policy, "queue.qa.department", "da", &e);
+	policy_set(&s.policy, "queue.qb.department", "db", &e);
+	running(&s, 1, TIER_P2, 0, 0x1, 5 * MIN, 1 * MIN);
+	running(&s, 2, TIER_P2, 0, 0x2, 6 * MIN, 1 * MIN);
+	pending(&s, 3, TIER_P0, 1, 2 * MIN);
+	pending(&s, 4, TIER_P0, 1, 1 * MIN);
+	snapshot_sort(&s);
+	for (int64_t id = 1; id <= 4; id++) {
+		STR_COPY(J(s, id)->queue, id == 3 ? "qa" : "qb");
+		STR_COPY(J(s, id)->dept, id == 3 ? "da" : "db");
+	}
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK_INT(count_kind(&pl, PLAN_PREEMPT), 1);
+	const struct plan_action *a = plan_find(&pl, PLAN_PREEMPT, 1);
+	CHECK(a && a->other == 4);
+	plan_release(&pl);
+	/* gq serve signals #1 and gives #4 its claim. In the grace period
+	 * nothing more is preempted. */
+	J(s, 1)->state = JOB_STOPPING;
+	J(s, 1)->stop_deadline = NOW + 5 * MIN;
+	J(s, 4)->claim_time = NOW;
+	size_t idx[8];
+	CHECK_INT(order_pending(&s, idx), 2);
+	CHECK_INT(s.jobs[idx[0]].id, 4);
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK_INT(count_kind(&pl, PLAN_PREEMPT), 0);
+	CHECK_INT(count_kind(&pl, PLAN_START), 0);
+	plan_release(&pl);
+	/* #1 released (pending, cooldown): its GPU is #4's, not #3's. */
+	s.now = NOW + 2 * MIN;
+	J(s, 1)->state = JOB_PENDING;
+	J(s, 1)->not_before = s.now + 10 * MIN;
+	job_set_alloc(J(s, 1), 0, NULL);
+	plan_init(&pl);
+	sched_plan(&s, &pl);
+	CHECK_INT(count_kind(&pl, PLAN_START), 1);
+	CHECK(plan_find(&pl, PLAN_START, 4) != NULL);
+	CHECK(plan_find(&pl, PLAN_START, 3) == NULL);
+	CHECK_INT(count_kind(&pl, PLAN_PREEMPT), 0);
+	plan_release(&pl);
+	snapshot_release(&s);
+}
+
+/* A queue quota is a guarantee (issue 27): queue exp, using none of its
+ * quota of 4, takes back the GPUs train borrowed beyond its own quota,
+ * whatever their tier, under every other rule; never the GPUs train
+ * holds within its quota, nor for a job that would itself borrow. */
+static void test_quota_reclaims_borrowed_whatever_the_tier(void)
+{
+	struct snapshot s;
+	struct plan pl;
+	struct gq_err e = GQ_ERR_INIT;
+	machine(&s, 1, 8);
+	policy_set(&s.policy, "headroom.share", "0", &e);
+	policy_set(&s.policy, "queue.train.quota", "4", &e);
+	policy_set(&s.policy, "queue.train.borrow", "2", &e);
+	policy_set(&s.policy, "queue.exp.quota", "4", &e);
+	running(&s, 1, TIER_P1, 0, 0x03, 20 * MIN, 1 * MIN);
+	running(&s, 2, TIER_P1, 0, 0x0c, 20 * MIN, 1 * MIN);
+	running(&s, 12, TIER_P1, 0, 0x10, 10 * MIN, 1 * MIN);
+	running(&s, 13, TIER_P1, 0, 0x20, 10 * MIN, 1 * MIN);
+	running(&s, 20, TIER_P0, 0, 0xc0, 10 * MIN, 1 * MIN); /* prod's, the last two */
+	pending(&s, 100, TIER_P1, 2, 0);
+	snapshot_sort(&s);
+	for (int64_t id = 1; id <= 13; id++)
+		if (J(s, id))
+			STR_COPY(J(s, id)->queue, "train");
+	STR_COPY(J(s, 20)->queue, "prod");
+	J(s, 12)->borrowed = J(s, 13)->borrowed = true;
+	STR_COPY(J(s, 100)->queue, "exp");
+	struct preempt_plan p = choose(&s);
+	check_victims(&p, 2, (int64_t[]){12, 13});
+	CHECK(p.reclaim);
+	CHECK_INT(p.queue_used, 0);
+	CHECK_INT(p.queue_quota, 4);
+	CHECK_INT(p.reclaimed_gpus, 2);
+	CHECK(p.nvictims == 2 && p.victims[0].reclaimed && p.victims[1].reclaimed);
+	CHECK_INT(p.excluded[PREEMPT_RULE_TIER], 3); /* train's own 4 GPUs, prod's P0 */
+	preempt_plan_release(&p);
+	/* The plan takes them with reason "reclaim"; a P2 of exp too. */
+	for (int tier = TIER_P1; tier <= TIER_P2; tier++) {
+		J(s, 100)->tier = (enum tier)tier;
+		plan_init(&pl);
+		sched_plan(&s, &pl);
+		CHECK_INT(count_kind(&pl, PLAN_PREEMPT), 2);
+		const struct plan_action *a = plan_find(&pl, PLAN_PREEMPT, 12);
+		CHECK(a && a->other == 100 && !strcmp(a->reason, "reclaim"));
+		plan_release(&pl);
+	}
+	J(s, 100)->tier = TIER_P1;
+	/* The anti-thrash rules hold: a resumed victim in its cooldown is not
+	 * taken, and then too few GPUs come back. */
+	J(s, 13)->restarts = 1;
+	J(s, 13)->start_time = NOW - 5 * MIN;
+	p = choose(&s);
+	check_victims(&p, 0, NULL);
+	CHECK_INT(p.excluded[PREEMPT_RULE_COOLDOWN], 1);
+	preempt_plan_release(&p);
+	J(s, 13)->restarts = 0;
+	J(s, 13)->start_time = NOW - 10 * MIN;
+	/* Within its own queue borrowing is not reclaimed. */
+	STR_COPY(J(s, 100)->queue, "train");
+	p = choose(&s);
+	check_victims(&p, 0, NULL);
+	CHECK(!p.reclaim);
+	preempt_plan_release(&p);
+	/* exp already holds 2 of its 4: a 3-GPU job would borrow, and
+	 * reclaims nothing; a 2-GPU one reclaims. */
+	STR_COPY(J(s, 100)->queue, "exp");
+	STR_COPY(J(s, 1)->queue, "exp");
+	J(s, 100)->req.gpus = 3;
+	p = choose(&s);
+	CHECK(!p.reclaim);
+	CHECK_INT(p.nvictims, 0);
+	preempt_plan_release(&p);
+	J(s, 100)->req.gpus = 2;
+	p = choose(&s);
+	CHECK(p.reclaim);
+	CHECK_INT(p.queue_used, 2);
+	check_victims(&p, 2, (int64_t[]){12, 13});
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
 /* Work over its department's spent GPU-hours (gpuHoursAction
  * preemptible) is below P2: a P2 within its quota may take its GPUs, a P2
  * over quota may not take another's, and over-quota work never triggers. */
@@ -865,6 +1039,7 @@ void suite_preempt(void)
 	RUN(test_borrowed_first);
 	RUN(test_lowest_tier_first);
 	RUN(test_least_work_lost_then_shortest_run);
+	RUN(test_fewest_gpus_then_least_work_lost);
 	RUN(test_set_is_minimal);
 	RUN(test_mismatch_not_taken);
 	RUN(test_department_quota);
@@ -877,6 +1052,8 @@ void suite_preempt(void)
 	RUN(test_permit_earned_at_the_limit);
 	RUN(test_permit_counts_from_the_begin);
 	RUN(test_plan_gives_each_trigger_its_own_victims);
+	RUN(test_plan_freed_gpus_go_to_their_trigger);
+	RUN(test_quota_reclaims_borrowed_whatever_the_tier);
 	RUN(test_plan_shares_budget_and_quota_between_triggers);
 	RUN(test_plan_window_suspends_its_queue);
 	RUN(test_window_stop_at_submit);

@@ -535,7 +535,7 @@ static void stage(struct ref *R, size_t i, struct rp *x, struct prediction *o)
 	x->jidx = i;
 	x->tier = (int)job_tier(j);
 	/* the order's tier: none on a backend's order, which crosses tiers */
-	x->otier = s->order == ORDER_BACKEND ? 0 : job_order_tier(j);
+	x->otier = s->order == ORDER_BACKEND ? 0 : job_order_rank(j);
 	x->qi = policy_queue_index(R->p, j->queue);
 	x->di = policy_dept_index(R->p, j->dept);
 	x->gpus = j->req.gpus;

@@ -197,7 +197,11 @@ static enum preempt_rule judge(struct chooser *c, const struct job *v, int slot)
 		return PREEMPT_RULE_TIER;
 	if (!v->checkpointable || !v->last_checkpoint)
 		return PREEMPT_RULE_CHECKPOINT;
-	if (ran >= p->protect)
+	/* The protection time spares long runs from ordinary preemption; a
+	 * starvation permit exists for the case where only such work of a
+	 * higher tier is left (DESIGN §3), so it is not held back by it
+	 * there. Within its own tier the protection stands. */
+	if (ran >= p->protect && !(c->permit && job_tier(v) < job_tier(c->t)))
 		return PREEMPT_RULE_PROTECTED;
 	if (v->restarts > 0 && ran < p->cooldown)
 		return PREEMPT_RULE_COOLDOWN;

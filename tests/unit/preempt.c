@@ -515,6 +515,43 @@ static void test_permit_preempts_p0_ending_in_40_min(void)
 	snapshot_release(&s);
 }
 
+/* Issue 27, defect 4: after 12 h of waiting, the only work left is P0 that
+ * ran for hours, past preempt.protect. The permit exists for exactly that:
+ * it takes a checkpointable P0 whatever its run time; without a permit
+ * the protection stands. The smallest sufficient victim: a 2-GPU P2 needs
+ * the 2-GPU P0, not the 4-GPU one. */
+static void test_permit_overrides_the_protection_time(void)
+{
+	struct snapshot s;
+	struct preempt_plan p;
+	machine(&s, 1, 8);
+	struct gq_err e = GQ_ERR_INIT;
+	policy_set(&s.policy, "headroom.share", "0", &e);
+	running(&s, 1, TIER_P0, 0, 0x0f, 5 * H, 2 * MIN);
+	running(&s, 2, TIER_P0, 0, 0x30, 4 * H, 2 * MIN);
+	running(&s, 3, TIER_P0, 0, 0xc0, 4 * H, 2 * MIN);
+	pending(&s, 100, TIER_P2, 2, 13 * H);
+	snapshot_sort(&s);
+	CHECK(permit_decide(&s, J(s, 100), &p));
+	CHECK_STR(preempt_outcome_name(p.outcome), "found");
+	CHECK_INT(p.excluded[PREEMPT_RULE_PROTECTED], 0);
+	CHECK_INT(p.nvictims, 1);
+	if (p.nvictims)
+		CHECK(p.victims[0].job == 2 || p.victims[0].job == 3);
+	preempt_plan_release(&p);
+	/* A P0 job (no permit) may not preempt P0 anyway; a P1 job past its
+	 * own limit has no permit when its wait is short: the protection
+	 * holds for ordinary preemption. */
+	J(s, 1)->tier = TIER_P2;
+	pending(&s, 101, TIER_P0, 4, 1 * MIN);
+	snapshot_sort(&s);
+	preempt_choose(&s, J(s, 101), &p);
+	CHECK_STR(preempt_outcome_name(p.outcome), "none");
+	CHECK(p.excluded[PREEMPT_RULE_PROTECTED] >= 1);
+	preempt_plan_release(&p);
+	snapshot_release(&s);
+}
+
 /* A --begin defers the wait that earns the permit: 12 h after the begin. */
 static void test_permit_counts_from_the_begin(void)
 {
@@ -1051,6 +1088,7 @@ void suite_preempt(void)
 	RUN(test_permit_stops_waiting_for_an_overdue_p0);
 	RUN(test_permit_earned_at_the_limit);
 	RUN(test_permit_counts_from_the_begin);
+	RUN(test_permit_overrides_the_protection_time);
 	RUN(test_plan_gives_each_trigger_its_own_victims);
 	RUN(test_plan_freed_gpus_go_to_their_trigger);
 	RUN(test_quota_reclaims_borrowed_whatever_the_tier);

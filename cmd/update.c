@@ -91,6 +91,19 @@ static int update_exec(int argc, char **argv)
 		jout_id(id);
 	} else {
 		printf("updated job %lld\n", (long long)id);
+		/* Its tier changed, and an admin's override keeps it from
+		 * taking effect: the line says so (the tier alone would be
+		 * refused as unchanged). */
+		struct job_info ji;
+		struct gq_err je = GQ_ERR_INIT;
+		if ((u.set & UPD_TIER) && b->ops->job(b, id, &ji, &je) == 0) {
+			if (ji.job.ovr.set && ji.job.ovr.tier != u.job.tier)
+				printf("note: it is %s now, but an admin's override (%s: '%s') "
+				       "schedules it as %s until an admin clears it\n",
+				       tier_name(u.job.tier), ji.job.ovr.actor, ji.job.ovr.reason,
+				       tier_name(ji.job.ovr.tier));
+			job_info_release(&ji);
+		}
 	}
 	backend_close(b);
 	return rc;

@@ -4,7 +4,7 @@
 # values the job already has, are refused in one line that says why and
 # what to do (exit 1, as releasing a job that is not held is), and no
 # event is recorded; an update that changes something still says
-# "updated job N".
+# "updated job N", and that an override keeps the tier it asked for.
 # shellcheck disable=SC2086 # $LONG is a command line
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/enforce.sh"
@@ -31,6 +31,8 @@ check_eq "the API: 409, code conflict" \
 		"http://gq/v1/jobs/$b/update") $(api POST "/v1/jobs/$b/update" '{"tier": "P0"}' | jq -r .error.code)" \
 	"409 conflict"
 
-check_eq "a change still says so" "$("$GQ" update "$b" --gpus 2 --tier P0)" "updated job $b"
+check_eq "a change still says so, and that the override keeps the tier" \
+	"$("$GQ" update "$b" --gpus 2 --tier P0)" "updated job $b
+note: it is P0 now, but an admin's override (admin:$(id -un): 'not urgent') schedules it as P2 until an admin clears it"
 check_eq "and is one event" "$(events_of "$b" | grep '^update')" "update pending->pending gpus 1->2"
 finish

@@ -4,6 +4,7 @@
  * ones — with weight, time waited or run, ETA and wait reason, all
  * computed locally by core on one snapshot (explain/explain.h).
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "cmd.h"
 
 #include <pwd.h>
@@ -13,6 +14,7 @@
 
 #include "backend/backend.h"
 #include "core/array.h"
+#include "core/order.h"
 #include "core/width.h"
 #include "explain/explain.h"
 #include "wire/cli.h"
@@ -66,15 +68,12 @@ static int cmp_end(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-/* order.h's ORDER_BACKEND order: the backend's priority, submit time, id. */
-static int cmp_backend(const void *a, const void *b)
+/* The queue order (order.h), for qsort_r: arg points to the snapshot. */
+static int cmp_order(const void *a, const void *b, void *arg)
 {
+	const struct snapshot *s = *(const struct snapshot **)arg;
 	const struct job *x = *(const struct job *const *)a, *y = *(const struct job *const *)b;
-	if (x->ext_prio != y->ext_prio)
-		return x->ext_prio > y->ext_prio ? -1 : 1;
-	if (x->submit_time != y->submit_time)
-		return x->submit_time < y->submit_time ? -1 : 1;
-	return (x->id > y->id) - (x->id < y->id);
+	return order_cmp(s, x, y, s->now);
 }
 
 /*
@@ -124,7 +123,7 @@ static const struct job **rows_of(const struct explain_set *x, const struct filt
 		if (keep(f, x->items[i].job))
 			rows[k++] = x->items[i].job;
 	if (s->order == ORDER_BACKEND) /* Slurm's priority order, across tiers */
-		qsort(rows + pend, k - pend, sizeof(*rows), cmp_backend);
+		qsort_r(rows + pend, k - pend, sizeof(*rows), cmp_order, &s);
 	size_t fin = k;
 	for (size_t i = 0; i < s->njobs; i++)
 		if (!job_state_active(s->jobs[i].state) && keep(f, &s->jobs[i]))

@@ -7,7 +7,8 @@ PKGS := ncursesw libcurl jansson readline libgit2 libmicrohttpd sqlite3 zlib
 DEB_PKGS := build-essential socat sqlite3 pkg-config libncurses-dev libcurl4-openssl-dev libjansson-dev \
 	libreadline-dev libgit2-dev libmicrohttpd-dev libsqlite3-dev zlib1g-dev \
 	tmux jq curl zsh fish bash-completion python3 git locales \
-	clang-14 libfuzzer-14-dev libclang-rt-14-dev clang-format-14 stunnel4 openssl prometheus time faketime groff
+	clang-14 libfuzzer-14-dev libclang-rt-14-dev clang-format-14 stunnel4 openssl prometheus time faketime groff \
+	python3-jsonschema python3-yaml
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san

@@ -7,7 +7,8 @@ PKGS := ncursesw libcurl jansson readline libgit2 libmicrohttpd sqlite3 zlib
 DEB_PKGS := build-essential socat sqlite3 pkg-config libncurses-dev libcurl4-openssl-dev libjansson-dev \
 	libreadline-dev libgit2-dev libmicrohttpd-dev libsqlite3-dev zlib1g-dev \
 	tmux jq curl zsh fish bash-completion python3 git locales \
-	clang-14 libfuzzer-14-dev libclang-rt-14-dev clang-format-14 stunnel4 openssl prometheus time faketime groff
+	clang-14 libfuzzer-14-dev libclang-rt-14-dev clang-format-14 stunnel4 openssl prometheus time faketime groff \
+	python3-jsonschema python3-yaml
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san
@@ -49,8 +50,9 @@ EXPLAIN_OBJ := $(filter $(BUILD)/explain/%,$(OBJ))
 # wire/ is unit-tested too: all of it but the commands' --json output
 # (cli.o, which needs cmd/'s explanations); it needs jansson and core/.
 WIRE_OBJ := $(filter-out $(BUILD)/wire/cli.o,$(filter $(BUILD)/wire/%,$(OBJ)))
-# policy/'s pure parts (semantic diff, Slurm export) are unit-tested too.
-POLICY_PURE_OBJ := $(BUILD)/policy/semdiff.o $(BUILD)/policy/slurm.o $(BUILD)/policy/impact.o
+# policy/'s pure parts (semantic diff, Slurm and Kueue exports) are unit-tested too.
+POLICY_PURE_OBJ := $(BUILD)/policy/semdiff.o $(BUILD)/policy/slurm.o $(BUILD)/policy/impact.o \
+	$(BUILD)/policy/kueue.o
 # The dashboard's grid, model and views are unit-tested headless: everything
 # of tui/ but the files that touch the terminal or the backend.
 TUI_PURE_OBJ := $(filter-out $(BUILD)/tui/term.o $(BUILD)/tui/app.o,$(filter $(BUILD)/tui/%,$(OBJ)))

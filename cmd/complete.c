@@ -51,10 +51,11 @@ void complete_flags(const char *cmd, void (*fn)(const char *word, void *arg), vo
 }
 
 /* The subcommands of cmd: the word after "gq CMD " on the SYNOPSIS lines of
- * its man page ("gq policy show [REV]" gives "show"). */
+ * its man page ("gq policy show [REV]" gives "show"), once for a subcommand
+ * of several lines (export slurm, export kueue). */
 void complete_subcommands(const char *cmd, void (*fn)(const char *word, void *arg), void *arg)
 {
-	char page[80], lead[96];
+	char page[80], lead[96], prev[64] = "";
 	snprintf(page, sizeof(page), "gq-%s", cmd);
 	snprintf(lead, sizeof(lead), "gq %s ", cmd);
 	const char *text = strlen(cmd) < 64 ? manpage_text(page) : NULL;
@@ -68,7 +69,9 @@ void complete_subcommands(const char *cmd, void (*fn)(const char *word, void *ar
 		if (n && (w[n] == ' ' || w[n] == '\n')) {
 			char word[64];
 			snprintf(word, sizeof(word), "%.*s", (int)n, w);
-			fn(word, arg);
+			if (strcmp(word, prev))
+				fn(word, arg);
+			snprintf(prev, sizeof(prev), "%s", word);
 		}
 	}
 }

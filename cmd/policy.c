@@ -23,6 +23,7 @@
 #include "wire/slurm.h"
 #include "policy/file.h"
 #include "policy/impact.h"
+#include "policy/kueue.h"
 #include "policy/repo.h"
 #include "policy/semdiff.h"
 #include "policy/slurm.h"
@@ -37,6 +38,7 @@ struct popts {
 	int max;						/* log -n */
 	const char *window;					/* review --window */
 	const char *applied; /* review --applied: when it took effect on Slurm */
+	const char *ns;	     /* export kueue --namespace */
 };
 
 /* NULL with e when there is no --repo and no home to find one in. */
@@ -1434,11 +1436,55 @@ out:
 
 /* ---- export ---- */
 
+/* The Kueue objects of a revision. The GPU models and their counts come
+ * from the server if one answers (none is started for it). */
+static int export_kueue(const struct popts *o, const char *rev)
+{
+	char ns[64];
+	if (o->ns && kueue_name(o->ns, ns))
+		return cmd_usage_error(&cmd_policy,
+				       "--namespace '%s': use 1-63 of [a-z0-9-], starting and "
+				       "ending with a letter or digit",
+				       o->ns);
+	int rc = EXIT_OK;
+	struct policy_repo *r = open_repo(o, &rc);
+	if (!r)
+		return rc;
+	struct gq_err e = GQ_ERR_INIT;
+	struct policy *p = xmalloc(sizeof(*p));
+	struct snapshot s;
+	snapshot_init(&s);
+	if (repo_load(r, rev, p, &e) < 0) {
+		rc = cmd_fail(&e);
+	} else {
+		struct backend *b = server_if_any();
+		bool nodes = b && b->ops->snapshot(b, &s, &e) == 0;
+		if (!nodes)
+			fprintf(stderr, "gq: note: no gq server answered; the GPU models and "
+					"counts are unknown (see '# gq:' in the output)\n");
+		backend_close(b);
+		struct buf out;
+		buf_init(&out, 0);
+		kueue_export_policy(p, nodes ? s.nodes : NULL, nodes ? s.nnodes : 0, o->ns, &out);
+		fputs(out.data, stdout);
+		buf_release(&out);
+	}
+	snapshot_release(&s);
+	free(p);
+	repo_free(r);
+	return rc;
+}
+
 static int sub_export(const struct popts *o, int argc, char **argv)
 {
+	if (argc >= 2 && argc <= 3 && !strcmp(argv[1], "kueue"))
+		return export_kueue(o, argc > 2 ? argv[2] : "HEAD");
+	if (o->ns)
+		return cmd_usage_error(&cmd_policy, "--namespace is for export kueue");
 	if (argc < 2 || argc > 3 || strcmp(argv[1], "slurm"))
-		return cmd_usage_error(&cmd_policy,
-				       "export takes a format ('slurm') and at most one revision");
+		return cmd_usage_error(
+		    &cmd_policy,
+		    "export takes a format ('slurm' or 'kueue') and at most one revision");
 	int rc = EXIT_OK;
 	struct policy_repo *r = open_repo(o, &rc);
 	if (!r)
@@ -1564,7 +1610,7 @@ static const struct sub subs[] = {
     {"apply", "[REV]", sub_apply},
     {"rollback", "[-m SUMMARY] [--no-apply] REV", sub_rollback},
     {"review", "[--window DURATION] [--applied TIME] REV", sub_review},
-    {"export", "slurm [REV]", sub_export},
+    {"export", "slurm [REV] | kueue [--namespace NS] [REV]", sub_export},
     {"keys", "[--roff]", sub_keys},
     {"init", "", sub_init},
 };
@@ -1604,6 +1650,8 @@ static int policy_exec(int argc, char **argv)
 			val = &o.window;
 		} else if (!strcmp(a, "--applied")) {
 			val = &o.applied;
+		} else if (!strcmp(a, "--namespace")) {
+			val = &o.ns;
 		} else if (!strcmp(a, "-n")) {
 			if (i + 1 >= argc) {
 				rc = cmd_usage_error(&cmd_policy, "-n needs a number");

@@ -19,7 +19,7 @@ _gq()
 	--trace | --policy | --against | --output | --error) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--gpus | --gpu-type | --gpu-mem | --cpus | --mem | --name | --time-limit | --estimate | --array | --begin | --signal | \
 		--reason | --priority | --format | --user | --set | --repo | -m | --message | --expected | --observe | \
-		--rollback-if | --window | --applied | --since | --until | -n | --nodes | --gpus-per-node) return ;;
+		--rollback-if | --window | --applied | --namespace | --since | --until | -n | --nodes | --gpus-per-node) return ;;
 	--by) COMPREPLY=($(compgen -W "user dept" -- "$cur")); return ;;
 	--notify) COMPREPLY=($(compgen -W "start end fail requeue start,end,fail all none" -- "$cur")); return ;;
 	esac
@@ -34,7 +34,7 @@ _gq()
 		elif [[ $prev == blame ]]; then
 			COMPREPLY=($(compgen -W "$("$gq" __complete policy-keys 2>/dev/null)" -- "$cur"))
 		elif [[ $prev == export ]]; then
-			COMPREPLY=($(compgen -W "slurm" -- "$cur"))
+			COMPREPLY=($(compgen -W "slurm kueue" -- "$cur"))
 		elif [[ ${COMP_WORDS[2]} == check ]]; then
 			COMPREPLY=($(compgen -f -- "$cur"))
 		fi

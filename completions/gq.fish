@@ -21,7 +21,7 @@ function __gq_args
 			$gq __complete jobs 2>/dev/null; return
 		case --trace --policy --against --output --error
 			__fish_complete_path $cur; return
-		case --gpus --gpu-type --gpu-mem --cpus --mem --name --time-limit --estimate --array --begin --signal --reason --priority --format --user --set --repo -m --message --expected --observe --rollback-if --window --applied --since --until -n --nodes --gpus-per-node
+		case --gpus --gpu-type --gpu-mem --cpus --mem --name --time-limit --estimate --array --begin --signal --reason --priority --format --user --set --repo -m --message --expected --observe --rollback-if --window --applied --namespace --since --until -n --nodes --gpus-per-node
 			return
 	end
 	if string match -q -- '-*' $cur
@@ -36,6 +36,7 @@ function __gq_args
 				$gq __complete policy-keys 2>/dev/null
 			else if test "$prev" = export
 				echo slurm
+				echo kueue
 			else if test "$toks[3]" = check
 				__fish_complete_path $cur
 			end

@@ -23,6 +23,7 @@ check_eq "bash: queues after --queue" "$(bc gq submit --queue '')" "default"
 check_eq "bash: states after --state" "$(bc gq ls --state ru)" "running"
 check_eq "bash: a tier after prio JOB" "$(bc gq prio 1 P | tr '\n' ' ')" "P0 P1 P2 "
 check_eq "bash: a job after prio --priority N" "$(bc gq prio --priority 5 '')" "1"
+check_eq "bash: export formats" "$(bc gq policy export '' | tr '\n' ' ')" "slurm kueue "
 
 # zsh: autoload it from fpath under compinit, then drive _gq with compadd
 # replaced by a recorder.
@@ -38,6 +39,7 @@ check_eq "zsh: a live job id" "$(zc gq hold '')" "1"
 check_eq "zsh: flags" "$(zc gq logs - | tr '\n' ' ')" "-f --follow --stderr "
 check_eq "zsh: a job after prio --priority N" "$(zc gq prio --priority 5 '')" "1"
 check_eq "zsh: tiers after --tier" "$(zc gq submit --tier '' | tr '\n' ' ')" "P0 P1 P2 "
+check_eq "zsh: export formats" "$(zc gq policy export '' | tr '\n' ' ')" "slurm kueue "
 
 # fish: its own completer.
 check_eq "fish: loads without error" "$(fish -N -c "source '$ROOT/completions/gq.fish'" 2>&1)" ""
@@ -47,4 +49,5 @@ check_eq "fish: a live job id" "$(fc 'gq release ')" "1"
 check_eq "fish: flags" "$(fc 'gq logs --' | tr '\n' ' ')" "--follow --stderr "
 check_eq "fish: a job after prio --priority N" "$(fc 'gq prio --priority 5 ')" "1"
 check_eq "fish: tiers after --tier" "$(fc 'gq submit --tier ' | tr '\n' ' ')" "P0 P1 P2 "
+check_eq "fish: export formats" "$(fc 'gq policy export ' | sort | tr '\n' ' ')" "kueue slurm "
 finish

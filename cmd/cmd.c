@@ -533,47 +533,6 @@ int cmd_parse_time(const char *s, int64_t *out)
 	return 0;
 }
 
-int cmd_split_words(char *s, char **words, int max, char *why, size_t whylen)
-{
-	int n = 0;
-	while (*s) {
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s)
-			break;
-		if (n >= max) {
-			snprintf(why, whylen, "too many words (at most %d)", max);
-			return -1;
-		}
-		char *w = s, *out = s;
-		while (*s && *s != ' ' && *s != '\t') {
-			if (*s == '\'' || *s == '"') {
-				char q = *s++;
-				while (*s && *s != q) {
-					if (q == '"' && *s == '\\' && s[1])
-						s++;
-					*out++ = *s++;
-				}
-				if (*s != q) {
-					snprintf(why, whylen, "unterminated %c quote; close it", q);
-					return -1;
-				}
-				s++;
-			} else if (*s == '\\' && s[1]) {
-				s++;
-				*out++ = *s++;
-			} else {
-				*out++ = *s++;
-			}
-		}
-		if (*s)
-			s++;
-		*out = '\0';
-		words[n++] = w;
-	}
-	return n;
-}
-
 int cmd_parse_when(const struct cmd_entry *c, const char *flag, const char *s, int64_t now,
 		   int64_t *out)
 {

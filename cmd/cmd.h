@@ -144,15 +144,6 @@ int cmd_fetch_history(struct backend *b, const struct history_query *q, struct j
 int cmd_job_action(const struct cmd_entry *c, int argc, char **argv,
 		   int (*act)(struct backend *b, int64_t id, struct gq_err *e), const char *done);
 
-/*
- * Splits s in place into at most max words, as a shell would for a simple
- * command: white space separates, single quotes group literally, double
- * quotes group with \ escaping the next character, and outside quotes \
- * escapes the next character. Used by gq shell and for #GQ lines, so both
- * read a line alike. Returns the count, or -1 with a message in why.
- */
-int cmd_split_words(char *s, char **words, int max, char *why, size_t whylen);
-
 /* Set by gq shell's SIGINT handler: following loops (logs -f, events -f)
  * stop when it is set. */
 extern volatile int cmd_interrupted;

@@ -121,7 +121,7 @@ static int run_line(char *line)
 {
 	char *words[MAX_WORDS + 1];
 	char why[64];
-	int n = cmd_split_words(line, words, MAX_WORDS, why, sizeof(why));
+	int n = words_split(line, words, MAX_WORDS, false, why, sizeof(why));
 	if (n < 0) {
 		fprintf(stderr, "gq: %s\n", why);
 		return EXIT_USAGE;

@@ -257,7 +257,7 @@ static int apply_script(struct opts *o, const char *path, const char *text)
 		char argv0[] = "submit";
 		words[0] = argv0;
 		char why[64];
-		int n = cmd_split_words(p + 3, words + 1, MAX_GQ_WORDS, why, sizeof(why));
+		int n = words_split(p + 3, words + 1, MAX_GQ_WORDS, false, why, sizeof(why));
 		if (n < 0) {
 			rc = cmd_usage_error(c, "%s%s", where, why);
 			break;

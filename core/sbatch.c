@@ -333,38 +333,16 @@ static bool apply(struct sbatch *sb, enum opt o, const char *v)
 	return false;
 }
 
-/* Splits s into words on blanks; double or single quotes keep blanks and
- * are removed. A word starting with '#' ends the list. */
-static int split(char *s, char **w, int max)
-{
-	int n = 0;
-	while (*s && n < max) {
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s || *s == '#')
-			break;
-		char *out = s;
-		w[n++] = s;
-		char q = 0;
-		for (; *s && (q || (*s != ' ' && *s != '\t')); s++) {
-			if (!q && (*s == '"' || *s == '\''))
-				q = *s;
-			else if (q && *s == q)
-				q = 0;
-			else
-				*out++ = *s;
-		}
-		if (*s)
-			s++;
-		*out = '\0';
-	}
-	return n;
-}
-
 static void parse_line(struct sbatch *sb, char *s)
 {
-	char *w[WORDS_MAX];
-	int n = split(s, w, WORDS_MAX);
+	char *w[WORDS_MAX], why[96], whole[LINE_MAX_LEN];
+	snprintf(whole, sizeof(whole), "%s", s);
+	/* Read as #GQ lines are (util.h), a # word ending the line. */
+	int n = words_split(s, w, WORDS_MAX, true, why, sizeof(why));
+	if (n < 0) {
+		skip(sb, whole, NULL, SBATCH_BADVAL);
+		return;
+	}
 	for (int i = 0; i < n; i++) {
 		char *k = w[i], *val = NULL;
 		if (k[0] != '-') {

@@ -512,3 +512,44 @@ int buf_add_escaped(struct buf *b, const char *s)
 		rc = buf_add(b, s + strlen(s) - run, run);
 	return rc;
 }
+
+int words_split(char *s, char **words, int max, bool comments, char *why, size_t whylen)
+{
+	int n = 0;
+	while (*s) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s || (comments && *s == '#'))
+			break;
+		if (n >= max) {
+			snprintf(why, whylen, "too many words (at most %d)", max);
+			return -1;
+		}
+		char *w = s, *out = s;
+		while (*s && *s != ' ' && *s != '\t') {
+			if (*s == '\'' || *s == '"') {
+				char q = *s++;
+				while (*s && *s != q) {
+					if (q == '"' && *s == '\\' && s[1])
+						s++;
+					*out++ = *s++;
+				}
+				if (*s != q) {
+					snprintf(why, whylen, "unterminated %c quote; close it", q);
+					return -1;
+				}
+				s++;
+			} else if (*s == '\\' && s[1]) {
+				s++;
+				*out++ = *s++;
+			} else {
+				*out++ = *s++;
+			}
+		}
+		if (*s)
+			s++;
+		*out = '\0';
+		words[n++] = w;
+	}
+	return n;
+}

@@ -154,4 +154,14 @@ bool utf8_valid(const char *s);
  * bytes that are not UTF-8 included, is copied. -1 when b's max is hit. */
 int buf_add_escaped(struct buf *b, const char *s);
 
+/*
+ * Splits s in place into at most max words, as a shell would for a simple
+ * command: white space separates, single quotes group literally, double
+ * quotes group with \ escaping the next character, and outside quotes \
+ * escapes the next character; with comments, a word that starts with #
+ * ends the line. gq shell, #GQ and #SBATCH lines (core/sbatch.h) all read
+ * a line with it, alike. Returns the count, or -1 with a message in why.
+ */
+int words_split(char *s, char **words, int max, bool comments, char *why, size_t whylen);
+
 #endif

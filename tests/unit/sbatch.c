@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/sbatch.h"
+#include "core/util.h"
 
 static void test_reads_the_common_options(void)
 {
@@ -153,6 +154,31 @@ static void test_a_bad_count_leaves_the_field(void)
 	CHECK_INT(sb.nskipped, 3);
 }
 
+/* #SBATCH lines are split as #GQ lines and gq shell are (issue 26: two
+ * splitters quoted differently): a backslash escapes, quotes group, a #
+ * word ends the line, an open quote is a line gq cannot read. */
+static void test_lines_split_as_gq_lines(void)
+{
+	struct sbatch sb;
+	sbatch_parse("#!/bin/sh\n#SBATCH -J a\\ b --mail-user=\"x y\" # a comment -p gpu\n"
+		     "#SBATCH -A 'it''s' -q \"p\\\"1\"\ntrue\n",
+		     &sb);
+	CHECK_STR(sb.name, "a b");
+	CHECK_STR(sb.mail_user, "x y");
+	CHECK_STR(sb.partition, "");
+	CHECK_STR(sb.account, "its");
+	CHECK_STR(sb.qos, "p\"1");
+	CHECK_INT(sb.nskipped, 0);
+	char line[] = "-J a\\ b --mail-user=\"x y\"", *w[8], why[64];
+	CHECK_INT(words_split(line, w, 8, false, why, sizeof(why)), 3);
+	CHECK_STR(w[1], "a b");
+	CHECK_STR(w[2], "--mail-user=x y");
+	sbatch_parse("#!/bin/sh\n#SBATCH -J 'open\n", &sb);
+	CHECK_STR(sb.name, "");
+	CHECK_INT(sb.nskipped, 1);
+	CHECK_INT(sb.skipped[0].why, SBATCH_BADVAL);
+}
+
 static void test_bad_times(void)
 {
 	static const char *const bad[] = {
@@ -172,4 +198,5 @@ void suite_sbatch(void)
 	RUN(test_keeps_what_it_does_not_honour);
 	RUN(test_a_bad_count_leaves_the_field);
 	RUN(test_bad_times);
+	RUN(test_lines_split_as_gq_lines);
 }

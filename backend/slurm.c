@@ -705,6 +705,11 @@ static void runs_refresh(struct slurm *sl, int64_t now)
  * first. Slurm's own estimate assumes every job runs to its limit. */
 static void hist_fill(struct slurm *sl, struct snapshot *s)
 {
+	size_t named = 0;
+	for (size_t i = 0; i < s->njobs; i++)
+		named += job_state_active(s->jobs[i].state) && s->jobs[i].name[0];
+	if (!named) /* nothing to predict: slurmdbd is not asked */
+		return;
 	runs_refresh(sl, time(NULL));
 	size_t n0 = sl->nruns;
 	for (size_t i = 0; i < s->njobs; i++) {

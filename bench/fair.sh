@@ -14,7 +14,8 @@ set -u
 JOBS=${FAIR_JOBS:-5000}
 SECS=${FAIR_SECONDS:-15}
 THREADS=${FAIR_THREADS:-8}
-. "$(dirname "$0")/lib.inc" fair
+BENCH_NAME=fair
+. "$(dirname "$0")/lib.inc"
 chmod 755 "$T"
 UA=gqfaira$$ UB=gqfairb$$
 fair_cleanup() {

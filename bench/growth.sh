@@ -8,7 +8,8 @@
 # ls` / `gq history` times after each round. Not a pass/fail test: figures go to bench/README.md
 # ("Nothing only grows").
 set -u
-. "$(dirname "$0")/lib.inc" growth
+BENCH_NAME=growth
+. "$(dirname "$0")/lib.inc"
 N=${GROWTH_JOBS:-20000}
 report() { # LABEL
 	local rss db wal spool

@@ -7,7 +7,8 @@
 # last hour, `gq show` of an old job. GQ (default ./gq) is the binary:
 # run it once with an older one for the "before" figures.
 set -u
-. "$(dirname "$0")/lib.inc" journal
+BENCH_NAME=journal
+. "$(dirname "$0")/lib.inc"
 N=${JOURNAL_JOBS:-200000}
 command -v sqlite3 >/dev/null || { echo "journal: needs sqlite3 (make deps)"; exit 0; }
 

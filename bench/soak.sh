@@ -14,41 +14,12 @@
 # they started. SOAK_SERVER_WRAP runs the server under a wrapper, e.g.
 # "valgrind --leak-check=full --log-file=/tmp/vg.%p" (then slower).
 set -u
-GQ=${GQ:-$(cd "$(dirname "$0")/.." && pwd)/gq}
 SECS=${SOAK_SECONDS:-600}
-T=$(mktemp -d /tmp/gqsoak.XXXXXX)
-export HOME="$T/home" XDG_CONFIG_HOME="$T/home/.config" XDG_STATE_HOME="$T/home/.local/state" \
-	XDG_RUNTIME_DIR="$T/run" TZ=UTC LC_ALL=C NO_COLOR=1 GQ_SERVER="unix:$T/sock"
-unset GQ_TOKEN_FILE GQ_BACKEND
-mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
-chmod 700 "$XDG_RUNTIME_DIR"
+BENCH_KEEP=${SOAK_KEEP:-0} BENCH_SERVER_WRAP=${SOAK_SERVER_WRAP:-}
+BENCH_NAME=soak
+. "$(dirname "$0")/lib.inc"
 SOCK="$T/sock"
-LOOPS=""
-
-cleanup() {
-	for p in $LOOPS; do kill "$p" 2>/dev/null; done
-	[ -n "${SPID:-}" ] && kill -TERM "$SPID" 2>/dev/null && sleep 1
-	# Jobs outlive their server by design: stop what this run left, by the
-	# process groups its supervisors started.
-	for f in "$T"/state/run/*/pid; do
-		[ -e "$f" ] || continue
-		g=$(ps -o pgid= -p "$(cat "$f")" 2>/dev/null | tr -d ' ')
-		[ -n "$g" ] && [ "$g" != 0 ] && kill -KILL -- "-$g" 2>/dev/null
-	done
-	[ "${SOAK_KEEP:-0}" = 1 ] || rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-${SOAK_SERVER_WRAP:-} "$GQ" serve --listen "unix:$SOCK" --state-dir "$T/state" --manual-clock \
-	--gpus 8 >"$T/server.log" 2>&1 &
-SPID=$!
-for _ in $(seq 1 400); do
-	curl -sf --unix-socket "$SOCK" http://gq/v1/ping >/dev/null 2>&1 && break
-	sleep 0.05
-done
-curl -sf --unix-socket "$SOCK" http://gq/v1/ping >/dev/null || {
-	echo "soak: gq serve did not start:"; tail -5 "$T/server.log"; exit 1; }
+bench_serve --manual-clock
 
 # The load: one python3 process of threads, each a bounded loop over the
 # unix socket that pauses between requests (a new connection each, as
@@ -184,9 +155,9 @@ S0=$(sample 0)
 echo "$S0"
 
 python3 -c "$LOAD" "$SOCK" "$SECS" "$T/n" &
-LOOPS="$!"
+BENCH_PIDS="$!"
 clis &
-LOOPS="$LOOPS $!"
+BENCH_PIDS="$BENCH_PIDS $!"
 
 START=$(date +%s)
 S1=""
@@ -200,7 +171,7 @@ while [ "$(date +%s)" -lt "$END" ]; do
 	[ -z "$S1" ] && S1=$line
 	m=$((m + 1))
 done
-for p in $LOOPS; do wait "$p" 2>/dev/null; done
+for p in $BENCH_PIDS; do wait "$p" 2>/dev/null; done
 sleep 2 # the last jobs end, their files close
 SE=$(sample $(($(date +%s) - START)))
 echo "$SE (after the load, jobs ended)"

@@ -96,11 +96,6 @@ static int http(struct slurm *sl, const char *method, const char *path, const ch
 static bool api_load(struct slurm *sl);
 static void api_save(const struct slurm *sl, const struct buf *ping);
 
-/* A request failed: when the token itself is at fault (not a JWT, expired
- * by its own exp claim, or another user's), that is the error, exit 4,
- * whatever slurmrestd said (22.05 answers such a token on /nodes with
- * HTTP 500 and a bare "Unspecified error"); else Slurm's words stay.
- * Returns -1. */
 /* slurmctld answers slurmrestd -1 both for a token it refuses and when it
  * is down; slurmdbd checks tokens itself: its /diag answers a good one,
  * if only with "access denied" (2002). */
@@ -119,6 +114,13 @@ static bool token_accepted(struct slurm *sl)
 	return ok;
 }
 
+/* A request failed: when the token itself is at fault (not a JWT, expired
+ * by its own exp claim, or another user's), that is the error, exit 4,
+ * whatever slurmrestd said (22.05 answers such a token on /nodes with
+ * HTTP 500 and a bare "Unspecified error"). Slurm's bare -1 is a refused
+ * token (exit 4) unless slurmdbd accepts the token (token_accepted):
+ * then slurmctld does not answer (exit 5). Else Slurm's words stay.
+ * Returns -1. */
 static int token_fault(struct slurm *sl, struct gq_err *e)
 {
 	if (!sl->token)

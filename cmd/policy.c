@@ -1436,6 +1436,24 @@ out:
 
 /* ---- export ---- */
 
+/* The policy of revision rev of the repository, for an export (the
+ * caller frees it); NULL with *rc set and the error said. */
+static struct policy *export_load(const struct popts *o, const char *rev, int *rc)
+{
+	struct policy_repo *r = open_repo(o, rc);
+	if (!r)
+		return NULL;
+	struct gq_err e = GQ_ERR_INIT;
+	struct policy *p = xmalloc(sizeof(*p));
+	if (repo_load(r, rev, p, &e) < 0) {
+		*rc = cmd_fail(&e);
+		free(p);
+		p = NULL;
+	}
+	repo_free(r);
+	return p;
+}
+
 /* The Kueue objects of a revision. The GPU models and their counts come
  * from the server if one answers (none is started for it). */
 static int export_kueue(const struct popts *o, const char *rev)
@@ -1447,31 +1465,25 @@ static int export_kueue(const struct popts *o, const char *rev)
 				       "ending with a letter or digit",
 				       o->ns);
 	int rc = EXIT_OK;
-	struct policy_repo *r = open_repo(o, &rc);
-	if (!r)
+	struct policy *p = export_load(o, rev, &rc);
+	if (!p)
 		return rc;
 	struct gq_err e = GQ_ERR_INIT;
-	struct policy *p = xmalloc(sizeof(*p));
 	struct snapshot s;
 	snapshot_init(&s);
-	if (repo_load(r, rev, p, &e) < 0) {
-		rc = cmd_fail(&e);
-	} else {
-		struct backend *b = server_if_any();
-		bool nodes = b && b->ops->snapshot(b, &s, &e) == 0;
-		if (!nodes)
-			fprintf(stderr, "gq: note: no gq server answered; the GPU models and "
-					"counts are unknown (see '# gq:' in the output)\n");
-		backend_close(b);
-		struct buf out;
-		buf_init(&out, 0);
-		kueue_export_policy(p, nodes ? s.nodes : NULL, nodes ? s.nnodes : 0, o->ns, &out);
-		fputs(out.data, stdout);
-		buf_release(&out);
-	}
+	struct backend *b = server_if_any();
+	bool nodes = b && b->ops->snapshot(b, &s, &e) == 0;
+	if (!nodes)
+		fprintf(stderr, "gq: note: no gq server answered; the GPU models and "
+				"counts are unknown (see '# gq:' in the output)\n");
+	backend_close(b);
+	struct buf out;
+	buf_init(&out, 0);
+	kueue_export_policy(p, nodes ? s.nodes : NULL, nodes ? s.nnodes : 0, o->ns, &out);
+	fputs(out.data, stdout);
+	buf_release(&out);
 	snapshot_release(&s);
 	free(p);
-	repo_free(r);
 	return rc;
 }
 
@@ -1485,34 +1497,29 @@ static int sub_export(const struct popts *o, int argc, char **argv)
 		return cmd_usage_error(
 		    &cmd_policy,
 		    "export takes a format ('slurm' or 'kueue') and at most one revision");
-	int rc = EXIT_OK;
-	struct policy_repo *r = open_repo(o, &rc);
-	if (!r)
-		return rc;
-	struct gq_err e = GQ_ERR_INIT;
-	struct policy *p = xmalloc(sizeof(*p));
 	/* Tiers become the QOS that the Slurm backend maps back to them. */
+	struct gq_err e = GQ_ERR_INIT;
 	struct gq_config cfg;
 	struct slurm_map map;
 	const char *qos[TIER_COUNT];
-	if (config_load(&cfg, &e) < 0) {
-		rc = cmd_fail(&e);
-	} else if (slurm_map_parse(cfg.qos_map, &map, &e) < 0) {
+	if (config_load(&cfg, &e) < 0)
+		return cmd_fail(&e);
+	if (slurm_map_parse(cfg.qos_map, &map, &e) < 0) {
 		err_prefix(&e, "gq.qosMap");
-		rc = cmd_fail(&e);
-	} else if (repo_load(r, argc > 2 ? argv[2] : "HEAD", p, &e) < 0) {
-		rc = cmd_fail(&e);
-	} else {
-		for (int t = 0; t < TIER_COUNT; t++)
-			qos[t] = slurm_map_qos(&map, (enum tier)t);
-		struct buf b;
-		buf_init(&b, 0);
-		slurm_export_policy(p, qos, &b);
-		fputs(b.data, stdout);
-		buf_release(&b);
+		return cmd_fail(&e);
 	}
+	int rc = EXIT_OK;
+	struct policy *p = export_load(o, argc > 2 ? argv[2] : "HEAD", &rc);
+	if (!p)
+		return rc;
+	for (int t = 0; t < TIER_COUNT; t++)
+		qos[t] = slurm_map_qos(&map, (enum tier)t);
+	struct buf b;
+	buf_init(&b, 0);
+	slurm_export_policy(p, qos, &b);
+	fputs(b.data, stdout);
+	buf_release(&b);
 	free(p);
-	repo_free(r);
 	return rc;
 }
 

@@ -82,3 +82,14 @@ events_of() {
 records() {
 	api GET /v1/preemptions | jq -r '.preemptions[] | "\(.victim) \(.trigger) \(.reason)"'
 }
+
+# ckpt_wait ID: a short poll until job ID (tests/workload/train.sh, at
+# $W) has reported a checkpoint.
+W="$(cd "$(dirname "$0")/.." && pwd)/workload/train.sh"
+ckpt_wait() {
+	for _ in $(seq 1 200); do
+		[ "$(field "$1" .last_checkpoint)" != 0 ] && return 0
+		sleep 0.05
+	done
+	return 1
+}

@@ -9,7 +9,6 @@
 # times the time since that checkpoint was reported.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/enforce.sh"
-W="$(cd "$(dirname "$0")/.." && pwd)/workload/train.sh"
 policy_server '[headroom]
 	share = 0
 [preempt]

@@ -7,7 +7,6 @@
 # runs on, and the one record says "for" db's P0.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/enforce.sh"
-W="$(cd "$(dirname "$0")/.." && pwd)/workload/train.sh"
 policy_server '[headroom]
 	share = 0
 [tier "P0"]
@@ -21,14 +20,6 @@ policy_server '[headroom]
 [queue "qb"]
 	department = db' --gpus 2
 
-# ckpt_wait ID: a short poll until job ID has reported a checkpoint.
-ckpt_wait() {
-	for _ in $(seq 1 200); do
-		[ "$(field "$1" .last_checkpoint)" != 0 ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
 train() {
 	sub --gpus 1 --tier P2 --queue qb --checkpointable -- \
 		env GQ="$GQ" TRAIN_EVERY=1 TRAIN_STEP_SECONDS=0.05 sh "$W" gqt$$

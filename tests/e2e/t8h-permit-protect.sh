@@ -7,7 +7,6 @@
 # preempted: without a permit a P2 never takes a P0.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/enforce.sh"
-W="$(cd "$(dirname "$0")/.." && pwd)/workload/train.sh"
 policy_server '[headroom]
 	share = 0
 [tier "P0"]
@@ -15,13 +14,6 @@ policy_server '[headroom]
 [downgrade]
 	remindAfter = 30d' --gpus 3
 
-ckpt_wait() {
-	for _ in $(seq 1 200); do
-		[ "$(field "$1" .last_checkpoint)" != 0 ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
 train() { # GPUS
 	sub --gpus "$1" --tier P0 --checkpointable -- \
 		env GQ="$GQ" TRAIN_EVERY=1 TRAIN_STEP_SECONDS=0.05 sh "$W" gqt$$

@@ -51,7 +51,7 @@ int job_info_file_logs(const struct job_info *ji, const char *stream, int64_t of
 		/* Not started, or just started (slurmstepd creates the file a
 		 * moment after Slurm says RUNNING): nothing written yet. */
 		if (job_state_active(ji->job.state) &&
-		    (ji->job.state != JOB_RUNNING || errno == ENOENT)) {
+		    (ji->job.state != JOB_RUNNING || (path && errno == ENOENT))) {
 			*next = offset;
 			return 0;
 		}

@@ -55,8 +55,11 @@ int job_info_file_logs(const struct job_info *ji, const char *stream, int64_t of
 			*next = offset;
 			return 0;
 		}
+		if (!path)
+			return err_set(e, GQ_ENOENT, "job %" PRId64 " names no output file",
+				       ji->job.id);
 		return err_set(e, GQ_ENOENT, "cannot read the log of job %" PRId64 " at '%s': %s",
-			       ji->job.id, path ? path : "(none)", strerror(errno));
+			       ji->job.id, path, strerror(errno));
 	}
 	if (offset > 0)
 		fseeko(f, (off_t)offset, SEEK_SET);

@@ -208,7 +208,7 @@ void pdiff_compute(const struct pknown *old, size_t nold, const struct job *cur,
 		else if (o && strcmp(o->name, n->name))
 			what = "has another name";
 		else if (o && o->submit && n->submit && o->submit != n->submit &&
-			 n->restarts <= o->restarts)
+			 n->restarts <= o->restarts && !job_state_active(o->state))
 			what = "has another submit time";
 		if (what) {
 			out->reset_job = n->id;

@@ -43,8 +43,10 @@
  * cluster that runs for years; the job of the highest id is kept whatever
  * its age.
  *
- * Ids reset: a job id known with another submit time (its restart count
- * not grown: Slurm gives a requeued job a new submit time), another user
+ * Ids reset: a job id known as ended with another submit time (its restart
+ * count not grown: Slurm gives a requeued job a new submit time, and a
+ * poll may see the new time before the count; so a job known active with
+ * its user and name is that job, being requeued), another user
  * or another name, or a job id never seen below the highest id known,
  * means the cluster numbers new jobs with old ids. Then no event is
  * produced and reset says which job showed it.

@@ -224,6 +224,16 @@ static void ids_reset(void)
 	struct pdiff d4 = poll(d0.known, d0.nknown, &n, 1, 3001, false);
 	CHECK_INT(d4.reset_job, 0);
 	CHECK_INT(d4.nev, 1);
+	/* A running job seen with a new submit time before its restart count
+	 * grew (a preemption's requeue under way, as ts08 met it): that job,
+	 * not a reset. */
+	struct job r = J(7, JOB_RUNNING);
+	struct pdiff d5 = poll(NULL, 0, &r, 1, 2000, false);
+	r.submit_time += 100;
+	struct pdiff d6 = poll(d5.known, d5.nknown, &r, 1, 2200, false);
+	CHECK_INT(d6.reset_job, 0);
+	pdiff_release(&d5);
+	pdiff_release(&d6);
 	struct pdiff *all[] = {&d0, &d1, &d2, &d3, &d4};
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
 		pdiff_release(all[i]);

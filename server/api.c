@@ -127,6 +127,78 @@ static void h_snapshot(struct ctx *c)
 	http_resp_header(c->resp, "Gq-Event-Seq", "%" PRId64, seq);
 }
 
+/* GET /v1/jobs without page= or limit=: every match, however many, the
+ * same answer as one page of all of them, made a page at a time as it
+ * is sent, so that the server never holds it whole (86,000 jobs were a
+ * 79 MB answer held, and copied, per reader). */
+#define STREAM_PAGE 1000
+
+struct jobs_stream {
+	struct server *s;
+	struct job_filter f; /* its user is user */
+	char *user;
+	struct buf out; /* encoded, not sent yet from pos */
+	size_t pos;
+	bool first, done;
+};
+
+static size_t jobs_stream_next(void *cls, char *buf, size_t max)
+{
+	struct jobs_stream *js = cls;
+	while (js->pos == js->out.len && !js->done) {
+		js->out.len = js->pos = 0;
+		struct job *jobs;
+		size_t n;
+		bool more = false;
+		server_jobs(js->s, &js->f, &jobs, &n, &more);
+		for (size_t i = 0; i < n; i++) {
+			if (!js->first)
+				buf_addstr(&js->out, ",");
+			js->first = false;
+			codec_job_write(&js->out, &jobs[i]);
+		}
+		if (n)
+			js->f.after = jobs[n - 1].id;
+		jobs_free(jobs, n);
+		if (!more || !n) {
+			buf_addstr(&js->out, "]}");
+			js->done = true;
+		}
+	}
+	size_t k = js->out.len - js->pos;
+	if (k > max)
+		k = max;
+	memcpy(buf, js->out.data + js->pos, k);
+	js->pos += k;
+	return k;
+}
+
+static void jobs_stream_free(void *cls)
+{
+	struct jobs_stream *js = cls;
+	buf_release(&js->out);
+	free(js->user);
+	free(js);
+}
+
+static void jobs_stream(struct ctx *c, const struct job_filter *f)
+{
+	struct jobs_stream *js = xcalloc(1, sizeof(*js));
+	js->s = c->s;
+	js->f = *f;
+	js->f.page = STREAM_PAGE;
+	js->f.after = 0;
+	js->user = f->user ? xstrdup(f->user) : NULL;
+	js->f.user = js->user;
+	js->first = true;
+	buf_init(&js->out, 0);
+	buf_addstr(&js->out, "{\"jobs\":[");
+	c->resp->status = 200;
+	c->resp->stream = jobs_stream_next;
+	c->resp->stream_free = jobs_stream_free;
+	c->resp->stream_cls = js;
+}
+
 static void h_jobs_list(struct ctx *c)
 {
 	struct gq_err e = GQ_ERR_INIT;
@@ -154,6 +226,10 @@ static void h_jobs_list(struct ctx *c)
 		return;
 	}
 	f.page = (size_t)page;
+	if (!f.page && !f.limit) {
+		jobs_stream(c, &f);
+		return;
+	}
 	struct job *jobs;
 	size_t n;
 	bool more = false;

@@ -96,14 +96,47 @@ void http_resp_header(struct http_resp *r, const char *name, const char *fmt, ..
 	r->hname[r->nheaders++] = name;
 }
 
+struct stream {
+	size_t (*fn)(void *cls, char *buf, size_t max);
+	void (*free)(void *cls);
+	void *cls;
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	(void)pos;
+	struct stream *st = cls;
+	size_t n = st->fn(st->cls, buf, max);
+	return n ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static void stream_done(void *cls)
+{
+	struct stream *st = cls;
+	st->free(st->cls);
+	free(st);
+}
+
 static enum MHD_Result send_resp(struct MHD_Connection *c, struct http_resp *r)
 {
-	struct MHD_Response *resp = MHD_create_response_from_buffer(
-	    r->len, r->body ? r->body : (char *)(uintptr_t) "",
-	    r->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
-	if (!resp) {
-		free(r->body);
-		return MHD_NO;
+	struct MHD_Response *resp;
+	if (r->stream) {
+		struct stream *st = xmalloc(sizeof(*st));
+		*st = (struct stream){r->stream, r->stream_free, r->stream_cls};
+		resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_read,
+							 st, stream_done);
+		if (!resp) {
+			stream_done(st);
+			return MHD_NO;
+		}
+	} else {
+		resp = MHD_create_response_from_buffer(
+		    r->len, r->body ? r->body : (char *)(uintptr_t) "",
+		    r->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+		if (!resp) {
+			free(r->body);
+			return MHD_NO;
+		}
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
 				r->content_type ? r->content_type : "application/json");

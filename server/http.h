@@ -75,6 +75,13 @@ struct http_resp {
 	char *body; /* owned; freed after sending */
 	size_t len;
 	const char *content_type; /* static */
+	/* Or, when stream is set, the body made a piece at a time after the
+	 * handler returned (an answer too big to hold whole): stream fills
+	 * at most max bytes of buf and returns how many, 0 at the end;
+	 * stream_free(stream_cls) is called once the answer is over. */
+	size_t (*stream)(void *cls, char *buf, size_t max);
+	void (*stream_free)(void *cls);
+	void *stream_cls;
 	const char *hname[HTTP_MAX_HEADERS];
 	char hvalue[HTTP_MAX_HEADERS][64];
 	int nheaders;

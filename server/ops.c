@@ -1191,6 +1191,42 @@ static bool server_jobs_page(struct server *s, const struct job_filter *f, struc
 	return more;
 }
 
+/* Whether f can match a finished job: only then is the journal read
+ * (memory holds every active job). */
+static bool filter_finished(const struct job_filter *f)
+{
+	if (f->all)
+		return true;
+	for (int st = 0; st < JOB_STATE_COUNT; st++)
+		if (!job_state_active((enum job_state)st) && (f->states & (1u << st)))
+			return true;
+	return false;
+}
+
+/* A page of active jobs only: memory's, in id order from the cursor, not
+ * a walk of the whole journal. Lock held. */
+static bool server_jobs_page_mem(struct server *s, const struct job_filter *f, struct jobs_acc *a)
+{
+	const struct snapshot *m = &s->st.snap;
+	size_t lo = 0, hi = m->njobs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->jobs[mid].id <= f->after)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < m->njobs; i++) {
+		if (!job_matches(f, &m->jobs[i]))
+			continue;
+		if (a->n >= f->page)
+			return true;
+		GROW(a->v, a->cap, a->n + 1);
+		job_copy(&a->v[a->n++], &m->jobs[i]);
+	}
+	return false;
+}
+
 void server_jobs(struct server *s, const struct job_filter *f, struct job **out, size_t *n,
 		 bool *more)
 {
@@ -1199,7 +1235,8 @@ void server_jobs(struct server *s, const struct job_filter *f, struct job **out,
 	if (f->page) {
 		pthread_mutex_lock(&s->mu);
 		struct jobs_acc a = {.f = f, .mem = &s->st.snap};
-		bool m = server_jobs_page(s, f, &a);
+		bool m = filter_finished(f) ? server_jobs_page(s, f, &a)
+					    : server_jobs_page_mem(s, f, &a);
 		pthread_mutex_unlock(&s->mu);
 		if (more)
 			*more = m;
@@ -1218,11 +1255,7 @@ void server_jobs(struct server *s, const struct job_filter *f, struct job **out,
 	}
 	/* Finished jobs older than memory's window are in the journal only
 	 * (state.h): asked for by when they ended, through its index. */
-	unsigned finished = 0;
-	for (int st = 0; st < JOB_STATE_COUNT; st++)
-		if (!job_state_active((enum job_state)st))
-			finished |= 1u << st;
-	if (f->all || (f->states & finished)) {
+	if (filter_finished(f)) {
 		struct gq_err e = GQ_ERR_INIT;
 		if (db_jobs_ended(s->st.db, f->since ? f->since : 1,
 				  f->until ? f->until : INT64_MAX, acc_journal, &a, &e) < 0)

@@ -61,4 +61,30 @@ check_eq "after a restart, the server holds the jobs of the last 25 h" "$(inmem)
 check_match "its log says so" "$(cat "$T_DIR/server.log")" "2 jobs in memory \(active, or ended in the last 25 h\)"
 check_eq "and ids go on from the journal's" "$("$GQ" submit --hold --gpus 0 -- true | jid)" "$((c + 1))"
 check_eq "gq show of an old one after the restart" "$("$GQ" show --json "$a" | jq -r .state)" completed
+
+# A list longer than the server's page (1,000), asked without page=: the
+# same jobs as the pages, sent a page at a time as they are encoded
+# (chunked), never held whole; active ones only come from memory.
+"$GQ" submit --hold --gpus 0 --array 0-599 --name many -- true >/dev/null
+"$GQ" submit --hold --gpus 0 --array 0-599 --name many -- true >/dev/null
+curl -s -D "$T_DIR/h" --unix-socket "$SERVER_SOCK" 'http://gq/v1/jobs?all=1' >"$T_DIR/all"
+check_match "GET /v1/jobs?all=1 of 1,207 jobs is streamed" "$(tr -d '\r' <"$T_DIR/h")" \
+	"Transfer-Encoding: chunked"
+check_eq "... every job once, in id order" \
+	"$(jq -c '[(.jobs | length), (.jobs | map(.id) | . == unique)]' "$T_DIR/all")" '[1207,true]'
+walk=""
+after=0
+for _ in $(seq 1 10); do
+	curl -s -D "$T_DIR/h" --unix-socket "$SERVER_SOCK" "http://gq/v1/jobs?all=1&page=500&after=$after" >"$T_DIR/p"
+	walk="$walk$(jq -r '[.jobs[].id | tostring] | join(",")' "$T_DIR/p"),"
+	next=$(tr -d '\r' <"$T_DIR/h" | sed -n 's/^[Gg]q-[Nn]ext-[Oo]ffset: //p')
+	[ -n "$next" ] || break
+	after=$next
+done
+check_eq "... the same as its pages of 500" "${walk%,}" "$(jq -r '[.jobs[].id | tostring] | join(",")' "$T_DIR/all")"
+check_eq "GET /v1/jobs (active): the 1,201 held" \
+	"$(curl -s --unix-socket "$SERVER_SOCK" 'http://gq/v1/jobs' | jq -c '[.jobs[] | select(.state == "pending")] | length')" 1201
+curl -s -D "$T_DIR/h" --unix-socket "$SERVER_SOCK" 'http://gq/v1/jobs?page=1201' >"$T_DIR/p"
+check_eq "... a page of exactly all of them says no next page" \
+	"$(jq '.jobs | length' "$T_DIR/p") $(tr -d '\r' <"$T_DIR/h" | grep -ci '^gq-next-offset')" "1201 0"
 finish

@@ -552,10 +552,13 @@ static int acct_fetch(struct slurm *sl, int64_t from, int64_t to, const char *mo
 	 * other versions gq speaks. */
 	snprintf(path, sizeof(path), "/slurmdb/v0.0.%d/jobs?start_time=%s&end_time=%s%s", sl->minor,
 		 t1, t2, more);
-	/* slurmrestd 22.05 now and then answers this query HTTP 500 with no
-	 * error in the answer, for a few seconds, while sacct reads the same
-	 * records: asked again (it is a read) ACCT_TRIES times over about
-	 * 7 s before gq gives up. */
+	/* slurmrestd 22.05 answers this query HTTP 500 with no error in the
+	 * answer for as long as it cannot find the QOS a record of the window
+	 * names (its log: "_parser_dump: failed on field qos: Nothing found
+	 * with query"; seen after the QOS of jobs just ended was deleted),
+	 * while sacct reads the same records. A 500 is asked again all the same (it is a read;
+	 * a restarting slurmdbd passes) ACCT_TRIES times over about 7 s, then
+	 * the error says what is known of it. */
 	static const unsigned pause_ms[ACCT_TRIES - 1] = {500, 1500, 5000};
 	for (int i = 0;; i++) {
 		long st = 0;
@@ -572,8 +575,16 @@ static int acct_fetch(struct slurm *sl, int64_t from, int64_t to, const char *mo
 			return 1;
 		slurm_http_error(st, t, ans->len, sl->describe, e);
 		token_fault(sl, e);
-		if (st < 500 || i == ACCT_TRIES - 1 || e->code == GQ_EPERM)
+		if (st < 500 || e->code == GQ_EPERM)
 			return -1;
+		if (i == ACCT_TRIES - 1) {
+			if (st == 500 && t[0] == '{')
+				err_set(e, GQ_EUNAVAIL,
+					"%s failed (HTTP 500) %d times over 7 s and gave no "
+					"reason; its log says why",
+					sl->describe, ACCT_TRIES);
+			return -1;
+		}
 		struct timespec ts = {pause_ms[i] / 1000, (long)(pause_ms[i] % 1000) * 1000000L};
 		nanosleep(&ts, NULL);
 	}

@@ -575,7 +575,7 @@ static int n_history(struct backend *b, const struct history_query *q, struct jo
 	int rc;
 	for (;;) {
 		path.len = base;
-		buf_printf(&path, "&page=%d&after=%" PRId64, HISTORY_PAGE, after);
+		buf_printf(&path, "&form=lean&page=%d&after=%" PRId64, HISTORY_PAGE, after);
 		struct job_list l = {NULL, 0};
 		rc = get_report(b, path.data, "the job history", parse_history, &l, e);
 		if (rc < 0)

@@ -139,7 +139,7 @@ struct jobs_stream {
 	char *user;
 	struct buf out; /* encoded, not sent yet from pos */
 	size_t pos;
-	bool first, done;
+	bool lean, first, done;
 };
 
 static size_t jobs_stream_next(void *cls, char *buf, size_t max)
@@ -155,7 +155,7 @@ static size_t jobs_stream_next(void *cls, char *buf, size_t max)
 			if (!js->first)
 				buf_addstr(&js->out, ",");
 			js->first = false;
-			codec_job_write(&js->out, &jobs[i]);
+			(js->lean ? codec_job_write_lean : codec_job_write)(&js->out, &jobs[i]);
 		}
 		if (n)
 			js->f.after = jobs[n - 1].id;
@@ -181,9 +181,10 @@ static void jobs_stream_free(void *cls)
 	free(js);
 }
 
-static void jobs_stream(struct ctx *c, const struct job_filter *f)
+static void jobs_stream(struct ctx *c, const struct job_filter *f, bool lean)
 {
 	struct jobs_stream *js = xcalloc(1, sizeof(*js));
+	js->lean = lean;
 	js->s = c->s;
 	js->f = *f;
 	js->f.page = STREAM_PAGE;
@@ -206,7 +207,8 @@ static void h_jobs_list(struct ctx *c)
 	memset(&f, 0, sizeof(f));
 	const char *all = http_query(c->req, "all");
 	f.all = all && (!strcmp(all, "1") || !strcmp(all, "true"));
-	if (api_query_states(c->req, &f.states, &e) < 0) {
+	bool lean;
+	if (api_query_states(c->req, &f.states, &e) < 0 || api_query_lean(c->req, &lean, &e) < 0) {
 		reply_err(c, &e);
 		return;
 	}
@@ -227,19 +229,31 @@ static void h_jobs_list(struct ctx *c)
 	}
 	f.page = (size_t)page;
 	if (!f.page && !f.limit) {
-		jobs_stream(c, &f);
+		jobs_stream(c, &f, lean);
 		return;
 	}
 	struct job *jobs;
 	size_t n;
 	bool more = false;
 	server_jobs(c->s, &f, &jobs, &n, &more);
-	c->resp->body = codec_jobs_text(jobs, n, &c->resp->len);
+	c->resp->body = codec_jobs_text(jobs, n, lean, &c->resp->len);
 	c->resp->status = 200;
 	/* A full page: ask again from here (after=). */
 	if (more && n)
 		http_resp_header(c->resp, "Gq-Next-Offset", "%" PRId64, jobs[n - 1].id);
 	jobs_free(jobs, n);
+}
+
+int api_query_lean(const struct http_req *req, bool *lean, struct gq_err *e)
+{
+	const char *form = http_query(req, "form");
+	*lean = form && !strcmp(form, "lean");
+	if (form && !*lean)
+		return err_set(e, GQ_EINVAL,
+			       "unknown form '%s' in 'form'; use lean (or leave it out for every "
+			       "field)",
+			       form);
+	return 0;
 }
 
 int api_query_states(const struct http_req *req, unsigned *out, struct gq_err *e)

@@ -17,6 +17,10 @@ void api_handle(void *arg, const struct http_req *req, struct http_resp *resp);
 /* Query parameter "state" ("completed,failed"): *out gets bit 1 << state
  * of each, 0 when absent; -1 with GQ_EINVAL for a state gq has no name for. */
 int api_query_states(const struct http_req *req, unsigned *out, struct gq_err *e);
+/* Query parameter "form": "lean" (*lean: each job with only the fields
+ * that differ from a new job's, as a snapshot's) or absent; anything else
+ * -1 with GQ_EINVAL. */
+int api_query_lean(const struct http_req *req, bool *lean, struct gq_err *e);
 
 /* The HTTP status for an error class. */
 int err_http_status(enum gq_errcode code);

@@ -33,7 +33,7 @@ enum {
 	ST_JOBS_ENDED,
 	ST_JOBS_OF_ARRAY,
 	ST_JOBS_FROM,
-	ST_JOB_FIRST_ENDED,
+	ST_JOBS_ENDED_FROM,
 	ST_EVENT_INSERT,
 	ST_EVENTS_AFTER,
 	ST_EVENT_LAST,
@@ -78,8 +78,14 @@ static const char *const sql_text[ST_COUNT] = {
 			 "'$.array_id') = ?",
     /* A page of GET /v1/jobs: the primary key, in order, from a cursor. */
     [ST_JOBS_FROM] = "SELECT id, uid, idem, job, intent FROM jobs WHERE id > ? ORDER BY id LIMIT ?",
-    [ST_JOB_FIRST_ENDED] = "SELECT coalesce(min(id), 0) FROM jobs WHERE json_extract(job, "
-			   "'$.end_time') >= ?",
+    /* A page of a window: the ids from jobs_end alone (the index holds
+     * them), sorted, then their rows. The planner would rather walk the
+     * primary key from the cursor, which reads the whole journal before a
+     * recent window (5.5 s for a day at 200,000 jobs, 20 ms this way). */
+    [ST_JOBS_ENDED_FROM] = "SELECT id, uid, idem, job, intent FROM jobs WHERE id IN (SELECT id "
+			   "FROM jobs INDEXED BY jobs_end WHERE json_extract(job, '$.end_time') "
+			   ">= ? AND json_extract(job, '$.end_time') < ? AND id > ? ORDER BY id "
+			   "LIMIT ?) ORDER BY id",
     [ST_EVENT_INSERT] = "INSERT INTO events(seq, time, job, kind, from_state, to_state, "
 			"reason, actor, late) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     [ST_EVENTS_AFTER] = "SELECT seq, time, job, kind, from_state, to_state, reason, actor, late "
@@ -547,10 +553,15 @@ static int one_int64(struct db *db, sqlite3_stmt *st, int64_t *out, struct gq_er
 	return ret;
 }
 
-int db_job_first_ended(struct db *db, int64_t since, int64_t *out, struct gq_err *e)
+int db_jobs_ended_from(struct db *db, int64_t from, int64_t to, int64_t after, int max, db_job_fn fn,
+		       void *arg, struct gq_err *e)
 {
-	sqlite3_bind_int64(db->st[ST_JOB_FIRST_ENDED], 1, since);
-	return one_int64(db, db->st[ST_JOB_FIRST_ENDED], out, e);
+	sqlite3_stmt *st = db->st[ST_JOBS_ENDED_FROM];
+	sqlite3_bind_int64(st, 1, from);
+	sqlite3_bind_int64(st, 2, to);
+	sqlite3_bind_int64(st, 3, after);
+	sqlite3_bind_int(st, 4, max);
+	return jobs_walk(db, st, fn, arg, e);
 }
 
 int db_job_max_id(struct db *db, int64_t *out, struct gq_err *e)

@@ -682,7 +682,8 @@ void front_act_history(struct front_act *a, const struct front_caller *c,
 	struct history_query q = {0};
 	const unsigned active =
 	    (1u << JOB_PENDING) | (1u << JOB_STARTING) | (1u << JOB_RUNNING) | (1u << JOB_STOPPING);
-	if (api_query_states(req, &q.states, &e) < 0 ||
+	bool lean;
+	if (api_query_states(req, &q.states, &e) < 0 || api_query_lean(req, &lean, &e) < 0 ||
 	    http_query_int(req, "since", 0, GQ_TIME_MAX, 0, &q.since, &e) < 0 ||
 	    http_query_int(req, "until", 0, GQ_TIME_MAX, 0, &q.until, &e) < 0) {
 		reply_err(resp, &e);
@@ -707,7 +708,7 @@ void front_act_history(struct front_act *a, const struct front_caller *c,
 		return;
 	}
 	backend_close(b);
-	resp->body = codec_jobs_text(jobs, n, &resp->len);
+	resp->body = codec_jobs_text(jobs, n, lean, &resp->len);
 	resp->status = 200;
 	jobs_free(jobs, n);
 }

@@ -1163,20 +1163,20 @@ static int page_row(void *arg, int64_t id, uint32_t uid, const char *idem, const
 /* A page of server_jobs: the journal holds every job (memory's too, as
  * committed), walked in id order from the cursor, a chunk at a time, so
  * that no answer holds more than a page however long the history. A
- * window (since) starts the walk at the first job that ended in it. Lock
- * held. */
+ * window (since, until) walks only the jobs that ended in it, through
+ * the journal's index of ends. Lock held. */
 static bool server_jobs_page(struct server *s, const struct job_filter *f, struct jobs_acc *a)
 {
 	struct page_acc pa = {.a = *a, .last = f->after};
 	struct gq_err e = GQ_ERR_INIT;
-	int64_t first = 0;
-	if (f->since && db_job_first_ended(s->st.db, f->since, &first, &e) == 0 && first > 0 &&
-	    first - 1 > pa.last)
-		pa.last = first - 1;
-	bool more = false;
+	bool window = f->since || f->until, more = false;
 	for (;;) {
 		pa.rows = 0;
-		if (db_jobs_from(s->st.db, pa.last, 1024, page_row, &pa, &e) < 0) {
+		int r = window ? db_jobs_ended_from(s->st.db, f->since ? f->since : 1,
+						    f->until ? f->until : INT64_MAX, pa.last, 1024,
+						    page_row, &pa, &e)
+			       : db_jobs_from(s->st.db, pa.last, 1024, page_row, &pa, &e);
+		if (r < 0) {
 			log_warn("jobs from the journal: %s", e.msg);
 			break;
 		}

@@ -11,26 +11,34 @@
 
 #include "wire/codec.h"
 
+/* The tree lives in an arena dropped whole (codec_snapshot_parse's): a
+ * day's history is thousands of jobs of ~30 blocks each, and malloc's
+ * frees of them were most of gq history's time. */
 int wire_jobs_parse(const char *text, size_t len, struct job **jobs, size_t *n, struct gq_err *e)
 {
+	struct codec_arena arena;
+	codec_arena_begin(&arena);
 	json_t *v = NULL;
-	if (codec_parse(text, len, &v, e) < 0)
-		return -1;
-	json_t *a = json_is_object(v) ? json_object_get(v, "jobs") : NULL;
-	if (!json_is_array(a)) {
-		json_decref(v);
-		return err_set(e, GQ_EINVAL, "jobs: expected {\"jobs\": [...]}");
+	struct job *out = NULL;
+	size_t cnt = 0;
+	int rc = codec_parse(text, len, &v, e);
+	json_t *a = rc == 0 && json_is_object(v) ? json_object_get(v, "jobs") : NULL;
+	if (rc == 0 && !json_is_array(a))
+		rc = err_set(e, GQ_EINVAL, "jobs: expected {\"jobs\": [...]}");
+	if (rc == 0) {
+		cnt = json_array_size(a);
+		out = xcalloc(cnt ? cnt : 1, sizeof(*out));
+		for (size_t i = 0; i < cnt; i++)
+			if (codec_job_decode(json_array_get(a, i), &out[i], e) < 0) {
+				err_prefix(e, "jobs[%zu]", i);
+				jobs_free(out, i);
+				rc = -1;
+				break;
+			}
 	}
-	size_t cnt = json_array_size(a);
-	struct job *out = xcalloc(cnt ? cnt : 1, sizeof(*out));
-	for (size_t i = 0; i < cnt; i++)
-		if (codec_job_decode(json_array_get(a, i), &out[i], e) < 0) {
-			err_prefix(e, "jobs[%zu]", i);
-			jobs_free(out, i);
-			json_decref(v);
-			return -1;
-		}
-	json_decref(v);
+	codec_arena_end(&arena); /* the tree with it: no json_decref */
+	if (rc < 0)
+		return -1;
 	*jobs = out;
 	*n = cnt;
 	return 0;

@@ -110,7 +110,7 @@ int codec_snapshot_parse(const char *text, size_t len, struct snapshot *out, str
  */
 void codec_job_write(struct buf *b, const struct job *j);
 void codec_job_write_lean(struct buf *b, const struct job *j);
-char *codec_jobs_text(const struct job *jobs, size_t n, size_t *len);
+char *codec_jobs_text(const struct job *jobs, size_t n, bool lean, size_t *len);
 char *codec_job_text(const struct job *j);
 int codec_job_from_text(const char *text, struct job *out, struct gq_err *e);
 /* A job as GET /v1/jobs/ID answers it, len bytes of text. */

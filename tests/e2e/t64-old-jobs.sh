@@ -82,6 +82,16 @@ for _ in $(seq 1 10); do
 	after=$next
 done
 check_eq "... the same as its pages of 500" "${walk%,}" "$(jq -r '[.jobs[].id | tostring] | join(",")' "$T_DIR/all")"
+check_eq "form=lean: the same jobs, with only what differs from a new job's fields" \
+	"$(curl -s --unix-socket "$SERVER_SOCK" 'http://gq/v1/jobs?all=1&form=lean' |
+		jq -c '[(.jobs | length), (.jobs | map(.id) | . == unique), (.jobs[0] | has("gid")), (.jobs[0].name)]')" \
+	"[1207,true,false,\"old-ok\"]"
+check_eq "... and the full form has every field" \
+	"$(jq -c '.jobs[0] | [has("gid"), .name]' "$T_DIR/all")" '[true,"old-ok"]'
+check_eq "a form gq does not know: 400 saying which" \
+	"$(curl -s --unix-socket "$SERVER_SOCK" 'http://gq/v1/jobs?form=rows' | jq -r .error.message; curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SERVER_SOCK" 'http://gq/v1/jobs?form=rows')" \
+	"unknown form 'rows' in 'form'; use lean (or leave it out for every field)
+400"
 check_eq "GET /v1/jobs (active): the 1,201 held" \
 	"$(curl -s --unix-socket "$SERVER_SOCK" 'http://gq/v1/jobs' | jq -c '[.jobs[] | select(.state == "pending")] | length')" 1201
 curl -s -D "$T_DIR/h" --unix-socket "$SERVER_SOCK" 'http://gq/v1/jobs?page=1201' >"$T_DIR/p"

@@ -58,18 +58,24 @@ static void eta_line(const struct explain_set *x, const struct explain *ex,
 	/* A paused queue: its window's end, not the jobs that free GPUs after it. */
 	const struct reason_item *win =
 	    wy->primary == REASON_WINDOW ? eta_item(ex, REASON_WINDOW) : NULL;
-	bool tail = wy->nwaits || permit || win || x->s->order == ORDER_BACKEND;
+	const struct reservation *rv = explain_resv(x, ex);
+	bool tail = wy->nwaits || permit || win || rv || x->s->order == ORDER_BACKEND;
 	if (tail)
 		buf_printf(out, "%-*s", w->wait, cell->data);
 	else
 		buf_addstr(out, cell->data);
 	const char *sep = " ";
+	if (rv) /* Not the jobs whose GPUs it takes then: the reservation sets it. */
+		buf_printf(out, ex->job->reservation[0] ? " when reservation %s begins"
+							: " when reservation %s ends",
+			   rv->name);
 	if (win && win->until) {
 		buf_printf(out, " when queue %s's window ends (%s)", ex->job->queue,
 			   cmd_time(win->until, x->s->now, d, sizeof(d)));
 		sep = ", then ";
 	}
-	if (wy->nwaits && (!win || (p && p->never == NEVER_NO && p->start > win->until))) {
+	if (wy->nwaits && !rv &&
+	    (!win || (p && p->never == NEVER_NO && p->start > win->until))) {
 		buf_printf(out, "%safter ", sep);
 		for (int i = 0; i < wy->nwaits; i++)
 			buf_printf(out, "%s#%lld", i ? ", " : "", (long long)wy->waits[i].job);
@@ -81,7 +87,7 @@ static void eta_line(const struct explain_set *x, const struct explain *ex,
 			   wy->nwaits ? ", by its starvation permit" : " by its starvation permit");
 	if (x->s->order == ORDER_BACKEND) { /* Slurm's own estimate beside gq's */
 		const struct job *j = ex->job;
-		buf_printf(out, "%s Slurm: %s", wy->nwaits ? ";" : "",
+		buf_printf(out, "%s Slurm: %s", wy->nwaits || rv ? ";" : "",
 			   j->ext_start ? cmd_time(j->ext_start, x->s->now, d, sizeof(d))
 					: "no estimate");
 	}

@@ -229,9 +229,11 @@ void snapshot_release(struct snapshot *s)
 		job_release(&s->jobs[i]);
 	free(s->jobs);
 	free(s->nodes);
+	free(s->resv);
 	s->jobs = NULL;
 	s->nodes = NULL;
-	s->njobs = s->jobs_cap = s->nnodes = s->nodes_cap = 0;
+	s->resv = NULL;
+	s->njobs = s->jobs_cap = s->nnodes = s->nodes_cap = s->nresv = s->resv_cap = 0;
 }
 
 struct job *snapshot_add_job(struct snapshot *s)
@@ -249,6 +251,14 @@ struct node *snapshot_add_node(struct snapshot *s)
 	memset(n, 0, sizeof(*n));
 	n->up = true;
 	return n;
+}
+
+struct reservation *snapshot_add_resv(struct snapshot *s)
+{
+	GROW(s->resv, s->resv_cap, s->nresv + 1);
+	struct reservation *r = &s->resv[s->nresv++];
+	memset(r, 0, sizeof(*r));
+	return r;
 }
 
 static int cmp_job_id(const void *a, const void *b)

@@ -149,6 +149,7 @@ struct job {
 	 * this, queued_time and begin_time (job_aging_base). */
 	int64_t eligible_time;
 	char held_reason[128]; /* the text given with the hold (gq hold --reason), "" none */
+	char reservation[64];  /* the backend's reservation it runs in (Slurm's --reservation) */
 
 	int64_t reminded_at;  /* P0 pending: last reminder sent, 0 none */
 	int64_t confirmed_at; /* P0 pending: last confirmation by the owner */
@@ -282,6 +283,21 @@ struct node {
 	bool up; /* a node that is down or drained takes no new work */
 };
 
+/*
+ * A backend's reservation (Slurm's scontrol create reservation): nodes
+ * set aside from start_time to end_time for the jobs that name it. Only
+ * one that holds every node of the snapshot (all_nodes: a maintenance of
+ * the whole cluster, say) changes predictions (core/resv.h); one of some
+ * nodes is shown, not simulated.
+ */
+struct reservation {
+	char name[64];
+	int64_t start_time, end_time;
+	char nodes[256]; /* as the backend lists them: "gpu[1-2],cpu1" */
+	bool all_nodes;
+	bool maint; /* Slurm's MAINT flag */
+};
+
 /* Accumulated per-queue state, kept by the server across snapshots. */
 struct queue_state {
 	double usage;	   /* fair-share usage: decayed GPU-seconds, as of snapshot.now */
@@ -323,6 +339,8 @@ struct snapshot {
 	size_t njobs, jobs_cap;
 	struct node *nodes;
 	size_t nnodes, nodes_cap;
+	struct reservation *resv; /* the backend's, by start; none on gq serve */
+	size_t nresv, resv_cap;
 	struct queue_state qstate[GQ_MAX_QUEUES];
 	struct dept_state dstate[GQ_MAX_DEPTS];
 	struct predict_calib calib;
@@ -352,6 +370,7 @@ void snapshot_release(struct snapshot *s);
 /* Appends a zeroed job / node and returns it; valid until the next add. */
 struct job *snapshot_add_job(struct snapshot *s);
 struct node *snapshot_add_node(struct snapshot *s);
+struct reservation *snapshot_add_resv(struct snapshot *s);
 /* Sorts jobs by id. */
 void snapshot_sort(struct snapshot *s);
 /* The job with that id, NULL when absent: one look where evenly spread ids

@@ -58,6 +58,7 @@ static const char *const gate_names[GATE_COUNT] = {
     [GATE_NOW] = "now",		  [GATE_ENDS] = "ends",	    [GATE_DEPENDENCY] = "dependency",
     [GATE_COOLDOWN] = "cooldown", [GATE_WINDOW] = "window", [GATE_QUOTA] = "quota",
     [GATE_PERMIT] = "permit",	  [GATE_BEGIN] = "begin",   [GATE_USER] = "user_limit",
+    [GATE_RESERVATION] = "reservation",
 };
 
 const char *predict_gate_name(enum predict_gate g)

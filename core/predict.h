@@ -129,6 +129,7 @@ enum predict_gate {
 	GATE_USER,	 /* a job of its user ends, making room under a user limit */
 	GATE_PERMIT,	 /* it earns its starvation permit, on GPUs free by then */
 	GATE_BEGIN,	 /* begin_time, the start the user deferred it to (--begin) */
+	GATE_RESERVATION, /* a backend's reservation ends, or its own begins (resv.h) */
 	GATE_COUNT
 };
 /* "now", "ends", "dependency", "cooldown", "window", "quota", "permit",

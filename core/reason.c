@@ -17,6 +17,7 @@
 #include "depend.h"
 #include "order.h"
 #include "place.h"
+#include "resv.h"
 #include "ulimit.h"
 
 static const char *const reason_tokens[REASON_COUNT] = {
@@ -219,6 +220,7 @@ static void reeval(const struct ctx *c, const struct place_result *r, struct wor
 	case REASON_WINDOW:
 	case REASON_COOLDOWN:
 	case REASON_BEGIN:
+	case REASON_RESERVATION:
 		w->reeval = REEVAL_TIME;
 		w->reeval_at = it->until;
 		return;
@@ -333,6 +335,11 @@ static void explain(const struct ctx *c, const struct prediction *pr, int ahead,
 	if (j->begin_time > now) {
 		struct reason_item *it = add_item(k, REASON_BEGIN);
 		it->until = j->begin_time;
+	}
+	int64_t resv_at = s->nresv ? resv_earliest(s, j, now, NULL) : now;
+	if (resv_at > now) {
+		struct reason_item *it = add_item(k, REASON_RESERVATION);
+		it->until = resv_at;
 	}
 	/* A limit the backend holds it by, whose numbers the snapshot does
 	 * not carry (sim_init.c's init_backend_limits). */

@@ -48,6 +48,8 @@
  *   window         until = when the queue's pause ends
  *   cooldown       until = not_before
  *   begin          until = begin_time (the user's --begin)
+ *   reservation    until = when the backend's reservations let it start
+ *                  (resv.h: its own begins, or one of every node ends)
  *   quota          detail "queue": need, used = GPUs the queue holds,
  *                  limit = quota + borrowing limit, quota = nominal quota;
  *                  detail "dept": used / limit = GPU-hours this month
@@ -73,6 +75,7 @@
 	X(WINDOW, "window", "its queue is paused in this time window")                             \
 	X(COOLDOWN, "cooldown", "recently preempted, may start again later")                       \
 	X(BEGIN, "begin", "deferred by its owner, may not start before its begin time")            \
+	X(RESERVATION, "reservation", "a reservation keeps every node, or its own has not begun")  \
 	X(QUOTA, "quota", "its queue or department is at its limit")                               \
 	X(USER_LIMIT, "user_limit", "its owner runs as many GPUs as one user may")                 \
 	X(THROTTLE, "throttle", "its array runs as many tasks at once as its throttle allows")     \

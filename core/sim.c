@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "depend.h"
+#include "resv.h"
 
 /* Moves ready jobs to higher aging steps as t passes their boundaries. */
 void sim_migrate(struct sim *S, int64_t t)
@@ -365,6 +366,20 @@ static enum look look_at(struct sim *S, struct walk_state *w, uint32_t p)
 		blocks = r.blocks;
 	}
 	if (!blocks && (!w->blocked || t + x->bf_rt <= w->tmin)) {
+		/* Fits, but a reservation ahead keeps it (resv.h): gated until
+		 * the time it allows, as a release. Permit starts
+		 * (sim_permit.c) are gq serve's, which has no reservations. */
+		int64_t at = s->nresv ? resv_earliest(s, sim_job(S, x->jidx), t, NULL) : t;
+		if (at > t) {
+			leave_ready(S, x, ST_GATED);
+			x->release_at = at;
+			x->release_gate = GATE_RESERVATION;
+			x->release_jidx = -1;
+			gate_release(S, x);
+			theap_push(&S->events, at, EV_RELEASE, p);
+			S->nrelease++;
+			return LOOK_LEFT;
+		}
 		sim_start_job(S, p, t, &r, w->blocked);
 		w->next = sim_next_time(S);
 		return LOOK_LEFT;

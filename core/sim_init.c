@@ -12,6 +12,7 @@
 #include "array.h"
 #include "depend.h"
 #include "permit.h"
+#include "resv.h"
 
 /* The policy indices of the last few queue or department names looked up:
  * a lookup is a string search over the policy, and names repeat. */
@@ -68,6 +69,13 @@ static void stage_pending(struct sim *S, const struct job *j, size_t i, struct n
 	if (j->begin_time > x->release_at) {
 		x->release_at = j->begin_time;
 		x->release_gate = GATE_BEGIN;
+	}
+	if (s->nresv) {
+		int64_t r = resv_earliest(s, j, x->release_at, NULL);
+		if (r > x->release_at) {
+			x->release_at = r;
+			x->release_gate = GATE_RESERVATION;
+		}
 	}
 	if (x->release_at > S->now + PREDICT_MAX_RUNTIME)
 		x->release_at = S->now + PREDICT_MAX_RUNTIME;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/downgrade.h"
+#include "core/resv.h"
 #include "core/policy.h"
 
 void explain_compute(const struct snapshot *s, const struct zone *reader, struct explain_set *out)
@@ -314,6 +315,25 @@ static void item_detail(const struct explain_set *x, const struct explain *ex,
 		buf_printf(out, " Deferred by its owner; may not start before %s (--begin).",
 			   tm(x, it->until, t, sizeof(t)));
 		break;
+	case REASON_RESERVATION: {
+		const struct reservation *r;
+		resv_earliest(x->s, j, x->s->now, &r);
+		char a[32], b[32];
+		if (!r)
+			break;
+		if (j->reservation[0])
+			buf_printf(out, " It runs in reservation %s, which begins at %s (until %s).",
+				   r->name, tm(x, r->start_time, a, sizeof(a)),
+				   tm(x, r->end_time, b, sizeof(b)));
+		else
+			buf_printf(out,
+				   " Reservation %s%s holds every node from %s to %s; started "
+				   "before it, its time limit (%s) would run into it.",
+				   r->name, r->maint ? " (maintenance)" : "",
+				   tm(x, r->start_time, a, sizeof(a)), tm(x, r->end_time, b, sizeof(b)),
+				   j->time_limit > 0 ? dur_format(j->time_limit, t, sizeof(t)) : "none");
+		break;
+	}
 	case REASON_QUOTA:
 		if (!strcmp(it->detail, "slurm")) {
 			buf_printf(out,
@@ -526,6 +546,34 @@ static bool backend_limit(const struct explain *ex)
 	return false;
 }
 
+const struct reservation *explain_resv(const struct explain_set *x, const struct explain *ex)
+{
+	const struct prediction *p = ex->pred;
+	if (!p || p->never != NEVER_NO || p->gate != GATE_RESERVATION)
+		return NULL;
+	for (size_t i = 0; i < x->s->nresv; i++) {
+		const struct reservation *c = &x->s->resv[i];
+		if (ex->job->reservation[0] ? !strcmp(c->name, ex->job->reservation) &&
+						  c->start_time == p->start
+					    : c->all_nodes && c->end_time == p->start)
+			return c;
+	}
+	return NULL;
+}
+
+/* What the reason item says already (the reservation's window): the
+ * name only. */
+static void resv_text(const struct explain_set *x, const struct explain *ex, struct buf *out)
+{
+	const struct reservation *r = explain_resv(x, ex);
+	if (!r)
+		buf_addstr(out, " when a reservation allows it");
+	else if (ex->job->reservation[0])
+		buf_printf(out, " when its reservation %s begins", r->name);
+	else
+		buf_printf(out, " when reservation %s ends", r->name);
+}
+
 /* The likely start and what sets it, as a sentence with a leading space. */
 static void start_text(const struct explain_set *x, const struct explain *ex, struct buf *out)
 {
@@ -580,6 +628,9 @@ static void start_text(const struct explain_set *x, const struct explain *ex, st
 	case GATE_PERMIT:
 		buf_addstr(out,
 			   " when its starvation permit lets it take free GPUs ahead of its turn");
+		break;
+	case GATE_RESERVATION:
+		resv_text(x, ex, out);
 		break;
 	case GATE_NOW:
 	case GATE_COUNT:

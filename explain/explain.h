@@ -133,4 +133,9 @@ void explain_eta(const struct explain_set *x, const struct explain *ex, struct b
 /* The predicted start (unix seconds) or 0 when unknown or never. */
 int64_t explain_start(const struct explain *ex);
 
+/* The reservation ex's predicted start waits for (gate "reservation"):
+ * its own, which begins then, or one of every node, which ends then; NULL
+ * none. */
+const struct reservation *explain_resv(const struct explain_set *x, const struct explain *ex);
+
 #endif

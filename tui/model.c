@@ -142,7 +142,9 @@ void model_build(struct model *m, struct snapshot *snap, const struct zone *zone
 	m->snap = *snap;
 	snap->jobs = NULL;
 	snap->nodes = NULL;
+	snap->resv = NULL;
 	snap->njobs = snap->jobs_cap = snap->nnodes = snap->nodes_cap = 0;
+	snap->nresv = snap->resv_cap = 0;
 	snapshot_sort(&m->snap);
 	const struct snapshot *s = &m->snap;
 	if (zone)

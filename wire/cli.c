@@ -366,6 +366,13 @@ static json_t *explanation(const struct explain_set *x, const struct explain *ex
 	json_object_set_new(o, "waits_for", ids);
 	json_object_set_new(o, "waits", waits);
 	json_object_set_new(o, "gate", p ? json_string(predict_gate_name(p->gate)) : json_null());
+	const struct reservation *rv = explain_resv(x, ex);
+	json_object_set_new(o, "reservation",
+			    rv ? json_pack("{s:s,s:I,s:I,s:b,s:b}", "name", rv->name, "start",
+					   (json_int_t)rv->start_time, "end",
+					   (json_int_t)rv->end_time, "all_nodes", rv->all_nodes,
+					   "maint", rv->maint)
+			       : json_null());
 	json_object_set_new(o, "never",
 			    p && p->never != NEVER_NO ? json_string(predict_never_name(p->never))
 						      : json_null());

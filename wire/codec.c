@@ -65,6 +65,7 @@ static const struct field job_fields[] = {
     FLD(job, held_by, F_STR),
     FLD(job, held_at, F_TIME),
     FLD(job, held_reason, F_STR),
+    FLD(job, reservation, F_STR),
     FLD(job, eligible_time, F_TIME),
     FLD(job, reminded_at, F_TIME),
     FLD(job, confirmed_at, F_TIME),
@@ -103,6 +104,12 @@ static const struct field node_fields[] = {
     FLD(node, name, F_STR),  FLD(node, gpu_model, F_STR), FLD(node, gpu_mem_mb, F_I64),
     FLD(node, ngpus, F_INT), FLD(node, cpus, F_INT),	  FLD(node, mem_mb, F_I64),
     FLD(node, up, F_BOOL),
+};
+
+static const struct field resv_fields[] = {
+    FLD(reservation, name, F_STR),	   FLD(reservation, start_time, F_I64),
+    FLD(reservation, end_time, F_I64),	   FLD(reservation, nodes, F_STR),
+    FLD(reservation, all_nodes, F_BOOL), FLD(reservation, maint, F_BOOL),
 };
 
 static const struct field event_fields[] = {
@@ -340,6 +347,13 @@ json_t *codec_snapshot_encode(const struct snapshot *s)
 		      "nodes", nodes, "queues", queues, "depts", depts);
 	if (s->order == ORDER_BACKEND) /* only then: older clients know no "order" */
 		json_object_set_new(v, "order", json_string("backend"));
+	if (s->nresv) { /* likewise: a backend's only */
+		json_t *r = json_array();
+		for (size_t i = 0; i < s->nresv; i++)
+			json_array_append_new(r, wire_encode_table(resv_fields, NF(resv_fields),
+								   &s->resv[i]));
+		json_object_set_new(v, "reservations", r);
+	}
 	if (s->calib.n > 0)
 		json_object_set_new(v, "calib",
 				    json_pack("{s:f,s:f,s:i}", "lo", s->calib.lo, "hi", s->calib.hi,
@@ -1142,6 +1156,22 @@ int codec_snapshot_decode(const json_t *v, struct snapshot *out, struct gq_err *
 			{
 				if (codec_node_decode(nv, snapshot_add_node(out), e) < 0) {
 					err_prefix(e, "snapshot.nodes[%zu]", i);
+					goto fail;
+				}
+			}
+		} else if (!strcmp(key, "reservations")) {
+			if (!json_is_array(val)) {
+				wire_type_error(e, "snapshot.reservations", "an array", val);
+				goto fail;
+			}
+			size_t i;
+			json_t *rv;
+			json_array_foreach(val, i, rv)
+			{
+				if (wire_decode_table(rv, resv_fields, NF(resv_fields),
+						      snapshot_add_resv(out), "reservation", NULL,
+						      e) < 0) {
+					err_prefix(e, "snapshot.reservations[%zu]", i);
 					goto fail;
 				}
 			}

@@ -643,6 +643,53 @@ int slurm_nodes_decode(const char *text, size_t len, struct snapshot *s, uint64_
 	return 0;
 }
 
+static int cmp_resv(const void *a, const void *b)
+{
+	const struct reservation *x = a, *y = b;
+	return (x->start_time > y->start_time) - (x->start_time < y->start_time);
+}
+
+int slurm_reservations_decode(const char *text, size_t len, struct snapshot *s, struct gq_err *e)
+{
+	json_t *v = parse(text, len, e);
+	if (!v)
+		return -1;
+	size_t i;
+	json_t *x;
+	char(*names)[64] = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(*names));
+	bool *in = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(*in));
+	json_array_foreach(json_object_get(v, "reservations"), i, x)
+	{
+		int64_t a = num0(x, "start_time"), z = num0(x, "end_time");
+		/* One that has ended keeps nothing (Slurm drops it soon). */
+		if (z <= s->now || z <= a)
+			continue;
+		struct reservation *r = snapshot_add_resv(s);
+		cpy(r->name, sizeof(r->name), str(x, "name"));
+		cpy(r->nodes, sizeof(r->nodes), str(x, "node_list"));
+		r->start_time = a;
+		r->end_time = z;
+		r->maint = array_has(json_object_get(x, "flags"), "MAINT");
+		/* Every node of the snapshot in its list. */
+		memset(in, 0, s->nnodes * sizeof(*in));
+		int nn = slurm_hostlist_expand(str(x, "node_list"), names, (int)s->nnodes);
+		size_t covered = 0;
+		for (int k = 0; k < nn; k++)
+			for (size_t d = 0; d < s->nnodes; d++)
+				if (!in[d] && !strcmp(names[k], s->nodes[d].name)) {
+					in[d] = true;
+					covered++;
+				}
+		r->all_nodes = s->nnodes > 0 && covered == s->nnodes;
+	}
+	free(names);
+	free(in);
+	json_decref(v);
+	if (s->nresv > 1)
+		qsort(s->resv, s->nresv, sizeof(*s->resv), cmp_resv);
+	return 0;
+}
+
 int slurm_partitions_decode(const char *text, size_t len, struct policy *p, struct gq_err *e)
 {
 	json_t *v = parse(text, len, e);
@@ -775,7 +822,7 @@ const char *slurm_reason_class(const char *r, int restarts)
 	    {"NodeDown", "resources"},
 	    {"PartitionDown", "resources"},
 	    {"PartitionInactive", "resources"},
-	    {"Reservation", "resources"},
+	    {"Reservation", "reservation"},
 	    {"Resources", "resources"},
 	    {"Licenses", "resources"},
 	    {"Priority", "priority"},
@@ -925,6 +972,7 @@ static int job_decode(const json_t *x, struct snapshot *s, const struct slurm_ma
 	/* A pending job may name several partitions: the first is its queue. */
 	snprintf(j->queue, sizeof(j->queue), "%.*s", (int)strcspn(part, ","), part);
 	cpy(j->dept, sizeof(j->dept), str(x, "account"));
+	cpy(j->reservation, sizeof(j->reservation), str(x, "resv_name"));
 	const char *qos = str(x, "qos");
 	j->tier = slurm_map_tier(m, qos);
 	cpy(j->ext_qos, sizeof(j->ext_qos), qos);
@@ -991,6 +1039,11 @@ static int job_decode(const json_t *x, struct snapshot *s, const struct slurm_ma
 	if (j->state == JOB_PENDING) {
 		cpy(j->ext_reason, sizeof(j->ext_reason), reason);
 		cpy(j->ext_class, sizeof(j->ext_class), slurm_reason_class(reason, j->restarts));
+		/* squeue's "ReqNodeNotAvail, Reserved for maintenance": a
+		 * reservation of the nodes, not nodes that are gone. */
+		if (!strcmp(reason, "ReqNodeNotAvail") &&
+		    strstr(str(x, "state_description"), "Reserved for maintenance"))
+			cpy(j->ext_class, sizeof(j->ext_class), "reservation");
 		int64_t elig = num0(x, "eligible_time");
 		/* An eligible time ahead is a --begin whatever the reason shown
 		 * (Dependency hides it: "--after 82 --begin now+40m"); as

@@ -90,6 +90,11 @@ int slurm_openapi_newest(const char *text, size_t len, struct gq_err *e);
 int slurm_nodes_decode(const char *text, size_t len, struct snapshot *s, uint64_t **busy,
 		       struct gq_err *e);
 
+/* GET /reservations, after the nodes of s (GET /nodes): those not ended
+ * at s->now, by start, each with all_nodes when its node_list names every
+ * node of s. */
+int slurm_reservations_decode(const char *text, size_t len, struct snapshot *s, struct gq_err *e);
+
 /* GET /partitions: a queue per partition (dept "default", no quota), the
  * default partition as policy.default_queue. */
 int slurm_partitions_decode(const char *text, size_t len, struct policy *p, struct gq_err *e);

@@ -55,13 +55,13 @@ first=$(requests as "$GQ" ls)
 # history, kept 10 minutes: the next command does not ask again)
 check_match "an empty cache: the versions it serves, one ping of the newest gq speaks, slurmctld's clock, then the snapshot" \
 	"$(printf '%s\n' "$first" | tr '\n' ' ')" \
-	"^GET /openapi/v3 GET /slurm/v0\\.0\\.38/ping GET /slurm/v0\\.0\\.38/diag GET /slurm/v0\\.0\\.38/nodes GET /slurm/v0\\.0\\.38/partitions GET /slurm/v0\\.0\\.38/jobs (GET /slurmdb/v0\\.0\\.38/jobs )?\$"
+	"^GET /openapi/v3 GET /slurm/v0\\.0\\.38/ping GET /slurm/v0\\.0\\.38/diag GET /slurm/v0\\.0\\.38/nodes GET /slurm/v0\\.0\\.38/partitions GET /slurm/v0\\.0\\.38/reservations GET /slurm/v0\\.0\\.38/jobs (GET /slurmdb/v0\\.0\\.38/jobs )?\$"
 api=$(ls "$work/cache/gq/" | grep -- '-api$')
 check_eq "the version is kept per cluster (no user in the name)" "$api" "slurm-http___127.0.0.1_6820-api"
 check_eq "it says v0.0.38" "$(head -1 "$work/cache/gq/$api" | cut -d' ' -f1-2)" "gq-slurm-api 38"
 second=$(requests as "$GQ" ls)
 check_eq "the next command pings no version" "$(printf '%s\n' "$second" | tr '\n' ' ')" \
-	"GET /slurm/v0.0.38/nodes GET /slurm/v0.0.38/partitions GET /slurm/v0.0.38/jobs "
+	"GET /slurm/v0.0.38/nodes GET /slurm/v0.0.38/partitions GET /slurm/v0.0.38/reservations GET /slurm/v0.0.38/jobs "
 out=$(as "$GQ" version 2>&1)
 check_eq "gq version still names the Slurm release and the API from the cache" \
 	"$(printf '%s\n' "$out" | grep -Ec "Slurm 22\.05\.[0-9]+ at '$SLURM_URL' \(openapi v0\.0\.38")" 1

@@ -182,9 +182,10 @@ seed trace swf <<'S'
 S
 # slurm: real slurmrestd answers (the unit tests' fixtures, from the kit),
 # the small ones; slurmdbd's records without their steps; one text with
-# nodes, partitions and jobs together (the decoders read the same text).
+# nodes, partitions, reservations and jobs together (the decoders read the
+# same text).
 fx=$src/../unit/fixtures-slurm/v0.0.38
-for f in job_running job_after_signal job_array job_pending_qosmaxgres nodes partitions ping \
+for f in job_running job_after_signal job_array job_pending_qosmaxgres nodes partitions reservations ping \
 	error_bad_token job_submit_response db_jobs_nothing_found; do
 	seed slurm "$f.json" <"$fx/$f.json"
 done
@@ -196,8 +197,9 @@ for x in d["jobs"]:
     x.pop("steps", None)
 d["jobs"] = [d["jobs"][i] for i in (0, 1, 5, 7)]
 json.dump(d, open(out + "/db_jobs_final4.json", "w"), separators=(",", ":"))
-n, j, p = (json.load(open(fx + f)) for f in ("/nodes.json", "/job_running.json", "/partitions.json"))
-c = {"meta": n.get("meta"), "errors": [], "nodes": n["nodes"], "partitions": p["partitions"], "jobs": j["jobs"]}
+n, j, p, r = (json.load(open(fx + f)) for f in ("/nodes.json", "/job_running.json", "/partitions.json", "/reservations.json"))
+c = {"meta": n.get("meta"), "errors": [], "nodes": n["nodes"], "partitions": p["partitions"],
+     "reservations": r["reservations"], "jobs": j["jobs"]}
 json.dump(c, open(out + "/combined.json", "w"), separators=(",", ":"))
 P
 echo "seeds: $(find "$c" -type f | wc -l) files in $c"

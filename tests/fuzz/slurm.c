@@ -30,6 +30,13 @@ static void snapshot_part(const char *text, size_t len, const struct slurm_map *
 	check_err(rc, &e, "nodes");
 	rc = slurm_partitions_decode(text, len, &s.policy, &e);
 	check_err(rc, &e, "partitions");
+	rc = slurm_reservations_decode(text, len, &s, &e);
+	check_err(rc, &e, "reservations");
+	for (size_t i = 0; rc == 0 && i < s.nresv; i++)
+		FUZZ_CHECK(s.resv[i].end_time > s.resv[i].start_time && s.resv[i].end_time > s.now,
+			   "reservation %zu kept: %lld..%lld at %lld", i,
+			   (long long)s.resv[i].start_time, (long long)s.resv[i].end_time,
+			   (long long)s.now);
 	struct slurm_job_extra *x = NULL;
 	size_t nx = 0;
 	rc = slurm_jobs_decode(text, len, &s, m, &x, &nx, &e);
@@ -49,6 +56,7 @@ static void snapshot_part(const char *text, size_t len, const struct slurm_map *
 	FUZZ_CHECK(codec_snapshot_parse(rows, n, &back, &e) == 0,
 		   "the rows text does not decode: %s\n%.300s", e.msg, rows);
 	FUZZ_CHECK(back.njobs == s.njobs, "%zu jobs back of %zu", back.njobs, s.njobs);
+	FUZZ_CHECK(back.nresv == s.nresv, "%zu reservations back of %zu", back.nresv, s.nresv);
 	for (size_t i = 0; i < s.njobs && i < back.njobs; i++)
 		FUZZ_CHECK(back.jobs[i].id == s.jobs[i].id && back.jobs[i].state == s.jobs[i].state,
 			   "job %zu: %lld %d back as %lld %d", i, (long long)s.jobs[i].id,

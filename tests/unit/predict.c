@@ -1169,8 +1169,77 @@ static void test_wide_job_waits_for_wide_job(void)
 	snapshot_release(&s);
 }
 
+/* A backend's reservations (core/resv.h): one of every node from +30 to
+ * +90 keeps a job whose limit would run into it until +90, but not one
+ * that ends by +30, nor (once it is over) the one that waited; a job
+ * that names a reservation of its own starts when that begins; one of
+ * some nodes changes nothing. The reason says it, with the time. */
+static void test_reservations_keep_their_nodes(void)
+{
+	struct snapshot s;
+	fx_init(&s, 2, 4);
+	s.order = ORDER_BACKEND; /* as a Slurm snapshot: no aging, no headroom */
+	s.policy.aging_step = 0;
+	s.policy.headroom = 0;
+	fx_running(&s, 1, TIER_P1, 0, 4, MIN(-10), 70 * 60); /* ends at +60 */
+	struct job *lng = fx_pending(&s, 2, TIER_P1, 2, MIN(-3));
+	lng->time_limit = lng->estimate = 2 * 3600;
+	lng->ext_prio = 300;
+	struct job *shrt = fx_pending(&s, 3, TIER_P1, 2, MIN(-2));
+	shrt->time_limit = shrt->estimate = 20 * 60;
+	shrt->ext_prio = 200;
+	struct job *own = fx_pending(&s, 4, TIER_P1, 2, MIN(-1));
+	own->time_limit = own->estimate = 10 * 60;
+	own->ext_prio = 100;
+	STR_COPY(own->reservation, "mine");
+	struct job *unlimited = fx_pending(&s, 5, TIER_P1, 1, MIN(-1));
+	unlimited->estimate = 10 * 60;
+	unlimited->ext_prio = 50;
+	struct reservation *r = snapshot_add_resv(&s);
+	STR_COPY(r->name, "maint");
+	r->start_time = MIN(30);
+	r->end_time = MIN(90);
+	r->all_nodes = r->maint = true;
+	r = snapshot_add_resv(&s);
+	STR_COPY(r->name, "mine");
+	r->start_time = MIN(15);
+	r->end_time = MIN(45);
+	r = snapshot_add_resv(&s);
+	STR_COPY(r->name, "some");
+	r->start_time = MIN(0);
+	r->end_time = MIN(200);
+	snapshot_sort(&s);
+	struct prediction_set ps;
+	prediction_set_init(&ps);
+	predict_all(&s, &ps);
+	const struct prediction *p = find(&ps, &s, 2);
+	CHECK_INT(p->start, MIN(90));
+	CHECK_STR(predict_gate_name(p->gate), "reservation");
+	CHECK_INT(find(&ps, &s, 3)->start, MIN(0));
+	p = find(&ps, &s, 4);
+	CHECK_INT(p->start, MIN(15));
+	CHECK_STR(predict_gate_name(p->gate), "reservation");
+	/* No time limit: it would run into any reservation ahead. */
+	CHECK_INT(find(&ps, &s, 5)->start, MIN(90));
+
+	struct why_set ws;
+	why_set_init(&ws);
+	reason_all(&s, &ps, &ws);
+	const struct why *w = why_find(&ws, &s, 2);
+	if (CHECK(w != NULL)) {
+		CHECK_STR(reason_name(w->primary), "reservation");
+		CHECK_INT(w->items[0].until, MIN(90));
+	}
+	w = why_find(&ws, &s, 3);
+	CHECK(w && w->primary == REASON_STARTING);
+	why_set_release(&ws);
+	prediction_set_release(&ps);
+	snapshot_release(&s);
+}
+
 void suite_predict(void)
 {
+	RUN(test_reservations_keep_their_nodes);
 	RUN(test_wide_job_waits_for_wide_job);
 	RUN(test_permit_starts_at_earn_time_on_free_gpus);
 	RUN(test_permit_does_not_lift_quota);

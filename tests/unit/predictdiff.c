@@ -213,6 +213,18 @@ static void random_snapshot(struct snapshot *s, uint64_t seed)
 		uint64_t y = seed ^ 0xD1B54A32D192ED03ull;
 		for (size_t i = 0; i < s->njobs; i++)
 			s->jobs[i].ext_prio = (int64_t)pick(&y, 50);
+		/* Slurm's reservations (core/resv.h): one of every node
+		 * ahead, one some jobs name, one of some nodes. */
+		for (int k = (int)pick(&y, 4); k > 0; k--) {
+			struct reservation *r = snapshot_add_resv(s);
+			snprintf(r->name, sizeof(r->name), "r%d", k);
+			r->start_time = s->now + u * ((int64_t)pick(&y, 200) - 20);
+			r->end_time = r->start_time + u * (1 + (int64_t)pick(&y, 200));
+			r->all_nodes = k != 3;
+			for (size_t i = 0; k == 2 && i < s->njobs; i++)
+				if (pick(&y, 4) == 0)
+					STR_COPY(s->jobs[i].reservation, r->name);
+		}
 	}
 	/* One in three has per-user GPU limits, overall, in queue exp or
 	 * both, over three users; drawn apart too. */

@@ -18,6 +18,7 @@
 #include "core/order.h"
 #include "core/permit.h"
 #include "core/place.h"
+#include "core/resv.h"
 #include "core/util.h"
 
 enum { R_GATED, R_READY, R_PARK_WINDOW, R_PARK_QUOTA, R_PARK_USER, R_STARTED, R_NEVER };
@@ -448,6 +449,16 @@ static void walk(struct ref *R, int64_t t)
 			continue;
 		}
 		if (!r.blocks && (!blocked || t + bf_rt(R, x) <= tmin)) {
+			int64_t at = resv_earliest(s, j, t, NULL);
+			if (at > t) { /* a reservation keeps it: gated until then */
+				x->status = R_GATED;
+				x->release_at = at;
+				x->release_gate = GATE_RESERVATION;
+				gate_raise(x, at, at, at, GATE_RESERVATION, 0);
+				x->release_pending = true;
+				next = next_time(R);
+				continue;
+			}
 			start(R, x, t, &r, blocked, false);
 			next = next_time(R);
 			continue;
@@ -552,6 +563,11 @@ static void stage(struct ref *R, size_t i, struct rp *x, struct prediction *o)
 	if (j->begin_time > x->release_at) {
 		x->release_at = j->begin_time;
 		x->release_gate = GATE_BEGIN;
+	}
+	int64_t ra = resv_earliest(s, j, x->release_at, NULL);
+	if (ra > x->release_at) {
+		x->release_at = ra;
+		x->release_gate = GATE_RESERVATION;
 	}
 	if (x->release_at > R->now + PREDICT_MAX_RUNTIME)
 		x->release_at = R->now + PREDICT_MAX_RUNTIME;

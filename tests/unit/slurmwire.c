@@ -1046,8 +1046,53 @@ static void nothing_found(void)
 	CHECK(!slurm_nothing_found(two, strlen(two)));
 }
 
+/* GET /reservations: the kit's (a future maintenance of cpu1, one node
+ * of three) and one of every node; an ended one is left out; by start. */
+static void reservations(void)
+{
+	struct snapshot s;
+	snapshot_init(&s);
+	struct gq_err e = GQ_ERR_INIT;
+	size_t len;
+	char *t = slurp("v0.0.38/nodes.json", &len);
+	CHECK(t && slurm_nodes_decode(t, len, &s, NULL, &e) == 0);
+	free(t);
+	s.now = 1796030000;
+	t = slurp("v0.0.38/reservations.json", &len);
+	CHECK(t && slurm_reservations_decode(t, len, &s, &e) == 0);
+	free(t);
+	if (CHECK_INT(s.nresv, 1)) {
+		CHECK_STR(s.resv[0].name, "maint");
+		CHECK_STR(s.resv[0].nodes, "cpu1");
+		CHECK(s.resv[0].start_time == 1796034023 && s.resv[0].end_time == 1796041223);
+		CHECK(s.resv[0].maint);
+		CHECK(!s.resv[0].all_nodes);
+	}
+	static const char *const more =
+	    "{\"reservations\":[{\"name\":\"late\",\"node_list\":\"cpu1,gpu[1-2]\","
+	    "\"start_time\":1796050000,\"end_time\":1796060000,\"flags\":[]},"
+	    "{\"name\":\"all\",\"node_list\":\"gpu[1-2],cpu1\",\"start_time\":1796040000,"
+	    "\"end_time\":1796045000,\"flags\":[\"MAINT\"]},"
+	    "{\"name\":\"gone\",\"node_list\":\"cpu1,gpu[1-2]\",\"start_time\":1796000000,"
+	    "\"end_time\":1796020000,\"flags\":[]}]}";
+	snapshot_release(&s);
+	s.nresv = 0;
+	t = slurp("v0.0.38/nodes.json", &len);
+	CHECK(t && slurm_nodes_decode(t, len, &s, NULL, &e) == 0);
+	free(t);
+	CHECK_INT(slurm_reservations_decode(more, strlen(more), &s, &e), 0);
+	if (CHECK_INT(s.nresv, 2)) {
+		CHECK_STR(s.resv[0].name, "all");
+		CHECK(s.resv[0].all_nodes && s.resv[0].maint);
+		CHECK_STR(s.resv[1].name, "late");
+		CHECK(s.resv[1].all_nodes && !s.resv[1].maint);
+	}
+	snapshot_release(&s);
+}
+
 void suite_slurmwire(void)
 {
+	RUN(reservations);
 	RUN(order_backend);
 	RUN(final_v38);
 	RUN(final_written);

@@ -1,0 +1,100 @@
+#!/bin/bash
+# ts11-slurm-reservations.sh - Slurm's reservations in what gq says (issue
+# 30, item 3), on the real kit, straight to slurmrestd and through gq serve
+# --slurm: with a maintenance reservation of every node starting in 30
+# minutes, a job whose 2 h time limit would run into it waits for the
+# reservation's end (Slurm: ReqNodeNotAvail, Reserved for maintenance),
+# where gq said "starts now"; a 10-minute job still starts; a job that
+# names a reservation of alice's beginning in 20 minutes starts when it
+# begins (Slurm: Reservation). gq why names the reservation and its
+# window, gq eta --json carries it. Runs as root; deletes its reservations
+# and cancels alice's jobs first and last. Never in parallel with another
+# Slurm script.
+TS=ts11
+. "$(dirname "$0")/slurm.sh"
+slurm_env
+work=$(mktemp -d)
+chmod 1777 "$work"
+front_pid=
+# Slurm's own commands as root: the kit's env file exports alice's token.
+root() { env -u SLURM_JWT "$@"; }
+cleanup() {
+	[ -n "$front_pid" ] && kill "$front_pid" 2>/dev/null
+	root scancel -u alice >/dev/null 2>&1
+	root scontrol delete reservation=ts11maint >/dev/null 2>&1
+	root scontrol delete reservation=ts11alice >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+cleanup_first() {
+	root scancel -u alice >/dev/null 2>&1
+	root scontrol delete reservation=ts11maint >/dev/null 2>&1
+	root scontrol delete reservation=ts11alice >/dev/null 2>&1
+}
+cleanup_first
+direct() {
+	(cd "$work" && runuser -u alice -- env -i SLURM_JWT="$ALICE_JWT" GQ_BACKEND=slurm \
+		GQ_SERVER="$SLURM_URL" HOME="$work" XDG_CONFIG_HOME="$work/cfg" \
+		XDG_CACHE_HOME="$work/cache-direct" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@")
+}
+via() {
+	(cd "$work" && runuser -u alice -- env -i GQ_SERVER="unix:$work/front.sock" HOME="$work" \
+		XDG_CONFIG_HOME="$work/cfg" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@")
+}
+mkdir -p "$work/front-home"
+env -i SLURM_JWT="$SLURM_ADMIN_JWT" HOME="$work/front-home" XDG_CACHE_HOME="$work/front-home/cache" \
+	PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" serve --slurm "$SLURM_URL" --listen "unix:$work/front.sock" \
+	>"$work/front.log" 2>&1 &
+front_pid=$!
+
+root scontrol create reservation reservationname=ts11maint starttime=now+30minutes duration=60 \
+	nodes=ALL flags=maint users=root >/dev/null
+root scontrol create reservation reservationname=ts11alice starttime=now+20minutes duration=30 \
+	nodes=gpu1 users=alice >/dev/null
+maint_end=$(root scontrol show reservation ts11maint | sed -n 's/.*EndTime=\([^ ]*\).*/\1/p')
+maint_end=$(date -u -d "$maint_end" +%s)
+alice_start=$(root scontrol show reservation ts11alice | sed -n 's/.*StartTime=\([^ ]*\).*/\1/p')
+alice_start=$(date -u -d "$alice_start" +%s)
+check_match "the kit has both reservations" "$maint_end $alice_start" '^[0-9]+ [0-9]+$'
+
+long=$(direct submit --gpus 1 --time-limit 2h -- sleep 600 | sed -n 's/^submitted job //p')
+short=$(direct submit --gpus 1 --time-limit 10m -- sleep 600 | sed -n 's/^submitted job //p')
+own=$(cd "$work" && runuser -u alice -- env -u SLURM_JWT sbatch --parsable --reservation=ts11alice \
+	-p gpu --gres=gpu:1 -t 10 -o /dev/null --wrap 'sleep 60')
+for _ in $(seq 1 40); do
+	[ "$(squeue -h -j "$long" -o %r)" = ReqNodeNotAvail ] &&
+		[ "$(squeue -h -j "$short" -o %T)" = RUNNING ] &&
+		[ "$(squeue -h -j "$own" -o %r)" = Reservation ] && break
+	sleep 0.5
+done
+check_eq "Slurm: the 2 h job waits for the maintenance, the 10 min one runs, alice's waits for hers" \
+	"$(squeue -h -j "$long,$short,$own" -o '%i %T %60r' | sort -n | sed 's/ *$//' | tr '\n' ';')" \
+	"$long PENDING ReqNodeNotAvail, Reserved for maintenance;$short RUNNING None;$own PENDING Reservation;"
+
+for how in direct via; do
+	[ "$how" = via ] && for _ in $(seq 1 50); do [ -S "$work/front.sock" ] && via ls >/dev/null 2>&1 && break; sleep 0.2; done
+	# The front polls: wait until its snapshot has the three jobs.
+	for _ in $(seq 1 50); do
+		[ "$($how ls --json 2>/dev/null | jq "[.[] | select(.id == $own)] | length")" = 1 ] && break
+		sleep 0.2
+	done
+	js=$($how eta --json "$long" "$own")
+	check_eq "$how: the 2 h job starts when the maintenance ends, not now" \
+		"$(printf '%s' "$js" | jq -c --argjson id "$long" '.[] | select(.id == $id) | [.predicted_start, .explanation.gate, .explanation.reservation.name, .explanation.reservation.all_nodes, .explanation.reservation.maint]')" \
+		"[$maint_end,\"reservation\",\"ts11maint\",true,true]"
+	check_eq "$how: alice's starts when her reservation begins" \
+		"$(printf '%s' "$js" | jq -c --argjson id "$own" '.[] | select(.id == $id) | [.predicted_start, .explanation.gate, .explanation.reservation.name]')" \
+		"[$alice_start,\"reservation\",\"ts11alice\"]"
+	check_match "$how: gq why names the maintenance, its window and the time limit" "$($how why "$long")" \
+		"^Pending: reservation\. Reservation ts11maint \(maintenance\) holds every node from .* to .*; started before it, its time limit \(2h00m\) would run into it\..* when reservation ts11maint ends\."
+	check_match "$how: ... and agrees with Slurm" "$($how why "$long")" \
+		"Slurm: ReqNodeNotAvail \(gq's word: reservation\)"
+	check_match "$how: gq why of alice's: her reservation begins" "$($how why "$own")" \
+		"It runs in reservation ts11alice, which begins at .*when its reservation ts11alice begins\."
+	check_match "$how: gq eta's line says which reservation" "$($how eta "$long")" \
+		"when reservation ts11maint ends; Slurm: "
+	check_match "$how: gq ls: reason reservation" \
+		"$($how ls --format '{id} {reason}' | grep "^$long ")" "^$long reservation \[Slurm: ReqNodeNotAvail\]$"
+done
+echo "1..$n"
+[ "$failed" = 0 ]

@@ -271,8 +271,11 @@ static int serve_exec(int argc, char **argv)
 		rc = EXIT_FAIL;
 		goto out;
 	}
-	exe[n] = '\0';
-	cfg.exe = exe;
+	/* Supervisors are started from the server's own binary, not from the
+	 * file at its path: a gq upgraded or rebuilt there meanwhile (dpkg,
+	 * make) would start them from another version, or fail to while it
+	 * is written. */
+	cfg.exe = "/proc/self/exe";
 	log_set_level(cfg.log_level);
 	int64_t log_max = 10 << 20;
 	const char *lm = getenv("GQ_SERVE_LOG_MAX");

@@ -378,6 +378,7 @@ static enum look look_at(struct sim *S, struct walk_state *w, uint32_t p)
 			gate_release(S, x);
 			theap_push(&S->events, at, EV_RELEASE, p);
 			S->nrelease++;
+			w->next = sim_next_time(S);
 			return LOOK_LEFT;
 		}
 		sim_start_job(S, p, t, &r, w->blocked);

@@ -106,6 +106,12 @@ int main(int argc, char **argv)
 		mallopt(M_ARENA_MAX, 1);
 		mallopt(M_MMAP_THRESHOLD, 32 << 20);
 		mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	} else if (!strcmp(c->name, "serve")) {
+		/* gq serve answers each connection on a thread of its own:
+		 * glibc gives them up to 8 arenas a core, each keeping what
+		 * its threads freed, and the soak's RSS grew by 14 kB a job
+		 * (136 MB in 9 minutes; 2 arenas: 6.6 kB, and falling back). */
+		mallopt(M_ARENA_MAX, 2);
 	}
 	return close_stdout(cmd_invoke(c, argc - 1, argv + 1));
 }

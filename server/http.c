@@ -251,7 +251,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	h->fn(h->arg, &req, &resp);
 	if (turn)
 		turn_give(l, c);
-	rs->big_answer = resp.len > BIG_ANSWER;
+	rs->big_answer = resp.len > BIG_ANSWER || resp.stream; /* a stream: a big answer */
 	return send_resp(c, &resp);
 }
 

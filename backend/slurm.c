@@ -517,9 +517,8 @@ static int fetch(struct slurm *sl, struct snapshot *s, const char *jobs_path, bo
 		goto out;
 	/* Reservations change the predictions (core/resv.h): asked with the
 	 * partitions, for a snapshot of the whole cluster. */
-	if (partitions &&
-	    (call(sl, "GET", "/reservations", NULL, &out, e) != 0 ||
-	     slurm_reservations_decode(out.data ? out.data : "", out.len, s, e) < 0))
+	if (partitions && (call(sl, "GET", "/reservations", NULL, &out, e) != 0 ||
+			   slurm_reservations_decode(out.data ? out.data : "", out.len, s, e) < 0))
 		goto out;
 	if (jobs_path &&
 	    ((!strcmp(jobs_path, "/jobs") ? jobs_cached(sl, &out, e)

@@ -66,16 +66,16 @@ static void eta_line(const struct explain_set *x, const struct explain *ex,
 		buf_addstr(out, cell->data);
 	const char *sep = " ";
 	if (rv) /* Not the jobs whose GPUs it takes then: the reservation sets it. */
-		buf_printf(out, ex->job->reservation[0] ? " when reservation %s begins"
-							: " when reservation %s ends",
+		buf_printf(out,
+			   ex->job->reservation[0] ? " when reservation %s begins"
+						   : " when reservation %s ends",
 			   rv->name);
 	if (win && win->until) {
 		buf_printf(out, " when queue %s's window ends (%s)", ex->job->queue,
 			   cmd_time(win->until, x->s->now, d, sizeof(d)));
 		sep = ", then ";
 	}
-	if (wy->nwaits && !rv &&
-	    (!win || (p && p->never == NEVER_NO && p->start > win->until))) {
+	if (wy->nwaits && !rv && (!win || (p && p->never == NEVER_NO && p->start > win->until))) {
 		buf_printf(out, "%safter ", sep);
 		for (int i = 0; i < wy->nwaits; i++)
 			buf_printf(out, "%s#%lld", i ? ", " : "", (long long)wy->waits[i].job);

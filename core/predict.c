@@ -55,9 +55,15 @@ const char *predict_never_name(enum predict_never n)
 }
 
 static const char *const gate_names[GATE_COUNT] = {
-    [GATE_NOW] = "now",		  [GATE_ENDS] = "ends",	    [GATE_DEPENDENCY] = "dependency",
-    [GATE_COOLDOWN] = "cooldown", [GATE_WINDOW] = "window", [GATE_QUOTA] = "quota",
-    [GATE_PERMIT] = "permit",	  [GATE_BEGIN] = "begin",   [GATE_USER] = "user_limit",
+    [GATE_NOW] = "now",
+    [GATE_ENDS] = "ends",
+    [GATE_DEPENDENCY] = "dependency",
+    [GATE_COOLDOWN] = "cooldown",
+    [GATE_WINDOW] = "window",
+    [GATE_QUOTA] = "quota",
+    [GATE_PERMIT] = "permit",
+    [GATE_BEGIN] = "begin",
+    [GATE_USER] = "user_limit",
     [GATE_RESERVATION] = "reservation",
 };
 

@@ -120,15 +120,15 @@ const char *predict_never_name(enum predict_never n);
 
 /* What finally set the start time. */
 enum predict_gate {
-	GATE_NOW,	 /* starts at now */
-	GATE_ENDS,	 /* GPUs freed by the jobs in waits[] */
-	GATE_DEPENDENCY, /* a dependency's predicted end */
-	GATE_COOLDOWN,	 /* not_before */
-	GATE_WINDOW,	 /* its queue's window ends */
-	GATE_QUOTA,	 /* a job of its queue ends, making room under the quota */
-	GATE_USER,	 /* a job of its user ends, making room under a user limit */
-	GATE_PERMIT,	 /* it earns its starvation permit, on GPUs free by then */
-	GATE_BEGIN,	 /* begin_time, the start the user deferred it to (--begin) */
+	GATE_NOW,	  /* starts at now */
+	GATE_ENDS,	  /* GPUs freed by the jobs in waits[] */
+	GATE_DEPENDENCY,  /* a dependency's predicted end */
+	GATE_COOLDOWN,	  /* not_before */
+	GATE_WINDOW,	  /* its queue's window ends */
+	GATE_QUOTA,	  /* a job of its queue ends, making room under the quota */
+	GATE_USER,	  /* a job of its user ends, making room under a user limit */
+	GATE_PERMIT,	  /* it earns its starvation permit, on GPUs free by then */
+	GATE_BEGIN,	  /* begin_time, the start the user deferred it to (--begin) */
 	GATE_RESERVATION, /* a backend's reservation ends, or its own begins (resv.h) */
 	GATE_COUNT
 };

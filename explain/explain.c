@@ -322,16 +322,18 @@ static void item_detail(const struct explain_set *x, const struct explain *ex,
 		if (!r)
 			break;
 		if (j->reservation[0])
-			buf_printf(out, " It runs in reservation %s, which begins at %s (until %s).",
+			buf_printf(out,
+				   " It runs in reservation %s, which begins at %s (until %s).",
 				   r->name, tm(x, r->start_time, a, sizeof(a)),
 				   tm(x, r->end_time, b, sizeof(b)));
 		else
-			buf_printf(out,
-				   " Reservation %s%s holds every node from %s to %s; started "
-				   "before it, its time limit (%s) would run into it.",
-				   r->name, r->maint ? " (maintenance)" : "",
-				   tm(x, r->start_time, a, sizeof(a)), tm(x, r->end_time, b, sizeof(b)),
-				   j->time_limit > 0 ? dur_format(j->time_limit, t, sizeof(t)) : "none");
+			buf_printf(
+			    out,
+			    " Reservation %s%s holds every node from %s to %s; started "
+			    "before it, its time limit (%s) would run into it.",
+			    r->name, r->maint ? " (maintenance)" : "",
+			    tm(x, r->start_time, a, sizeof(a)), tm(x, r->end_time, b, sizeof(b)),
+			    j->time_limit > 0 ? dur_format(j->time_limit, t, sizeof(t)) : "none");
 		break;
 	}
 	case REASON_QUOTA:
@@ -553,9 +555,9 @@ const struct reservation *explain_resv(const struct explain_set *x, const struct
 		return NULL;
 	for (size_t i = 0; i < x->s->nresv; i++) {
 		const struct reservation *c = &x->s->resv[i];
-		if (ex->job->reservation[0] ? !strcmp(c->name, ex->job->reservation) &&
-						  c->start_time == p->start
-					    : c->all_nodes && c->end_time == p->start)
+		if (ex->job->reservation[0]
+			? !strcmp(c->name, ex->job->reservation) && c->start_time == p->start
+			: c->all_nodes && c->end_time == p->start)
 			return c;
 	}
 	return NULL;

@@ -553,8 +553,8 @@ static int one_int64(struct db *db, sqlite3_stmt *st, int64_t *out, struct gq_er
 	return ret;
 }
 
-int db_jobs_ended_from(struct db *db, int64_t from, int64_t to, int64_t after, int max, db_job_fn fn,
-		       void *arg, struct gq_err *e)
+int db_jobs_ended_from(struct db *db, int64_t from, int64_t to, int64_t after, int max,
+		       db_job_fn fn, void *arg, struct gq_err *e)
 {
 	sqlite3_stmt *st = db->st[ST_JOBS_ENDED_FROM];
 	sqlite3_bind_int64(st, 1, from);

@@ -86,8 +86,8 @@ int db_job_get(struct db *db, int64_t id, db_job_fn fn, void *arg, struct gq_err
 int db_jobs_from(struct db *db, int64_t after, int max, db_job_fn fn, void *arg, struct gq_err *e);
 /* A page of those that ended in [from, to): at most max, ids above after,
  * in id order. */
-int db_jobs_ended_from(struct db *db, int64_t from, int64_t to, int64_t after, int max, db_job_fn fn,
-		       void *arg, struct gq_err *e);
+int db_jobs_ended_from(struct db *db, int64_t from, int64_t to, int64_t after, int max,
+		       db_job_fn fn, void *arg, struct gq_err *e);
 /* The highest job id ever given that the journal still holds, 0 none. */
 int db_job_max_id(struct db *db, int64_t *out, struct gq_err *e);
 

@@ -107,8 +107,8 @@ static const struct field node_fields[] = {
 };
 
 static const struct field resv_fields[] = {
-    FLD(reservation, name, F_STR),	   FLD(reservation, start_time, F_I64),
-    FLD(reservation, end_time, F_I64),	   FLD(reservation, nodes, F_STR),
+    FLD(reservation, name, F_STR),	 FLD(reservation, start_time, F_I64),
+    FLD(reservation, end_time, F_I64),	 FLD(reservation, nodes, F_STR),
     FLD(reservation, all_nodes, F_BOOL), FLD(reservation, maint, F_BOOL),
 };
 
@@ -350,8 +350,8 @@ json_t *codec_snapshot_encode(const struct snapshot *s)
 	if (s->nresv) { /* likewise: a backend's only */
 		json_t *r = json_array();
 		for (size_t i = 0; i < s->nresv; i++)
-			json_array_append_new(r, wire_encode_table(resv_fields, NF(resv_fields),
-								   &s->resv[i]));
+			json_array_append_new(
+			    r, wire_encode_table(resv_fields, NF(resv_fields), &s->resv[i]));
 		json_object_set_new(v, "reservations", r);
 	}
 	if (s->calib.n > 0)

@@ -649,15 +649,26 @@ static int cmp_resv(const void *a, const void *b)
 	return (x->start_time > y->start_time) - (x->start_time < y->start_time);
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 int slurm_reservations_decode(const char *text, size_t len, struct snapshot *s, struct gq_err *e)
 {
 	json_t *v = parse(text, len, e);
 	if (!v)
 		return -1;
-	size_t i;
+	size_t i, nn = s->nnodes;
 	json_t *x;
-	char(*names)[64] = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(*names));
-	bool *in = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(*in));
+	/* The snapshot's node names, sorted: a reservation of every node of
+	 * a large cluster is looked up name by name. */
+	const char **sorted = xcalloc(nn ? nn : 1, sizeof(*sorted));
+	for (size_t d = 0; d < nn; d++)
+		sorted[d] = s->nodes[d].name;
+	qsort(sorted, nn, sizeof(*sorted), cmp_name);
+	char(*names)[64] = xcalloc(nn ? nn : 1, sizeof(*names));
+	bool *in = xcalloc(nn ? nn : 1, sizeof(*in));
 	json_array_foreach(json_object_get(v, "reservations"), i, x)
 	{
 		int64_t a = num0(x, "start_time"), z = num0(x, "end_time");
@@ -670,18 +681,22 @@ int slurm_reservations_decode(const char *text, size_t len, struct snapshot *s, 
 		r->start_time = a;
 		r->end_time = z;
 		r->maint = array_has(json_object_get(x, "flags"), "MAINT");
-		/* Every node of the snapshot in its list. */
-		memset(in, 0, s->nnodes * sizeof(*in));
-		int nn = slurm_hostlist_expand(str(x, "node_list"), names, (int)s->nnodes);
+		/* Every node of the snapshot in its list (more names than
+		 * nodes: some are not the snapshot's, so not every one is). */
+		memset(in, 0, (nn ? nn : 1) * sizeof(*in));
+		int k = slurm_hostlist_expand(str(x, "node_list"), names, (int)nn);
 		size_t covered = 0;
-		for (int k = 0; k < nn; k++)
-			for (size_t d = 0; d < s->nnodes; d++)
-				if (!in[d] && !strcmp(names[k], s->nodes[d].name)) {
-					in[d] = true;
-					covered++;
-				}
-		r->all_nodes = s->nnodes > 0 && covered == s->nnodes;
+		for (int m = 0; m < k; m++) {
+			const char *key = names[m];
+			const char **hit = bsearch(&key, sorted, nn, sizeof(*sorted), cmp_name);
+			if (hit && !in[hit - sorted]) {
+				in[hit - sorted] = true;
+				covered++;
+			}
+		}
+		r->all_nodes = nn > 0 && covered == nn;
 	}
+	free(sorted);
 	free(names);
 	free(in);
 	json_decref(v);

@@ -65,10 +65,10 @@ static void done(struct snapshot *s, struct prediction_set *ps, struct why_set *
 
 static void test_tokens_in_fixed_order(void)
 {
-	static const char *const want[] = {
-	    "held",	"dependency", "window",	       "cooldown", "begin",    "reservation",
-	    "quota",	"user_limit", "throttle",      "unsatisfiable", "mismatch", "headroom",
-	    "priority", "resources",  "starting"};
+	static const char *const want[] = {"held",     "dependency",	"window",   "cooldown",
+					   "begin",    "reservation",	"quota",    "user_limit",
+					   "throttle", "unsatisfiable", "mismatch", "headroom",
+					   "priority", "resources",	"starting"};
 	CHECK_INT(REASON_COUNT, 15);
 	for (int i = 0; i < REASON_COUNT; i++) {
 		CHECK_STR(reason_name((enum reason)i), want[i]);

@@ -1024,6 +1024,9 @@ static int sl_submit(struct backend *b, const struct submit_req *r, int64_t *id,
 		q.begin = begin;
 	}
 	q.dependency = sb->dependency[0] ? sb->dependency : NULL;
+	q.reservation = j->reservation[0]    ? j->reservation
+			: sb->reservation[0] ? sb->reservation
+					     : NULL;
 	/* --signal as the job description's "signal" ("(B:|)sig_num(@sig_time|)"),
 	 * the number because Slurm's names and gq's agree on Linux anyway. */
 	char sig[32];

@@ -52,6 +52,7 @@ enum {
 	O_BEGIN,
 	O_SIGNAL,
 	O_NOTIFY,
+	O_RESERVATION,
 };
 
 static const struct option longopts[] = {
@@ -77,6 +78,7 @@ static const struct option longopts[] = {
     {"begin", required_argument, NULL, O_BEGIN},
     {"signal", required_argument, NULL, O_SIGNAL},
     {"notify", required_argument, NULL, O_NOTIFY},
+    {"reservation", required_argument, NULL, O_RESERVATION},
     {0, 0, 0, 0},
 };
 
@@ -151,6 +153,11 @@ static int apply(struct opts *o, int opt, const char *arg, const char *where)
 	case O_TIER:
 		if (tier_parse(arg, &j->tier, &e) < 0)
 			return cmd_usage_error(c, "%s--tier: bad tier '%s'; use P0, P1 or P2",
+					       where, arg);
+		break;
+	case O_RESERVATION:
+		if (!name_valid(arg) || !STR_COPY(j->reservation, arg))
+			return cmd_usage_error(c, "%s--reservation: bad reservation name '%s'",
 					       where, arg);
 		break;
 	case O_QUEUE:
@@ -435,6 +442,8 @@ static int sbatch_apply(struct opts *o, struct backend *b, const struct gq_confi
 		SB_IGNORE("--qos=%s", sb->qos);
 	if (sb->account[0])
 		SB_IGNORE("--account=%s", sb->account);
+	if (sb->reservation[0])
+		SB_IGNORE("--reservation=%s", sb->reservation);
 	if (sb->chdir[0])
 		SB_IGNORE("--chdir=%s", sb->chdir);
 	if (sb->constraint[0])

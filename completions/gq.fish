@@ -21,7 +21,7 @@ function __gq_args
 			$gq __complete jobs 2>/dev/null; return
 		case --trace --policy --against --output --error
 			__fish_complete_path $cur; return
-		case --gpus --gpu-type --gpu-mem --cpus --mem --name --time-limit --estimate --array --begin --signal --reason --priority --format --user --set --repo -m --message --expected --observe --rollback-if --window --applied --namespace --since --until -n --nodes --gpus-per-node
+		case --gpus --gpu-type --gpu-mem --cpus --mem --name --time-limit --estimate --array --begin --reservation --signal --reason --priority --format --user --set --repo -m --message --expected --observe --rollback-if --window --applied --namespace --since --until -n --nodes --gpus-per-node
 			return
 	end
 	if string match -q -- '-*' $cur

@@ -44,6 +44,7 @@ enum opt {
 	O_MAIL_TYPE,
 	O_MAIL_USER,
 	O_EXPORT,
+	O_RESERVATION,
 };
 
 /* arg: 1 takes a value, 0 a flag, 2 a flag with an optional "=VALUE". */
@@ -77,6 +78,7 @@ static const struct {
     {"--mail-type", NULL, 1, O_MAIL_TYPE},
     {"--mail-user", NULL, 1, O_MAIL_USER},
     {"--export", NULL, 1, O_EXPORT},
+    {"--reservation", NULL, 1, O_RESERVATION},
 };
 
 /* sbatch's options without a value, so that an option gq does not honour
@@ -280,6 +282,8 @@ static bool apply(struct sbatch *sb, enum opt o, const char *v)
 		return COPY(mail_user);
 	case O_EXPORT:
 		return COPY(export_env);
+	case O_RESERVATION:
+		return COPY(reservation);
 	case O_TIME:
 		if ((x = sbatch_time(v)) < 0)
 			return false;

@@ -37,6 +37,7 @@ struct sbatch {
 	char output[256], error[256], chdir[256];
 	char dependency[128], begin[64], array[128], constraint[128];
 	char mail_type[64], mail_user[128];
+	char reservation[64];
 	char exclusive[16]; /* "exclusive" (the whole node), "user", "mcs" or "" */
 	char export_env[512];
 	char gpu_type[32];

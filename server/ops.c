@@ -209,6 +209,11 @@ static int check_request(struct server *s, const struct identity *who, struct jo
 	}
 	if (job_req_check(&j, e) < 0 || (check_begin && begin_check(j.begin_time, now, e) < 0))
 		return -1;
+	if (j.reservation[0])
+		return err_set(e, GQ_EINVAL,
+			       "reservation '%s': gq serve has none (a reservation is Slurm's: "
+			       "sbatch --reservation)",
+			       j.reservation);
 	if (j.sig && j.time_limit <= 0)
 		return err_set(e, GQ_EINVAL,
 			       "signal: the job has no time limit for the signal to come before; "

@@ -97,7 +97,7 @@ static const struct field job_fields[] = {
 /* What a submission may set; everything else of a job is the server's. */
 static const char *const submit_job_fields[] = {
     "name", "queue",	  "tier", "estimate",	"time_limit", "checkpointable",
-    "held", "begin_time", "sig",  "sig_before", "notify",
+    "held", "begin_time", "sig",  "sig_before", "notify",     "reservation",
 };
 
 static const struct field node_fields[] = {

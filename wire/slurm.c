@@ -1463,6 +1463,8 @@ char *slurm_submit_encode(const struct slurm_submit *r, int minor)
 		set_str(job, "array", r->array);
 	if (r->begin && *r->begin) /* a string in v0.0.38: an integer is refused */
 		set_str(job, "begin_time", r->begin);
+	if (r->reservation && *r->reservation)
+		set_str(job, "reservation", r->reservation);
 	if (r->after && *r->after)
 		set_str(job, "dependency", r->after);
 	else if (r->dependency && *r->dependency)

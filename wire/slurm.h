@@ -207,6 +207,7 @@ struct slurm_submit {
 	const char *stdout_path; /* NULL: Slurm's default */
 	const char *stderr_path; /* NULL: with stdout */
 	const char *begin;	 /* Slurm's form ("now+2hours"), NULL: none */
+	const char *reservation; /* sbatch's --reservation, NULL: none */
 	const char *signal;	 /* Slurm's --signal form ("10@60"), NULL: none */
 	const char *dependency;	 /* #SBATCH's, Slurm's form ("afterok:4"), NULL: none */
 	bool hold;

@@ -28,6 +28,7 @@ cat >"$T_DIR/site.sh" <<'S'
 #SBATCH -p gpu
 #SBATCH -H
 #SBATCH -A proj --qos=high --exclusive
+#SBATCH --reservation=maint
 #SBATCH --mem-per-cpu=2G
 echo hi
 S
@@ -38,7 +39,10 @@ check_eq "with its #SBATCH options" \
 	"$("$GQ" show --json "$id" | jq -c '[.name, .req.gpus, .req.gpu_type, .req.cpus, .req.mem_mb, .time_limit, .notify, .queue, .held, .begin_time > 0]')" \
 	'["sitejob",2,"a100",4,8192,5400,"end,fail","gpu",true,true]'
 check_eq "and one warning naming what gq serve ignores" "$(cat "$T_DIR/err")" \
-	"gq: warning: script 'site.sh': gq serve ignores #SBATCH --qos=high --account=proj --exclusive --mem-per-cpu=2G"
+	"gq: warning: script 'site.sh': gq serve ignores #SBATCH --qos=high --account=proj --reservation=maint --exclusive --mem-per-cpu=2G"
+out=$("$GQ" submit --reservation maint -- true 2>&1)
+check_eq "gq submit --reservation on gq serve: refused (exit 2), in one line" "$out (exit $?)" \
+	"gq: reservation 'maint': gq serve has none (a reservation is Slurm's: sbatch --reservation) (exit 2)"
 
 # The command line first, then #GQ, then #SBATCH.
 cat >"$T_DIR/order.sh" <<'S'

@@ -5,11 +5,11 @@
 # minutes, a job whose 2 h time limit would run into it waits for the
 # reservation's end (Slurm: ReqNodeNotAvail, Reserved for maintenance),
 # where gq said "starts now"; a 10-minute job still starts; a job that
-# names a reservation of alice's beginning in 20 minutes starts when it
-# begins (Slurm: Reservation). gq why names the reservation and its
-# window, gq eta --json carries it. Runs as root; deletes its reservations
-# and cancels alice's jobs first and last. Never in parallel with another
-# Slurm script.
+# names a reservation of alice's beginning in 20 minutes (gq submit
+# --reservation) starts when it begins (Slurm: Reservation). gq why names
+# the reservation and its window, gq eta --json carries it. Runs as root;
+# deletes its reservations and cancels alice's jobs first and last. Never
+# in parallel with another Slurm script.
 TS=ts11
 . "$(dirname "$0")/slurm.sh"
 slurm_env
@@ -59,8 +59,11 @@ check_match "the kit has both reservations" "$maint_end $alice_start" '^[0-9]+ [
 
 long=$(direct submit --gpus 1 --time-limit 2h -- sleep 600 | sed -n 's/^submitted job //p')
 short=$(direct submit --gpus 1 --time-limit 10m -- sleep 600 | sed -n 's/^submitted job //p')
-own=$(cd "$work" && runuser -u alice -- env -u SLURM_JWT sbatch --parsable --reservation=ts11alice \
-	-p gpu --gres=gpu:1 -t 10 -o /dev/null --wrap 'sleep 60')
+own=$(direct submit --gpus 1 --time-limit 10m --reservation ts11alice -- sleep 60 2>"$work/err" |
+	sed -n 's/^submitted job //p')
+check_eq "gq submit --reservation: Slurm has the job in it" "$(squeue -h -j "$own" -o %v)" ts11alice
+check_match "... and gq says what Slurm said of it, as a warning" "$(cat "$work/err")" \
+	"^gq submit: warning: job $own was submitted, but Slurm: Requested reservation not usable now \(error 2056\)$"
 for _ in $(seq 1 40); do
 	[ "$(squeue -h -j "$long" -o %r)" = ReqNodeNotAvail ] &&
 		[ "$(squeue -h -j "$short" -o %T)" = RUNNING ] &&
@@ -78,6 +81,12 @@ for how in direct via; do
 		[ "$($how ls --json 2>/dev/null | jq "[.[] | select(.id == $own)] | length")" = 1 ] && break
 		sleep 0.2
 	done
+	if [ "$how" = via ]; then
+		v=$(via submit --gpus 1 --time-limit 10m --reservation ts11alice -- sleep 60 \
+			2>/dev/null | sed -n 's/^submitted job //p')
+		check_eq "via: gq submit --reservation through the front: Slurm has it in the reservation" \
+			"$(squeue -h -j "$v" -o %v 2>/dev/null)" ts11alice
+	fi
 	js=$($how eta --json "$long" "$own")
 	check_eq "$how: the 2 h job starts when the maintenance ends, not now" \
 		"$(printf '%s' "$js" | jq -c --argjson id "$long" '.[] | select(.id == $id) | [.predicted_start, .explanation.gate, .explanation.reservation.name, .explanation.reservation.all_nodes, .explanation.reservation.maint]')" \

@@ -21,6 +21,7 @@ static void test_reads_the_common_options(void)
 		     "#SBATCH -t 1-02:03:04 --mem=16G\n"
 		     "#SBATCH --gres=gpu:a100:4\n"
 		     "#SBATCH -D /scratch/alice --export=NONE\n"
+		     "#SBATCH --reservation=maint\n"
 		     "echo hi\n",
 		     &sb);
 	CHECK_STR(sb.name, "train");
@@ -39,6 +40,7 @@ static void test_reads_the_common_options(void)
 	CHECK_STR(sb.exclusive, "exclusive");
 	CHECK_STR(sb.mail_type, "END,FAIL");
 	CHECK_STR(sb.mail_user, "alice@example.com");
+	CHECK_STR(sb.reservation, "maint");
 	CHECK_INT(sb.time_limit, ((24 + 2) * 60 + 3) * 60 + 4);
 	CHECK_INT(sb.mem_mb, 16384);
 	CHECK_INT(sb.gpus, 4);

@@ -595,7 +595,13 @@ static void submit_bodies(void)
 	CHECK(strstr(b, "\"environment\":{\"PATH\":\"/bin\",\"LANG\":\"C\"}") != NULL);
 	CHECK(strstr(b, "\"qos\":\"p2\"") != NULL);
 	CHECK(strstr(b, "begin_time") == NULL);
+	CHECK(strstr(b, "reservation") == NULL);
 	free(b);
+	r.reservation = "maint";
+	b = slurm_submit_encode(&r, 38);
+	CHECK(strstr(b, "\"reservation\":\"maint\"") != NULL);
+	free(b);
+	r.reservation = NULL;
 	r.begin = "now+7200";
 	b = slurm_submit_encode(&r, 38);
 	CHECK(strstr(b, "\"begin_time\":\"now+7200\"") != NULL);

@@ -34,10 +34,12 @@ static void nodes_text(const struct snapshot *s)
 			snprintf(mem, sizeof(mem), "%lldG", (long long)(nd->gpu_mem_mb / 1024));
 		else
 			snprintf(mem, sizeof(mem), "-");
+		char st[32] = "";
+		if (!nd->up)
+			snprintf(st, sizeof(st), "(%s) ", nd->state[0] ? nd->state : "down");
 		printf("%-16s %-10s %8s %5d %5d %5d  %s%s\n", nd->name,
 		       nd->gpu_model[0] ? nd->gpu_model : "-", mem, nd->ngpus, nbusy,
-		       nd->up ? nd->ngpus - nbusy : 0, nd->up ? "" : "(down) ",
-		       jobs.len ? jobs.data : "-");
+		       nd->up ? nd->ngpus - nbusy : 0, st, jobs.len ? jobs.data : "-");
 		buf_release(&jobs);
 	}
 }

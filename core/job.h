@@ -281,6 +281,10 @@ struct node {
 	int cpus;
 	int64_t mem_mb;
 	bool up; /* a node that is down or drained takes no new work */
+	/* Why it is not up, in sinfo's words: "down", "drained", "draining"
+	 * (drained once its jobs end), "fail", "not responding"; "" when up
+	 * or the backend does not say. */
+	char state[16];
 };
 
 /*

@@ -264,8 +264,10 @@ static void item_detail(const struct explain_set *x, const struct explain *ex,
 	char t[32];
 	switch (it->reason) {
 	case REASON_HELD:
-		buf_printf(out, " Held by %s at %s", j->held_by[0] ? j->held_by : "?",
-			   tm(x, j->held_at, t, sizeof(t)));
+		buf_printf(out, " Held by %s", j->held_by[0] ? j->held_by : "?");
+		/* Slurm does not say when: no "at -". */
+		if (j->held_at > 0)
+			buf_printf(out, " at %s", tm(x, j->held_at, t, sizeof(t)));
 		if (j->held_reason[0])
 			buf_printf(out, ": %s", j->held_reason);
 		buf_addstr(out, ".");

@@ -105,9 +105,12 @@ static void build(const struct tui_state *st, struct text *t)
 		}
 		request_text(j, c, sizeof(c));
 		text_line(t, 0, "Request %s", c);
-		if (j->held)
+		if (j->held && j->held_at > 0)
 			text_line(t, GC_WARN, "Held by %s %s ago%s%s", j->held_by,
 				  age_text(now, j->held_at, a, sizeof(a)),
+				  j->held_reason[0] ? ": " : "", j->held_reason);
+		else if (j->held) /* Slurm does not say when */
+			text_line(t, GC_WARN, "Held by %s%s%s", j->held_by,
 				  j->held_reason[0] ? ": " : "", j->held_reason);
 	}
 	if (st->why && st->why[0]) {

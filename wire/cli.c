@@ -146,12 +146,16 @@ void jout_nodes(const struct snapshot *s)
 		for (int g = 0; g < 64; g++)
 			if ((busy >> g) & 1)
 				json_array_append_new(idx, json_integer(g));
-		json_array_append_new(a, json_pack("{s:s,s:s,s:I,s:i,s:i,s:o,s:i,s:b,s:o}", "name",
-						   nd->name, "gpu_model", nd->gpu_model,
+		json_array_append_new(a, json_pack("{s:s,s:s,s:I,s:i,s:i,s:o,s:i,s:b,s:s,s:o}",
+						   "name", nd->name, "gpu_model", nd->gpu_model,
 						   "gpu_mem_mb", (json_int_t)nd->gpu_mem_mb, "gpus",
 						   nd->ngpus, "busy", nbusy, "busy_gpus", idx,
 						   "free", nd->up ? nd->ngpus - nbusy : 0, "up",
-						   nd->up, "jobs", jobs));
+						   nd->up, "state",
+						   nd->up	  ? "up"
+						   : nd->state[0] ? nd->state
+								  : "down",
+						   "jobs", jobs));
 	}
 	emit(a, false);
 }

@@ -65,7 +65,7 @@ static const struct field job_fields[] = {
     FLD(job, held_by, F_STR),
     FLD(job, held_at, F_TIME),
     FLD(job, held_reason, F_STR),
-    FLD(job, reservation, F_STR),
+    FLD_OPT(job, reservation),
     FLD(job, eligible_time, F_TIME),
     FLD(job, reminded_at, F_TIME),
     FLD(job, confirmed_at, F_TIME),
@@ -103,7 +103,7 @@ static const char *const submit_job_fields[] = {
 static const struct field node_fields[] = {
     FLD(node, name, F_STR),  FLD(node, gpu_model, F_STR), FLD(node, gpu_mem_mb, F_I64),
     FLD(node, ngpus, F_INT), FLD(node, cpus, F_INT),	  FLD(node, mem_mb, F_I64),
-    FLD(node, up, F_BOOL),
+    FLD(node, up, F_BOOL),   FLD_OPT(node, state),
 };
 
 static const struct field resv_fields[] = {
@@ -210,6 +210,8 @@ static void encode_field(json_t *o, const struct field *f, const void *base)
 {
 	const char *p = (const char *)base + f->off;
 	json_t *v = NULL;
+	if (f->opt && !p[0])
+		return;
 	switch (f->type) {
 	case F_I64:
 	case F_TIME:
@@ -1754,8 +1756,13 @@ static void write_field(struct buf *b, const struct field *f, const void *base, 
 static void write_table(struct buf *b, const struct field *t, size_t n, const void *base)
 {
 	put(b, "{", 1);
-	for (size_t i = 0; i < n; i++)
-		write_field(b, &t[i], base, i == 0);
+	bool first = true;
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].opt && !((const char *)base + t[i].off)[0])
+			continue;
+		write_field(b, &t[i], base, first);
+		first = false;
+	}
 	put(b, "}", 1);
 }
 

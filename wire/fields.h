@@ -27,11 +27,16 @@ struct field {
 	const char *name;
 	enum ftype type;
 	size_t off, size;
+	/* A string written only when not "": a field added after clients
+	 * that refuse a member they do not know (gq 0.1's), which an answer
+	 * then carries only where it means something. */
+	bool opt;
 };
 
 /* One line: clang-format would split the initialiser over four. */
 /* clang-format off */
-#define FLD(st, f, t) {#f, t, offsetof(struct st, f), sizeof(((struct st *)0)->f)}
+#define FLD(st, f, t) {#f, t, offsetof(struct st, f), sizeof(((struct st *)0)->f), false}
+#define FLD_OPT(st, f) {#f, F_STR, offsetof(struct st, f), sizeof(((struct st *)0)->f), true}
 /* clang-format on */
 
 #define NF(t) (sizeof(t) / sizeof((t)[0]))

@@ -225,7 +225,7 @@ static int get_str(const json_t *v, const char *what, const char *name, char *ou
 		return 0;
 	char path[96];
 	snprintf(path, sizeof(path), "%s.%s", what, name);
-	struct field f = {path, F_STR, 0, size};
+	struct field f = {path, F_STR, 0, size, false};
 	return wire_decode_field(x, &f, out, path, e);
 }
 

@@ -638,6 +638,25 @@ int slurm_nodes_decode(const char *text, size_t len, struct snapshot *s, uint64_
 			drain = true;
 		nd->up = !drain && strcmp(base, "DOWN") && strcmp(base, "ERROR") &&
 			 strcmp(base, "FUTURE") && strcmp(base, "UNKNOWN");
+		/* As sinfo says it: a drain with jobs still on the node is
+		 * draining, without drained; down and failing win. */
+		bool fail =
+		    array_has(flags, "FAIL") || (json_is_array(st) && array_has(st, "FAIL"));
+		bool noresp = array_has(flags, "NOT_RESPONDING") ||
+			      (json_is_array(st) && array_has(st, "NOT_RESPONDING"));
+		const char *w = "";
+		if (!strcmp(base, "DOWN") || !strcmp(base, "ERROR"))
+			w = "down";
+		else if (noresp)
+			w = "not responding";
+		else if (fail)
+			w = "fail";
+		else if (drain)
+			w = !strcmp(base, "ALLOCATED") || !strcmp(base, "MIXED") ? "draining"
+										 : "drained";
+		else if (!nd->up)
+			w = !strcmp(base, "FUTURE") ? "future" : "unknown";
+		cpy(nd->state, sizeof(nd->state), w);
 	}
 	json_decref(v);
 	return 0;

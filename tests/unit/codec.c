@@ -784,8 +784,53 @@ static void test_job_alloc_any_size(void)
 	json_decref(v);
 }
 
+/* Fields added after clients that refuse members they do not know (gq
+ * 0.1's) are written only when set: a job's reservation, a node's state;
+ * set, they come back. Both writers, the text one and jansson's. */
+static void test_new_fields_only_when_set(void)
+{
+	struct job j;
+	job_init(&j);
+	j.id = 7;
+	struct buf b;
+	buf_init(&b, 0);
+	codec_job_write(&b, &j);
+	CHECK(strstr(b.data, "reservation") == NULL);
+	char *t = codec_dump(codec_job_encode(&j));
+	CHECK(strstr(t, "reservation") == NULL);
+	free(t);
+	STR_COPY(j.reservation, "maint");
+	buf_reset(&b);
+	codec_job_write(&b, &j);
+	CHECK(strstr(b.data, "\"reservation\":\"maint\"") != NULL);
+	json_t *v = NULL;
+	struct gq_err e = GQ_ERR_INIT;
+	struct job back;
+	if (CHECK_INT(codec_parse(b.data, b.len, &v, &e), 0)) {
+		CHECK_INT(codec_job_decode(v, &back, &e), 0);
+		CHECK_STR(back.reservation, "maint");
+		job_release(&back);
+		json_decref(v);
+	}
+	buf_release(&b);
+	job_release(&j);
+	struct node n = {.name = "gpu1", .up = true};
+	json_t *o = codec_node_encode(&n);
+	CHECK(json_object_get(o, "state") == NULL);
+	json_decref(o);
+	n.up = false;
+	STR_COPY(n.state, "drained");
+	o = codec_node_encode(&n);
+	struct node nb;
+	CHECK_INT(codec_node_decode(o, &nb, &e), 0);
+	CHECK_STR(nb.state, "drained");
+	CHECK(!nb.up);
+	json_decref(o);
+}
+
 void suite_codec(void)
 {
+	RUN(test_new_fields_only_when_set);
 	RUN(test_job_alloc_any_size);
 	RUN(test_fast_job_text_matches_jansson);
 	RUN(test_fast_text_replaces_bad_utf8);

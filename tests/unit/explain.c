@@ -410,8 +410,46 @@ static void test_waited_is_the_wait_not_the_run(void)
 	CHECK_INT(job_waited(&j, 1000), 0);
 }
 
+/* A hold with no time (Slurm does not give one) is said without one:
+ * "Held by admin.", never "at -"; gq serve's says when. */
+static void test_hold_without_a_time(void)
+{
+	struct snapshot s;
+	fx_init(&s, 1, 8);
+	s.now = 1800000000LL;
+	struct job *j = fx_pending(&s, 1, TIER_P1, 1, s.now - 60);
+	j->held = true;
+	STR_COPY(j->held_by, "admin");
+	j = fx_pending(&s, 2, TIER_P1, 1, s.now - 60);
+	j->held = true;
+	STR_COPY(j->held_by, "alice");
+	j->held_at = s.now - 30;
+	snapshot_sort(&s);
+	struct zone utc;
+	zone_fixed(&utc, 0, "UTC");
+	struct explain_set x;
+	explain_compute(&s, &utc, &x);
+	struct buf b;
+	buf_init(&b, 0);
+	const struct explain *ex = explain_find(&x, 1);
+	if (CHECK(ex != NULL)) {
+		explain_text(&x, ex, &b);
+		CHECK(strstr(b.data, "Pending: held. Held by admin. ") == b.data);
+	}
+	buf_reset(&b);
+	ex = explain_find(&x, 2);
+	if (CHECK(ex != NULL)) {
+		explain_text(&x, ex, &b);
+		CHECK(strstr(b.data, "Pending: held. Held by alice at 07:59. ") == b.data);
+	}
+	buf_release(&b);
+	explain_release(&x);
+	snapshot_release(&s);
+}
+
 void suite_explain(void)
 {
+	RUN(test_hold_without_a_time);
 	RUN(test_words_follow_reader_and_charset);
 	RUN(test_backend_order_says_its_priority);
 	RUN(test_claim_ahead_is_said);

@@ -324,6 +324,9 @@ static void reasons_captured(void)
 			NULL) == 0))
 		return;
 	s.now = 1796519800;
+	/* As sinfo says them: gpu2 idle with DRAIN is drained, not down. */
+	for (size_t i = 0; i < s.nnodes; i++)
+		CHECK_STR(s.nodes[i].state, strcmp(s.nodes[i].name, "gpu2") ? "" : "drained");
 	const struct job *j;
 	if (CHECK((j = snapshot_find(&s, 49)) != NULL)) { /* afterok:48(failed) */
 		CHECK_STR(j->ext_reason, "DependencyNeverSatisfied");
@@ -1054,6 +1057,31 @@ static void nothing_found(void)
 
 /* GET /reservations: the kit's (a future maintenance of cpu1, one node
  * of three) and one of every node; an ended one is left out; by start. */
+/* A node's state words, as sinfo shows them: a drain with jobs on the
+ * node is draining, idle drained; down and not responding win. */
+static void node_states(void)
+{
+	static const char *const text =
+	    "{\"nodes\":[{\"name\":\"a\",\"state\":\"mixed\",\"state_flags\":[\"DRAIN\"]},"
+	    "{\"name\":\"b\",\"state\":\"idle\",\"state_flags\":[\"DRAIN\"]},"
+	    "{\"name\":\"c\",\"state\":\"down\",\"state_flags\":[\"DRAIN\"]},"
+	    "{\"name\":\"d\",\"state\":\"idle\",\"state_flags\":[\"NOT_RESPONDING\"]},"
+	    "{\"name\":\"e\",\"state\":[\"ALLOCATED\",\"DRAIN\"]},"
+	    "{\"name\":\"f\",\"state\":\"idle\",\"state_flags\":[]}]}";
+	static const char *const want[] = {"draining",	     "drained",	 "down",
+					   "not responding", "draining", ""};
+	struct snapshot s;
+	snapshot_init(&s);
+	struct gq_err e = GQ_ERR_INIT;
+	CHECK_INT(slurm_nodes_decode(text, strlen(text), &s, NULL, &e), 0);
+	if (CHECK_INT(s.nnodes, 6))
+		for (size_t i = 0; i < 6; i++) {
+			CHECK_STR(s.nodes[i].state, want[i]);
+			CHECK(s.nodes[i].up == (i == 5));
+		}
+	snapshot_release(&s);
+}
+
 static void reservations(void)
 {
 	struct snapshot s;
@@ -1099,6 +1127,7 @@ static void reservations(void)
 void suite_slurmwire(void)
 {
 	RUN(reservations);
+	RUN(node_states);
 	RUN(order_backend);
 	RUN(final_v38);
 	RUN(final_written);

@@ -796,9 +796,11 @@ static void test_new_fields_only_when_set(void)
 	buf_init(&b, 0);
 	codec_job_write(&b, &j);
 	CHECK(strstr(b.data, "reservation") == NULL);
-	char *t = codec_dump(codec_job_encode(&j));
+	json_t *jo = codec_job_encode(&j);
+	char *t = codec_dump(jo);
 	CHECK(strstr(t, "reservation") == NULL);
 	free(t);
+	json_decref(jo);
 	STR_COPY(j.reservation, "maint");
 	buf_reset(&b);
 	codec_job_write(&b, &j);

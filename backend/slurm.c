@@ -561,9 +561,9 @@ static int acct_fetch(struct slurm *sl, int64_t from, int64_t to, const char *mo
 	 * answer for as long as it cannot find the QOS a record of the window
 	 * names (its log: "_parser_dump: failed on field qos: Nothing found
 	 * with query"; seen after the QOS of jobs just ended was deleted),
-	 * while sacct reads the same records. A 500 is asked again all the same (it is a read;
-	 * a restarting slurmdbd passes) ACCT_TRIES times over about 7 s, then
-	 * the error says what is known of it. */
+	 * while sacct reads the same records. A 500 is asked again all the
+	 * same (it is a read; a restarting slurmdbd passes) ACCT_TRIES times
+	 * over about 7 s, then the error says what is known of it. */
 	static const unsigned pause_ms[ACCT_TRIES - 1] = {500, 1500, 5000};
 	for (int i = 0;; i++) {
 		long st = 0;

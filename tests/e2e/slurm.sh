@@ -39,6 +39,28 @@ slurm_skip() { # why: the one line of a skipped script (after any checks
 	echo "ok $((n + 1)) - $TS # SKIP $1"
 	exit $((failed > 0))
 }
+# direct CMD...: gq CMD as alice straight to slurmrestd (the Slurm backend);
+# via CMD...: gq CMD as alice through the front slurm_front starts; both in
+# $work, the script's scratch directory (mode 1777). Scripts older than
+# these (ts06, ts08, ts09) define their own.
+direct() {
+	(cd "$work" && runuser -u alice -- env -i SLURM_JWT="$ALICE_JWT" GQ_BACKEND=slurm \
+		GQ_SERVER="$SLURM_URL" HOME="$work" XDG_CONFIG_HOME="$work/cfg" \
+		XDG_CACHE_HOME="$work/cache-direct" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@")
+}
+via() {
+	(cd "$work" && runuser -u alice -- env -i GQ_SERVER="unix:$work/front.sock" HOME="$work" \
+		XDG_CONFIG_HOME="$work/cfg" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@")
+}
+# slurm_front: gq serve --slurm with root's token on $work/front.sock, its
+# log in $work/front.log; front_pid.
+slurm_front() {
+	mkdir -p "$work/front-home"
+	env -i SLURM_JWT="$SLURM_ADMIN_JWT" HOME="$work/front-home" \
+		XDG_CACHE_HOME="$work/front-home/cache" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C \
+		"$GQ" serve --slurm "$SLURM_URL" --listen "unix:$work/front.sock" >"$work/front.log" 2>&1 &
+	front_pid=$!
+}
 # slurm_env: skips unless root with the kit's env file; sources it, sets
 # ALICE_JWT, BOB_JWT and ADMIN_JWT from it (SLURM_JWT unset: each command
 # is given its user's token), and skips unless slurmrestd answers.

@@ -23,23 +23,8 @@ cleanup() {
 trap cleanup EXIT
 scancel -u alice >/dev/null 2>&1
 start=$SECONDS
-# direct CMD...: gq CMD as alice straight to slurmrestd (the Slurm backend).
-direct() {
-	(cd "$work" && runuser -u alice -- env -i SLURM_JWT="$ALICE_JWT" GQ_BACKEND=slurm \
-		GQ_SERVER="$SLURM_URL" HOME="$work" XDG_CONFIG_HOME="$work/cfg" \
-		XDG_CACHE_HOME="$work/cache-direct" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@")
-}
 sub_direct() { direct submit "$@" | sed -n 's/^submitted job //p'; }
-# via CMD...: gq CMD as alice through the front (root's token).
-via() {
-	(cd "$work" && runuser -u alice -- env -i GQ_SERVER="unix:$work/front.sock" HOME="$work" \
-		XDG_CONFIG_HOME="$work/cfg" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@")
-}
-mkdir -p "$work/front-home"
-env -i SLURM_JWT="$SLURM_ADMIN_JWT" HOME="$work/front-home" XDG_CACHE_HOME="$work/front-home/cache" \
-	PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" serve --slurm "$SLURM_URL" --listen "unix:$work/front.sock" \
-	>"$work/front.log" 2>&1 &
-front_pid=$!
+slurm_front
 
 # 1. Partition debug has MaxTime 2h: a 3h job is created (slurmrestd
 # answers its id with error 2015) and pends for ever.

@@ -16,44 +16,28 @@ slurm_env
 work=$(mktemp -d)
 chmod 1777 "$work"
 front_pid=
-# Slurm's own commands as root: the kit's env file exports alice's token.
-root() { env -u SLURM_JWT "$@"; }
+# Alice's jobs and the test's reservations, gone (first and last).
+forget() {
+	scancel -u alice >/dev/null 2>&1
+	scontrol delete reservation=ts11maint >/dev/null 2>&1
+	scontrol delete reservation=ts11alice >/dev/null 2>&1
+}
 cleanup() {
 	[ -n "$front_pid" ] && kill "$front_pid" 2>/dev/null
-	root scancel -u alice >/dev/null 2>&1
-	root scontrol delete reservation=ts11maint >/dev/null 2>&1
-	root scontrol delete reservation=ts11alice >/dev/null 2>&1
+	forget
 	rm -rf "$work"
 }
 trap cleanup EXIT
-cleanup_first() {
-	root scancel -u alice >/dev/null 2>&1
-	root scontrol delete reservation=ts11maint >/dev/null 2>&1
-	root scontrol delete reservation=ts11alice >/dev/null 2>&1
-}
-cleanup_first
-direct() {
-	(cd "$work" && runuser -u alice -- env -i SLURM_JWT="$ALICE_JWT" GQ_BACKEND=slurm \
-		GQ_SERVER="$SLURM_URL" HOME="$work" XDG_CONFIG_HOME="$work/cfg" \
-		XDG_CACHE_HOME="$work/cache-direct" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@")
-}
-via() {
-	(cd "$work" && runuser -u alice -- env -i GQ_SERVER="unix:$work/front.sock" HOME="$work" \
-		XDG_CONFIG_HOME="$work/cfg" PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" "$@")
-}
-mkdir -p "$work/front-home"
-env -i SLURM_JWT="$SLURM_ADMIN_JWT" HOME="$work/front-home" XDG_CACHE_HOME="$work/front-home/cache" \
-	PATH=/usr/bin:/bin TZ=UTC LC_ALL=C "$GQ" serve --slurm "$SLURM_URL" --listen "unix:$work/front.sock" \
-	>"$work/front.log" 2>&1 &
-front_pid=$!
+forget
+slurm_front
 
-root scontrol create reservation reservationname=ts11maint starttime=now+30minutes duration=60 \
+scontrol create reservation reservationname=ts11maint starttime=now+30minutes duration=60 \
 	nodes=ALL flags=maint users=root >/dev/null
-root scontrol create reservation reservationname=ts11alice starttime=now+20minutes duration=30 \
+scontrol create reservation reservationname=ts11alice starttime=now+20minutes duration=30 \
 	nodes=gpu1 users=alice >/dev/null
-maint_end=$(root scontrol show reservation ts11maint | sed -n 's/.*EndTime=\([^ ]*\).*/\1/p')
+maint_end=$(scontrol show reservation ts11maint | sed -n 's/.*EndTime=\([^ ]*\).*/\1/p')
 maint_end=$(date -u -d "$maint_end" +%s)
-alice_start=$(root scontrol show reservation ts11alice | sed -n 's/.*StartTime=\([^ ]*\).*/\1/p')
+alice_start=$(scontrol show reservation ts11alice | sed -n 's/.*StartTime=\([^ ]*\).*/\1/p')
 alice_start=$(date -u -d "$alice_start" +%s)
 check_match "the kit has both reservations" "$maint_end $alice_start" '^[0-9]+ [0-9]+$'
 

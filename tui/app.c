@@ -125,10 +125,12 @@ static void set_offline(struct app *a, const struct gq_err *e)
 	pthread_mutex_unlock(&a->mu);
 }
 
+/* The server refuses events, with e's words; NULL: it gives them (again,
+ * after a reconnect to another server). */
 static void events_refuse(struct app *a, const struct gq_err *e)
 {
 	pthread_mutex_lock(&a->mu);
-	snprintf(a->events_refused, sizeof(a->events_refused), "%s", e->msg);
+	snprintf(a->events_refused, sizeof(a->events_refused), "%s", e ? e->msg : "");
 	a->status_changed = true;
 	wake_ui(a);
 	pthread_mutex_unlock(&a->mu);
@@ -253,6 +255,8 @@ static void *fetcher(void *arg)
 				events_refuse(a, &e);
 				events_off = true;
 				e = (struct gq_err)GQ_ERR_INIT;
+			} else if (a->events_refused[0]) {
+				events_refuse(a, NULL);
 			}
 			a->nevs = 0;
 			a->last_seq = 0;
@@ -864,6 +868,8 @@ static bool take_update(struct app *a)
 	if (a->events_refused[0])
 		snprintf(a->ui_events_note, sizeof(a->ui_events_note), "no events here: %s",
 			 a->events_refused);
+	else
+		a->ui_events_note[0] = 0;
 	a->st.events_note = a->ui_events_note;
 	pthread_mutex_unlock(&a->mu);
 	if (m) {

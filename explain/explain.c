@@ -328,14 +328,19 @@ static void item_detail(const struct explain_set *x, const struct explain *ex,
 				   " It runs in reservation %s, which begins at %s (until %s).",
 				   r->name, tm(x, r->start_time, a, sizeof(a)),
 				   tm(x, r->end_time, b, sizeof(b)));
-		else
-			buf_printf(
-			    out,
-			    " Reservation %s%s holds every node from %s to %s; started "
-			    "before it, its time limit (%s) would run into it.",
-			    r->name, r->maint ? " (maintenance)" : "",
-			    tm(x, r->start_time, a, sizeof(a)), tm(x, r->end_time, b, sizeof(b)),
-			    j->time_limit > 0 ? dur_format(j->time_limit, t, sizeof(t)) : "none");
+		else {
+			buf_printf(out, " Reservation %s%s holds every node from %s to %s; ",
+				   r->name, r->maint ? " (maintenance)" : "",
+				   tm(x, r->start_time, a, sizeof(a)),
+				   tm(x, r->end_time, b, sizeof(b)));
+			if (j->time_limit > 0)
+				buf_printf(out,
+					   "started before it, its time limit (%s) would run into "
+					   "it.",
+					   dur_format(j->time_limit, t, sizeof(t)));
+			else
+				buf_addstr(out, "without a time limit, it would run into it.");
+		}
 		break;
 	}
 	case REASON_QUOTA:

@@ -1233,6 +1233,21 @@ static void test_reservations_keep_their_nodes(void)
 	w = why_find(&ws, &s, 3);
 	CHECK(w && w->primary == REASON_STARTING);
 	why_set_release(&ws);
+	/* Said with the time limit, or without one. */
+	struct zone utc;
+	zone_fixed(&utc, 0, "UTC");
+	struct explain_set x;
+	explain_compute(&s, &utc, &x);
+	struct buf b;
+	buf_init(&b, 0);
+	explain_text(&x, explain_find(&x, 2), &b);
+	CHECK(strstr(b.data, "; started before it, its time limit (2h00m) would run into it.") !=
+	      NULL);
+	buf_reset(&b);
+	explain_text(&x, explain_find(&x, 5), &b);
+	CHECK(strstr(b.data, "; without a time limit, it would run into it.") != NULL);
+	buf_release(&b);
+	explain_release(&x);
 	prediction_set_release(&ps);
 	snapshot_release(&s);
 }
